@@ -1,0 +1,128 @@
+// Package fleetapi is the client of the Azure Kubernetes Fleet Manager
+// resource provider (Microsoft.ContainerService/fleets/*) and the models of
+// its api-version 2026-06-01, written against the official spec
+// (shared/azure-fleet-api/stable/2026-06-01/fleets.json) because no generated
+// SDK covers that version. The local fleet's emulator serves the same types.
+package fleetapi
+
+import "time"
+
+// APIVersion is the Fleet API version every request carries.
+const APIVersion = "2026-06-01"
+
+// SystemData is ARM's common systemData.
+type SystemData struct {
+	CreatedBy          string     `json:"createdBy,omitempty"`
+	CreatedByType      string     `json:"createdByType,omitempty"`
+	CreatedAt          *time.Time `json:"createdAt,omitempty"`
+	LastModifiedBy     string     `json:"lastModifiedBy,omitempty"`
+	LastModifiedByType string     `json:"lastModifiedByType,omitempty"`
+	LastModifiedAt     *time.Time `json:"lastModifiedAt,omitempty"`
+}
+
+// Resource holds the fields every ARM resource shares.
+type Resource struct {
+	ID         string      `json:"id,omitempty"`
+	Name       string      `json:"name,omitempty"`
+	Type       string      `json:"type,omitempty"`
+	SystemData *SystemData `json:"systemData,omitempty"`
+	ETag       string      `json:"eTag,omitempty"`
+}
+
+// ErrorDetail is common-types v5 ErrorDetail.
+type ErrorDetail struct {
+	Code           string                `json:"code,omitempty"`
+	Message        string                `json:"message,omitempty"`
+	Target         string                `json:"target,omitempty"`
+	Details        []ErrorDetail         `json:"details,omitempty"`
+	AdditionalInfo []ErrorAdditionalInfo `json:"additionalInfo,omitempty"`
+}
+
+type ErrorAdditionalInfo struct {
+	Type string `json:"type,omitempty"`
+	Info any    `json:"info,omitempty"`
+}
+
+// ErrorResponse is ARM's error envelope.
+type ErrorResponse struct {
+	Error *ErrorDetail `json:"error,omitempty"`
+}
+
+// Fleet is Microsoft.ContainerService/fleets.
+type Fleet struct {
+	Resource
+	Location   string            `json:"location,omitempty"`
+	Tags       map[string]string `json:"tags,omitempty"`
+	Properties *FleetProperties  `json:"properties,omitempty"`
+	Identity   *ManagedIdentity  `json:"identity,omitempty"`
+}
+
+type ManagedIdentity struct {
+	Type                   string         `json:"type,omitempty"`
+	PrincipalID            string         `json:"principalId,omitempty"`
+	TenantID               string         `json:"tenantId,omitempty"`
+	UserAssignedIdentities map[string]any `json:"userAssignedIdentities,omitempty"`
+}
+
+type FleetProperties struct {
+	ProvisioningState string           `json:"provisioningState,omitempty"`
+	HubProfile        *FleetHubProfile `json:"hubProfile,omitempty"`
+	Status            *OperationStatus `json:"status,omitempty"`
+}
+
+type FleetHubProfile struct {
+	DNSPrefix              string                  `json:"dnsPrefix,omitempty"`
+	APIServerAccessProfile *APIServerAccessProfile `json:"apiServerAccessProfile,omitempty"`
+	AgentProfile           *AgentProfile           `json:"agentProfile,omitempty"`
+	Fqdn                   string                  `json:"fqdn,omitempty"`
+	KubernetesVersion      string                  `json:"kubernetesVersion,omitempty"`
+	PortalFqdn             string                  `json:"portalFqdn,omitempty"`
+}
+
+type APIServerAccessProfile struct {
+	EnablePrivateCluster  *bool  `json:"enablePrivateCluster,omitempty"`
+	EnableVnetIntegration *bool  `json:"enableVnetIntegration,omitempty"`
+	SubnetID              string `json:"subnetId,omitempty"`
+}
+
+type AgentProfile struct {
+	SubnetID string `json:"subnetId,omitempty"`
+	VMSize   string `json:"vmSize,omitempty"`
+}
+
+// OperationStatus is the status of fleets and members.
+type OperationStatus struct {
+	LastOperationID    string       `json:"lastOperationId,omitempty"`
+	LastOperationError *ErrorDetail `json:"lastOperationError,omitempty"`
+}
+
+// FleetMember is Microsoft.ContainerService/fleets/members.
+type FleetMember struct {
+	Resource
+	Properties *FleetMemberProperties `json:"properties,omitempty"`
+}
+
+type FleetMemberProperties struct {
+	ClusterResourceID string            `json:"clusterResourceId,omitempty"`
+	Group             string            `json:"group,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	ProvisioningState string            `json:"provisioningState,omitempty"`
+	Status            *OperationStatus  `json:"status,omitempty"`
+}
+
+// FleetMemberListResult is a page of members.
+type FleetMemberListResult struct {
+	Value    []FleetMember `json:"value"`
+	NextLink string        `json:"nextLink,omitempty"`
+}
+
+// FleetCredentialResults is the answer of fleets/listCredentials.
+type FleetCredentialResults struct {
+	Kubeconfigs []FleetCredentialResult `json:"kubeconfigs,omitempty"`
+}
+
+// FleetCredentialResult carries one kubeconfig; Value is base64 in JSON.
+type FleetCredentialResult struct {
+	Name  string `json:"name,omitempty"`
+	Value []byte `json:"value,omitempty"`
+}

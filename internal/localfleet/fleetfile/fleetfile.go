@@ -1,0 +1,370 @@
+// Package fleetfile reads the YAML file that describes a local fleet
+// (SPEC §6): members, regions, versions, windows, planned failures.
+// Unknown keys are an error, so a typo never silently changes a fleet.
+package fleetfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// File is one local fleet.
+type File struct {
+	Fleet   Fleet             `json:"fleet"`
+	Clock   Clock             `json:"clock"`
+	Regions map[string]Region `json:"regions"`
+	Members []Member          `json:"members"`
+}
+
+type Fleet struct {
+	Name           string `json:"name"`
+	SubscriptionID string `json:"subscriptionId"`
+	ResourceGroup  string `json:"resourceGroup"`
+	Location       string `json:"location"`
+}
+
+// Clock is the emulator's simulated clock: it starts at Start and runs
+// Speed simulated seconds per real second.
+type Clock struct {
+	Start time.Time `json:"start"`
+	Speed float64   `json:"speed"`
+}
+
+type Region struct {
+	KubernetesVersions []string            `json:"kubernetesVersions"`
+	PreviewVersions    []string            `json:"previewVersions,omitempty"`
+	NodeImages         map[string][]string `json:"nodeImages,omitempty"`
+	Releases           []Release           `json:"releases,omitempty"`
+}
+
+// Release makes a Kubernetes version or node image available in a region
+// at a simulated time.
+type Release struct {
+	At                time.Time `json:"at"`
+	KubernetesVersion string    `json:"kubernetesVersion,omitempty"`
+	Preview           bool      `json:"preview,omitempty"`
+	// NodeImage is "<os sku>-<version>", as in a node pool's nodeImage.
+	NodeImage string `json:"nodeImage,omitempty"`
+}
+
+type Member struct {
+	Name              string             `json:"name"`
+	Group             string             `json:"group,omitempty"`
+	Location          string             `json:"location"`
+	Labels            map[string]string  `json:"labels,omitempty"`
+	Taints            []Taint            `json:"taints,omitempty"`
+	Healthy           *bool              `json:"healthy,omitempty"`
+	KubernetesVersion string             `json:"kubernetesVersion"`
+	NodePools         []NodePool         `json:"nodePools,omitempty"`
+	MaintenanceWindow *MaintenanceWindow `json:"maintenanceWindow,omitempty"`
+	// NodeOSMaintenanceWindow is the aksManagedNodeOSUpgradeSchedule;
+	// NodeImageOnly runs honour it instead of MaintenanceWindow.
+	NodeOSMaintenanceWindow *MaintenanceWindow `json:"nodeOSMaintenanceWindow,omitempty"`
+	Properties              map[string]string  `json:"properties,omitempty"`
+	Resources               *Resources         `json:"resources,omitempty"`
+	Upgrade                 Upgrade            `json:"upgrade,omitempty"`
+	Karpenter               *Karpenter         `json:"karpenter,omitempty"`
+}
+
+// IsHealthy reports whether the simulated member agent heartbeats.
+func (m Member) IsHealthy() bool { return m.Healthy == nil || *m.Healthy }
+
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+type NodePool struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+	// NodeImage is "<os sku>-<version>", e.g. AKSUbuntu-2204gen2containerd-202510.01.0.
+	NodeImage string `json:"nodeImage"`
+}
+
+// OSSKU and ImageVersion split NodeImage at its last dash.
+func (p NodePool) OSSKU() string {
+	sku, _ := SplitNodeImage(p.NodeImage)
+	return sku
+}
+
+func (p NodePool) ImageVersion() string {
+	_, v := SplitNodeImage(p.NodeImage)
+	return v
+}
+
+// SplitNodeImage splits "<os sku>-<version>" at its last dash.
+func SplitNodeImage(image string) (sku, version string) {
+	i := strings.LastIndex(image, "-")
+	if i < 0 {
+		return image, ""
+	}
+	return image[:i], image[i+1:]
+}
+
+// MaintenanceWindow is an AKS planned-maintenance schedule, weekly or daily.
+type MaintenanceWindow struct {
+	Weekly        string `json:"weekly,omitempty"`        // day of week, e.g. Saturday
+	IntervalWeeks int    `json:"intervalWeeks,omitempty"` // default 1
+	Daily         bool   `json:"daily,omitempty"`
+	StartTime     string `json:"startTime"` // HH:mm
+	DurationHours int    `json:"durationHours"`
+	UTCOffset     string `json:"utcOffset,omitempty"` // ±HH:mm, default +00:00
+	// StartDate anchors intervalWeeks (YYYY-MM-DD); default: the clock's start date.
+	StartDate string `json:"startDate,omitempty"`
+}
+
+type Resources struct {
+	Capacity    map[string]string `json:"capacity,omitempty"`
+	Allocatable map[string]string `json:"allocatable,omitempty"`
+	Available   map[string]string `json:"available,omitempty"`
+}
+
+// Upgrade says how long the member's upgrade takes in simulated time and
+// whether it fails.
+type Upgrade struct {
+	Duration Duration `json:"duration,omitempty"`
+	Fail     bool     `json:"fail,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// Karpenter is present on members that get their own kube-apiserver.
+type Karpenter struct {
+	NodePools []KarpenterNodePool `json:"nodePools"`
+}
+
+type KarpenterNodePool struct {
+	Name     string    `json:"name"`
+	Nodes    int       `json:"nodes"`
+	NotReady int       `json:"notReady,omitempty"`
+	Deleting int       `json:"deleting,omitempty"`
+	AgeHours []float64 `json:"ageHours,omitempty"`
+	// ExpireAfter is the NodePool template's expireAfter ("720h" or "Never").
+	ExpireAfter string `json:"expireAfter,omitempty"`
+}
+
+// Duration reads "20m"-style strings.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string like \"20m\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// DefaultUpgradeDuration is used for members whose file sets none.
+const DefaultUpgradeDuration = 20 * time.Minute
+
+// Load reads and validates a fleet file.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Parse decodes and validates a fleet file, filling defaults.
+func Parse(b []byte) (*File, error) {
+	var f File
+	if err := yaml.UnmarshalStrict(b, &f); err != nil {
+		return nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	f.defaults()
+	return &f, nil
+}
+
+var (
+	namePattern    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	versionPattern = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+	hhmm           = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	offsetPattern  = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
+	weekdays       = map[string]bool{"Sunday": true, "Monday": true, "Tuesday": true, "Wednesday": true, "Thursday": true, "Friday": true, "Saturday": true}
+)
+
+func (f *File) validate() error {
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if !namePattern.MatchString(f.Fleet.Name) {
+		add("fleet.name %q: must match %s", f.Fleet.Name, namePattern)
+	}
+	if f.Fleet.SubscriptionID == "" || f.Fleet.ResourceGroup == "" || f.Fleet.Location == "" {
+		add("fleet: subscriptionId, resourceGroup and location are required")
+	}
+	if f.Clock.Speed < 0 {
+		add("clock.speed: must not be negative")
+	}
+	regionNames := make([]string, 0, len(f.Regions))
+	for name := range f.Regions {
+		regionNames = append(regionNames, name)
+	}
+	sort.Strings(regionNames)
+	for _, name := range regionNames {
+		r := f.Regions[name]
+		for _, v := range append(append([]string{}, r.KubernetesVersions...), r.PreviewVersions...) {
+			if !versionPattern.MatchString(v) {
+				add("regions.%s: version %q is not MAJOR.MINOR.PATCH", name, v)
+			}
+		}
+		for i, rel := range r.Releases {
+			if rel.At.IsZero() {
+				add("regions.%s.releases[%d].at: required", name, i)
+			}
+			if (rel.KubernetesVersion == "") == (rel.NodeImage == "") {
+				add("regions.%s.releases[%d]: set exactly one of kubernetesVersion and nodeImage", name, i)
+			}
+			if rel.KubernetesVersion != "" && !versionPattern.MatchString(rel.KubernetesVersion) {
+				add("regions.%s.releases[%d].kubernetesVersion %q is not MAJOR.MINOR.PATCH", name, i, rel.KubernetesVersion)
+			}
+			if rel.NodeImage != "" {
+				if _, v := SplitNodeImage(rel.NodeImage); v == "" {
+					add("regions.%s.releases[%d].nodeImage %q: want <os sku>-<version>", name, i, rel.NodeImage)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, m := range f.Members {
+		at := fmt.Sprintf("members[%d]", i)
+		if !namePattern.MatchString(m.Name) {
+			add("%s.name %q: must match %s", at, m.Name, namePattern)
+		}
+		if seen[m.Name] {
+			add("%s.name %q: duplicate", at, m.Name)
+		}
+		seen[m.Name] = true
+		if _, ok := f.Regions[m.Location]; !ok {
+			add("%s.location %q: not among regions", at, m.Location)
+		}
+		if !versionPattern.MatchString(m.KubernetesVersion) {
+			add("%s.kubernetesVersion %q: not MAJOR.MINOR.PATCH", at, m.KubernetesVersion)
+		}
+		for j, t := range m.Taints {
+			if t.Key == "" || t.Effect != "NoSchedule" {
+				add("%s.taints[%d]: key required and effect must be NoSchedule (the only effect KubeFleet supports)", at, j)
+			}
+		}
+		pools := map[string]bool{}
+		for j, p := range m.NodePools {
+			if p.Name == "" || pools[p.Name] {
+				add("%s.nodePools[%d].name %q: required and unique", at, j, p.Name)
+			}
+			pools[p.Name] = true
+			if p.Count < 0 {
+				add("%s.nodePools[%d].count: must not be negative", at, j)
+			}
+			if _, v := SplitNodeImage(p.NodeImage); v == "" {
+				add("%s.nodePools[%d].nodeImage %q: want <os sku>-<version>", at, j, p.NodeImage)
+			}
+		}
+		for key, w := range map[string]*MaintenanceWindow{"maintenanceWindow": m.MaintenanceWindow, "nodeOSMaintenanceWindow": m.NodeOSMaintenanceWindow} {
+			if w == nil {
+				continue
+			}
+			if (w.Weekly == "") == !w.Daily {
+				add("%s.%s: set exactly one of weekly and daily", at, key)
+			}
+			if w.Weekly != "" && !weekdays[w.Weekly] {
+				add("%s.%s.weekly %q: not a day of the week", at, key, w.Weekly)
+			}
+			if !hhmm.MatchString(w.StartTime) {
+				add("%s.%s.startTime %q: want HH:mm", at, key, w.StartTime)
+			}
+			if w.DurationHours < 4 || w.DurationHours > 24 {
+				add("%s.%s.durationHours %d: AKS allows 4 to 24", at, key, w.DurationHours)
+			}
+			if w.UTCOffset != "" && !offsetPattern.MatchString(w.UTCOffset) {
+				add("%s.%s.utcOffset %q: want ±HH:mm", at, key, w.UTCOffset)
+			}
+			if w.StartDate != "" {
+				if _, err := time.Parse(time.DateOnly, w.StartDate); err != nil {
+					add("%s.%s.startDate %q: want YYYY-MM-DD", at, key, w.StartDate)
+				}
+			}
+		}
+		if m.Karpenter != nil {
+			names := map[string]bool{}
+			for j, p := range m.Karpenter.NodePools {
+				pat := fmt.Sprintf("%s.karpenter.nodePools[%d]", at, j)
+				if !namePattern.MatchString(p.Name) || names[p.Name] {
+					add("%s.name %q: required, unique, DNS label", pat, p.Name)
+				}
+				names[p.Name] = true
+				if p.Nodes < 0 || p.NotReady < 0 || p.Deleting < 0 || p.NotReady+p.Deleting > p.Nodes {
+					add("%s: nodes, notReady and deleting must be non-negative with notReady+deleting <= nodes", pat)
+				}
+				if len(p.AgeHours) > p.Nodes {
+					add("%s.ageHours: %d ages for %d nodes", pat, len(p.AgeHours), p.Nodes)
+				}
+				if p.ExpireAfter != "" && p.ExpireAfter != "Never" {
+					if _, err := time.ParseDuration(p.ExpireAfter); err != nil {
+						add("%s.expireAfter %q: a duration or Never", pat, p.ExpireAfter)
+					}
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid fleet file:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+func (f *File) defaults() {
+	if f.Clock.Start.IsZero() {
+		f.Clock.Start = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	}
+	if f.Clock.Speed == 0 {
+		f.Clock.Speed = 1
+	}
+	for i := range f.Members {
+		m := &f.Members[i]
+		if m.Upgrade.Duration.Duration == 0 {
+			m.Upgrade.Duration.Duration = DefaultUpgradeDuration
+		}
+		for _, w := range []*MaintenanceWindow{m.MaintenanceWindow, m.NodeOSMaintenanceWindow} {
+			if w == nil {
+				continue
+			}
+			if w.UTCOffset == "" {
+				w.UTCOffset = "+00:00"
+			}
+			if w.Weekly != "" && w.IntervalWeeks == 0 {
+				w.IntervalWeeks = 1
+			}
+		}
+	}
+}
+
+// Member returns the member with that name.
+func (f *File) Member(name string) (*Member, bool) {
+	for i := range f.Members {
+		if f.Members[i].Name == name {
+			return &f.Members[i], true
+		}
+	}
+	return nil, false
+}

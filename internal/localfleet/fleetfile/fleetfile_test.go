@@ -1,0 +1,60 @@
+package fleetfile
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadQuickstart(t *testing.T) {
+	f, err := Load("../../../examples/quickstart/fleet.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Fleet.Name != "demo" || len(f.Members) != 5 {
+		t.Fatalf("fleet %q with %d members", f.Fleet.Name, len(f.Members))
+	}
+	m, ok := f.Member("staging-west")
+	if !ok || m.IsHealthy() {
+		t.Fatalf("staging-west should be present and unhealthy")
+	}
+	c, _ := f.Member("canary-east")
+	if c.Upgrade.Duration.Duration != 20*time.Minute || c.Karpenter == nil || c.Karpenter.NodePools[0].Nodes != 10 {
+		t.Fatalf("canary-east parsed wrong: %+v", c)
+	}
+	if c.MaintenanceWindow.UTCOffset != "+00:00" || c.MaintenanceWindow.IntervalWeeks != 1 {
+		t.Fatalf("window defaults not applied: %+v", c.MaintenanceWindow)
+	}
+	if got := c.NodePools[0].ImageVersion(); got != "202510.01.0" {
+		t.Fatalf("image version %q", got)
+	}
+	if f.Clock.Speed != 3600 || !f.Clock.Start.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("clock %+v", f.Clock)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	base := `fleet: {name: demo, subscriptionId: s, resourceGroup: rg, location: eastus}
+regions: {eastus: {kubernetesVersions: ["1.32.5"]}}
+members:
+`
+	cases := map[string]string{
+		"unknown key":        "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, colour: blue}\n",
+		"unknown region":     "  - {name: a, location: mars, kubernetesVersion: 1.32.5}\n",
+		"bad version":        "  - {name: a, location: eastus, kubernetesVersion: v1.32}\n",
+		"duplicate":          "  - {name: a, location: eastus, kubernetesVersion: 1.32.5}\n  - {name: a, location: eastus, kubernetesVersion: 1.32.5}\n",
+		"bad window":         "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, maintenanceWindow: {weekly: Caturday, startTime: '02:00', durationHours: 4}}\n",
+		"bad duration":       "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, upgrade: {duration: soon}}\n",
+		"too many not ready": "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [{name: p, nodes: 1, notReady: 2}]}}\n",
+	}
+	want := map[string]string{
+		"unknown key": "colour", "unknown region": "location", "bad version": "kubernetesVersion",
+		"duplicate": "duplicate", "bad window": "weekly", "bad duration": "duration", "too many not ready": "notReady",
+	}
+	for name, member := range cases {
+		_, err := Parse([]byte(base + member))
+		if err == nil || !strings.Contains(err.Error(), want[name]) {
+			t.Errorf("%s: got %v, want an error mentioning %q", name, err, want[name])
+		}
+	}
+}
