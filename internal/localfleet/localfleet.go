@@ -169,7 +169,6 @@ func (f *Fleet) writeEnv(tenant, clientID, secret string) error {
 		"ARM_CLIENT_ID":             clientID,
 		"ARM_CLIENT_SECRET":         secret,
 		"ARM_METADATA_HOSTNAME":     host,
-		"ARM_ENVIRONMENT":           "custom",
 		"FLEET_RESOURCE_GROUP_NAME": f.File.Fleet.ResourceGroup,
 		"FLEET_NAME":                f.File.Fleet.Name,
 		"SSL_CERT_FILE":             bundleFile,

@@ -80,7 +80,7 @@ func Stop(dir string, grace time.Duration) error {
 		return err
 	}
 	all := append([]int{p.Supervisor}, p.Children...)
-	if p.Supervisor > 0 && alive(p.Supervisor) {
+	if p.Supervisor > 0 && Alive(p.Supervisor) {
 		_ = syscall.Kill(p.Supervisor, syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(grace)
@@ -88,7 +88,7 @@ func Stop(dir string, grace time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, pid := range all {
-		if pid > 0 && alive(pid) {
+		if pid > 0 && Alive(pid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -98,21 +98,24 @@ func Stop(dir string, grace time.Duration) error {
 	if anyAlive(all) {
 		return errors.New("some local fleet processes survived SIGKILL")
 	}
-	return os.Remove(filepath.Join(dir, pidsFile))
+	if err := os.Remove(filepath.Join(dir, pidsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 func anyAlive(pids []int) bool {
 	for _, pid := range pids {
-		if pid > 0 && alive(pid) {
+		if pid > 0 && Alive(pid) {
 			return true
 		}
 	}
 	return false
 }
 
-// alive treats zombies as gone: they hold no resources and vanish once their
+// Alive treats zombies as gone: they hold no resources and vanish once their
 // parent reaps them.
-func alive(pid int) bool {
+func Alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
 	}

@@ -1,0 +1,181 @@
+// Package acctest starts the local fleet once per test binary for the
+// acceptance tests, which then drive the real terraform CLI against it
+// (terraform-plugin-testing) through the provider's ordinary code paths.
+package acctest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Fleet is the running local fleet of this test binary.
+type Fleet struct {
+	Dir  string
+	Env  map[string]string
+	cmd  *exec.Cmd
+	done chan struct{} // closed once the fleet process has exited
+	err  error         // its exit status
+}
+
+var current *Fleet
+
+// Current is the fleet Main started; tests that need it call it.
+func Current(t testing.TB) *Fleet {
+	t.Helper()
+	if current == nil {
+		t.Fatal("no local fleet: the package's TestMain must call acctest.Main")
+	}
+	return current
+}
+
+// Main starts the local fleet described by fleetFile (relative to the
+// repository root), exports its environment into this process, runs the
+// tests and stops the fleet. The fleet runs in a child process that gets
+// SIGTERM if this binary dies, so a crashed test leaves nothing behind.
+func Main(m *testing.M, fleetFile string) {
+	os.Exit(run(m, fleetFile))
+}
+
+func run(m *testing.M, fleetFile string) int {
+	root, err := RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acctest:", err)
+		return 1
+	}
+	f, err := Start(root, filepath.Join(root, fleetFile))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acctest:", err)
+		return 1
+	}
+	defer f.Stop()
+	for k, v := range f.Env {
+		os.Setenv(k, v)
+	}
+	os.Setenv("CHECKPOINT_DISABLE", "1")
+	current = f
+	return m.Run()
+}
+
+// RepoRoot is the folder of the provider's go.mod.
+func RepoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the provider's module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// Start runs `localfleet up -foreground` for fleetFile in a fresh temporary
+// folder and waits until its env file is written.
+func Start(root, fleetFile string) (*Fleet, error) {
+	bin := filepath.Join(root, "bin")
+	for _, tool := range []string{"kube-apiserver", "hubagent"} {
+		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
+			return nil, fmt.Errorf("%s missing in %s: run `make tools` (make test does)", tool, bin)
+		}
+	}
+	localfleet := os.Getenv("LOCALFLEET_BIN")
+	if localfleet == "" {
+		localfleet = filepath.Join(bin, "localfleet")
+		build := exec.Command("go", "build", "-o", localfleet, "./cmd/localfleet")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build localfleet: %v\n%s", err, out)
+		}
+	}
+	dir, err := os.MkdirTemp("", "localfleet-")
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "localfleet.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(localfleet, "up", "-foreground", "-fleet", fleetFile, "-dir", dir, "-bin", bin, "-heartbeat", "15s")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Pdeathsig: the fleet stops itself when this test binary dies, however it dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	f := &Fleet{Dir: dir, cmd: cmd, done: make(chan struct{})}
+	go func() { f.err = cmd.Wait(); logf.Close(); close(f.done) }()
+	start := time.Now()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-f.done:
+			b, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("local fleet exited (%v):\n%s", f.err, b)
+		case <-time.After(5*time.Minute - time.Since(start)):
+			f.Stop()
+			b, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("local fleet not ready after 5 minutes:\n%s", b)
+		case <-tick.C:
+			env, err := readEnv(filepath.Join(dir, "env"))
+			if err != nil {
+				continue
+			}
+			f.Env = env
+			fmt.Fprintf(os.Stderr, "acctest: local fleet ready in %s (%s)\n", time.Since(start).Round(time.Millisecond), dir)
+			return f, nil
+		}
+	}
+}
+
+// Stop ends the fleet and removes its folder.
+func (f *Fleet) Stop() {
+	if f.cmd != nil && f.cmd.Process != nil {
+		_ = f.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-f.done:
+		case <-time.After(30 * time.Second):
+		}
+	}
+	// Whatever is still recorded (the supervisor was killed) goes now.
+	stop := exec.Command(filepath.Join(filepath.Dir(f.cmd.Path), "localfleet"), "down", "-dir", f.Dir)
+	_ = stop.Run()
+	_ = os.RemoveAll(f.Dir)
+}
+
+// readEnv parses the `export K="V"` lines localfleet writes.
+func readEnv(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "export ")
+		if !ok {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		}
+		env[k] = v
+	}
+	return env, sc.Err()
+}
