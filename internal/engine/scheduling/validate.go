@@ -1,0 +1,544 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+)
+
+// Severity says whether the hub rejects a policy or accepts one that cannot work as written.
+type Severity string
+
+const (
+	// SeverityError: the API server (CRD schema) or v0.14.0's validating webhook rejects it.
+	SeverityError Severity = "error"
+	// SeverityWarning: v0.14.0 accepts it, but every scheduling cycle fails on it or a term can
+	// never match (newer KubeFleet rejects some of these).
+	SeverityWarning Severity = "warning"
+)
+
+// Issue is one problem with a policy, at a path from the policy's root.
+type Issue struct {
+	Path     Path
+	Message  string
+	Severity Severity
+}
+
+// Step is one step of a Path: a field (by its JSON name) or, when Field is "", a list index.
+type Step struct {
+	Field string
+	Index int
+}
+
+// Path locates a value inside a PlacementPolicy, e.g.
+// affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].
+type Path []Step
+
+// String renders the path the way the API server does ("a.b[0].c").
+func (p Path) String() string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.Field == "" {
+			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Field)
+	}
+	return b.String()
+}
+
+// Child returns the path extended by a field.
+func (p Path) Child(field string) Path {
+	return append(append(Path{}, p...), Step{Field: field})
+}
+
+// Index returns the path extended by a list index.
+func (p Path) Index(i int) Path {
+	return append(append(Path{}, p...), Step{Index: i})
+}
+
+var (
+	pathAffinity   = Path{}.Child("affinity").Child("clusterAffinity")
+	pathRequired   = pathAffinity.Child("requiredDuringSchedulingIgnoredDuringExecution").Child("clusterSelectorTerms")
+	pathPreferred  = pathAffinity.Child("preferredDuringSchedulingIgnoredDuringExecution")
+	supportedTypes = []placementv1beta1.PlacementType{placementv1beta1.PickAllPlacementType, placementv1beta1.PickNPlacementType, placementv1beta1.PickFixedPlacementType}
+	// resourceCapacityTypes is the webhook's sorted list of capacity types
+	// (pkg/utils/validator/clusterresourceplacement.go: supportedResourceCapacityTypes).
+	resourceCapacityTypes = []string{allocatableCapacityName, availableCapacityName, totalCapacityName}
+)
+
+// validator collects issues.
+type validator struct{ issues []Issue }
+
+func (v *validator) fail(p Path, format string, args ...any) {
+	v.issues = append(v.issues, Issue{Path: p, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
+}
+
+func (v *validator) warn(p Path, format string, args ...any) {
+	v.issues = append(v.issues, Issue{Path: p, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
+}
+
+// Validate checks a policy as the hub would on create or update: the CRD's schema (enums, item
+// limits, minimums and maximums, with its defaults applied first) and v0.14.0's validating webhook
+// (which fields each placement type allows, label selectors, property names and values,
+// tolerations), with the webhook's own messages. It adds warnings for what v0.14.0 accepts but
+// cannot schedule. A nil policy (PickAll) is valid.
+// (config/crd/bases/placement.kubernetes-fleet.io_clusterresourceplacements.yaml;
+// pkg/utils/validator/clusterresourceplacement.go: validatePlacementPolicy.)
+func Validate(policy *placementv1beta1.PlacementPolicy) []Issue {
+	p := Defaulted(policy)
+	if p == nil {
+		return nil
+	}
+	v := &validator{}
+	v.schema(p)
+	switch p.PlacementType {
+	case placementv1beta1.PickFixedPlacementType:
+		v.pickFixed(p)
+	case placementv1beta1.PickAllPlacementType:
+		v.pickAll(p)
+	case placementv1beta1.PickNPlacementType:
+		v.pickN(p)
+	}
+	return v.issues
+}
+
+// schema applies the CRD's OpenAPI constraints on the policy (v1beta1, the storage version).
+func (v *validator) schema(p *placementv1beta1.PlacementPolicy) {
+	known := false
+	for _, t := range supportedTypes {
+		known = known || p.PlacementType == t
+	}
+	if !known {
+		v.fail(Path{}.Child("placementType"), "Unsupported value: %q: supported values: \"PickAll\", \"PickN\", \"PickFixed\"", p.PlacementType)
+	}
+	if len(p.ClusterNames) > 100 {
+		v.fail(Path{}.Child("clusterNames"), "Too many: %d: must have at most 100 items", len(p.ClusterNames))
+	}
+	if p.NumberOfClusters != nil && *p.NumberOfClusters < 0 {
+		v.fail(Path{}.Child("numberOfClusters"), "Invalid value: %d: should be greater than or equal to 0", *p.NumberOfClusters)
+	}
+	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
+		ca := p.Affinity.ClusterAffinity
+		if r := ca.RequiredDuringSchedulingIgnoredDuringExecution; r != nil && len(r.ClusterSelectorTerms) > 10 {
+			v.fail(pathRequired, "Too many: %d: must have at most 10 items", len(r.ClusterSelectorTerms))
+		}
+		if r := ca.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+			for i := range r.ClusterSelectorTerms {
+				v.schemaTerm(pathRequired.Index(i), &r.ClusterSelectorTerms[i])
+			}
+		}
+		for i, t := range ca.PreferredDuringSchedulingIgnoredDuringExecution {
+			pp := pathPreferred.Index(i)
+			if t.Weight < -100 {
+				v.fail(pp.Child("weight"), "Invalid value: %d: should be greater than or equal to -100", t.Weight)
+			}
+			if t.Weight > 100 {
+				v.fail(pp.Child("weight"), "Invalid value: %d: should be less than or equal to 100", t.Weight)
+			}
+			v.schemaTerm(pp.Child("preference"), &ca.PreferredDuringSchedulingIgnoredDuringExecution[i].Preference)
+		}
+	}
+	for i, c := range p.TopologySpreadConstraints {
+		if c.MaxSkew != nil && *c.MaxSkew < 1 {
+			v.fail(Path{}.Child("topologySpreadConstraints").Index(i).Child("maxSkew"), "Invalid value: %d: should be greater than or equal to 1", *c.MaxSkew)
+		}
+	}
+	if len(p.Tolerations) > 100 {
+		v.fail(Path{}.Child("tolerations"), "Too many: %d: must have at most 100 items", len(p.Tolerations))
+	}
+	for i, t := range p.Tolerations {
+		tp := Path{}.Child("tolerations").Index(i)
+		if t.Operator != corev1.TolerationOpEqual && t.Operator != corev1.TolerationOpExists {
+			v.fail(tp.Child("operator"), "Unsupported value: %q: supported values: \"Equal\", \"Exists\"", t.Operator)
+		}
+		if t.Effect != "" && t.Effect != corev1.TaintEffectNoSchedule {
+			v.fail(tp.Child("effect"), "Unsupported value: %q: supported values: \"NoSchedule\"", t.Effect)
+		}
+	}
+}
+
+// schemaTerm applies the schema's limits inside a cluster selector term.
+func (v *validator) schemaTerm(p Path, t *placementv1beta1.ClusterSelectorTerm) {
+	if t.PropertySelector == nil {
+		return
+	}
+	for i, e := range t.PropertySelector.MatchExpressions {
+		if len(e.Values) > 1 {
+			v.fail(p.Child("propertySelector").Child("matchExpressions").Index(i).Child("values"), "Too many: %d: must have at most 1 items", len(e.Values))
+		}
+	}
+}
+
+// pickFixed: clusterNames only (pkg/utils/validator/clusterresourceplacement.go:
+// validatePolicyForPickFixedPlacementType).
+//
+// v0.14.0: an empty clusterNames is rejected; newer KubeFleet (#718/#719) accepts it.
+func (v *validator) pickFixed(p *placementv1beta1.PlacementPolicy) {
+	if len(p.ClusterNames) == 0 {
+		v.fail(Path{}.Child("clusterNames"), "cluster names cannot be empty for policy type %s", placementv1beta1.PickFixedPlacementType)
+	}
+	seen := make(map[string]bool)
+	for i, name := range p.ClusterNames {
+		if seen[name] {
+			v.fail(Path{}.Child("clusterNames").Index(i), "cluster names must be unique for policy type %s", placementv1beta1.PickFixedPlacementType)
+			break
+		}
+		seen[name] = true
+	}
+	if p.NumberOfClusters != nil {
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1beta1.PickFixedPlacementType)
+	}
+	if p.Affinity != nil {
+		v.fail(Path{}.Child("affinity"), "affinity must be nil for policy type %s, only valid for PickAll/PickN placement policy types", placementv1beta1.PickFixedPlacementType)
+	}
+	if len(p.TopologySpreadConstraints) > 0 {
+		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1beta1.PickFixedPlacementType)
+	}
+	if p.Tolerations != nil {
+		v.fail(Path{}.Child("tolerations"), "tolerations needs to be empty for policy type %s, only valid for PickAll/PickN", placementv1beta1.PickFixedPlacementType)
+	}
+}
+
+// pickAll: no clusterNames, numberOfClusters or topology spread constraints; preferred terms are
+// rejected (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickAllPlacementType).
+func (v *validator) pickAll(p *placementv1beta1.PlacementPolicy) {
+	if len(p.ClusterNames) > 0 {
+		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1beta1.PickAllPlacementType)
+	}
+	if p.NumberOfClusters != nil {
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1beta1.PickAllPlacementType)
+	}
+	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
+		v.clusterAffinity(p.Affinity.ClusterAffinity, p.PlacementType)
+	}
+	if len(p.TopologySpreadConstraints) > 0 {
+		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1beta1.PickAllPlacementType)
+	}
+	v.tolerations(p.Tolerations)
+}
+
+// pickN: numberOfClusters required, no clusterNames
+// (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickNPolicyType).
+func (v *validator) pickN(p *placementv1beta1.PlacementPolicy) {
+	if len(p.ClusterNames) > 0 {
+		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1beta1.PickNPlacementType)
+	}
+	if p.NumberOfClusters == nil {
+		v.fail(Path{}.Child("numberOfClusters"), "number of cluster cannot be nil for policy type %s", placementv1beta1.PickNPlacementType)
+	} else if *p.NumberOfClusters < 0 {
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters cannot be %d for policy type %s", *p.NumberOfClusters, placementv1beta1.PickNPlacementType)
+	}
+	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
+		v.clusterAffinity(p.Affinity.ClusterAffinity, p.PlacementType)
+	}
+	for i, c := range p.TopologySpreadConstraints {
+		if len(c.WhenUnsatisfiable) > 0 && c.WhenUnsatisfiable != placementv1beta1.DoNotSchedule && c.WhenUnsatisfiable != placementv1beta1.ScheduleAnyway {
+			v.fail(Path{}.Child("topologySpreadConstraints").Index(i).Child("whenUnsatisfiable"), "unknown unsatisfiable type %s", c.WhenUnsatisfiable)
+		}
+	}
+	v.tolerations(p.Tolerations)
+}
+
+// clusterAffinity validates required terms (label selector, property selector, no sorter) and,
+// for PickN, preferred terms (label selector, sorter, no property selector); PickAll rejects
+// preferred terms (pkg/utils/validator/clusterresourceplacement.go: validateClusterAffinity).
+func (v *validator) clusterAffinity(ca *placementv1beta1.ClusterAffinity, placementType placementv1beta1.PlacementType) {
+	if r := ca.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+		for i := range r.ClusterSelectorTerms {
+			t := &r.ClusterSelectorTerms[i]
+			tp := pathRequired.Index(i)
+			v.labelSelector(tp.Child("labelSelector"), t.LabelSelector, "cluster selector")
+			if t.PropertySorter != nil {
+				v.fail(tp.Child("propertySorter"), "PropertySorter is not allowed for RequiredDuringSchedulingIgnoredDuringExecution affinity")
+			}
+			if t.PropertySelector != nil {
+				v.propertySelector(tp.Child("propertySelector"), t.PropertySelector)
+			}
+		}
+	}
+	if len(ca.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return
+	}
+	if placementType == placementv1beta1.PickAllPlacementType {
+		v.fail(pathPreferred, "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type %s", placementType)
+		return
+	}
+	for i := range ca.PreferredDuringSchedulingIgnoredDuringExecution {
+		t := &ca.PreferredDuringSchedulingIgnoredDuringExecution[i].Preference
+		tp := pathPreferred.Index(i).Child("preference")
+		v.labelSelector(tp.Child("labelSelector"), t.LabelSelector, "preferred cluster selector")
+		if t.PropertySelector != nil {
+			v.fail(tp.Child("propertySelector"), "PropertySelector is not allowed for PreferredDuringSchedulingIgnoredDuringExecution affinity")
+		}
+		if s := t.PropertySorter; s != nil {
+			if err := validatePropertyName(s.Name); err != nil {
+				v.fail(tp.Child("propertySorter").Child("name"), "%v", err)
+			} else {
+				v.schedulerCanRead(tp.Child("propertySorter").Child("name"), s.Name)
+			}
+			if s.SortOrder != placementv1beta1.Descending && s.SortOrder != placementv1beta1.Ascending {
+				v.fail(tp.Child("propertySorter").Child("sortOrder"), "invalid property sort order %s", s.SortOrder)
+			}
+		}
+	}
+}
+
+// labelSelector (pkg/utils/validator/clusterresourceplacement.go: validateLabelSelector).
+func (v *validator) labelSelector(p Path, ls *metav1.LabelSelector, parent string) {
+	if _, err := metav1.LabelSelectorAsSelector(ls); err != nil {
+		v.fail(p, "the labelSelector in %s %+v is invalid: %v", parent, ls, err)
+	}
+}
+
+// propertySelector validates each expression's name, operator arity and values
+// (pkg/utils/validator/clusterresourceplacement.go: validatePropertySelectorRequirements), then
+// warns about what v0.14.0 lets through.
+func (v *validator) propertySelector(p Path, ps *placementv1beta1.PropertySelector) {
+	for i, req := range ps.MatchExpressions {
+		ep := p.Child("matchExpressions").Index(i)
+		nameOK := true
+		if err := validatePropertyName(req.Name); err != nil {
+			v.fail(ep.Child("name"), "invalid property name %s: %v", req.Name, err)
+			nameOK = false
+		}
+		known := knownOperator(req.Operator)
+		if known && len(req.Values) != 1 {
+			// More than one value is also a schema error (maxItems 1), reported by schemaTerm.
+			v.fail(ep.Child("values"), "operator %s requires exactly one value, got %d", req.Operator, len(req.Values))
+		}
+		for _, value := range req.Values {
+			if _, err := resource.ParseQuantity(value); err != nil {
+				v.fail(ep.Child("values"), "invalid values for property %s: value %s is not a valid resource.Quantity: %v", req.Name, value, err)
+				break
+			}
+		}
+		if !known {
+			// v0.14.0's CRD has no enum for the operator and the webhook only checks the value
+			// count of known operators; the scheduler then fails every cycle ("invalid operator").
+			v.warn(ep.Child("operator"), "unsupported operator %q: supported operators are Gt, Ge, Eq, Ne, Lt, Le; the hub accepts it but the scheduler fails every scheduling cycle of this placement", req.Operator)
+		}
+		if nameOK {
+			v.schedulerCanRead(ep.Child("name"), req.Name)
+		}
+	}
+	v.contradictions(p, ps)
+}
+
+// schedulerCanRead warns about a resource property name the webhook accepts (it splits the name
+// once) but the scheduler cannot resolve (it splits on every "-")
+// (pkg/scheduler/framework/plugins/clusteraffinity/types.go: retrieveResourceUsageFrom).
+func (v *validator) schedulerCanRead(p Path, name string) {
+	rest, ok := strings.CutPrefix(name, ResourcePropertyNamePrefix)
+	if !ok {
+		return
+	}
+	if segs := strings.Split(rest, "-"); len(segs) != 2 || segs[1] == "" {
+		v.warn(p, "resource property %s cannot be resolved by the scheduler, which expects exactly one \"-\" between the capacity type and the resource name: the hub accepts it but every scheduling cycle of this placement fails", name)
+	}
+}
+
+func knownOperator(op placementv1beta1.PropertySelectorOperator) bool {
+	switch op {
+	case placementv1beta1.PropertySelectorGreaterThan, placementv1beta1.PropertySelectorGreaterThanOrEqualTo,
+		placementv1beta1.PropertySelectorLessThan, placementv1beta1.PropertySelectorLessThanOrEqualTo,
+		placementv1beta1.PropertySelectorEqualTo, placementv1beta1.PropertySelectorNotEqualTo:
+		return true
+	}
+	return false
+}
+
+// validatePropertyName: resource properties need a known capacity type before the first "-",
+// every name must be a qualified name (pkg/utils/validator/clusterresourceplacement.go: validateName).
+func validatePropertyName(name string) error {
+	if rest, ok := strings.CutPrefix(name, ResourcePropertyNamePrefix); ok {
+		segs := strings.SplitN(rest, "-", 2)
+		if len(segs) != 2 {
+			return fmt.Errorf("invalid resource property name %s, expected format is [PREFIX]/[CAPACITY_TYPE]-[RESOURCE_NAME]", name)
+		}
+		switch segs[0] {
+		case totalCapacityName, allocatableCapacityName, availableCapacityName:
+		default:
+			return fmt.Errorf("invalid capacity type in resource property name %s, supported values are %+v", name, resourceCapacityTypes)
+		}
+	}
+	if errs := validation.IsQualifiedName(name); errs != nil {
+		return fmt.Errorf("name is not a valid Kubernetes label name: %v", errs)
+	}
+	return nil
+}
+
+// tolerations (pkg/utils/validator/clusterresourceplacement.go: validateTolerations).
+func (v *validator) tolerations(tolerations []placementv1beta1.Toleration) {
+	seen := make(map[placementv1beta1.Toleration]bool)
+	for i, t := range tolerations {
+		tp := Path{}.Child("tolerations").Index(i)
+		if t.Key != "" {
+			for _, msg := range validation.IsQualifiedName(t.Key) {
+				v.fail(tp.Child("key"), "invalid toleration key %+v: %s", t, msg)
+			}
+		}
+		switch t.Operator {
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				v.fail(tp.Child("value"), "invalid toleration %+v: %s", t, "toleration value needs to be empty, when operator is Exists")
+			}
+		case corev1.TolerationOpEqual:
+			if t.Key == "" {
+				v.fail(tp.Child("key"), "invalid toleration %+v: %s", t, "toleration key cannot be empty, when operator is Equal")
+			}
+			for _, msg := range validation.IsValidLabelValue(t.Value) {
+				v.fail(tp.Child("value"), "invalid toleration value %+v: %s", t, msg)
+			}
+		}
+		if seen[t] {
+			v.fail(tp, "toleration %+v already exists, tolerations must be unique", t)
+		}
+		seen[t] = true
+	}
+}
+
+// ImmutableChanges checks an update of a placement's policy as v0.14.0's webhook does: the
+// placement type cannot change (a nil policy counts as PickAll) and tolerations can only be added
+// (pkg/webhook/clusterresourceplacement/v1beta1_clusterresourceplacement_validating_webhook.go;
+// pkg/utils/validator/clusterresourceplacement.go: IsPlacementPolicyTypeUpdated,
+// IsTolerationsUpdatedOrDeleted).
+//
+// v0.14.0: removing the policy is allowed when it was PickAll; newer KubeFleet forbids removing a
+// policy once set.
+func ImmutableChanges(old, updated *placementv1beta1.PlacementPolicy) []Issue {
+	o, n := Defaulted(old), Defaulted(updated)
+	var issues []Issue
+	if placementTypeChanged(o, n) {
+		issues = append(issues, Issue{Path: Path{}.Child("placementType"), Message: "placement type is immutable", Severity: SeverityError})
+	}
+	if tolerationsRemoved(policyTolerations(o), policyTolerations(n)) {
+		issues = append(issues, Issue{Path: Path{}.Child("tolerations"), Message: "tolerations have been updated/deleted, only additions to tolerations are allowed", Severity: SeverityError})
+	}
+	return issues
+}
+
+// placementTypeChanged (pkg/utils/validator/clusterresourceplacement.go: IsPlacementPolicyTypeUpdated).
+func placementTypeChanged(old, updated *placementv1beta1.PlacementPolicy) bool {
+	switch {
+	case old == nil && updated != nil:
+		return updated.PlacementType != placementv1beta1.PickAllPlacementType
+	case old != nil && updated == nil:
+		return old.PlacementType != placementv1beta1.PickAllPlacementType
+	case old != nil && updated != nil:
+		return updated.PlacementType != old.PlacementType
+	}
+	return false
+}
+
+// tolerationsRemoved (pkg/utils/validator/clusterresourceplacement.go: IsTolerationsUpdatedOrDeleted).
+func tolerationsRemoved(old, updated []placementv1beta1.Toleration) bool {
+	present := make(map[placementv1beta1.Toleration]bool, len(updated))
+	for _, t := range updated {
+		present[t] = true
+	}
+	for _, t := range old {
+		if !present[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// propertyBound is one side of the interval a property's requirements allow.
+type propertyBound struct {
+	q         *resource.Quantity
+	inclusive bool
+}
+
+// contradictions warns about a required term whose requirements on one property can never all
+// hold: two different Eq values, Eq and Ne on the same value, Eq outside the bounds, or an empty
+// interval. v0.14.0 accepts such a term (its webhook leaves a TODO); newer KubeFleet rejects it.
+func (v *validator) contradictions(p Path, ps *placementv1beta1.PropertySelector) {
+	type reqs struct {
+		first  int
+		eq, ne []resource.Quantity
+		lo, hi propertyBound
+	}
+	byName := map[string]*reqs{}
+	var names []string
+	for i, e := range ps.MatchExpressions {
+		if len(e.Values) != 1 {
+			continue
+		}
+		q, err := resource.ParseQuantity(e.Values[0])
+		if err != nil {
+			continue
+		}
+		r := byName[e.Name]
+		if r == nil {
+			r = &reqs{first: i}
+			byName[e.Name] = r
+			names = append(names, e.Name)
+		}
+		qq := q
+		switch e.Operator {
+		case placementv1beta1.PropertySelectorEqualTo:
+			r.eq = append(r.eq, q)
+		case placementv1beta1.PropertySelectorNotEqualTo:
+			r.ne = append(r.ne, q)
+		case placementv1beta1.PropertySelectorGreaterThan, placementv1beta1.PropertySelectorGreaterThanOrEqualTo:
+			incl := e.Operator == placementv1beta1.PropertySelectorGreaterThanOrEqualTo
+			if r.lo.q == nil || q.Cmp(*r.lo.q) > 0 || (q.Cmp(*r.lo.q) == 0 && !incl) {
+				r.lo = propertyBound{q: &qq, inclusive: incl}
+			}
+		case placementv1beta1.PropertySelectorLessThan, placementv1beta1.PropertySelectorLessThanOrEqualTo:
+			incl := e.Operator == placementv1beta1.PropertySelectorLessThanOrEqualTo
+			if r.hi.q == nil || q.Cmp(*r.hi.q) < 0 || (q.Cmp(*r.hi.q) == 0 && !incl) {
+				r.hi = propertyBound{q: &qq, inclusive: incl}
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r := byName[name]
+		if why := contradiction(r.eq, r.ne, r.lo, r.hi); why != "" {
+			v.warn(p.Child("matchExpressions").Index(r.first), "the requirements on property %s contradict each other (%s): no cluster can match this term", name, why)
+		}
+	}
+}
+
+func contradiction(eq, ne []resource.Quantity, lo, hi propertyBound) string {
+	for i := 1; i < len(eq); i++ {
+		if !eq[i].Equal(eq[0]) {
+			return fmt.Sprintf("Eq %s and Eq %s", eq[0].String(), eq[i].String())
+		}
+	}
+	if len(eq) > 0 {
+		e := eq[0]
+		for _, n := range ne {
+			if n.Equal(e) {
+				return fmt.Sprintf("Eq and Ne %s", e.String())
+			}
+		}
+		if lo.q != nil && (e.Cmp(*lo.q) < 0 || (e.Cmp(*lo.q) == 0 && !lo.inclusive)) {
+			return fmt.Sprintf("Eq %s is below the lower bound %s", e.String(), lo.q.String())
+		}
+		if hi.q != nil && (e.Cmp(*hi.q) > 0 || (e.Cmp(*hi.q) == 0 && !hi.inclusive)) {
+			return fmt.Sprintf("Eq %s is above the upper bound %s", e.String(), hi.q.String())
+		}
+	}
+	if lo.q != nil && hi.q != nil {
+		c := lo.q.Cmp(*hi.q)
+		if c > 0 || (c == 0 && (!lo.inclusive || !hi.inclusive)) {
+			return fmt.Sprintf("the lower bound %s is not below the upper bound %s", lo.q.String(), hi.q.String())
+		}
+	}
+	return ""
+}
