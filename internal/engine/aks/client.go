@@ -1,0 +1,171 @@
+// Package aks reads member clusters from Azure Kubernetes Service
+// (Microsoft.ContainerService/managedClusters) with armcontainerservice/v6,
+// on the provider's Azure session (same cloud, credential, retry policy and
+// Date clock as the Fleet API client).
+package aks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+)
+
+var managedClusterTypes = []arm.ResourceType{
+	arm.TenantResourceType, arm.SubscriptionResourceType, arm.ResourceGroupResourceType,
+	arm.NewResourceType("Microsoft.ContainerService", "managedClusters"),
+}
+
+// ClusterID identifies a managed cluster.
+type ClusterID struct {
+	SubscriptionID    string
+	ResourceGroupName string
+	Name              string
+}
+
+// ParseClusterID parses a managed cluster's resource ID (a fleet member's
+// clusterResourceId).
+func ParseClusterID(id string) (ClusterID, error) {
+	rid, err := arm.ParseResourceID(id)
+	if err != nil {
+		return ClusterID{}, err
+	}
+	if err := rid.ValidateResourceTypeChain(managedClusterTypes); err != nil {
+		return ClusterID{}, fmt.Errorf("%q is not a managed cluster ID: %w", id, err)
+	}
+	return ClusterID{SubscriptionID: rid.SubscriptionID, ResourceGroupName: rid.ResourceGroupName, Name: rid.Name}, nil
+}
+
+// String is the cluster's resource ID.
+func (c ClusterID) String() string {
+	return "/subscriptions/" + c.SubscriptionID + "/resourceGroups/" + c.ResourceGroupName +
+		"/providers/Microsoft.ContainerService/managedClusters/" + c.Name
+}
+
+// Client reads managed clusters in any subscription the credential reaches
+// (members may live outside the fleet's subscription).
+type Client struct {
+	cred           azcore.TokenCredential
+	opts           *arm.ClientOptions
+	subscriptionID string
+
+	mu   sync.Mutex
+	subs map[string]*subscriptionClients
+}
+
+type subscriptionClients struct {
+	clusters     *armcontainerservice.ManagedClustersClient
+	maintenances *armcontainerservice.MaintenanceConfigurationsClient
+}
+
+// NewClient returns a client on the session; the session's subscription is
+// the default for location-scoped calls.
+func NewClient(s *azure.Session) *Client {
+	return NewClientWithOptions(s.SubscriptionID, s.Credential, s.ClientOptions())
+}
+
+// NewClientWithOptions returns a client with explicit ARM options (tests).
+func NewClientWithOptions(subscriptionID string, cred azcore.TokenCredential, opts *arm.ClientOptions) *Client {
+	return &Client{cred: cred, opts: opts, subscriptionID: subscriptionID, subs: map[string]*subscriptionClients{}}
+}
+
+func (c *Client) forSubscription(sub string) (*subscriptionClients, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.subs[sub]; ok {
+		return sc, nil
+	}
+	mc, err := armcontainerservice.NewManagedClustersClient(sub, c.cred, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := armcontainerservice.NewMaintenanceConfigurationsClient(sub, c.cred, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	sc := &subscriptionClients{clusters: mc, maintenances: mt}
+	c.subs[sub] = sc
+	return sc, nil
+}
+
+// GetCluster reads a managed cluster (versions, node pools, location).
+func (c *Client) GetCluster(ctx context.Context, id ClusterID) (*armcontainerservice.ManagedCluster, error) {
+	sc, err := c.forSubscription(id.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sc.clusters.Get(ctx, id.ResourceGroupName, id.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &resp.ManagedCluster, nil
+}
+
+// ClusterUserKubeconfig returns the first kubeconfig of
+// listClusterUserCredential, as `az aks get-credentials` gets it. Entra
+// clusters get the exec (kubelogin) format, which the engine then serves
+// with the provider's own Azure credential.
+func (c *Client) ClusterUserKubeconfig(ctx context.Context, id ClusterID) ([]byte, error) {
+	sc, err := c.forSubscription(id.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sc.clusters.ListClusterUserCredentials(ctx, id.ResourceGroupName, id.Name,
+		&armcontainerservice.ManagedClustersClientListClusterUserCredentialsOptions{Format: to.Ptr(armcontainerservice.FormatExec)})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range resp.Kubeconfigs {
+		if k != nil && len(k.Value) > 0 {
+			return k.Value, nil
+		}
+	}
+	return nil, fmt.Errorf("listClusterUserCredential of %s returned no kubeconfig", id)
+}
+
+// ListKubernetesVersions lists the Kubernetes versions AKS offers in a
+// location (in the session's subscription).
+func (c *Client) ListKubernetesVersions(ctx context.Context, location string) ([]*armcontainerservice.KubernetesVersion, error) {
+	sc, err := c.forSubscription(c.subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sc.clusters.ListKubernetesVersions(ctx, location, nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Values, nil
+}
+
+// ListMaintenanceConfigurations lists a cluster's maintenance
+// configurations (aksManagedAutoUpgradeSchedule, aksManagedNodeOSUpgradeSchedule, default).
+func (c *Client) ListMaintenanceConfigurations(ctx context.Context, id ClusterID) ([]*armcontainerservice.MaintenanceConfiguration, error) {
+	sc, err := c.forSubscription(id.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*armcontainerservice.MaintenanceConfiguration
+	pager := sc.maintenances.NewListByManagedClusterPager(id.ResourceGroupName, id.Name, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Value...)
+	}
+	return out, nil
+}
+
+// IsNotFound reports a 404 from AKS.
+func IsNotFound(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusNotFound
+}

@@ -1,0 +1,372 @@
+// Package engine is the provider's shared engine: the rules (subpackages
+// scheduling, rollout, maintenance, channel, disruption) and, in this file,
+// the bundle of backend clients the provider hands to every resource and
+// data source.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+)
+
+// NotConfiguredError says a backend's provider block is missing. Resources
+// turn it into a plan-time error that names the block.
+type NotConfiguredError struct {
+	// Block is the provider block: "azure", "hub" or "clusters".
+	Block string
+	// Detail says what was wanted and how to configure it.
+	Detail string
+}
+
+func (e *NotConfiguredError) Error() string {
+	var msg string
+	switch e.Block {
+	case "azure":
+		msg = "the provider's azure block (or ARM_* environment) is not configured"
+	case "hub":
+		msg = "the provider's hub block (or KUBE_CONFIG_PATH) is not configured, nor its azure block (or ARM_* environment) to get the hub's credentials from the Fleet API"
+	default:
+		msg = "the provider's " + e.Block + " block is not configured"
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// IsNotConfigured reports a *NotConfiguredError in err's chain.
+func IsNotConfigured(err error) bool {
+	var e *NotConfiguredError
+	return errors.As(err, &e)
+}
+
+// ConfigUnknownError says a backend's provider configuration depends on
+// values not known until apply; a preview that needs it stays unknown.
+type ConfigUnknownError struct {
+	Block string
+}
+
+func (e *ConfigUnknownError) Error() string {
+	return "the provider's " + e.Block + " configuration depends on values known only after apply"
+}
+
+// IsConfigUnknown reports a *ConfigUnknownError in err's chain.
+func IsConfigUnknown(err error) bool {
+	var e *ConfigUnknownError
+	return errors.As(err, &e)
+}
+
+// Options are what the provider's Configure resolved.
+type Options struct {
+	// Azure is the ARM session; nil when the azure block is not configured.
+	Azure *azure.Session
+	// AzureUnknown: the azure block has values unknown at plan.
+	AzureUnknown bool
+	// DefaultFleet is azure.resource_group_name + fleet_name, if set.
+	DefaultFleet *fleetapi.FleetID
+
+	// Hub is the hub's client configuration; nil when the hub block is not
+	// configured (then the Fleet API gives it).
+	Hub        *rest.Config
+	HubUnknown bool
+
+	// Clusters are the configured member clusters by name.
+	Clusters map[string]*rest.Config
+	// UnknownClusters are clusters whose configuration is unknown at plan;
+	// ClustersUnknown means the whole map is.
+	UnknownClusters map[string]bool
+	ClustersUnknown bool
+
+	// UserAgent of Kubernetes requests.
+	UserAgent string
+	// Now is the provider's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Clients is the bundle handed to resources and data sources. Kubernetes
+// clients are built on first use and cached for the provider process; the
+// hub's and members' credentials come from the Fleet API and AKS when the
+// hub / clusters blocks do not give them.
+type Clients struct {
+	o Options
+
+	fleetOnce sync.Once
+	fleet     *fleetapi.Client
+	fleetErr  error
+	aksOnce   sync.Once
+	aks       *aks.Client
+
+	hub lazy[*kube.Client]
+
+	mu       sync.Mutex
+	clusters map[string]*lazy[*kube.Client]
+}
+
+// New returns the bundle for o.
+func New(o Options) *Clients {
+	return &Clients{o: o, clusters: map[string]*lazy[*kube.Client]{}}
+}
+
+// Now is the provider's clock (disruption previews use it, as Karpenter
+// uses its controller's).
+func (c *Clients) Now() time.Time {
+	if c.o.Now != nil {
+		return c.o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// FleetNow is the Fleet API's current time: the Date of its latest
+// response (fleet previews are computed at it), or the provider's clock
+// before any response.
+func (c *Clients) FleetNow() time.Time {
+	if c.o.Azure == nil {
+		return c.Now()
+	}
+	return c.o.Azure.Clock.Now(c.Now)
+}
+
+func (c *Clients) azureSession() (*azure.Session, error) {
+	if c.o.AzureUnknown {
+		return nil, &ConfigUnknownError{Block: "azure"}
+	}
+	if c.o.Azure == nil {
+		return nil, &NotConfiguredError{Block: "azure"}
+	}
+	return c.o.Azure, nil
+}
+
+// AzureSession is the ARM session (cloud, credential, pipeline options).
+func (c *Clients) AzureSession() (*azure.Session, error) { return c.azureSession() }
+
+// Fleet is the Fleet API client.
+func (c *Clients) Fleet() (*fleetapi.Client, error) {
+	s, err := c.azureSession()
+	if err != nil {
+		return nil, err
+	}
+	c.fleetOnce.Do(func() { c.fleet, c.fleetErr = fleetapi.NewClient(s) })
+	return c.fleet, c.fleetErr
+}
+
+// AKS is the managed clusters client.
+func (c *Clients) AKS() (*aks.Client, error) {
+	s, err := c.azureSession()
+	if err != nil {
+		return nil, err
+	}
+	c.aksOnce.Do(func() { c.aks = aks.NewClient(s) })
+	return c.aks, nil
+}
+
+// DefaultFleet is the provider's fleet (azure.resource_group_name and
+// fleet_name, or FLEET_RESOURCE_GROUP_NAME and FLEET_NAME).
+func (c *Clients) DefaultFleet() (fleetapi.FleetID, error) {
+	if _, err := c.azureSession(); err != nil {
+		return fleetapi.FleetID{}, err
+	}
+	if c.o.DefaultFleet == nil {
+		return fleetapi.FleetID{}, &NotConfiguredError{Block: "azure",
+			Detail: "no default fleet: set azure.resource_group_name and azure.fleet_name (or FLEET_RESOURCE_GROUP_NAME and FLEET_NAME)"}
+	}
+	if c.o.DefaultFleet.Name == "" || c.o.DefaultFleet.ResourceGroupName == "" {
+		return fleetapi.FleetID{}, &NotConfiguredError{Block: "azure",
+			Detail: "no default fleet: set both azure.resource_group_name and azure.fleet_name"}
+	}
+	return *c.o.DefaultFleet, nil
+}
+
+// ResolveFleet parses a resource's fleet_id, or returns the default fleet
+// when it is empty.
+func (c *Clients) ResolveFleet(fleetID string) (fleetapi.FleetID, error) {
+	if fleetID == "" {
+		f, err := c.DefaultFleet()
+		if err != nil && IsNotConfigured(err) && c.o.Azure != nil {
+			return f, &NotConfiguredError{Block: "azure",
+				Detail: "fleet_id is not set and the provider has no default fleet: set fleet_id, or azure.resource_group_name and azure.fleet_name (or FLEET_RESOURCE_GROUP_NAME and FLEET_NAME)"}
+		}
+		return f, err
+	}
+	return fleetapi.ParseFleetID(fleetID)
+}
+
+// Hub is the fleet hub's clients: from the hub block, or else from the
+// default fleet's listCredentials.
+func (c *Clients) Hub(ctx context.Context) (*kube.Client, error) {
+	if c.o.HubUnknown {
+		return nil, &ConfigUnknownError{Block: "hub"}
+	}
+	return c.hub.get(ctx, func(ctx context.Context) (*kube.Client, error) {
+		if c.o.Hub != nil {
+			return kube.NewClient(c.o.Hub, c.o.UserAgent)
+		}
+		if c.o.AzureUnknown {
+			return nil, &ConfigUnknownError{Block: "azure"}
+		}
+		if c.o.Azure == nil {
+			return nil, &NotConfiguredError{Block: "hub"}
+		}
+		fid, err := c.DefaultFleet()
+		if err != nil {
+			return nil, fmt.Errorf("the provider's hub block is not configured, and the hub's credentials cannot come from the Fleet API: %w", err)
+		}
+		fc, err := c.Fleet()
+		if err != nil {
+			return nil, err
+		}
+		kc, err := fc.ListCredentials(ctx, fid)
+		if err != nil {
+			return nil, fmt.Errorf("getting the hub's credentials from the Fleet API (listCredentials of %s): %w", fid, err)
+		}
+		cfg, err := c.fromKubeconfig(kc)
+		if err != nil {
+			return nil, fmt.Errorf("the hub kubeconfig of fleet %s: %w", fid, err)
+		}
+		return kube.NewClient(cfg, c.o.UserAgent)
+	})
+}
+
+// Cluster is a member cluster's clients: from the clusters block, or else
+// the fleet member of that name in the default fleet, whose managed
+// cluster's user credentials AKS gives.
+func (c *Clients) Cluster(ctx context.Context, name string) (*kube.Client, error) {
+	if name == "" {
+		return nil, errors.New("no cluster name given")
+	}
+	if c.o.ClustersUnknown || c.o.UnknownClusters[name] {
+		return nil, &ConfigUnknownError{Block: fmt.Sprintf("clusters[%q]", name)}
+	}
+	c.mu.Lock()
+	l, ok := c.clusters[name]
+	if !ok {
+		l = &lazy[*kube.Client]{}
+		c.clusters[name] = l
+	}
+	c.mu.Unlock()
+	return l.get(ctx, func(ctx context.Context) (*kube.Client, error) {
+		if cfg, ok := c.o.Clusters[name]; ok {
+			return kube.NewClient(cfg, c.o.UserAgent)
+		}
+		if c.o.AzureUnknown {
+			return nil, &ConfigUnknownError{Block: "azure"}
+		}
+		if c.o.Azure == nil {
+			return nil, &NotConfiguredError{Block: "clusters", Detail: fmt.Sprintf(
+				"cluster %q is not a key of the provider's clusters, and without the azure block (or ARM_* environment) its credentials cannot come from the Fleet API (configured clusters: %s)",
+				name, c.clusterList())}
+		}
+		fid, err := c.DefaultFleet()
+		if err != nil {
+			return nil, fmt.Errorf("cluster %q is not a key of the provider's clusters, and its credentials cannot come from its fleet member: %w", name, err)
+		}
+		fc, err := c.Fleet()
+		if err != nil {
+			return nil, err
+		}
+		m, err := fc.GetMember(ctx, fid, name)
+		if err != nil {
+			if fleetapi.IsNotFound(err) {
+				return nil, fmt.Errorf("cluster %q is neither a key of the provider's clusters (%s) nor a member of fleet %s", name, c.clusterList(), fid)
+			}
+			return nil, fmt.Errorf("reading fleet member %q: %w", name, err)
+		}
+		if m.Properties == nil || m.Properties.ClusterResourceID == "" {
+			return nil, fmt.Errorf("fleet member %q of %s has no clusterResourceId", name, fid)
+		}
+		cid, err := aks.ParseClusterID(m.Properties.ClusterResourceID)
+		if err != nil {
+			return nil, fmt.Errorf("fleet member %q: %w", name, err)
+		}
+		ac, err := c.AKS()
+		if err != nil {
+			return nil, err
+		}
+		kc, err := ac.ClusterUserKubeconfig(ctx, cid)
+		if err != nil {
+			return nil, fmt.Errorf("getting the credentials of member %q (listClusterUserCredential of %s): %w", name, cid, err)
+		}
+		cfg, err := c.fromKubeconfig(kc)
+		if err != nil {
+			return nil, fmt.Errorf("the kubeconfig of member %q: %w", name, err)
+		}
+		return kube.NewClient(cfg, c.o.UserAgent)
+	})
+}
+
+// ClusterNames lists the clusters block's keys.
+func (c *Clients) ClusterNames() []string {
+	names := make([]string, 0, len(c.o.Clusters))
+	for n := range c.o.Clusters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (c *Clients) clusterList() string {
+	names := c.ClusterNames()
+	if len(names) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q", n)
+	}
+	return s
+}
+
+// fromKubeconfig reads a kubeconfig the Fleet API or AKS gave; one that
+// wants kubelogin is served with the provider's own Azure credential.
+func (c *Clients) fromKubeconfig(kc []byte) (*rest.Config, error) {
+	cfg, err := kube.FromKubeconfig(kc)
+	if err != nil {
+		return nil, err
+	}
+	if serverID, ok := kube.KubeloginServerID(cfg); ok && c.o.Azure != nil {
+		cfg = kube.WithAzureToken(cfg, serverID, c.o.Azure.Token)
+	}
+	return cfg, nil
+}
+
+// lazy builds a value once; a failed build is retried by the next caller.
+// Waiting for another caller's build honours the context.
+type lazy[T any] struct {
+	once sync.Once
+	sem  chan struct{}
+	val  T
+	done bool
+}
+
+func (l *lazy[T]) get(ctx context.Context, build func(context.Context) (T, error)) (T, error) {
+	l.once.Do(func() { l.sem = make(chan struct{}, 1) })
+	var zero T
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+	defer func() { <-l.sem }()
+	if l.done {
+		return l.val, nil
+	}
+	v, err := build(ctx)
+	if err != nil {
+		return zero, err
+	}
+	l.val, l.done = v, true
+	return v, nil
+}

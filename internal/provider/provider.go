@@ -1,0 +1,389 @@
+// Package provider is the Terraform provider `fleet`: schemas, models, CRUD
+// and diagnostics. HCL comes in, engine calls go out; the rules live in
+// internal/engine.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/client-go/rest"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+)
+
+var _ provider.Provider = (*FleetProvider)(nil)
+
+// FleetProvider is the `fleet` provider.
+type FleetProvider struct {
+	version   string
+	now       func() time.Time
+	transport policy.Transporter
+	getenv    func(string) string
+}
+
+// Option adjusts a provider built by New (tests, the acceptance harness).
+type Option func(*FleetProvider)
+
+// WithClock sets the provider's clock (disruption previews use it).
+func WithClock(now func() time.Time) Option { return func(p *FleetProvider) { p.now = now } }
+
+// WithAzureTransport sets the HTTP transport of every Azure request
+// (metadata host, token endpoint, ARM). Default: azcore's, verifying TLS
+// with the system roots (SSL_CERT_FILE).
+func WithAzureTransport(t policy.Transporter) Option {
+	return func(p *FleetProvider) { p.transport = t }
+}
+
+// WithGetenv replaces os.Getenv for the ARM_*, FLEET_* and KUBE_*
+// fallbacks.
+func WithGetenv(getenv func(string) string) Option {
+	return func(p *FleetProvider) { p.getenv = getenv }
+}
+
+// New returns the provider factory providerserver serves.
+func New(version string, opts ...Option) func() provider.Provider {
+	return func() provider.Provider {
+		p := &FleetProvider{version: version, now: time.Now, getenv: os.Getenv}
+		for _, o := range opts {
+			o(p)
+		}
+		return p
+	}
+}
+
+// Metadata implements provider.Provider.
+func (p *FleetProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "fleet"
+	resp.Version = p.version
+}
+
+var (
+	fleetNameRe     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	resourceGroupRe = regexp.MustCompile(`^[-\p{L}\p{N}._()]*[-\p{L}\p{N}_()]$`)
+	metadataHostRe  = regexp.MustCompile(`^(?i:https://)?[^/?#@\s]+/?$`)
+)
+
+// Schema implements provider.Provider.
+func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Manage Azure Kubernetes Fleet Manager, KubeFleet and Karpenter as code: placements, update strategies, " +
+			"update runs, auto-upgrade profiles and node-pool disruption settings, with plans that preview what the fleet will do. " +
+			"With the `ARM_*` environment set, an empty `provider \"fleet\" {}` reaches everything: the hub's and members' " +
+			"credentials then come from the Fleet API and AKS.",
+		Attributes: map[string]schema.Attribute{
+			"azure": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "Azure Resource Manager access, for the Fleet API (update strategies, update runs, auto-upgrade profiles, " +
+					"members) and AKS. Every attribute also comes from the environment as in the azurerm provider. Azure is " +
+					"configured when this block is present or `ARM_SUBSCRIPTION_ID` is set; otherwise resources that need it fail at plan.",
+				Attributes: azureAttributes(),
+			},
+			"hub": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The fleet hub cluster's Kubernetes API (placements, member clusters), with the kubernetes provider's " +
+					"attribute names. `config_path` comes from `KUBE_CONFIG_PATH` (its first path), `config_context` from `KUBE_CTX`, " +
+					"`host` from `KUBE_HOST`, `token` from `KUBE_TOKEN`, `cluster_ca_certificate` from `KUBE_CLUSTER_CA_CERT_DATA`, " +
+					"`client_certificate` from `KUBE_CLIENT_CERT_DATA`, `client_key` from `KUBE_CLIENT_KEY_DATA` and `insecure` from " +
+					"`KUBE_INSECURE`. When neither is set and Azure is configured, the hub's kubeconfig comes from the default fleet's " +
+					"`listCredentials`, as `az fleet get-credentials` gets it.",
+				Attributes: kubeAttributes("the hub"),
+			},
+			"clusters": schema.MapNestedAttribute{
+				Optional: true,
+				Description: "Member clusters' Kubernetes APIs by cluster name, for `fleet_nodepool_disruption`; the same attributes " +
+					"as `hub` (no environment fallbacks). A cluster that is not listed here is looked up as a member of the default " +
+					"fleet and reached with its managed cluster's user credentials (`listClusterUserCredential`), as " +
+					"`az aks get-credentials` does.",
+				NestedObject: schema.NestedAttributeObject{Attributes: kubeAttributes("the cluster")},
+				Validators: []validator.Map{
+					mapvalidator.KeysAre(stringvalidator.LengthAtLeast(1)),
+				},
+			},
+		},
+	}
+}
+
+func azureAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"subscription_id": schema.StringAttribute{
+			Optional:    true,
+			Description: "The subscription of the default fleet and of location-scoped calls. Environment: `ARM_SUBSCRIPTION_ID`.",
+		},
+		"resource_group_name": schema.StringAttribute{
+			Optional: true,
+			Description: "The resource group of the default fleet, used by resources that do not set `fleet_id` and to reach the " +
+				"hub and members. Environment: `FLEET_RESOURCE_GROUP_NAME`.",
+			Validators: []validator.String{
+				stringvalidator.LengthBetween(1, 90),
+				stringvalidator.RegexMatches(resourceGroupRe, "must be a resource group name: letters, digits, '-', '_', '.', '(' and ')', not ending with '.'"),
+			},
+		},
+		"fleet_name": schema.StringAttribute{
+			Optional:    true,
+			Description: "The name of the default fleet. Environment: `FLEET_NAME`.",
+			Validators: []validator.String{
+				stringvalidator.LengthBetween(1, 63),
+				stringvalidator.RegexMatches(fleetNameRe, "must be a fleet name: lower-case letters, digits and '-', starting and ending with a letter or digit"),
+			},
+		},
+		"tenant_id": schema.StringAttribute{
+			Optional:    true,
+			Description: "The Microsoft Entra tenant to authenticate in. Environment: `ARM_TENANT_ID`.",
+		},
+		"client_id": schema.StringAttribute{
+			Optional: true,
+			Description: "The client (application) ID of the service principal, federated identity or user-assigned managed " +
+				"identity. Environment: `ARM_CLIENT_ID`.",
+		},
+		"client_secret": schema.StringAttribute{
+			Optional:    true,
+			Sensitive:   true,
+			Description: "The service principal's client secret; when set, it is the authentication method. Environment: `ARM_CLIENT_SECRET`.",
+		},
+		"use_oidc": schema.BoolAttribute{
+			Optional: true,
+			Description: "Authenticate with an OIDC (workload identity federation) token: the file `oidc_token_file_path`, " +
+				"or the token in `ARM_OIDC_TOKEN`. Used when no client secret is set. Environment: `ARM_USE_OIDC`. Default: false.",
+		},
+		"oidc_token_file_path": schema.StringAttribute{
+			Optional:    true,
+			Description: "The file holding the OIDC token, read again for every token request. Environment: `ARM_OIDC_TOKEN_FILE_PATH`.",
+		},
+		"use_msi": schema.BoolAttribute{
+			Optional: true,
+			Description: "Authenticate with a managed identity (the user-assigned one `client_id` names, or the system-assigned " +
+				"one). Used when neither a client secret nor OIDC is configured. Environment: `ARM_USE_MSI`. Default: false.",
+		},
+		"use_cli": schema.BoolAttribute{
+			Optional:    true,
+			Description: "Authenticate as the Azure CLI's signed-in account when no other method is configured. Environment: `ARM_USE_CLI`. Default: true.",
+		},
+		"environment": schema.StringAttribute{
+			Optional: true,
+			Description: "The Azure cloud: `public`, `usgovernment` or `china`. With `metadata_host`, it picks the cloud of the " +
+				"metadata document (else its first). Environment: `ARM_ENVIRONMENT`. Default: `public`.",
+			Validators: []validator.String{stringvalidator.OneOf(azure.Environments...)},
+		},
+		"metadata_host": schema.StringAttribute{
+			Optional: true,
+			Description: "A custom cloud's metadata host (host name and optional port, e.g. Azure Stack or the local fleet's " +
+				"emulator): the resource manager and login endpoints are read from `https://<metadata_host>/metadata/endpoints`. " +
+				"TLS is verified with the system roots, which `SSL_CERT_FILE` extends. Environment: `ARM_METADATA_HOSTNAME`.",
+			Validators: []validator.String{
+				stringvalidator.RegexMatches(metadataHostRe, "must be a host name with an optional port, reached over https (e.g. management.local:8443)"),
+			},
+		},
+	}
+}
+
+func kubeAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"config_path": schema.StringAttribute{
+			Optional:    true,
+			Description: "A kubeconfig file for " + what + " (a leading `~` is the home directory).",
+		},
+		"config_context": schema.StringAttribute{
+			Optional:    true,
+			Description: "The context of the kubeconfig at `config_path` to use (default: its current context).",
+		},
+		"host": schema.StringAttribute{
+			Optional:    true,
+			Description: "The API server of " + what + ": a URL, or a host[:port] (https when certificates or `insecure` are set).",
+		},
+		"token": schema.StringAttribute{
+			Optional:    true,
+			Sensitive:   true,
+			Description: "A bearer token for " + what + ".",
+		},
+		"cluster_ca_certificate": schema.StringAttribute{
+			Optional:    true,
+			Description: "PEM-encoded CA certificate(s) that sign the API server's certificate.",
+		},
+		"client_certificate": schema.StringAttribute{
+			Optional:    true,
+			Description: "PEM-encoded client certificate for TLS client authentication (with `client_key`).",
+		},
+		"client_key": schema.StringAttribute{
+			Optional:    true,
+			Sensitive:   true,
+			Description: "PEM-encoded private key of `client_certificate`.",
+		},
+		"insecure": schema.BoolAttribute{
+			Optional:    true,
+			Description: "Skip the verification of the API server's certificate. Not for production; conflicts with `cluster_ca_certificate`.",
+		},
+		"exec": schema.SingleNestedAttribute{
+			Optional:    true,
+			Description: "An exec credential plugin (e.g. `kubelogin`) that prints the credentials of " + what + ".",
+			Attributes: map[string]schema.Attribute{
+				"api_version": schema.StringAttribute{
+					Required:    true,
+					Description: "The plugin's API version: `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.",
+					Validators:  []validator.String{stringvalidator.OneOf(kube.ExecAPIVersions...)},
+				},
+				"command": schema.StringAttribute{
+					Required:    true,
+					Description: "The command to run (a path, or a name looked up in PATH).",
+					Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"args": schema.ListAttribute{
+					Optional:    true,
+					ElementType: types.StringType,
+					Description: "The command's arguments.",
+				},
+				"env": schema.MapAttribute{
+					Optional:    true,
+					Sensitive:   true,
+					ElementType: types.StringType,
+					Description: "Environment variables to set for the command.",
+				},
+			},
+		},
+	}
+}
+
+// Configure implements provider.Provider: it resolves the environment
+// fallbacks, validates, and hands an *engine.Clients to resources and data
+// sources. Nothing configured is not an error: a resource whose backend is
+// missing fails at plan, naming the block.
+func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r := &resolver{getenv: p.getenv, fromEnv: map[string]string{}}
+
+	az := r.resolveAzure(ctx, cfg.Azure)
+	hub := r.resolveKube(ctx, path.Root("hub"), cfg.Hub, true)
+	clusters, clustersUnknown := r.resolveClusters(ctx, cfg.Clusters)
+	resp.Diagnostics.Append(r.diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.diags = nil
+
+	ua := fmt.Sprintf("terraform-provider-fleet/%s", p.version)
+	if req.TerraformVersion != "" {
+		ua += " terraform/" + req.TerraformVersion
+	}
+	opts := engine.Options{
+		AzureUnknown:    az.Unknown,
+		DefaultFleet:    az.DefaultFleet,
+		HubUnknown:      hub.Unknown,
+		ClustersUnknown: clustersUnknown,
+		UnknownClusters: map[string]bool{},
+		Clusters:        map[string]*rest.Config{},
+		UserAgent:       ua,
+		Now:             p.now,
+	}
+
+	if !hub.Unknown && !hub.Config.IsZero() {
+		rc, err := kube.RESTConfig(hub.Config)
+		if err != nil {
+			r.addKubeError(path.Root("hub"), "hub", err)
+		} else {
+			opts.Hub = rc
+		}
+	}
+	names := make([]string, 0, len(clusters))
+	for name := range clusters {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cs := clusters[name]
+		root := path.Root("clusters").AtMapKey(name)
+		switch {
+		case cs.Unknown:
+			opts.UnknownClusters[name] = true
+		case cs.Config.IsZero():
+			r.diags.AddAttributeError(root, "Empty cluster connection",
+				fmt.Sprintf("clusters[%q] sets no connection attribute: set config_path, host or exec, or remove the entry so the cluster's credentials come from its fleet member.", name))
+		default:
+			rc, err := kube.RESTConfig(cs.Config)
+			if err != nil {
+				r.addKubeError(root, fmt.Sprintf("cluster %q", name), err)
+				continue
+			}
+			opts.Clusters[name] = rc
+		}
+	}
+	resp.Diagnostics.Append(r.diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.diags = nil
+
+	if az.Config != nil {
+		s, err := azure.NewSession(ctx, *az.Config, azure.Options{Transport: p.transport, ProviderVersion: p.version})
+		if err != nil {
+			r.addAzureError(err)
+			resp.Diagnostics.Append(r.diags...)
+			return
+		}
+		opts.Azure = s
+		fields := map[string]any{
+			"subscription_id":  s.SubscriptionID,
+			"auth_method":      string(s.Method),
+			"resource_manager": s.ResourceManagerEndpoint(),
+			"custom_cloud":     s.CustomCloud,
+		}
+		if az.DefaultFleet != nil {
+			fields["default_fleet"] = az.DefaultFleet.String()
+		}
+		tflog.Debug(ctx, "Azure configured", fields)
+	}
+
+	hubSource := "not configured"
+	switch {
+	case hub.Unknown:
+		hubSource = "unknown until apply"
+	case opts.Hub != nil:
+		hubSource = "hub block"
+	case opts.Azure != nil:
+		hubSource = "Fleet API listCredentials"
+	}
+	tflog.Debug(ctx, "fleet provider configured", map[string]any{
+		"azure":    opts.Azure != nil,
+		"hub":      hubSource,
+		"clusters": names,
+	})
+
+	clients := engine.New(opts)
+	resp.ResourceData = clients
+	resp.DataSourceData = clients
+	resp.EphemeralResourceData = clients
+	resp.ActionData = clients
+	resp.ListResourceData = clients
+}
+
+// Resources implements provider.Provider. Each resource's constructor is
+// listed here.
+func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{}
+}
+
+// DataSources implements provider.Provider. Each data source's constructor
+// is listed here.
+func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{}
+}

@@ -1,0 +1,440 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+)
+
+// unknown marks a value unknown at plan in a test configuration.
+type unknown struct{}
+
+func providerSchema(t *testing.T) schema.Schema {
+	t.Helper()
+	p := New("test")()
+	var resp provider.SchemaResponse
+	p.Schema(context.Background(), provider.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	return resp.Schema
+}
+
+// value builds a tftypes value of typ from Go values: nil is null, unknown{}
+// is unknown, map[string]any fills objects and maps, []string lists.
+func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
+	t.Helper()
+	if v == nil {
+		return tftypes.NewValue(typ, nil)
+	}
+	if _, ok := v.(unknown); ok {
+		return tftypes.NewValue(typ, tftypes.UnknownValue)
+	}
+	switch ty := typ.(type) {
+	case tftypes.Object:
+		in := v.(map[string]any)
+		vals := map[string]tftypes.Value{}
+		for name, at := range ty.AttributeTypes {
+			vals[name] = value(t, at, in[name])
+		}
+		for name := range in {
+			if _, ok := ty.AttributeTypes[name]; !ok {
+				t.Fatalf("no attribute %q", name)
+			}
+		}
+		return tftypes.NewValue(ty, vals)
+	case tftypes.Map:
+		in := v.(map[string]any)
+		vals := map[string]tftypes.Value{}
+		for k, e := range in {
+			vals[k] = value(t, ty.ElementType, e)
+		}
+		return tftypes.NewValue(ty, vals)
+	case tftypes.List:
+		var vals []tftypes.Value
+		for _, e := range v.([]string) {
+			vals = append(vals, tftypes.NewValue(ty.ElementType, e))
+		}
+		return tftypes.NewValue(ty, vals)
+	}
+	return tftypes.NewValue(typ, v)
+}
+
+type result struct {
+	clients *engine.Clients
+	diags   diag.Diagnostics
+	logs    string
+}
+
+// configure runs Configure on cfg (the provider block as Go values) with
+// env as the whole environment.
+func configure(t *testing.T, cfg map[string]any, env map[string]string, opts ...Option) result {
+	t.Helper()
+	s := providerSchema(t)
+	ctx := context.Background()
+	raw := value(t, s.Type().TerraformType(ctx), cfg)
+	opts = append(opts, WithGetenv(func(k string) string { return env[k] }))
+	p := New("1.2.3", opts...)()
+	var logs bytes.Buffer
+	ctx = tflogtest.RootLogger(ctx, &logs)
+	var resp provider.ConfigureResponse
+	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: "1.11.4", Config: tfsdk.Config{Schema: s, Raw: raw}}, &resp)
+	r := result{diags: resp.Diagnostics, logs: logs.String()}
+	if !resp.Diagnostics.HasError() {
+		c, ok := resp.ResourceData.(*engine.Clients)
+		if !ok || resp.DataSourceData != resp.ResourceData {
+			t.Fatalf("ResourceData = %T, DataSourceData = %T", resp.ResourceData, resp.DataSourceData)
+		}
+		r.clients = c
+	}
+	return r
+}
+
+// errorAt returns the error diagnostic at p.
+func errorAt(t *testing.T, diags diag.Diagnostics, p path.Path) diag.Diagnostic {
+	t.Helper()
+	for _, d := range diags.Errors() {
+		if wp, ok := d.(diag.DiagnosticWithPath); ok && wp.Path().Equal(p) {
+			return d
+		}
+	}
+	t.Fatalf("no error at %s in %v", p, diags)
+	return nil
+}
+
+func TestMetadataAndSchema(t *testing.T) {
+	p := New("9.9.9")()
+	var md provider.MetadataResponse
+	p.Metadata(context.Background(), provider.MetadataRequest{}, &md)
+	if md.TypeName != "fleet" || md.Version != "9.9.9" {
+		t.Errorf("metadata = %+v", md)
+	}
+	s := providerSchema(t)
+	if diags := s.ValidateImplementation(context.Background()); diags.HasError() {
+		t.Fatal(diags)
+	}
+	// every attribute is described (tfplugindocs writes the docs from them)
+	var walk func(prefix string, attrs map[string]schema.Attribute)
+	count := 0
+	walk = func(prefix string, attrs map[string]schema.Attribute) {
+		for name, a := range attrs {
+			count++
+			if strings.TrimSpace(a.GetDescription()) == "" {
+				t.Errorf("%s%s has no description", prefix, name)
+			}
+			switch n := a.(type) {
+			case schema.SingleNestedAttribute:
+				walk(prefix+name+".", n.Attributes)
+			case schema.MapNestedAttribute:
+				walk(prefix+name+".", n.NestedObject.Attributes)
+			}
+		}
+	}
+	walk("", s.Attributes)
+	if count != 3+12+2*(9+4) {
+		t.Errorf("%d attributes", count)
+	}
+	if s.Description == "" {
+		t.Error("provider has no description")
+	}
+	azureAttrs := s.Attributes["azure"].(schema.SingleNestedAttribute).Attributes
+	hubAttrs := s.Attributes["hub"].(schema.SingleNestedAttribute).Attributes
+	clusterAttrs := s.Attributes["clusters"].(schema.MapNestedAttribute).NestedObject.Attributes
+	for what, a := range map[string]schema.Attribute{
+		"azure.client_secret": azureAttrs["client_secret"], "hub.token": hubAttrs["token"], "hub.client_key": hubAttrs["client_key"],
+		"clusters.token": clusterAttrs["token"], "clusters.client_key": clusterAttrs["client_key"],
+	} {
+		if !a.IsSensitive() {
+			t.Errorf("%s is not sensitive", what)
+		}
+	}
+	for _, name := range []string{"subscription_id", "resource_group_name", "fleet_name", "tenant_id", "client_id", "client_secret",
+		"use_oidc", "oidc_token_file_path", "use_msi", "use_cli", "environment", "metadata_host"} {
+		if _, ok := azureAttrs[name]; !ok {
+			t.Errorf("azure.%s missing", name)
+		}
+	}
+}
+
+func TestNameValidators(t *testing.T) {
+	for s, want := range map[string]bool{"demo": true, "fleet-1": true, "a": true, "Demo": false, "-x": false, "x-": false, "a_b": false} {
+		if fleetNameRe.MatchString(s) != want {
+			t.Errorf("fleet name %q: %v", s, !want)
+		}
+	}
+	for s, want := range map[string]bool{"rg-fleet": true, "rg.(x)_1": true, "rg.": false, "rg/x": false, "grupo-ñ": true} {
+		if resourceGroupRe.MatchString(s) != want {
+			t.Errorf("resource group %q: %v", s, !want)
+		}
+	}
+	for s, want := range map[string]bool{"management.local:8443": true, "https://x.example/": true, "http://x": false, "x/y": false} {
+		if metadataHostRe.MatchString(s) != want {
+			t.Errorf("metadata host %q: %v", s, !want)
+		}
+	}
+}
+
+func TestConfigureNothing(t *testing.T) {
+	r := configure(t, map[string]any{}, nil)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if _, err := r.clients.Fleet(); !engine.IsNotConfigured(err) || !strings.Contains(err.Error(), "azure block (or ARM_* environment) is not configured") {
+		t.Errorf("Fleet: %v", err)
+	}
+	if _, err := r.clients.Hub(context.Background()); !engine.IsNotConfigured(err) {
+		t.Errorf("Hub: %v", err)
+	}
+	if _, err := r.clients.Cluster(context.Background(), "aks-east-1"); !engine.IsNotConfigured(err) {
+		t.Errorf("Cluster: %v", err)
+	}
+}
+
+func TestConfigureAzureFromEnvironment(t *testing.T) {
+	env := map[string]string{
+		"ARM_SUBSCRIPTION_ID": "env-sub", "ARM_TENANT_ID": "tenant", "ARM_CLIENT_ID": "app", "ARM_CLIENT_SECRET": "env-s3cret",
+		"FLEET_RESOURCE_GROUP_NAME": "rg-fleet", "FLEET_NAME": "demo", "ARM_ENVIRONMENT": "China",
+	}
+	r := configure(t, map[string]any{}, env)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	s, err := r.clients.AzureSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Method != azure.AuthClientSecret || s.SubscriptionID != "env-sub" || s.ResourceManagerEndpoint() != "https://management.chinacloudapi.cn" {
+		t.Errorf("session: %s %s %s", s.Method, s.SubscriptionID, s.ResourceManagerEndpoint())
+	}
+	f, err := r.clients.DefaultFleet()
+	if err != nil || f != (fleetapi.FleetID{SubscriptionID: "env-sub", ResourceGroupName: "rg-fleet", Name: "demo"}) {
+		t.Errorf("DefaultFleet = %+v %v", f, err)
+	}
+	if strings.Contains(r.logs, "env-s3cret") {
+		t.Error("the client secret was logged")
+	}
+	if !strings.Contains(r.logs, "client_secret") || !strings.Contains(r.logs, "fleet provider configured") {
+		t.Errorf("expected debug logs, got %s", r.logs)
+	}
+
+	// the configuration wins over the environment
+	r = configure(t, map[string]any{"azure": map[string]any{"subscription_id": "cfg-sub", "fleet_name": "other", "use_cli": true, "client_secret": nil}}, map[string]string{
+		"ARM_SUBSCRIPTION_ID": "env-sub", "FLEET_RESOURCE_GROUP_NAME": "rg-fleet", "FLEET_NAME": "demo", "ARM_USE_CLI": "false",
+	})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	f, _ = r.clients.DefaultFleet()
+	s, _ = r.clients.AzureSession()
+	if f.SubscriptionID != "cfg-sub" || f.Name != "other" || f.ResourceGroupName != "rg-fleet" || s.Method != azure.AuthCLI {
+		t.Errorf("precedence: %+v %s", f, s.Method)
+	}
+}
+
+func TestConfigureAzureErrors(t *testing.T) {
+	r := configure(t, map[string]any{"azure": map[string]any{"fleet_name": "demo", "resource_group_name": "rg"}}, nil)
+	d := errorAt(t, r.diags, path.Root("azure").AtName("subscription_id"))
+	if d.Summary() != "Missing Azure subscription" || !strings.Contains(d.Detail(), "set azure.subscription_id or ARM_SUBSCRIPTION_ID") {
+		t.Errorf("diag = %s: %s", d.Summary(), d.Detail())
+	}
+
+	r = configure(t, map[string]any{}, map[string]string{"ARM_SUBSCRIPTION_ID": "s", "ARM_USE_OIDC": "maybe"})
+	d = errorAt(t, r.diags, path.Root("azure").AtName("use_oidc"))
+	if !strings.Contains(d.Detail(), `ARM_USE_OIDC="maybe"`) {
+		t.Errorf("use_oidc: %s", d.Detail())
+	}
+
+	r = configure(t, map[string]any{}, map[string]string{"ARM_SUBSCRIPTION_ID": "s", "FLEET_NAME": "demo"})
+	d = errorAt(t, r.diags, path.Root("azure").AtName("resource_group_name"))
+	if !strings.Contains(d.Detail(), "FLEET_NAME") {
+		t.Errorf("incomplete fleet: %s", d.Detail())
+	}
+
+	r = configure(t, map[string]any{}, map[string]string{"ARM_SUBSCRIPTION_ID": "s", "ARM_CLIENT_SECRET": "x", "ARM_CLIENT_ID": "c"})
+	d = errorAt(t, r.diags, path.Root("azure").AtName("tenant_id"))
+	if !strings.Contains(d.Detail(), "ARM_TENANT_ID") {
+		t.Errorf("tenant: %s", d.Detail())
+	}
+
+	missing := filepath.Join(t.TempDir(), "token")
+	r = configure(t, map[string]any{}, map[string]string{"ARM_SUBSCRIPTION_ID": "s", "ARM_USE_OIDC": "true", "ARM_TENANT_ID": "t",
+		"ARM_CLIENT_ID": "c", "ARM_OIDC_TOKEN_FILE_PATH": missing})
+	d = errorAt(t, r.diags, path.Root("azure").AtName("oidc_token_file_path"))
+	if !strings.Contains(d.Detail(), "no such file") || !strings.Contains(d.Detail(), "ARM_OIDC_TOKEN_FILE_PATH") {
+		t.Errorf("oidc file: %s", d.Detail())
+	}
+	// ARM_OIDC_TOKEN stands in for the file
+	r = configure(t, map[string]any{}, map[string]string{"ARM_SUBSCRIPTION_ID": "s", "ARM_USE_OIDC": "true", "ARM_TENANT_ID": "t",
+		"ARM_CLIENT_ID": "c", "ARM_OIDC_TOKEN": "jwt"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if s, _ := r.clients.AzureSession(); s.Method != azure.AuthOIDC {
+		t.Errorf("method = %s", s.Method)
+	}
+}
+
+func TestConfigureCustomCloud(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metadata/endpoints" {
+			http.NotFound(w, r)
+			return
+		}
+		base := "https://" + r.Host
+		fmt.Fprintf(w, `[{"name":"Local","resourceManager":"%s","authentication":{"loginEndpoint":"%s/","audiences":["https://management.local/"]}}]`, base, base)
+	}))
+	host := strings.TrimPrefix(srv.URL, "https://")
+	env := map[string]string{"ARM_SUBSCRIPTION_ID": "s", "ARM_METADATA_HOSTNAME": host, "ARM_TENANT_ID": "t", "ARM_CLIENT_ID": "c", "ARM_CLIENT_SECRET": "x"}
+	r := configure(t, map[string]any{}, env, WithAzureTransport(srv.Client()))
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	s, _ := r.clients.AzureSession()
+	if !s.CustomCloud || s.ResourceManagerEndpoint() != srv.URL {
+		t.Errorf("custom cloud: %v %s", s.CustomCloud, s.ResourceManagerEndpoint())
+	}
+	srv.Close()
+	r = configure(t, map[string]any{}, env, WithAzureTransport(srv.Client()))
+	d := errorAt(t, r.diags, path.Root("azure").AtName("metadata_host"))
+	if !strings.Contains(d.Detail(), host) || !strings.Contains(d.Detail(), "ARM_METADATA_HOSTNAME") {
+		t.Errorf("unreachable metadata host: %s", d.Detail())
+	}
+}
+
+const kubeconfig = `apiVersion: v1
+kind: Config
+current-context: hub
+clusters: [{name: hub, cluster: {server: "https://hub.example:6443"}}]
+users: [{name: u, user: {token: kc-token}}]
+contexts: [{name: hub, context: {cluster: hub, user: u}}, {name: other, context: {cluster: hub, user: u}}]
+`
+
+func TestConfigureHub(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "hub.yaml")
+	if err := os.WriteFile(kc, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// KUBE_CONFIG_PATH holds a list: the first path is taken
+	r := configure(t, map[string]any{}, map[string]string{"KUBE_CONFIG_PATH": kc + string(os.PathListSeparator) + "/nope", "KUBE_CTX": "other"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	h, err := r.clients.Hub(ctx)
+	if err != nil || h.Config.Host != "https://hub.example:6443" || h.Config.BearerToken != "kc-token" {
+		t.Fatalf("hub from KUBE_CONFIG_PATH: %v %v", h, err)
+	}
+	if !strings.HasPrefix(h.Config.UserAgent, "terraform-provider-fleet/1.2.3") {
+		t.Errorf("user agent %q", h.Config.UserAgent)
+	}
+
+	r = configure(t, map[string]any{}, map[string]string{"KUBE_HOST": "https://env.example", "KUBE_TOKEN": "env-token", "KUBE_INSECURE": "true"})
+	h, err = r.clients.Hub(ctx)
+	if err != nil || h.Config.Host != "https://env.example" || h.Config.BearerToken != "env-token" || !h.Config.Insecure {
+		t.Fatalf("hub from KUBE_HOST: %v %v", h, err)
+	}
+	if strings.Contains(r.logs, "env-token") {
+		t.Error("the hub token was logged")
+	}
+
+	missing := filepath.Join(dir, "missing.yaml")
+	r = configure(t, map[string]any{"hub": map[string]any{"config_path": missing}}, nil)
+	d := errorAt(t, r.diags, path.Root("hub").AtName("config_path"))
+	if !strings.Contains(d.Detail(), missing) || !strings.Contains(d.Detail(), "no such file or directory") {
+		t.Errorf("unreadable kubeconfig: %s", d.Detail())
+	}
+	r = configure(t, map[string]any{}, map[string]string{"KUBE_CONFIG_PATH": missing})
+	d = errorAt(t, r.diags, path.Root("hub").AtName("config_path"))
+	if !strings.Contains(d.Detail(), "KUBE_CONFIG_PATH") {
+		t.Errorf("env source not named: %s", d.Detail())
+	}
+	r = configure(t, map[string]any{"hub": map[string]any{"config_path": kc, "config_context": "nope"}}, nil)
+	errorAt(t, r.diags, path.Root("hub").AtName("config_context"))
+
+	r = configure(t, map[string]any{"hub": map[string]any{"host": "https://h", "exec": map[string]any{
+		"api_version": "client.authentication.k8s.io/v1", "command": "kubelogin", "args": []string{"get-token"}, "env": map[string]any{"A": "1"}}}}, nil)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	h, err = r.clients.Hub(ctx)
+	if err != nil || h.Config.ExecProvider == nil || h.Config.ExecProvider.Command != "kubelogin" || len(h.Config.ExecProvider.Env) != 1 {
+		t.Fatalf("exec hub: %v %v", h, err)
+	}
+
+	// a hub whose host is known only after apply
+	r = configure(t, map[string]any{"hub": map[string]any{"host": unknown{}}}, nil)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if _, err := r.clients.Hub(ctx); !engine.IsConfigUnknown(err) {
+		t.Errorf("unknown hub: %v", err)
+	}
+}
+
+func TestConfigureClusters(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	ca := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	ctx := context.Background()
+	r := configure(t, map[string]any{"clusters": map[string]any{
+		"aks-east-1": map[string]any{"host": srv.URL, "token": "t1", "cluster_ca_certificate": ca},
+		"aks-west-1": map[string]any{"host": unknown{}},
+	}}, map[string]string{"KUBE_HOST": "https://hub-only.example"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	c, err := r.clients.Cluster(ctx, "aks-east-1")
+	if err != nil || c.Config.Host != srv.URL || c.Config.BearerToken != "t1" {
+		t.Fatalf("cluster: %v %v", c, err)
+	}
+	if _, err := r.clients.Cluster(ctx, "aks-west-1"); !engine.IsConfigUnknown(err) {
+		t.Errorf("unknown cluster: %v", err)
+	}
+	if _, err := r.clients.Cluster(ctx, "aks-north-1"); !engine.IsNotConfigured(err) {
+		t.Errorf("unlisted cluster without azure: %v", err)
+	}
+
+	r = configure(t, map[string]any{"clusters": map[string]any{
+		"empty": map[string]any{},
+		"bad":   map[string]any{"host": "https://h", "cluster_ca_certificate": "nope"},
+	}}, nil)
+	errorAt(t, r.diags, path.Root("clusters").AtMapKey("empty"))
+	d := errorAt(t, r.diags, path.Root("clusters").AtMapKey("bad").AtName("cluster_ca_certificate"))
+	if !strings.Contains(d.Detail(), `cluster "bad"`) {
+		t.Errorf("detail: %s", d.Detail())
+	}
+}
+
+func TestConfigureUnknownAzure(t *testing.T) {
+	r := configure(t, map[string]any{"azure": map[string]any{"subscription_id": unknown{}}}, nil)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if _, err := r.clients.Fleet(); !engine.IsConfigUnknown(err) {
+		t.Errorf("Fleet: %v", err)
+	}
+	if _, err := r.clients.Hub(context.Background()); !engine.IsConfigUnknown(err) {
+		t.Errorf("Hub through unknown azure: %v", err)
+	}
+}
