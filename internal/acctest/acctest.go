@@ -37,7 +37,7 @@ func Current(t testing.TB) *Fleet {
 	return current
 }
 
-// Main starts the local fleet described by fleetFile (relative to the
+// Main starts (when TF_ACC is set) the local fleet described by fleetFile (relative to the
 // repository root), exports its environment into this process, runs the
 // tests and stops the fleet. The fleet runs in a child process that gets
 // SIGTERM if this binary dies, so a crashed test leaves nothing behind.
@@ -46,6 +46,10 @@ func Main(m *testing.M, fleetFile string) {
 }
 
 func run(m *testing.M, fleetFile string) int {
+	if os.Getenv("TF_ACC") == "" {
+		// Unit tests only: acceptance tests skip themselves without TF_ACC.
+		return m.Run()
+	}
 	root, err := RepoRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "acctest:", err)

@@ -111,6 +111,8 @@ type Clients struct {
 
 	mu       sync.Mutex
 	clusters map[string]*lazy[*kube.Client]
+
+	inv inventory
 }
 
 // New returns the bundle for o.

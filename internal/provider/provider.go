@@ -385,5 +385,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 // DataSources implements provider.Provider. Each data source's constructor
 // is listed here.
 func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{}
+	return []func() datasource.DataSource{
+		NewMembersDataSource,
+	}
 }

@@ -214,12 +214,13 @@ func (r *resolver) resolveAzure(ctx context.Context, obj types.Object) azureSett
 	rg := r.str(at("resource_group_name"), m.ResourceGroupName, envResourceGroupName)
 	name := r.str(at("fleet_name"), m.FleetName, envFleetName)
 
-	if obj.IsNull() && c.SubscriptionID == "" {
+	// Azure counts as configured as soon as anything of it is set (an azure
+	// block, or any ARM_* / FLEET_* variable), so a forgotten subscription is
+	// reported by name instead of as "Azure not configured".
+	anySet := c.SubscriptionID != "" || c.TenantID != "" || c.ClientID != "" || c.ClientSecret != "" ||
+		c.MetadataHost != "" || c.OIDCTokenFilePath != "" || rg != "" || name != ""
+	if obj.IsNull() && !anySet {
 		// Azure is not configured: resources that need it say so at plan.
-		if rg != "" || name != "" {
-			r.diags.AddAttributeWarning(root, "Default fleet ignored",
-				"FLEET_RESOURCE_GROUP_NAME / FLEET_NAME name a default fleet, but Azure is not configured (no azure block, no ARM_SUBSCRIPTION_ID), so it is not used.")
-		}
 		return azureSettings{}
 	}
 	out := azureSettings{Config: &c}

@@ -68,3 +68,9 @@ func findCondition(conditions []metav1.Condition, conditionType string) *metav1.
 	}
 	return nil
 }
+
+// Eligible reports whether the hub's scheduler would consider the cluster at
+// all, and if not, why — the member's health as the scheduler sees it.
+func Eligible(cluster *clusterv1beta1.MemberCluster, now time.Time) (bool, string) {
+	return eligibility(cluster, now)
+}
