@@ -1,0 +1,162 @@
+package emulator_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+)
+
+func TestClientSecretCredentialGetsAToken(t *testing.T) {
+	fx := newFixture(t)
+	tok, err := fx.cred.GetToken(context.Background(), policy.TokenRequestOptions{Scopes: []string{fx.srv.URL() + "//.default"}})
+	if err != nil {
+		t.Fatalf("GetToken: %v", err)
+	}
+	if tok.Token == "" || time.Until(tok.ExpiresOn) < 30*time.Minute {
+		t.Fatalf("token %q expiring %v", tok.Token, tok.ExpiresOn)
+	}
+	if n := len(fx.log.matching("GET /" + tenantID + "/v2.0/.well-known/openid-configuration -> 200")); n != 1 {
+		t.Errorf("tenant discovery called %d times, want 1", n)
+	}
+	if n := len(fx.log.matching("POST /" + tenantID + "/oauth2/v2.0/token -> 200")); n != 1 {
+		t.Errorf("token endpoint called %d times, want 1", n)
+	}
+}
+
+func TestWrongSecretIsAnAADError(t *testing.T) {
+	fx := newFixture(t)
+	cred := fx.credential(t, "not-the-secret")
+	_, err := cred.GetToken(context.Background(), policy.TokenRequestOptions{Scopes: []string{fx.srv.URL() + "//.default"}})
+	var afe *azidentity.AuthenticationFailedError
+	if !errors.As(err, &afe) {
+		t.Fatalf("GetToken with a wrong secret: %v (%T), want *azidentity.AuthenticationFailedError", err, err)
+	}
+	if afe.RawResponse == nil || afe.RawResponse.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("raw response %+v, want 401", afe.RawResponse)
+	}
+	for _, want := range []string{"invalid_client", "AADSTS7000215", "Invalid client secret provided"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "not-the-secret") {
+		t.Errorf("error leaks the secret: %v", err)
+	}
+}
+
+func TestTokenEndpointRejects(t *testing.T) {
+	fx := newFixture(t)
+	hc := fx.httpClient(t, true)
+	post := func(tenant string, form url.Values) (int, map[string]any) {
+		resp, err := hc.PostForm(fx.srv.URL()+"/"+tenant+"/oauth2/v2.0/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	good := url.Values{"client_id": {clientID}, "client_secret": {clientSecret}, "grant_type": {"client_credentials"}, "scope": {fx.srv.URL() + "//.default"}}
+	with := func(k, v string) url.Values {
+		f := url.Values{}
+		for key, vs := range good {
+			f[key] = vs
+		}
+		f.Set(k, v)
+		return f
+	}
+	for _, tc := range []struct {
+		name, tenant string
+		form         url.Values
+		status       int
+		code, aadsts string
+	}{
+		{"unknown tenant", "someone-else", good, 400, "invalid_request", "AADSTS90002"},
+		{"unknown client", tenantID, with("client_id", "nobody"), 400, "unauthorized_client", "AADSTS700016"},
+		{"password grant", tenantID, with("grant_type", "password"), 400, "unsupported_grant_type", "AADSTS70003"},
+		{"scope without /.default", tenantID, with("scope", fx.srv.URL()), 400, "invalid_scope", "AADSTS1002012"},
+	} {
+		status, body := post(tc.tenant, tc.form)
+		if status != tc.status || body["error"] != tc.code || !strings.HasPrefix(body["error_description"].(string), tc.aadsts+":") {
+			t.Errorf("%s: %d %v, want %d %s %s", tc.name, status, body, tc.status, tc.code, tc.aadsts)
+		}
+	}
+	if status, body := post(tenantID, good); status != 200 || body["token_type"] != "Bearer" || body["access_token"] == "" {
+		t.Errorf("good request: %d %v", status, body)
+	}
+}
+
+func TestARMRequiresAnIssuedBearerToken(t *testing.T) {
+	fx := newFixture(t)
+	hc := fx.httpClient(t, true)
+	u := fx.srv.URL() + fx.fleetPath("") + "?api-version=" + fleetapi.APIVersion
+	for _, tc := range []struct{ auth, code string }{
+		{"", "AuthenticationFailed"},
+		{"Bearer forged-token", "InvalidAuthenticationToken"},
+		{"Basic dXNlcjpwYXNz", "InvalidAuthenticationToken"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("Authorization %q: status %d, want 401", tc.auth, resp.StatusCode)
+		}
+		if e := armError(t, b); e.Code != tc.code {
+			t.Errorf("Authorization %q: code %s, want %s", tc.auth, e.Code, tc.code)
+		}
+	}
+	// The same request with the credential's token succeeds.
+	var fleet fleetapi.Fleet
+	fx.getFleetAPI(t, fx.fleetPath(""), &fleet)
+	if fleet.Name != "demo" {
+		t.Fatalf("fleet %q", fleet.Name)
+	}
+}
+
+func TestOpenIDConfigurationAndInstanceDiscovery(t *testing.T) {
+	fx := newFixture(t)
+	hc := fx.httpClient(t, true)
+	get := func(path string) (int, map[string]any) {
+		resp, err := hc.Get(fx.srv.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	status, oidc := get("/" + tenantID + "/v2.0/.well-known/openid-configuration")
+	if status != 200 || oidc["issuer"] != fx.srv.URL()+"/"+tenantID+"/v2.0" || oidc["token_endpoint"] != fx.srv.URL()+"/"+tenantID+"/oauth2/v2.0/token" || oidc["authorization_endpoint"] == "" {
+		t.Errorf("openid-configuration: %d %v", status, oidc)
+	}
+	if status, body := get("/other-tenant/v2.0/.well-known/openid-configuration"); status != 400 || body["error"] != "invalid_tenant" {
+		t.Errorf("unknown tenant: %d %v", status, body)
+	}
+	status, disc := get("/common/discovery/instance?api-version=1.1&authorization_endpoint=" + url.QueryEscape(fx.srv.URL()+"/"+tenantID+"/oauth2/v2.0/authorize"))
+	if status != 200 || disc["tenant_discovery_endpoint"] != fx.srv.URL()+"/"+tenantID+"/v2.0/.well-known/openid-configuration" {
+		t.Errorf("instance discovery: %d %v", status, disc)
+	}
+}

@@ -1,0 +1,278 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+)
+
+// fleets/updateStrategies: templates of a run's strategy. PUT and DELETE
+// are long-running operations (final state via azure-async-operation) that
+// finish at once.
+
+const (
+	typeUpdateStrategies = providerNS + "/fleets/updateStrategies"
+	typeUpdateRuns       = providerNS + "/fleets/updateRuns"
+	typeGates            = providerNS + "/fleets/gates"
+)
+
+func (s *Server) registerUpdateRoutes() {
+	s.router.handle(http.MethodGet, fleetPath+"/updateStrategies", fleetAPI, s.listUpdateStrategies)
+	s.router.handle(http.MethodGet, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.getUpdateStrategy)
+	s.router.handle(http.MethodPut, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.putUpdateStrategy)
+	s.router.handle(http.MethodDelete, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.deleteUpdateStrategy)
+	s.registerUpdateRunRoutes()
+	s.registerGateRoutes()
+}
+
+// childNamePattern is the name pattern of runs and strategies (1–50 characters).
+var childNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func checkChildName(kind, name string) error {
+	if len(name) > 50 || !childNamePattern.MatchString(name) {
+		return armErrorf(http.StatusBadRequest, "InvalidResourceName",
+			"The %s name '%s' is invalid: use 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.", kind, name)
+	}
+	return nil
+}
+
+func notFound(kind, fleet, name, rg string) error {
+	return armErrorf(http.StatusNotFound, "ResourceNotFound",
+		"The Resource 'Microsoft.ContainerService/fleets/%s/%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix",
+		fleet, kind, name, rg)
+}
+
+// decodeBody reads a JSON request body, rejecting fields the model lacks.
+func decodeBody(r *http.Request, v any) error {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err != nil {
+		return armErrorf(http.StatusBadRequest, "InvalidRequestContent", "The request content could not be read: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return armErrorf(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v", err)
+	}
+	return nil
+}
+
+// systemData is ARM's systemData of a record: the emulator's client created it.
+func (s *Server) systemData(rec *record) *fleetapi.SystemData {
+	created, modified := rec.Created.UTC(), rec.Modified.UTC()
+	return &fleetapi.SystemData{
+		CreatedBy: s.cfg.ClientID, CreatedByType: "Application", CreatedAt: &created,
+		LastModifiedBy: s.cfg.ClientID, LastModifiedByType: "Application", LastModifiedAt: &modified,
+	}
+}
+
+func (s *Server) strategyView(rec *record) fleetapi.FleetUpdateStrategy {
+	v, _ := rec.Value.(fleetapi.FleetUpdateStrategy)
+	v.ETag, v.SystemData = rec.ETag, s.systemData(rec)
+	return v
+}
+
+// finishedOperation registers a long-running operation that is already
+// done (the emulator's writes take no simulated time). The caller holds w.mu.
+func (s *Server) finishedOperation(resourceID string, result func() any) *operation {
+	now := s.world.clock.Now()
+	op := s.world.beginOperation(&operation{
+		Subscription: s.cfg.File.Fleet.SubscriptionID, Location: s.cfg.File.Fleet.Location, ResourceID: resourceID, result: result,
+	}, now)
+	s.world.finishOperation(op, nil, now)
+	return op
+}
+
+// writeResource answers a read with the resource's ETag header.
+func writeResource(w http.ResponseWriter, status int, etag string, b []byte) {
+	w.Header().Set("ETag", etag)
+	writeRawJSON(w, status, b)
+}
+
+func (s *Server) putUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
+	name := p["strategyName"]
+	if err := checkChildName("update strategy", name); err != nil {
+		return err
+	}
+	var body fleetapi.FleetUpdateStrategy
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.Properties == nil {
+		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.strategy is required.")
+	}
+	if err := rollout.ValidateStrategy(strategyFromAPI(&body.Properties.Strategy)); err != nil {
+		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.%v", err)
+	}
+	var op *operation
+	var etag string
+	status := http.StatusOK
+	b, err := s.world.render(func() (any, error) {
+		fleet, err := s.parentFleet(p)
+		if err != nil {
+			return nil, err
+		}
+		id := fleet.ID + "/updateStrategies/" + name
+		v := fleetapi.FleetUpdateStrategy{
+			Resource:   fleetapi.Resource{ID: id, Name: name, Type: typeUpdateStrategies},
+			Properties: &fleetapi.FleetUpdateStrategyProperties{ProvisioningState: "Succeeded", Strategy: body.Properties.Strategy},
+		}
+		rec, created, err := s.world.store.put(id, typeUpdateStrategies, v, preconditionOf(r), s.world.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			status = http.StatusCreated
+		}
+		op, etag = s.finishedOperation(id, nil), rec.ETag
+		return s.strategyView(rec), nil
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", etag)
+	writeLROAccepted(w, r, op, status, json.RawMessage(b))
+	return nil
+}
+
+func (s *Server) getUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
+	var etag string
+	b, err := s.world.render(func() (any, error) {
+		fleet, err := s.parentFleet(p)
+		if err != nil {
+			return nil, err
+		}
+		rec, ok := s.world.store.get(fleet.ID + "/updateStrategies/" + p["strategyName"])
+		if !ok {
+			return nil, notFound("updateStrategies", p["fleetName"], p["strategyName"], p["resourceGroupName"])
+		}
+		etag = rec.ETag
+		return s.strategyView(rec), nil
+	})
+	if err != nil {
+		return err
+	}
+	writeResource(w, http.StatusOK, etag, b)
+	return nil
+}
+
+func (s *Server) listUpdateStrategies(w http.ResponseWriter, r *http.Request, p params) error {
+	b, err := s.world.render(func() (any, error) {
+		fleet, err := s.parentFleet(p)
+		if err != nil {
+			return nil, err
+		}
+		var all []fleetapi.FleetUpdateStrategy
+		for _, rec := range s.world.store.children(fleet.ID, typeUpdateStrategies) {
+			all = append(all, s.strategyView(rec))
+		}
+		return pageOf(r, all)
+	})
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// deleteUpdateStrategy deletes a strategy; runs keep the copy they took.
+func (s *Server) deleteUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
+	var op *operation
+	gone := false
+	_, err := s.world.render(func() (any, error) {
+		fleet, err := s.parentFleet(p)
+		if err != nil {
+			return nil, err
+		}
+		id := fleet.ID + "/updateStrategies/" + p["strategyName"]
+		existed, err := s.world.store.delete(id, preconditionOf(r))
+		if err != nil {
+			return nil, err
+		}
+		gone = !existed
+		op = s.finishedOperation(id, nil)
+		return nil, nil
+	})
+	if err != nil {
+		return err
+	}
+	if gone {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	writeLROAccepted(w, r, op, http.StatusAccepted, nil)
+	return nil
+}
+
+// pageOf answers a list: all items, or pages of $top with a nextLink that
+// carries $skipToken.
+func pageOf[T any](r *http.Request, items []T) (listResult[T], error) {
+	q := r.URL.Query()
+	top, skip := 0, 0
+	if v := q.Get("$top"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return listResult[T]{}, armErrorf(http.StatusBadRequest, "InvalidParameter", "$top '%s' must be a positive integer.", v)
+		}
+		top = n
+	}
+	if v := q.Get("$skipToken"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > len(items) {
+			return listResult[T]{}, armErrorf(http.StatusBadRequest, "InvalidParameter", "$skipToken '%s' is not a token this API issued.", v)
+		}
+		skip = n
+	}
+	out := listResult[T]{Value: []T{}}
+	end := len(items)
+	if top > 0 && skip+top < end {
+		end = skip + top
+		next := url.Values{}
+		for k, v := range q {
+			next[k] = v
+		}
+		next.Set("$skipToken", strconv.Itoa(end))
+		out.NextLink = baseURL(r) + r.URL.Path + "?" + next.Encode()
+	}
+	out.Value = append(out.Value, items[skip:end]...)
+	return out, nil
+}
+
+// strategyFromAPI is the rules' view of a strategy; nil stays nil (members one by one).
+func strategyFromAPI(s *fleetapi.UpdateRunStrategy) *rollout.Strategy {
+	if s == nil {
+		return nil
+	}
+	gates := func(gs []fleetapi.GateConfiguration) []rollout.Gate {
+		var out []rollout.Gate
+		for _, g := range gs {
+			out = append(out, rollout.Gate{DisplayName: g.DisplayName, Type: rollout.GateType(g.Type)})
+		}
+		return out
+	}
+	out := &rollout.Strategy{}
+	for _, st := range s.Stages {
+		rs := rollout.Stage{
+			Name: st.Name, AfterStageWaitInSeconds: st.AfterStageWaitInSeconds, MaxConcurrency: st.MaxConcurrency,
+			BeforeGates: gates(st.BeforeGates), AfterGates: gates(st.AfterGates),
+		}
+		for _, g := range st.Groups {
+			rs.Groups = append(rs.Groups, rollout.Group{Name: g.Name, MaxConcurrency: g.MaxConcurrency, BeforeGates: gates(g.BeforeGates), AfterGates: gates(g.AfterGates)})
+		}
+		out.Stages = append(out.Stages, rs)
+	}
+	return out
+}
+
+// sameJSON compares two values as the API would show them.
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
