@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -158,8 +159,8 @@ func ensureNotRunning(dir string) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err == nil && strings.Contains(string(b), "supervisor") {
-		if sup := supervisorPID(b); sup > 0 && syscall.Kill(sup, 0) == nil {
+	if err == nil {
+		if sup := supervisorPID(b); sup > 0 && localfleet.Alive(sup) {
 			return fmt.Errorf("a local fleet is already running in %s (pid %d); run `make fleet-down` first", dir, sup)
 		}
 	}
@@ -167,12 +168,11 @@ func ensureNotRunning(dir string) error {
 }
 
 func supervisorPID(b []byte) int {
-	var pid int
-	s := string(b)
-	if i := strings.Index(s, `"supervisor":`); i >= 0 {
-		fmt.Sscanf(s[i+len(`"supervisor":`):], "%d", &pid)
+	var p localfleet.Processes
+	if json.Unmarshal(b, &p) != nil {
+		return 0
 	}
-	return pid
+	return p.Supervisor
 }
 
 func down(args []string) error {

@@ -64,9 +64,3 @@ func (s *apiServer) stop() {
 		_ = s.env.Stop()
 	}
 }
-
-// pids are the etcd and kube-apiserver processes envtest started; envtest
-// puts them in their own process groups, so fleet-down needs them by pid.
-func (s *apiServer) pids() []int {
-	return childPIDs(os.Getpid(), "etcd", "kube-apiserver")
-}

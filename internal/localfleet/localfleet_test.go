@@ -155,7 +155,7 @@ func TestKarpenterMemberSeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	budgets, _, _ := unstructured.NestedSlice(np.Object, "spec", "disruption", "budgets")
-	if len(budgets) != 1 || budgets[0].(map[string]any)["nodes"] != "10%" {
+	if first, ok := budgets[0].(map[string]any); len(budgets) != 1 || !ok || first["nodes"] != "10%" {
 		t.Errorf("the API server should default spec.disruption.budgets to [{nodes: 10%%}], got %v", budgets)
 	}
 	claims := &unstructured.UnstructuredList{}

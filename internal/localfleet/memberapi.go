@@ -184,7 +184,11 @@ func backdateNodeClaims(ctx context.Context, srv *apiServer, names []string, age
 			return fmt.Errorf("nodeclaim %s in etcd: %w", names[i], err)
 		}
 		created := now.Add(-time.Duration(hours * float64(time.Hour))).UTC().Truncate(time.Second)
-		obj["metadata"].(map[string]any)["creationTimestamp"] = created.Format(time.RFC3339)
+		meta, ok := obj["metadata"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("nodeclaim %s in etcd has no metadata", names[i])
+		}
+		meta["creationTimestamp"] = created.Format(time.RFC3339)
 		b, _ := json.Marshal(obj)
 		if _, err := etcd.Put(ctx, key, string(b)); err != nil {
 			return err

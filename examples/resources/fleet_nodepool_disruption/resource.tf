@@ -1,0 +1,32 @@
+# A business-hours freeze on the NodePool "default" of member cluster canary-east: no voluntary
+# disruption from 09:00 to 17:00 UTC on weekdays, at most 20% of the nodes at once otherwise, and
+# drift replacements one node at a time. Only the fields set here are managed; destroying the
+# resource gives them back to the NodePool's defaults and leaves the NodePool in place.
+resource "fleet_nodepool_disruption" "default" {
+  cluster   = "canary-east" # a key of the provider's clusters, or a fleet member
+  node_pool = "default"
+
+  consolidation_policy = "WhenEmptyOrUnderutilized"
+  consolidate_after    = "5m" # optional; "Never" turns off consolidation and emptiness
+
+  # Optional, in spec.template.spec: changing either drifts (replaces) every node of the pool.
+  # expire_after             = "720h"
+  # termination_grace_period = "1h"
+
+  # Schedules are five-field crons in UTC; a budget limits only while its window is open. Leave
+  # budgets unset for the server default (one 10% budget); [] would mean no limit at all.
+  budgets = [
+    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" }, # the freeze
+    { nodes = "20%" },                                          # always
+    { nodes = "1", reasons = ["Drifted"] },                     # node image or template updates, one by one
+  ]
+}
+
+# How many nodes Karpenter may disrupt now for each reason, and when the freeze opens and closes.
+output "disruption_allowed_now" {
+  value = { for r in fleet_nodepool_disruption.default.preview.reasons : r.reason => r.unbounded ? "unbounded" : tostring(r.allowed) }
+}
+
+output "disruption_windows" {
+  value = fleet_nodepool_disruption.default.preview.windows
+}

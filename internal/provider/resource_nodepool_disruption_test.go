@@ -1,0 +1,851 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	k8sresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+)
+
+// The acceptance tests run against canary-east's own kube-apiserver (Karpenter v1.14.1's CRDs): its
+// seeded NodePool "default" has 10 nodes, default-0 NotReady, NodeClaims default-0/1/2 created
+// 1h/200h/700h before the fleet started, expireAfter 720h and the server's default disruption block.
+// They share that NodePool, so none runs in parallel; each gives the fields back on destroy and
+// checks it.
+
+const npAddr = "fleet_nodepool_disruption.test"
+
+// Business hours of Monday 2026-11-23 (UTC), inside and outside the freeze window.
+var (
+	npMondayMorning = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	npMondayEvening = time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+)
+
+// npClock is the provider's clock in a test: set between steps (terraform-provider-time's pattern).
+type npClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *npClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *npClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+func npFactories(c *npClock) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"fleet": providerserver.NewProtocol6WithError(New("test", WithClock(c.Now))()),
+	}
+}
+
+func npConfig(body string) string {
+	return "provider \"fleet\" {}\n\nresource \"fleet_nodepool_disruption\" \"test\" {\n" + body + "\n}\n"
+}
+
+// npMember is a client of canary-east's API server for setting up and checking what the provider did.
+func npMember(t *testing.T) *kube.Client {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	b, err := os.ReadFile(filepath.Join(acctest.Current(t).Dir, "member-canary-east.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := kube.FromKubeconfig(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kube.NewClient(cfg, "fleet-disruption-acctest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kc
+}
+
+func npPreview(step ...any) tfjsonpath.Path {
+	p := tfjsonpath.New("preview")
+	for _, s := range step {
+		switch s := s.(type) {
+		case string:
+			p = p.AtMapKey(s)
+		case int:
+			p = p.AtSliceIndex(s)
+		}
+	}
+	return p
+}
+
+// npReason checks one preview reason.
+func npReason(reason string, allowed int64, unbounded bool, active ...int64) knownvalue.Check {
+	budgets := []knownvalue.Check{}
+	for _, a := range active {
+		budgets = append(budgets, knownvalue.Int64Exact(a))
+	}
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"reason": knownvalue.StringExact(reason), "allowed": knownvalue.Int64Exact(allowed),
+		"unbounded": knownvalue.Bool(unbounded), "active_budgets": knownvalue.ListExact(budgets),
+	})
+}
+
+// npAllReasons checks Empty, Underutilized and Drifted (the v1.14.1 CRD adds none) alike.
+func npAllReasons(allowed int64, active ...int64) knownvalue.Check {
+	return knownvalue.ListExact([]knownvalue.Check{
+		npReason("Empty", allowed, false, active...),
+		npReason("Underutilized", allowed, false, active...),
+		npReason("Drifted", allowed, false, active...),
+	})
+}
+
+func npWindow(budget int64, opens, closes string) knownvalue.Check {
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"budget": knownvalue.Int64Exact(budget), "opens_at": knownvalue.StringExact(opens), "closes_at": knownvalue.StringExact(closes),
+	})
+}
+
+// npWarning checks that some string of a list (the preview's warnings) matches re.
+type npWarning string
+
+func (w npWarning) CheckValue(v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("expected a list, got %T", v)
+	}
+	for _, e := range list {
+		if s, ok := e.(string); ok && regexp.MustCompile(string(w)).MatchString(s) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no warning matches %q in %q", string(w), list)
+}
+
+func (w npWarning) String() string { return "a warning matching " + string(w) }
+
+// npNodePool reads a NodePool.
+func npNodePool(kc *kube.Client, name string) (*unstructured.Unstructured, error) {
+	return kc.Dynamic.Resource(nodePoolGVR).Get(context.Background(), name, metav1.GetOptions{})
+}
+
+// npExpectField checks one field of the NodePool on the cluster (nil: absent).
+func npExpectField(kc *kube.Client, pool string, want any, field ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		np, err := npNodePool(kc, pool)
+		if err != nil {
+			return err
+		}
+		got, ok, err := unstructured.NestedFieldNoCopy(np.Object, field...)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("NodePool %s %v = %#v, want %#v", pool, field, got, want)
+		}
+		return nil
+	}
+}
+
+// npOwnedByProvider lists the fields this provider's apply owns on the NodePool.
+func npOwnedByProvider(kc *kube.Client, pool string) ([][]string, error) {
+	np, err := npNodePool(kc, pool)
+	if err != nil {
+		return nil, err
+	}
+	var owned [][]string
+	for _, p := range [][]string{npPathBudgets, npPathConsolidateAfter, npPathConsolidationPolicy, npPathExpireAfter, npPathTerminationGrace} {
+		if slices.ContainsFunc(fieldOwners(np, p), fieldOwner.ours) {
+			owned = append(owned, p)
+		}
+	}
+	return owned, nil
+}
+
+// npExpectReleased is the destroy check: the NodePool is still there, this provider's apply owns
+// none of its fields, and they are back to the API server's defaults.
+func npExpectReleased(kc *kube.Client, pool string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		owned, err := npOwnedByProvider(kc, pool)
+		if err != nil {
+			return fmt.Errorf("NodePool %s after destroy: %w", pool, err)
+		}
+		if len(owned) > 0 {
+			return fmt.Errorf("NodePool %s: terraform-provider-fleet still applies %v after destroy", pool, owned)
+		}
+		return resource.ComposeAggregateTestCheckFunc(
+			npExpectField(kc, pool, map[string]any{
+				"budgets":             []any{map[string]any{"nodes": "10%"}},
+				"consolidateAfter":    "0s",
+				"consolidationPolicy": "WhenEmptyOrUnderutilized",
+			}, "spec", "disruption"),
+			npExpectField(kc, pool, "720h", npPathExpireAfter...),
+			npExpectField(kc, pool, nil, npPathTerminationGrace...),
+		)(s)
+	}
+}
+
+// A business-hours freeze: no disruption 09:00-17:00 UTC on weekdays, 20% otherwise. Inside the
+// window every reason allows 0; outside, 20% of 10 nodes (2) minus the NotReady one. The preview is
+// computed at plan with the provider's clock and kept while the configuration does not change.
+func TestAccNodePoolDisruption_businessHoursFreeze(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: npMondayMorning}
+	config := npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets = [
+    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" },
+    { nodes = "20%" },
+  ]`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(npAddr, npPreview("nodes"), knownvalue.Int64Exact(10)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("disrupting"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(0, 0, 1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("windows"), knownvalue.ListExact([]knownvalue.Check{
+						npWindow(0, "2026-11-23T09:00:00Z", "2026-11-23T17:00:00Z"),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("id"), knownvalue.StringExact("canary-east/default")),
+					statecheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(0, 0, 1)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "default", []any{
+						map[string]any{"nodes": "0", "schedule": "0 9 * * 1-5", "duration": "8h"},
+						map[string]any{"nodes": "20%"},
+					}, npPathBudgets...),
+					// The rest of the NodePool is untouched.
+					npExpectField(kc, "default", "AKSNodeClass", "spec", "template", "spec", "nodeClassRef", "kind"),
+					npExpectField(kc, "default", "0s", npPathConsolidateAfter...),
+				),
+			},
+			{
+				// The clock moves past the window, the configuration does not: the plan is empty and
+				// the preview stays as planned.
+				PreConfig: func() { clock.Set(npMondayEvening) },
+				Config:    config,
+				PlanOnly:  true,
+			},
+			{
+				// Re-created in the evening: the freeze is inactive, the 20% budget limits.
+				Config: config,
+				Taint:  []string{npAddr},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionReplace),
+					plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(1, 1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("windows"), knownvalue.ListExact([]knownvalue.Check{
+						npWindow(0, "2026-11-24T09:00:00Z", "2026-11-24T17:00:00Z"),
+					})),
+				}},
+			},
+			{
+				// Import finds the fields this provider owns, and previews at the same clock.
+				ResourceName:      npAddr,
+				ImportState:       true,
+				ImportStateId:     "canary-east/default",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+// Budgets limited to some reasons: Drifted frozen, Empty at 50%, Underutilized limited by nothing.
+func TestAccNodePoolDisruption_reasons(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: npMondayMorning}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{{
+			Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets = [
+    { nodes = "0", reasons = ["Drifted"] },
+    { nodes = "50%", reasons = ["Empty"] },
+    { nodes = "3", reasons = [] },
+  ]`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), knownvalue.ListExact([]knownvalue.Check{
+					npReason("Empty", 4, false, 1),     // ceil(50% of 10) - 1 NotReady
+					npReason("Underutilized", 9, true), // no budget applies: every node but the NotReady one
+					npReason("Drifted", 0, false, 0),   // frozen
+				})),
+				plancheck.ExpectKnownValue(npAddr, npPreview("warnings"), npWarning(`no budget is active now for Underutilized`)),
+				plancheck.ExpectKnownValue(npAddr, npPreview("warnings"), npWarning(`budget 2: reasons is an empty list: the budget applies to no reason`)),
+			}},
+			Check: npExpectField(kc, "default", []any{
+				map[string]any{"nodes": "0", "reasons": []any{"Drifted"}},
+				map[string]any{"nodes": "50%", "reasons": []any{"Empty"}},
+				map[string]any{"nodes": "3", "reasons": []any{}}, // [] reaches the cluster, not null
+			}, npPathBudgets...),
+		}},
+	})
+}
+
+// Nodes already disrupting use up every reason's budget: a NotReady node and one being deleted
+// (finalizer + delete) on a NodePool of five.
+func TestAccNodePoolDisruption_disruptingNodes(t *testing.T) {
+	kc := npMember(t)
+	const pool = "disruption-acctest"
+	npCreateNodePool(t, kc, pool, 5, 0, 4)
+	clock := &npClock{now: npMondayMorning}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, pool),
+		Steps: []resource.TestStep{{
+			Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "` + pool + `"
+  budgets   = [{ nodes = "60%" }]`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(npAddr, npPreview("nodes"), knownvalue.Int64Exact(5)),
+				plancheck.ExpectKnownValue(npAddr, npPreview("disrupting"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(1, 0)), // ceil(60% of 5) - 2
+				plancheck.ExpectKnownValue(npAddr, npPreview("expiring_nodes"), knownvalue.ListSizeExact(0)),
+			}},
+		}},
+	})
+}
+
+// With budgets unset the preview uses the NodePool's own (the server default, 10%) and state keeps
+// budgets null; nodes expiring within 24 hours are listed (default-2, 700h old, expireAfter 720h);
+// changing expire_after warns that every node drifts.
+func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
+	kc := npMember(t)
+	nc, err := kc.Dynamic.Resource(nodeClaimGVR).Get(context.Background(), "default-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := nc.GetCreationTimestamp().Add(720 * time.Hour).UTC().Format(time.RFC3339)
+	clock := &npClock{now: time.Now().UTC().Truncate(time.Second)}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{
+			{
+				Config: npConfig(`
+  cluster              = "canary-east"
+  node_pool            = "default"
+  consolidation_policy = "WhenEmpty"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(0, 0)), // ceil(10% of 10) - 1
+					plancheck.ExpectKnownValue(npAddr, npPreview("expiring_nodes"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"node": knownvalue.StringExact("default-2"), "expires_at": knownvalue.StringExact(expires),
+						}),
+					})),
+					plancheck.ExpectKnownValue(npAddr, npPreview("windows"), knownvalue.ListSizeExact(0)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("budgets"), knownvalue.Null()),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "default", "WhenEmpty", npPathConsolidationPolicy...),
+					npExpectField(kc, "default", []any{map[string]any{"nodes": "10%"}}, npPathBudgets...),
+				),
+			},
+			{
+				Config: npConfig(`
+  cluster              = "canary-east"
+  node_pool            = "default"
+  consolidation_policy = "WhenEmpty"
+  expire_after         = "168h"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(npAddr, npPreview("warnings"),
+						npWarning(`changing expireAfter from 720h0m0s to 168h0m0s changes the NodePool's template hash: all 10 node\(s\) become Drifted`)),
+				}},
+				Check: npExpectField(kc, "default", "168h", npPathExpireAfter...),
+			},
+		},
+	})
+}
+
+// Out-of-band edits: the same durations written another way are no drift; a changed budget is, and
+// apply takes the field back from the imperative editor. Dropping consolidate_after hands it back
+// to its default (the v1.14 CRD requires it in spec.disruption).
+func TestAccNodePoolDisruption_outOfBandEdits(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: npMondayMorning}
+	full := npConfig(`
+  cluster                  = "canary-east"
+  node_pool                = "default"
+  consolidate_after        = "5m"
+  expire_after             = "720h"
+  termination_grace_period = "1h"
+  budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{
+			{
+				Config: full,
+				Check:  npExpectField(kc, "default", "1h", npPathTerminationGrace...),
+			},
+			{
+				PreConfig: func() {
+					npPatch(t, kc, "default", `{"spec":{"disruption":{"consolidateAfter":"300s",
+						"budgets":[{"nodes":"1","schedule":"@daily","duration":"480m"}]},
+						"template":{"spec":{"expireAfter":"720h0m0s","terminationGracePeriod":"60m"}}}}`)
+				},
+				Config:   full,
+				PlanOnly: true, // an empty plan: durations are compared by value
+			},
+			{
+				PreConfig: func() {
+					npPatch(t, kc, "default", `{"spec":{"disruption":{"budgets":[{"nodes":"5","schedule":"@daily","duration":"8h"}]}}}`)
+				},
+				Config:             full,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
+				}},
+			},
+			{
+				Config: full,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "default", []any{map[string]any{"nodes": "1", "schedule": "@daily", "duration": "8h"}}, npPathBudgets...),
+					npExpectField(kc, "default", "5m", npPathConsolidateAfter...),
+				),
+			},
+			{
+				Config: npConfig(`
+  cluster                  = "canary-east"
+  node_pool                = "default"
+  expire_after             = "720h"
+  termination_grace_period = "1h"
+  budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "default", "0s", npPathConsolidateAfter...),
+					npExpectNotOwned(kc, "default", npPathConsolidateAfter),
+				),
+			},
+		},
+	})
+}
+
+// A field another server-side apply manager declares with a different value fails the plan (a
+// dry run) with its name; with the same value both own it, and destroy leaves it to the other.
+func TestAccNodePoolDisruption_otherApplyManager(t *testing.T) {
+	kc := npMember(t)
+	npApplyAs(t, kc, "gitops", `{"disruption":{"budgets":[{"nodes":"2"}]}}`)
+	t.Cleanup(func() { npApplyAs(t, kc, "gitops", "") }) // gives budgets back
+	clock := &npClock{now: npMondayMorning}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			npExpectField(kc, "default", []any{map[string]any{"nodes": "2"}}, npPathBudgets...),
+			npExpectNotOwned(kc, "default", npPathBudgets),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets   = [{ nodes = "1" }]`),
+				ExpectError: regexp.MustCompile(`(?s)The cluster would reject these settings.*also\s+applied\s+by\s+"gitops"`),
+			},
+			{
+				Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets   = [{ nodes = "2" }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(1, 0)),
+				}},
+			},
+		},
+	})
+}
+
+// Inputs known only at apply leave the preview unknown at plan; apply then computes it.
+func TestAccNodePoolDisruption_unknownInput(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: npMondayMorning}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{{
+			Config: `
+provider "fleet" {}
+
+resource "terraform_data" "nodes" {
+  input = "20%"
+}
+
+resource "fleet_nodepool_disruption" "test" {
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets   = [{ nodes = terraform_data.nodes.output }]
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(npAddr, npPreview()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(1, 0)),
+			},
+		}},
+	})
+}
+
+// Invalid settings fail at plan, naming what is wrong; a schedule the CRD accepts but Karpenter
+// cannot parse is a warning, and the preview shows its effect (no disruption at all).
+func TestAccNodePoolDisruption_invalid(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: npMondayMorning}
+	hubConfig := fmt.Sprintf(`
+provider "fleet" {
+  clusters = { hub = { config_path = %q } }
+}
+
+resource "fleet_nodepool_disruption" "test" {
+  cluster   = "hub"
+  node_pool = "default"
+}
+`, os.Getenv("KUBE_CONFIG_PATH"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{
+			{
+				Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets   = [{ nodes = "150%" }]`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid budget nodes.*percentage from 0% to 100%`),
+			},
+			{
+				Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "does-not-exist"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)NodePool not found.*node_pool = "does-not-exist".*NodePool "does-not-exist" not found on\s+cluster\s+"canary-east"`),
+			},
+			{
+				// The hub has no Karpenter: its API server does not know NodePools at all.
+				Config:      hubConfig,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)cluster "hub" has no Karpenter\s+NodePool\s+API.*NodePool\s+"default"`),
+			},
+			{
+				Config: npConfig(`
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets   = [{ nodes = "5", schedule = "0 9 * * sat-sun", duration = "8h" }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(npAddr, npPreview("reasons"), npAllReasons(0)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("warnings"), npWarning(`Karpenter cannot parse schedule "0 9 \* \* sat-sun"`)),
+				}},
+			},
+		},
+	})
+}
+
+// npExpectNotOwned checks that this provider's apply does not own the field.
+func npExpectNotOwned(kc *kube.Client, pool string, field []string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		owned, err := npOwnedByProvider(kc, pool)
+		if err != nil {
+			return err
+		}
+		for _, o := range owned {
+			if slices.Equal(o, field) {
+				return fmt.Errorf("NodePool %s: terraform-provider-fleet still applies %v", pool, field)
+			}
+		}
+		return nil
+	}
+}
+
+// npPatch edits a NodePool out of band, as `kubectl patch` would.
+func npPatch(t *testing.T, kc *kube.Client, pool, patch string) {
+	t.Helper()
+	_, err := kc.Dynamic.Resource(nodePoolGVR).Patch(context.Background(), pool, k8stypes.MergePatchType, []byte(patch),
+		metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	if err != nil {
+		t.Fatalf("patching NodePool %s: %v", pool, err)
+	}
+}
+
+// npApplyAs server-side applies spec fields to NodePool default as another manager (a GitOps tool);
+// an empty spec releases what it applied.
+func npApplyAs(t *testing.T, kc *kube.Client, manager, spec string) {
+	t.Helper()
+	body := `{"apiVersion":"karpenter.sh/v1","kind":"NodePool","metadata":{"name":"default"}`
+	if spec != "" {
+		body += `,"spec":` + spec
+	}
+	body += "}"
+	_, err := kc.Dynamic.Resource(nodePoolGVR).Patch(context.Background(), "default", k8stypes.ApplyPatchType, []byte(body),
+		metav1.PatchOptions{FieldManager: manager, Force: ptrTo(true)})
+	if err != nil {
+		t.Fatalf("applying NodePool default as %s: %v", manager, err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// npCreateNodePool creates a NodePool with n initialized nodes; notReady's Node is NotReady and
+// deleting's NodeClaim is being deleted (a finalizer holds it). Everything goes at cleanup.
+func npCreateNodePool(t *testing.T, kc *kube.Client, pool string, n, notReady, deleting int) {
+	t.Helper()
+	ctx := context.Background()
+	spec := map[string]any{
+		"nodeClassRef": map[string]any{"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": "default"},
+		"requirements": []any{map[string]any{"key": "kubernetes.io/arch", "operator": "In", "values": []any{"amd64"}}},
+	}
+	np := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": map[string]any{"name": pool},
+		"spec": map[string]any{"template": map[string]any{"spec": spec}},
+	}}
+	claims, nodes := kc.Dynamic.Resource(nodeClaimGVR), kc.Kubernetes.CoreV1().Nodes()
+	t.Cleanup(func() {
+		for i := range n {
+			name := fmt.Sprintf("%s-%d", pool, i)
+			_, _ = claims.Patch(ctx, name, k8stypes.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			_ = claims.Delete(ctx, name, metav1.DeleteOptions{})
+			_ = nodes.Delete(ctx, name, metav1.DeleteOptions{})
+		}
+		_ = kc.Dynamic.Resource(nodePoolGVR).Delete(ctx, pool, metav1.DeleteOptions{})
+	})
+	if _, err := kc.Dynamic.Resource(nodePoolGVR).Create(ctx, np, metav1.CreateOptions{FieldManager: "acctest-setup"}); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now().UTC().Format(time.RFC3339)
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", pool, i)
+		providerID := "azure:///subscriptions/local/resourceGroups/local/providers/Microsoft.Compute/virtualMachines/" + name
+		nc := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+			"metadata": map[string]any{"name": name, "labels": map[string]any{"karpenter.sh/nodepool": pool}},
+			"spec":     map[string]any{"nodeClassRef": spec["nodeClassRef"], "requirements": spec["requirements"], "expireAfter": "720h"},
+		}}
+		created, err := claims.Create(ctx, nc, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var conds []any
+		for _, c := range []string{"Launched", "Registered", "Initialized", "Ready"} {
+			conds = append(conds, map[string]any{"type": c, "status": "True", "reason": c, "message": "", "lastTransitionTime": now})
+		}
+		created.Object["status"] = map[string]any{"nodeName": name, "providerID": providerID, "conditions": conds}
+		if _, err := claims.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ready := corev1.ConditionTrue
+		if i == notReady {
+			ready = corev1.ConditionFalse
+		}
+		node, err := nodes.Create(ctx, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+				"karpenter.sh/nodepool": pool, "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true",
+			}},
+			Spec: corev1.NodeSpec{ProviderID: providerID},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		capacity := corev1.ResourceList{corev1.ResourceCPU: k8sresource.MustParse("8"), corev1.ResourceMemory: k8sresource.MustParse("32Gi")}
+		node.Status = corev1.NodeStatus{Capacity: capacity, Allocatable: capacity,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, Reason: "KubeletReady"}}}
+		if _, err := nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i == deleting {
+			if _, err := claims.Patch(ctx, name, k8stypes.MergePatchType, []byte(`{"metadata":{"finalizers":["karpenter.sh/termination"]}}`), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := claims.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// ValidateConfig reports each finding at its attribute path, with the right severity, offline.
+func TestNodePoolDisruptionValidateConfig(t *testing.T) {
+	ctx := context.Background()
+	r := &nodePoolDisruptionResource{}
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	budget := func(nodes, schedule, duration string, reasons ...string) npBudgetModel {
+		b := npBudgetModel{Nodes: types.StringValue(nodes), Schedule: types.StringNull(), Duration: npDurationNull(), Reasons: types.ListNull(types.StringType)}
+		if schedule != "" {
+			b.Schedule = types.StringValue(schedule)
+		}
+		if duration != "" {
+			b.Duration = npDurationOf(duration)
+		}
+		if reasons != nil {
+			b.Reasons, _ = types.ListValueFrom(ctx, types.StringType, reasons)
+		}
+		return b
+	}
+	validate := func(t *testing.T, m nodePoolDisruptionModel) diag.Diagnostics {
+		t.Helper()
+		m.Cluster, m.NodePool = types.StringValue("canary-east"), types.StringValue("default")
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
+		})}
+		plan := tfsdk.Plan{Schema: sresp.Schema, Raw: tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)}
+		if d := plan.Set(ctx, &m); d.HasError() {
+			t.Fatal(d)
+		}
+		var resp fwresource.ValidateConfigResponse
+		r.ValidateConfig(ctx, fwresource.ValidateConfigRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: plan.Raw}}, &resp)
+		return resp.Diagnostics
+	}
+	type finding struct {
+		path     string
+		severity diag.Severity
+		text     string
+	}
+	budgets := func(bs ...npBudgetModel) types.List {
+		bs = append([]npBudgetModel{}, bs...) // never nil: budgets() is [], not null
+		l, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: npBudgetAttrTypes}, bs)
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		return l
+	}
+	cases := []struct {
+		name  string
+		model func(m *nodePoolDisruptionModel)
+		want  []finding
+	}{
+		{
+			name: "valid",
+			model: func(m *nodePoolDisruptionModel) {
+				m.ConsolidationPolicy, m.ConsolidateAfter, m.ExpireAfter = types.StringValue("Balanced"), npDurationOf("Never"), npDurationOf("720h")
+				m.TerminationGracePeriod = npDurationOf("1h30m")
+				m.Budgets = budgets(budget("0", "0 9 * * 1-5", "8h", "Drifted", "Unhealthy"), budget("20%", "", ""))
+			},
+		},
+		{
+			name: "budget fields",
+			model: func(m *nodePoolDisruptionModel) {
+				m.Budgets = budgets(
+					budget("150%", "", ""),
+					budget("1", "0 9 * * sat-sun", "0m"),
+					budget("1", "@daily", ""),
+					budget("1", "0 9 * * 7", "90s", "Drift", "Empty", "Empty"),
+					budget("1", "0 0 30 2 *", "1h", []string{}...),
+				)
+			},
+			want: []finding{
+				{"budgets[0].nodes", diag.SeverityError, "percentage from 0% to 100%"},
+				{"budgets[1].schedule", diag.SeverityWarning, "ranges cannot wrap around"},
+				{"budgets[1].duration", diag.SeverityWarning, "zero duration"},
+				{"budgets[2]", diag.SeverityError, "'schedule' must be set with 'duration'"},
+				{"budgets[3].schedule", diag.SeverityWarning, "write 0 for Sunday"},
+				{"budgets[3].duration", diag.SeverityError, "hours and/or minutes"},
+				{"budgets[3].reasons", diag.SeverityError, `unsupported value "Drift"`},
+				{"budgets[3].reasons", diag.SeverityError, `duplicate value "Empty"`},
+				{"budgets[4].schedule", diag.SeverityWarning, "never fires"},
+				{"budgets[4].reasons", diag.SeverityWarning, "apply to no reason"},
+			},
+		},
+		{
+			name: "six fields and time zones",
+			model: func(m *nodePoolDisruptionModel) {
+				m.Budgets = budgets(budget("1", "0 0 9 * * 1-5", "1h"), budget("1", "CRON_TZ=Europe/Paris 0 9 * * *", "1h"))
+			},
+			want: []finding{
+				{"budgets[0].schedule", diag.SeverityWarning, "exactly five fields"},
+				{"budgets[1].schedule", diag.SeverityWarning, "time zones are not supported"},
+			},
+		},
+		{
+			name:  "empty budgets",
+			model: func(m *nodePoolDisruptionModel) { m.Budgets = budgets() },
+			want:  []finding{{"budgets", diag.SeverityWarning, "puts no limit on disruption"}},
+		},
+		{
+			name: "durations and policy",
+			model: func(m *nodePoolDisruptionModel) {
+				m.ConsolidationPolicy, m.ConsolidateAfter = types.StringValue("WhenUnderutilized"), npDurationOf("1.5h")
+				m.ExpireAfter, m.TerminationGracePeriod = npDurationOf("30d"), npDurationOf("Never")
+			},
+			want: []finding{
+				{"consolidation_policy", diag.SeverityError, `unsupported value "WhenUnderutilized"`},
+				{"consolidate_after", diag.SeverityError, "must be a duration"},
+				{"expire_after", diag.SeverityError, "must be a duration"},
+				{"termination_grace_period", diag.SeverityError, "must be a duration"},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := npNullModel()
+			tc.model(&m)
+			diags := validate(t, m)
+			var got []finding
+			for _, d := range diags {
+				wd, ok := d.(diag.DiagnosticWithPath)
+				if !ok {
+					t.Errorf("diagnostic without a path: %s: %s", d.Summary(), d.Detail())
+					continue
+				}
+				got = append(got, finding{wd.Path().String(), d.Severity(), d.Detail()})
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d diagnostics, want %d:\n%v", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				g := got[i]
+				if g.path != w.path || g.severity != w.severity || !regexp.MustCompile(regexp.QuoteMeta(w.text)).MatchString(g.text) {
+					t.Errorf("diagnostic %d = %s %v %q, want %s %v containing %q", i, g.path, g.severity, g.text, w.path, w.severity, w.text)
+				}
+			}
+		})
+	}
+}
