@@ -379,7 +379,12 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 // Resources implements provider.Provider. Each resource's constructor is
 // listed here.
 func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewNodePoolDisruptionResource,
+		NewPlacementResource,
+		NewUpdateStrategyResource,
+		NewUpdateRunResource,
+	}
 }
 
 // DataSources implements provider.Provider. Each data source's constructor
@@ -387,5 +392,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewMembersDataSource,
+		NewPlacementPreviewDataSource,
+		NewKubernetesVersionsDataSource,
 	}
 }

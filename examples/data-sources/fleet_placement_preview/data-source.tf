@@ -1,0 +1,24 @@
+# What would a PickN of two clusters with the most available CPU pick? Nothing is created.
+data "fleet_placement_preview" "cpu" {
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = 2
+    preferred_cluster_selectors = [{
+      weight          = 100
+      property_sorter = { name = "resources.kubernetes-fleet.io/available-cpu", sort_order = "Descending" }
+    }]
+  }
+
+  # Optional: preview the policy as an update of an existing placement, starting from its
+  # current picks (which it keeps, which it adds or trims).
+  # placement = "web"
+}
+
+output "would_pick" {
+  value = data.fleet_placement_preview.cpu.preview.selected[*].cluster
+}
+
+output "left_out" {
+  description = "Every other member cluster, with the scheduler's reason."
+  value       = { for e in data.fleet_placement_preview.cpu.preview.excluded : e.cluster => e.reason }
+}

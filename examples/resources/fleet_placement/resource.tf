@@ -1,0 +1,59 @@
+# Place the "web" namespace, with everything in it, on three production clusters: the ones with
+# the most nodes first, spread over the regions. `terraform plan` shows the picks in `preview`:
+# each cluster's scores, and why every other cluster is left out.
+resource "fleet_placement" "web" {
+  name = "web"
+
+  resource_selectors = [{
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }]
+
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = 3
+
+    # A cluster must match one of these terms (ORed); within a term everything is ANDed.
+    required_cluster_selectors = [{
+      labels = { env = "prod" }
+    }]
+
+    # Rank by node count: the fleet's largest cluster scores 60, its smallest 0.
+    preferred_cluster_selectors = [{
+      weight          = 60
+      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
+    }]
+
+    # Never one pick more in a region than in another.
+    topology_spread_constraints = [{
+      topology_key       = "fleet.azure.com/location"
+      max_skew           = 1
+      when_unsatisfiable = "DoNotSchedule"
+    }]
+
+    # prod-east-2 is tainted dedicated=gpu:NoSchedule; tolerate it. Tolerations can only be
+    # added later, never removed (KubeFleet rejects it, so the plan fails).
+    tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]
+  }
+
+  # Optional: these are the defaults.
+  strategy = {
+    type            = "RollingUpdate"
+    max_unavailable = "25%"
+    max_surge       = "25%"
+  }
+
+  # Apply returns once every picked cluster reports the namespace applied and available.
+  wait_for_rollout = true
+
+  timeouts = {
+    create = "10m"
+    update = "10m"
+  }
+}
+
+output "web_picks" {
+  description = "The clusters the scheduler picks, in rank order."
+  value       = [for s in fleet_placement.web.preview.selected : "${s.cluster}: affinity ${s.affinity_score}, topology ${s.topology_spread_score} (${s.change})"]
+}

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+)
+
+// RolloutFacts is what an update-run or update-strategy preview needs: the
+// fleet's members as rollout.Member (from the member inventory) and what AKS
+// offers in their regions.
+type RolloutFacts struct {
+	Members []rollout.Member
+	Regions map[string]rollout.Region
+	// Warnings name members left out because their managed cluster could not be read.
+	Warnings []string
+}
+
+// RolloutFacts reads a fleet's members (the inventory, once per provider
+// process) and, per region of their clusters, AKS's Kubernetes versions.
+//
+// Node images per region: AKS has no location-scoped list of node images in
+// the API the provider reaches, so a region offers the node images its
+// members' pools run now (an agent pool's latestNodeImageVersion would add
+// newer ones; Choice: not read, one request per pool). Region.Releases stay
+// empty: Azure does not announce releases. Member.Upgrade stays zero (an
+// instant, successful upgrade): the preview cannot know a future failure.
+// This is the same shape the emulator's fidelity test builds from HTTP reads.
+func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (RolloutFacts, error) {
+	members, err := c.Members(ctx, fleet)
+	if err != nil {
+		return RolloutFacts{}, err
+	}
+	out := RolloutFacts{Regions: map[string]rollout.Region{}}
+	locations := map[string]bool{}
+	for _, m := range members {
+		rm, ok := RolloutMember(m)
+		if !ok {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("member %q: its managed cluster could not be read (%v); the preview leaves it out", m.Name, m.ClusterErr))
+			continue
+		}
+		out.Members = append(out.Members, rm)
+		locations[rm.Location] = true
+	}
+	if len(locations) == 0 {
+		return out, nil
+	}
+	ac, err := c.AKS()
+	if err != nil {
+		return RolloutFacts{}, err
+	}
+	names := make([]string, 0, len(locations))
+	for l := range locations {
+		names = append(names, l)
+	}
+	sort.Strings(names)
+	for _, loc := range names {
+		values, err := ac.ListKubernetesVersions(ctx, loc)
+		if err != nil {
+			return RolloutFacts{}, fmt.Errorf("list the Kubernetes versions of region %s: %w", loc, err)
+		}
+		reg := rollout.Region{NodeImages: map[string][]string{}}
+		for _, kv := range values {
+			if kv == nil {
+				continue
+			}
+			for patch := range kv.PatchVersions {
+				reg.KubernetesVersions = append(reg.KubernetesVersions, patch)
+			}
+		}
+		sort.Strings(reg.KubernetesVersions)
+		out.Regions[loc] = reg
+	}
+	for _, m := range out.Members {
+		reg := out.Regions[m.Location]
+		for _, p := range m.NodePools {
+			family, v := rollout.SplitNodeImage(p.NodeImageVersion)
+			if family == "" || contains(reg.NodeImages[family], v) {
+				continue
+			}
+			reg.NodeImages[family] = append(reg.NodeImages[family], v)
+		}
+	}
+	return out, nil
+}
+
+// RolloutMember converts an inventory member; false when its cluster is unreadable.
+func RolloutMember(m Member) (rollout.Member, bool) {
+	mc := m.Cluster
+	if m.ClusterErr != nil || mc == nil || mc.Properties == nil {
+		return rollout.Member{}, false
+	}
+	rm := rollout.Member{
+		Name: m.Name, Group: m.Group, Location: deref(mc.Location),
+		KubernetesVersion: deref(mc.Properties.CurrentKubernetesVersion),
+	}
+	if rm.KubernetesVersion == "" {
+		rm.KubernetesVersion = deref(mc.Properties.KubernetesVersion)
+	}
+	for _, p := range mc.Properties.AgentPoolProfiles {
+		if p == nil {
+			continue
+		}
+		np := rollout.NodePool{Name: deref(p.Name), NodeImageVersion: deref(p.NodeImageVersion), KubernetesVersion: deref(p.CurrentOrchestratorVersion)}
+		if p.OSSKU != nil {
+			np.OSSKU = string(*p.OSSKU)
+		}
+		rm.NodePools = append(rm.NodePools, np)
+	}
+	rm.AutoUpgradeWindow = m.Windows[AutoUpgradeSchedule]
+	rm.NodeOSUpgradeWindow = m.Windows[NodeOSUpgradeSchedule]
+	return rm, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure      = &placementPreviewDataSource{}
+	_ datasource.DataSourceWithValidateConfig = &placementPreviewDataSource{}
+)
+
+// NewPlacementPreviewDataSource is data.fleet_placement_preview: what KubeFleet's scheduler would
+// do with a policy, nothing created.
+func NewPlacementPreviewDataSource() datasource.DataSource { return &placementPreviewDataSource{} }
+
+type placementPreviewDataSource struct {
+	clients *engine.Clients
+}
+
+func (d *placementPreviewDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_placement_preview"
+}
+
+func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	// The policy and the preview have fleet_placement's shape exactly.
+	attrs := dataSourceAttributesOf(map[string]rschema.Attribute{
+		"policy":  placementPolicyAttribute(),
+		"preview": placementPreviewAttribute(),
+	})
+	attrs["id"] = dschema.StringAttribute{Computed: true, Description: "`placement` when set, else `preview`."}
+	attrs["placement"] = dschema.StringAttribute{
+		Optional: true,
+		Description: "An existing ClusterResourcePlacement on the hub: the preview then starts from its current picks, as an " +
+			"update of its policy to `policy` would (kept and trimmed clusters, a new policy snapshot or not).",
+		Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(placementNameRe, "must be a placement name")},
+	}
+	resp.Schema = dschema.Schema{
+		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
+			"and with which scores, and why every other cluster would be left out, computed from the hub's member clusters by " +
+			"the hub agent's own rules (v0.14.0). Nothing is created. Same `policy` and `preview` as `fleet_placement`; " +
+			"an unset `policy` means PickAll.",
+		Attributes: attrs,
+	}
+}
+
+func (d *placementPreviewDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+type placementPreviewDataModel struct {
+	ID        types.String `tfsdk:"id"`
+	Placement types.String `tfsdk:"placement"`
+	Policy    *policyModel `tfsdk:"policy"`
+	Preview   types.Object `tfsdk:"preview"`
+}
+
+func (d *placementPreviewDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m placementPreviewDataModel
+	unknown, diags := decodePartial(ctx, req.Config, &m, path.Root("id"), path.Root("preview"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
+}
+
+func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m placementPreviewDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	existing := m.Placement.ValueString()
+	if existing != "" {
+		hub, err := d.clients.Hub(ctx)
+		if err != nil {
+			addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+			return
+		}
+		if _, err := hub.Dynamic.Resource(placementGVR).Get(ctx, existing, metav1.GetOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
+					fmt.Sprintf("Attribute placement: the fleet hub has no ClusterResourcePlacement named %q.", existing))
+				return
+			}
+			resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", existing, err))
+			return
+		}
+	}
+	preview, warnings, err := placementPreview(ctx, d.clients, existing, m.Policy.toAPI())
+	if err != nil {
+		addBackendError(&resp.Diagnostics, "Computing the placement preview", err)
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
+	}
+	obj, diags := preview.object(ctx)
+	resp.Diagnostics.Append(diags...)
+	m.Preview = obj
+	m.ID = types.StringValue("preview")
+	if existing != "" {
+		m.ID = types.StringValue(existing)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

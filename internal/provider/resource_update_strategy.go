@@ -1,0 +1,428 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+)
+
+var (
+	_ resource.Resource                   = (*updateStrategyResource)(nil)
+	_ resource.ResourceWithConfigure      = (*updateStrategyResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*updateStrategyResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*updateStrategyResource)(nil)
+	_ resource.ResourceWithImportState    = (*updateStrategyResource)(nil)
+)
+
+// NewUpdateStrategyResource is fleet_update_strategy: fleets/updateStrategies.
+func NewUpdateStrategyResource() resource.Resource { return &updateStrategyResource{} }
+
+type updateStrategyResource struct {
+	clients *engine.Clients
+}
+
+const (
+	updateStrategyTimeout = 10 * time.Minute
+	// etagKey is the private-state key of the resource's last ETag.
+	etagKey = "etag"
+)
+
+// updateStrategyConfigAttributes feed the preview.
+var updateStrategyConfigAttributes = []string{"fleet_id", "stages"}
+
+func (r *updateStrategyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_update_strategy"
+}
+
+func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = rschema.Schema{
+		Description: "An update strategy of an Azure Kubernetes Fleet Manager fleet (`fleets/updateStrategies`): the stages, groups, " +
+			"waits and approval gates update runs follow. The plan's `preview` shows which members each group selects now and " +
+			"which members no group selects (a run with this strategy never updates them). Updates are guarded by the strategy's ETag.",
+		Attributes: map[string]rschema.Attribute{
+			"id": rschema.StringAttribute{
+				Computed: true, Description: idDescription("updateStrategie"),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": rschema.StringAttribute{
+				Required: true, Description: "The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    childNameValidators(),
+			},
+			"fleet_id": rschema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: fleetIDAttribute("strategy").Description,
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace(),
+				},
+			},
+			"stages":   stagesAttribute(true, ""),
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"preview":  strategyPreviewAttribute(),
+		},
+	}
+}
+
+func strategyPreviewAttribute() rschema.SingleNestedAttribute {
+	return rschema.SingleNestedAttribute{
+		Computed: true,
+		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name), and the " +
+			"members no group selects. Computed at plan when the strategy is created or its stages change.",
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+		Attributes: map[string]rschema.Attribute{
+			"stages": rschema.ListNestedAttribute{
+				Computed: true, Description: "The stages in order.",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"name": rschema.StringAttribute{Computed: true, Description: "The stage."},
+					"groups": rschema.ListNestedAttribute{
+						Computed: true, Description: "The stage's groups.",
+						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+							"name":    rschema.StringAttribute{Computed: true, Description: "The group."},
+							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "Members in the group, by name."},
+						}},
+					},
+				}},
+			},
+			"unselected_members": rschema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				Description: "Members whose update group no stage contains (or that have none): runs with this strategy never update them.",
+			},
+		},
+	}
+}
+
+var strategyPreviewType = strategyPreviewAttribute().GetType().(types.ObjectType)
+
+func (r *updateStrategyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig checks stage and group names are unique.
+func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg updateStrategyModel
+	_, diags := decodePartial(ctx, req.Config, &cfg, path.Root("preview"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateStages(cfg.Stages, path.Root("stages"), &resp.Diagnostics)
+}
+
+// ModifyPlan resolves the default fleet and computes the preview when the
+// strategy is created or its stages change.
+func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var plan updateStrategyModel
+	unknown, diags := decodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, path.Root("preview"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	previewPath := path.Root("preview")
+	setUnknown := func(why string) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(strategyPreviewType.AttrTypes))...)
+		addPreviewUnknownWarning(&resp.Diagnostics, previewPath, why)
+	}
+	fleetUnknown := pathsContain(unknown, path.Root("fleet_id"))
+	var cfgFleet types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
+	if cfgFleet.IsNull() && req.State.Raw.IsNull() {
+		f, ok := resolveRolloutFleet(r.clients, types.StringNull(), &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), types.StringValue(f.String()))...)
+		plan.FleetID = types.StringValue(f.String())
+		fleetUnknown = false
+	}
+	changed, err := configChanged(req.Plan.Raw, req.State.Raw, updateStrategyConfigAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Planning the update strategy", err.Error())
+		return
+	}
+	if !changed {
+		return
+	}
+	if fleetUnknown {
+		setUnknown(unknownInputs([]path.Path{path.Root("fleet_id")}))
+		return
+	}
+	var stageUnknown []path.Path
+	for _, p := range unknown {
+		if pathsRelated(p, path.Root("stages")) {
+			stageUnknown = append(stageUnknown, p)
+		}
+	}
+	if len(stageUnknown) > 0 {
+		setUnknown(unknownInputs(stageUnknown))
+		return
+	}
+	fleet, ok := resolveRolloutFleet(r.clients, plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	members, err := r.clients.Members(ctx, fleet)
+	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			setUnknown(err.Error())
+			return
+		}
+		addBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
+		return
+	}
+	groups := map[string][]string{}
+	for _, m := range members {
+		groups[m.Group] = append(groups[m.Group], m.Name)
+	}
+	preview, warnings := strategyPreview(plan.Stages, groups)
+	for _, w := range warnings {
+		resp.Diagnostics.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
+	}
+	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, preview)
+	resp.Diagnostics.Append(d...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+}
+
+// strategyPreview resolves the stages' groups against the members' update
+// groups (group name → member names).
+func strategyPreview(stages []stageModel, groups map[string][]string) (strategyPreviewModel, []string) {
+	out := strategyPreviewModel{Stages: []strategyStagePreviewModel{}, UnselectedMembers: []string{}}
+	var warnings []string
+	selected := map[string]bool{}
+	for _, st := range stages {
+		sp := strategyStagePreviewModel{Name: st.Name.ValueString(), Groups: []strategyGroupPreviewModel{}}
+		for _, g := range st.Groups {
+			names := append([]string{}, groups[g.Name.ValueString()]...)
+			sort.Strings(names)
+			if len(names) == 0 {
+				warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name.ValueString(), sp.Name))
+			}
+			selected[g.Name.ValueString()] = true
+			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), Members: names})
+		}
+		out.Stages = append(out.Stages, sp)
+	}
+	for g, names := range groups {
+		if !selected[g] || g == "" {
+			out.UnselectedMembers = append(out.UnselectedMembers, names...)
+		}
+	}
+	sort.Strings(out.UnselectedMembers)
+	return out, warnings
+}
+
+func (r *updateStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	fleet, name, err := fleetapi.ParseChildID(req.ID, "updateStrategies")
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected an update strategy's ARM ID (<fleet ID>/updateStrategies/<name>): %v", err))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), fleet.ChildID("updateStrategies", name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("fleet_id"), fleet.String())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("preview"), types.ObjectNull(strategyPreviewType.AttrTypes))...)
+}
+
+func (r *updateStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan updateStrategyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, updateStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// If-None-Match: a strategy of that name made elsewhere is not overwritten.
+	r.put(ctx, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
+}
+
+func (r *updateStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan updateStrategyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, updateStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pre, d := etagPrecondition(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	r.put(ctx, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
+}
+
+func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyModel, pre *fleetapi.Precondition, private privateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
+	fleet, ok := resolveRolloutFleet(r.clients, plan.FleetID, diags)
+	if !ok {
+		return
+	}
+	fc, err := r.clients.Fleet()
+	if err != nil {
+		addBackendError(diags, "Reaching the Fleet API", err)
+		return
+	}
+	name := plan.Name.ValueString()
+	body := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: stagesToAPI(plan.Stages)}}
+	poller, err := fc.BeginCreateOrUpdateUpdateStrategy(ctx, fleet, name, body, pre)
+	got, err := pollDone(ctx, poller, err)
+	if err != nil {
+		switch {
+		case fleetapi.IsPreconditionFailed(err) && pre != nil && pre.IfNoneMatch != "":
+			diags.AddAttributeError(path.Root("name"), "Update strategy already exists",
+				fmt.Sprintf("The fleet already has an update strategy named %q: import it (terraform import with its ID %s), or choose another name.", name, fleet.ChildID("updateStrategies", name)))
+		case fleetapi.IsPreconditionFailed(err):
+			diags.AddError("Update strategy changed elsewhere", fmt.Sprintf("Update strategy %q changed since Terraform last read it (ETag mismatch); run terraform refresh or plan again: %v", name, err))
+		default:
+			diags.AddError("Writing the update strategy", fmt.Sprintf("Update strategy %q: %v", name, err))
+		}
+		return
+	}
+	tflog.Info(ctx, "update strategy written", map[string]any{"strategy": name, "fleet": fleet.String()})
+	plan.ID = types.StringValue(fleet.ChildID("updateStrategies", name))
+	plan.FleetID = types.StringValue(fleet.String())
+	if got.ETag != "" {
+		diags.Append(saveETag(ctx, private, got.ETag)...)
+	}
+	if plan.Preview.IsUnknown() {
+		plan.Preview = r.previewNow(ctx, fleet, plan.Stages, diags)
+	}
+	diags.Append(state.Set(ctx, plan)...)
+}
+
+// previewNow computes a preview that was unknown at plan.
+func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.FleetID, stages []stageModel, diags *diag.Diagnostics) types.Object {
+	members, err := r.clients.Members(ctx, fleet)
+	if err != nil {
+		diags.AddWarning("Update strategy preview", fmt.Sprintf("The preview could not be computed: %v", err))
+		return types.ObjectNull(strategyPreviewType.AttrTypes)
+	}
+	groups := map[string][]string{}
+	for _, m := range members {
+		groups[m.Group] = append(groups[m.Group], m.Name)
+	}
+	p, _ := strategyPreview(stages, groups)
+	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
+	diags.Append(d...)
+	return obj
+}
+
+func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state updateStrategyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	fleet, ok := resolveRolloutFleet(r.clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.clients.Fleet()
+	if err != nil {
+		addBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	got, err := fc.GetUpdateStrategy(ctx, fleet, state.Name.ValueString())
+	if err != nil {
+		if fleetapi.IsNotFound(err) {
+			tflog.Warn(ctx, "update strategy gone; removing it from state", map[string]any{"strategy": state.Name.ValueString()})
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddError("Reading the update strategy", err.Error())
+		return
+	}
+	state.ID = types.StringValue(fleet.ChildID("updateStrategies", state.Name.ValueString()))
+	state.FleetID = types.StringValue(fleet.String())
+	if got.Properties != nil {
+		state.Stages = stagesFromAPI(got.Properties.Strategy, state.Stages)
+	}
+	if state.Timeouts.Object.IsNull() {
+		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
+	}
+	if got.ETag != "" {
+		resp.Diagnostics.Append(saveETag(ctx, resp.Private, got.ETag)...)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *updateStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state updateStrategyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, updateStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fleet, ok := resolveRolloutFleet(r.clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.clients.Fleet()
+	if err != nil {
+		addBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	poller, err := fc.BeginDeleteUpdateStrategy(ctx, fleet, state.Name.ValueString(), nil)
+	if _, err := pollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
+		resp.Diagnostics.AddError("Deleting the update strategy", err.Error())
+		return
+	}
+	tflog.Info(ctx, "update strategy deleted", map[string]any{"strategy": state.Name.ValueString()})
+}
+
+// ---- models ----
+
+type updateStrategyModel struct {
+	ID       types.String   `tfsdk:"id"`
+	Name     types.String   `tfsdk:"name"`
+	FleetID  types.String   `tfsdk:"fleet_id"`
+	Stages   []stageModel   `tfsdk:"stages"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	Preview  types.Object   `tfsdk:"preview"`
+}
+
+type strategyPreviewModel struct {
+	Stages            []strategyStagePreviewModel `tfsdk:"stages"`
+	UnselectedMembers []string                    `tfsdk:"unselected_members"`
+}
+
+type strategyStagePreviewModel struct {
+	Name   string                      `tfsdk:"name"`
+	Groups []strategyGroupPreviewModel `tfsdk:"groups"`
+}
+
+type strategyGroupPreviewModel struct {
+	Name    string   `tfsdk:"name"`
+	Members []string `tfsdk:"members"`
+}
