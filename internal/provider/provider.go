@@ -384,6 +384,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewPlacementResource,
 		NewUpdateStrategyResource,
 		NewUpdateRunResource,
+		NewAutoUpgradeProfileResource,
 	}
 }
 

@@ -117,6 +117,7 @@ func (rn *runner) tick() time.Duration {
 // instant takes its step, the world takes its effects, and so on. Runs being
 // deleted go once their last upgrade has ended. The caller holds w.mu.
 func (s *Server) advanceRuns(now time.Time) {
+	s.triggerProfiles(now)
 	for {
 		var next *runRecord
 		var at time.Time

@@ -103,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 	s.registerVersionRoutes()
 	s.registerOperationRoutes()
 	s.registerUpdateRoutes()
+	s.registerAutoUpgradeRoutes()
 	s.runner = newRunner(s)
 	return s, nil
 }

@@ -1,0 +1,47 @@
+# Keep the fleet on the Stable channel: when AKS releases a new patch of minor N-1 (N being the
+# newest GA minor), Fleet generates and starts an update run that copies the "canary-then-prod"
+# strategy. `terraform plan` shows in `preview` the version the channel resolves to now and, for
+# each member, whether a run would upgrade it, leave it (already there) or skip it, and why.
+resource "fleet_update_strategy" "canary_then_prod" {
+  name = "canary-then-prod"
+  stages = [
+    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
+    { name = "prod", groups = [{ name = "prod" }] },
+  ]
+}
+
+resource "fleet_auto_upgrade_profile" "stable" {
+  name                      = "stable"
+  channel                   = "Stable"
+  update_strategy_id        = fleet_update_strategy.canary_then_prod.id
+  node_image_selection_type = "Consistent"
+}
+
+# Pin a minor version: the latest patch of 1.32, as AKS releases them. long_term_support allows a
+# minor AKS offers only under its long-term support plan.
+resource "fleet_auto_upgrade_profile" "pinned" {
+  name                      = "pinned-132"
+  channel                   = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.32"
+  disabled                  = true # created, but triggers nothing until enabled
+}
+
+# Node images only, and a run for today's target right away (created, not started: start it with a
+# fleet_update_run or `az fleet updaterun start`).
+resource "fleet_auto_upgrade_profile" "images" {
+  name                = "node-images"
+  channel             = "NodeImage"
+  generate_update_run = true
+}
+
+output "stable_channel" {
+  description = "What the Stable channel resolves to now, and what a run would do with each member."
+  value = {
+    target  = fleet_auto_upgrade_profile.stable.preview.target_kubernetes_version
+    members = { for m in fleet_auto_upgrade_profile.stable.preview.members : m.name => "${m.action}: ${m.reason}" }
+  }
+}
+
+output "node_image_run" {
+  value = fleet_auto_upgrade_profile.images.generated_update_run_id
+}

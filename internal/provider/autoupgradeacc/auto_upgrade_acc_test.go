@@ -1,0 +1,434 @@
+// Package autoupgradeacc holds the acceptance tests of fleet_auto_upgrade_profile against a local
+// fleet of its own (testdata/fleet.yaml), whose clock runs fast enough for a version released
+// during the first test to trigger a run that completes within seconds.
+package autoupgradeacc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+)
+
+func TestMain(m *testing.M) {
+	acctest.Main(m, "internal/provider/autoupgradeacc/testdata/fleet.yaml")
+}
+
+var factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+// The fleet of testdata/fleet.yaml.
+var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000003", ResourceGroupName: "rg-autoupgrade", Name: "autoupgrade"}
+
+// Members in the preview's order (the fleet's inventory, sorted by name): behind-1, canary-1,
+// current-1, patch-1, patch-2, prod-1. (patch-* change version during the first test.)
+const (
+	behind1  = 0
+	canary1  = 1
+	current1 = 2
+	patch1   = 3
+	prod1    = 5
+)
+
+func at(parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(parts[0].(string))
+	for _, s := range parts[1:] {
+		switch v := s.(type) {
+		case string:
+			p = p.AtMapKey(v)
+		case int:
+			p = p.AtSliceIndex(v)
+		}
+	}
+	return p
+}
+
+// client is the Fleet API client on the local fleet's ARM_* environment, for checks and
+// out-of-band changes.
+func client(t *testing.T) *fleetapi.Client {
+	t.Helper()
+	acctest.Current(t)
+	s, err := azure.NewSession(context.Background(), azure.Config{
+		SubscriptionID: os.Getenv("ARM_SUBSCRIPTION_ID"), TenantID: os.Getenv("ARM_TENANT_ID"),
+		ClientID: os.Getenv("ARM_CLIENT_ID"), ClientSecret: os.Getenv("ARM_CLIENT_SECRET"),
+		MetadataHost: os.Getenv("ARM_METADATA_HOSTNAME"),
+	}, azure.Options{ProviderVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := fleetapi.NewClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func wait[T any](p *runtime.Poller[T], err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.PollUntilDone(context.Background(), &runtime.PollUntilDoneOptions{Frequency: 100 * time.Millisecond})
+	return &v, err
+}
+
+// eventually polls cond every 200ms until it holds or the bound passes.
+func eventually(bound time.Duration, what string, cond func() (bool, string)) error {
+	deadline := time.Now().Add(bound)
+	for {
+		ok, last := cond()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not within %s (last: %s)", what, bound, last)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestAccAutoUpgradeProfile_releaseTriggersRun runs first: the fleet releases 1.31.10 at 05:00
+// simulated (about 30 s after it starts). A TargetKubernetesVersion 1.31 profile with a strategy
+// that selects group patch triggers a run when it appears; the run copies the strategy, upgrades
+// patch-1 and patch-2 and completes; a disabled profile on the same channel triggers nothing.
+func TestAccAutoUpgradeProfile_releaseTriggersRun(t *testing.T) {
+	release := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC) // testdata/fleet.yaml
+	var c *fleetapi.Client
+	strategyID := fleet.ChildID("updateStrategies", "patch-only")
+	cfg := `
+resource "fleet_auto_upgrade_profile" "patch" {
+  name                      = "patch"
+  channel                   = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.31"
+  update_strategy_id        = "` + strategyID + `"
+  node_image_selection_type = "Consistent"
+}
+
+resource "fleet_auto_upgrade_profile" "off" {
+  name                      = "off"
+  channel                   = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.31"
+  disabled                  = true
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				c = client(t)
+				s := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{
+					Stages: []fleetapi.UpdateStage{{Name: "patch", Groups: []fleetapi.UpdateGroup{{Name: "patch"}}}},
+				}}}
+				if _, err := wait(c.BeginCreateOrUpdateUpdateStrategy(context.Background(), fleet, "patch-only", s, nil)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// Before the release the 1.31 target is 1.31.9: patch-1 is already there.
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("preview", "members", patch1, "name"), knownvalue.StringExact("patch-1")),
+			}},
+			Check: func(*terraform.State) error {
+				ctx := context.Background()
+				profileID := fleet.ChildID("autoUpgradeProfiles", "patch")
+				// The profile must exist before the release, or there is nothing to trigger on.
+				if p, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch"); err != nil {
+					return err
+				} else if created := p.SystemData.CreatedAt; created == nil || !created.Before(release) {
+					return fmt.Errorf("profile created at %v, not before the release at %s: the machine was too slow for testdata/fleet.yaml's clock", created, release)
+				}
+				if err := eventually(90*time.Second, "profile patch triggered by the 1.31.10 release", func() (bool, string) {
+					p, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch")
+					if err != nil {
+						return false, err.Error()
+					}
+					st := p.Properties.AutoUpgradeProfileStatus
+					return st != nil && st.LastTriggerStatus == fleetapi.AutoUpgradeTriggerSucceeded, fmt.Sprintf("%+v", st)
+				}); err != nil {
+					return err
+				}
+				var run *fleetapi.UpdateRun
+				if err := eventually(60*time.Second, "run patch-1-31-10 completed", func() (bool, string) {
+					var err error
+					if run, err = c.GetUpdateRun(ctx, fleet, "patch-1-31-10"); err != nil {
+						return false, err.Error()
+					}
+					st := run.Properties.Status.Status.State
+					return st == fleetapi.UpdateStateCompleted, string(st)
+				}); err != nil {
+					return err
+				}
+				p := run.Properties
+				if p.AutoUpgradeProfileID != profileID || p.UpdateStrategyID != strategyID || len(p.Strategy.Stages) != 1 || p.Strategy.Stages[0].Groups[0].Name != "patch" ||
+					p.ManagedClusterUpdate.Upgrade.KubernetesVersion != "1.31.10" || p.ManagedClusterUpdate.NodeImageSelection.Type != fleetapi.NodeImageSelectionConsistent {
+					return fmt.Errorf("triggered run does not follow the profile: %+v", p)
+				}
+				var members []string
+				for _, g := range run.Properties.Status.Stages[0].Groups {
+					for _, m := range g.Members {
+						if m.Status.State != fleetapi.UpdateStateCompleted {
+							return fmt.Errorf("member %s is %s", m.Name, m.Status.State)
+						}
+						members = append(members, m.Name)
+					}
+				}
+				if strings.Join(members, ",") != "patch-1,patch-2" {
+					return fmt.Errorf("run members %v, want the strategy's group patch", members)
+				}
+				off, err := c.GetAutoUpgradeProfile(ctx, fleet, "off")
+				if err != nil {
+					return err
+				}
+				if off.Properties.AutoUpgradeProfileStatus != nil {
+					return fmt.Errorf("the disabled profile triggered: %+v", off.Properties.AutoUpgradeProfileStatus)
+				}
+				if _, err := c.GetUpdateRun(ctx, fleet, "off-1-31-10"); !fleetapi.IsNotFound(err) {
+					return fmt.Errorf("the disabled profile's run: %v", err)
+				}
+				return nil
+			},
+		}, {
+			// A refresh reads the trigger into status; the configuration is unchanged: an empty plan.
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_status"), knownvalue.StringExact("Succeeded")),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_upgrade_versions"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("1.31.10")})),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_error"), knownvalue.Null()),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_triggered_at"),
+					knownvalue.StringRegexp(regexp.MustCompile(`^2026-11-23T(0[5-9]|1[0-9]):`))),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", at("status", "last_trigger_status"), knownvalue.Null()),
+			},
+		}},
+	})
+}
+
+func profile(name, body string) string {
+	return `
+resource "fleet_auto_upgrade_profile" "` + name + `" {
+  name = "` + name + `"
+` + body + `
+}
+`
+}
+
+func member(res string, i int, action, target string, reason *regexp.Regexp) []plancheck.PlanCheck {
+	a := "fleet_auto_upgrade_profile." + res
+	return []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue(a, at("preview", "members", i, "action"), knownvalue.StringExact(action)),
+		plancheck.ExpectKnownValue(a, at("preview", "members", i, "target_kubernetes_version"), knownvalue.StringExact(target)),
+		plancheck.ExpectKnownValue(a, at("preview", "members", i, "reason"), knownvalue.StringRegexp(reason)),
+	}
+}
+
+// TestAccAutoUpgradeProfile_channels: each channel's preview at plan against the fleet's known
+// version table, with the member two minors behind and the one ahead of the target.
+func TestAccAutoUpgradeProfile_channels(t *testing.T) {
+	checks := []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.target", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_kubernetes_version"), knownvalue.Null()),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_node_image_versions"),
+			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")})),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "members", canary1, "name"), knownvalue.StringExact("canary-1")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "members", behind1, "name"), knownvalue.StringExact("behind-1")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "members", behind1, "current_kubernetes_version"), knownvalue.StringExact("1.31.9")),
+	}
+	// Stable 1.32.5
+	checks = append(checks, member("stable", canary1, "none", "1.32.5", regexp.MustCompile(`already at 1\.32\.5`))...)
+	checks = append(checks, member("stable", behind1, "upgrade", "1.32.5", regexp.MustCompile(`^1\.31\.9 → 1\.32\.5; no aksManagedAutoUpgradeSchedule maintenance window`))...)
+	checks = append(checks, member("stable", current1, "skip", "1.32.5", regexp.MustCompile(`1\.33\.1 is newer than the Stable channel's target 1\.32\.5: AKS does not downgrade`))...)
+	// Rapid 1.33.1, never the preview 1.34.0
+	checks = append(checks, member("rapid", canary1, "upgrade", "1.33.1", regexp.MustCompile(`^1\.32\.5 → 1\.33\.1`))...)
+	checks = append(checks, member("rapid", behind1, "skip", "1.33.1", regexp.MustCompile(`1\.31\.9 is 2 minor versions behind the target 1\.33\.1: auto-upgrade does not move a cluster across more than one minor version`))...)
+	checks = append(checks, member("rapid", current1, "none", "1.33.1", regexp.MustCompile(`already at`))...)
+	// TargetKubernetesVersion 1.32
+	checks = append(checks, member("target", prod1, "none", "1.32.5", regexp.MustCompile(`TargetKubernetesVersion channel's target`))...)
+	checks = append(checks, member("target", current1, "skip", "1.32.5", regexp.MustCompile(`AKS does not downgrade`))...)
+	// NodeImage: each member keeps its Kubernetes version.
+	checks = append(checks, member("images", canary1, "upgrade", "1.32.5", regexp.MustCompile(`node images system 202510\.01\.0 → 202511\.04\.0`))...)
+	checks = append(checks, member("images", prod1, "none", "1.32.5", regexp.MustCompile(`already the newest`))...)
+
+	cfg := profile("stable", `  channel = "Stable"`) + profile("rapid", `  channel = "Rapid"`) +
+		profile("target", `  channel = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.32"`) + profile("images", `  channel = "NodeImage"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: checks},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("id"), knownvalue.StringExact(fleet.ChildID("autoUpgradeProfiles", "rapid"))),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("fleet_id"), knownvalue.StringExact(fleet.String())),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("status", "last_trigger_status"), knownvalue.Null()),
+			},
+		}, {
+			// Unchanged configuration: the preview is kept, the plan is empty.
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		}, {
+			// Changing the channel recomputes the preview in place (no replacement).
+			Config: profile("stable", `  channel = "Rapid"`) + profile("rapid", `  channel = "Rapid"`) +
+				profile("target", `  channel = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.32"`) + profile("images", `  channel = "NodeImage"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.stable", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+			}},
+		}},
+	})
+}
+
+// TestAccAutoUpgradeProfile_generateImportDrift: generate_update_run returns the run's ID, and a
+// second apply that generates again returns the same run; import by ARM ID; an out-of-band change
+// and delete show as a plan; a create-only field plans a replacement.
+func TestAccAutoUpgradeProfile_generateImportDrift(t *testing.T) {
+	var c *fleetapi.Client
+	runID := fleet.ChildID("updateRuns", "gen-1-33-1")
+	cfg := func(disabled bool, selection string) string {
+		return profile("gen", fmt.Sprintf(`  channel = "Rapid"
+  disabled = %t
+  node_image_selection_type = %q
+  generate_update_run = true`, disabled, selection))
+	}
+	notStarted := func(*terraform.State) error {
+		run, err := c.GetUpdateRun(context.Background(), fleet, "gen-1-33-1")
+		if err != nil {
+			return err
+		}
+		if st := run.Properties.Status.Status.State; st != fleetapi.UpdateStateNotStarted || run.Properties.AutoUpgradeProfileID != fleet.ChildID("autoUpgradeProfiles", "gen") {
+			return fmt.Errorf("generated run %s of profile %s", st, run.Properties.AutoUpgradeProfileID)
+		}
+		return nil
+	}
+	var firstETag string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { c = client(t) },
+			Config:    cfg(false, "Latest"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id"), knownvalue.StringExact(runID)),
+			},
+			Check: func(s *terraform.State) error {
+				if err := notStarted(s); err != nil {
+					return err
+				}
+				run, err := c.GetUpdateRun(context.Background(), fleet, "gen-1-33-1")
+				if err == nil {
+					firstETag = run.ETag
+				}
+				return err
+			},
+		}, {
+			// A change generates again: the same target gives the same run, unchanged.
+			Config: cfg(true, "Latest"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.gen", plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id"), knownvalue.StringExact(runID)),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("disabled"), knownvalue.Bool(true)),
+			},
+			Check: func(s *terraform.State) error {
+				run, err := c.GetUpdateRun(context.Background(), fleet, "gen-1-33-1")
+				if err != nil {
+					return err
+				}
+				if run.ETag != firstETag {
+					return fmt.Errorf("generating again changed the run: eTag %s → %s", firstETag, run.ETag)
+				}
+				return notStarted(s)
+			},
+		}, {
+			ResourceName: "fleet_auto_upgrade_profile.gen", ImportState: true, ImportStateVerify: true,
+			ImportStateId:           fleet.ChildID("autoUpgradeProfiles", "gen"),
+			ImportStateVerifyIgnore: []string{"preview", "status", "generate_update_run", "generated_update_run_id", "timeouts"},
+		}, {
+			// Drift: enabled out of band; the plan puts disabled back.
+			PreConfig: func() {
+				p, err := c.GetAutoUpgradeProfile(context.Background(), fleet, "gen")
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Properties.Disabled = to.Ptr(false)
+				if _, err := wait(c.BeginCreateOrUpdateAutoUpgradeProfile(context.Background(), fleet, "gen", *p, &fleetapi.Precondition{IfMatch: p.ETag})); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg(true, "Latest"), PlanOnly: true, ExpectNonEmptyPlan: true,
+		}, {
+			// A create-only field plans a replacement.
+			Config: cfg(true, "Consistent"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.gen", plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			Check: func(*terraform.State) error {
+				p, err := c.GetAutoUpgradeProfile(context.Background(), fleet, "gen")
+				if err != nil {
+					return err
+				}
+				if p.Properties.NodeImageSelection == nil || p.Properties.NodeImageSelection.Type != fleetapi.AutoUpgradeNodeImageConsistent {
+					return fmt.Errorf("replaced profile %+v", p.Properties)
+				}
+				return nil
+			},
+		}, {
+			// Deleted out of band: the plan re-creates it.
+			PreConfig: func() {
+				if _, err := wait(c.BeginDeleteAutoUpgradeProfile(context.Background(), fleet, "gen", nil)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg(true, "Consistent"), PlanOnly: true, ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestAccAutoUpgradeProfile_invalid: invalid combinations fail at plan, naming the attribute.
+func TestAccAutoUpgradeProfile_invalid(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{`  channel = "Stable"
+  target_kubernetes_version = "1.33"`, `(?s)Target Kubernetes version not allowed.*target_kubernetes_version = "1\.33"`},
+		{`  channel = "TargetKubernetesVersion"`, `(?s)Missing target Kubernetes version.*target_kubernetes_version`},
+		{`  channel = "Rapid"
+  long_term_support = true`, `(?s)Long-term support not allowed.*long_term_support = true`},
+		{`  channel = "TargetKubernetesVersion"
+  target_kubernetes_version = "1.33.1"`, `(?s)Invalid Attribute Value Match.*target_kubernetes_version = "1\.33\.1".*must be a Kubernetes minor version`},
+		{`  channel = "SecurityPatch"`, `(?s)Invalid Attribute Value Match.*channel = "SecurityPatch".*value must be one of`},
+		{`  channel = "Stable"
+  node_image_selection_type = "Custom"`, `(?s)Invalid Attribute Value Match.*node_image_selection_type = "Custom".*value must be one of`},
+	}
+	var steps []resource.TestStep
+	for _, tc := range cases {
+		steps = append(steps, resource.TestStep{Config: profile("bad", tc.body), PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: factories, Steps: steps})
+}

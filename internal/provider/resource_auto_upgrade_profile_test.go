@@ -1,0 +1,190 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+)
+
+func aupModel(ch, target string, lts bool) autoUpgradeProfileModel {
+	m := aupNullModel()
+	m.Name, m.Channel = types.StringValue("p"), types.StringValue(ch)
+	m.LongTermSupport, m.Disabled = types.BoolValue(lts), types.BoolValue(false)
+	if target != "" {
+		m.TargetKubernetesVersion = types.StringValue(target)
+	}
+	return m
+}
+
+// ValidateConfig reports each invalid combination at its attribute path, offline.
+func TestAutoUpgradeProfileValidateConfig(t *testing.T) {
+	ctx := context.Background()
+	r := &autoUpgradeProfileResource{}
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	if sresp.Diagnostics.HasError() {
+		t.Fatal(sresp.Diagnostics)
+	}
+	validate := func(t *testing.T, m autoUpgradeProfileModel) diag.Diagnostics {
+		t.Helper()
+		plan := tfsdk.Plan{Schema: sresp.Schema, Raw: tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)}
+		if d := plan.Set(ctx, &m); d.HasError() {
+			t.Fatal(d)
+		}
+		var resp fwresource.ValidateConfigResponse
+		r.ValidateConfig(ctx, fwresource.ValidateConfigRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: plan.Raw}}, &resp)
+		return resp.Diagnostics
+	}
+	withStrategy := aupModel("Stable", "", false)
+	withStrategy.UpdateStrategyID = types.StringValue("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f/updateRuns/x")
+	unknownChannel := aupModel("Stable", "1.33", false)
+	unknownChannel.Channel = types.StringUnknown()
+	cases := []struct {
+		name     string
+		m        autoUpgradeProfileModel
+		path, in string // "" path: no error
+	}{
+		{"stable", aupModel("Stable", "", false), "", ""},
+		{"target with its version and LTS", aupModel("TargetKubernetesVersion", "1.32", true), "", ""},
+		{"target version with Stable", aupModel("Stable", "1.33", false), "target_kubernetes_version", "only for the TargetKubernetesVersion channel, not Stable"},
+		{"target channel without a version", aupModel("TargetKubernetesVersion", "", false), "target_kubernetes_version", "needs target_kubernetes_version"},
+		{"LTS with Rapid", aupModel("Rapid", "", true), "long_term_support", "only for the TargetKubernetesVersion channel, not Rapid"},
+		{"a strategy ID that is no strategy", withStrategy, "update_strategy_id", "is not the ID of a fleet's updateStrategies"},
+		{"unknown channel: nothing to say yet", unknownChannel, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := validate(t, tc.m)
+			if tc.path == "" {
+				if d.HasError() {
+					t.Fatalf("unexpected %v", d)
+				}
+				return
+			}
+			errs := d.Errors()
+			if len(errs) != 1 {
+				t.Fatalf("%d errors, want 1: %v", len(errs), d)
+			}
+			e, ok := errs[0].(diag.DiagnosticWithPath)
+			if !ok || e.Path().String() != tc.path || !strings.Contains(e.Detail(), tc.in) {
+				t.Errorf("error %v, want at %s containing %q", errs[0], tc.path, tc.in)
+			}
+		})
+	}
+}
+
+func aupTable(t *testing.T, images ...string) channel.VersionTable {
+	t.Helper()
+	entry := func(minor string, preview bool, patches ...string) *armcontainerservice.KubernetesVersion {
+		kv := &armcontainerservice.KubernetesVersion{Version: to.Ptr(minor), IsPreview: to.Ptr(preview), PatchVersions: map[string]*armcontainerservice.KubernetesPatchVersion{}}
+		for _, p := range patches {
+			kv.PatchVersions[p] = &armcontainerservice.KubernetesPatchVersion{}
+		}
+		return kv
+	}
+	tab, err := channel.TableFromAKS([]*armcontainerservice.KubernetesVersion{
+		entry("1.31", false, "1.31.9"), entry("1.32", false, "1.32.5"), entry("1.33", false, "1.33.1"), entry("1.34", true, "1.34.0"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range images {
+		tab.AddNodeImage(i)
+	}
+	return tab
+}
+
+// The preview is the channel rules' answer in the schema's shape: the target, and per member the
+// action and the reason (the member two minors behind is skipped, saying why).
+func TestAutoUpgradeProfilePreview(t *testing.T) {
+	const img = "AKSUbuntu-2204gen2containerd-"
+	members := []rollout.Member{
+		{Name: "a", Location: "eastus", KubernetesVersion: "1.32.5", NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: img + "202510.01.0"}}},
+		{Name: "old", Location: "eastus", KubernetesVersion: "1.31.9", NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: img + "202511.04.0"}}},
+	}
+	regions := map[string]channel.VersionTable{"eastus": aupTable(t, img+"202510.01.0", img+"202511.04.0")}
+	type row struct{ action, target, reason string }
+	rowsOf := func(t *testing.T, o types.Object) (string, []string, []row) {
+		t.Helper()
+		attrs := o.Attributes()
+		var images []string
+		for _, v := range attrs["target_node_image_versions"].(types.List).Elements() {
+			images = append(images, v.(types.String).ValueString())
+		}
+		var rows []row
+		for _, v := range attrs["members"].(types.List).Elements() {
+			a := v.(types.Object).Attributes()
+			rows = append(rows, row{a["action"].(types.String).ValueString(), a["target_kubernetes_version"].(types.String).ValueString(), a["reason"].(types.String).ValueString()})
+		}
+		return attrs["target_kubernetes_version"].(types.String).ValueString(), images, rows
+	}
+	var d diag.Diagnostics
+	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, regions, &d))
+	if target != "1.33.1" || rows[0].action != "upgrade" || rows[1].action != "skip" || !strings.Contains(rows[1].reason, "2 minor versions behind") || d.HasError() {
+		t.Errorf("Rapid: %s %+v %v", target, rows, d)
+	}
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, regions, &d))
+	if target != "1.32.5" || rows[0].action != "none" || rows[1].action != "upgrade" || rows[1].target != "1.32.5" {
+		t.Errorf("Stable: %s %+v", target, rows)
+	}
+	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, regions, &d))
+	if target != "" || strings.Join(images, ",") != img+"202511.04.0" || rows[0].action != "upgrade" || rows[1].action != "none" {
+		t.Errorf("NodeImage: %q %v %+v", target, images, rows)
+	}
+	// A target minor AKS has not released: no target, every member skipped, a warning on the attribute.
+	d = nil
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, regions, &d))
+	w := d.Warnings()
+	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
+		w[0].(diag.DiagnosticWithPath).Path().String() != "target_kubernetes_version" {
+		t.Errorf("unreleased target: %q %+v %v", target, rows, d)
+	}
+}
+
+// The API body carries the configuration; a read maps back onto it, with the status.
+func TestAutoUpgradeProfileAPIMapping(t *testing.T) {
+	m := aupModel("TargetKubernetesVersion", "1.32", true)
+	m.UpdateStrategyID = types.StringValue("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f/updateStrategies/st")
+	m.NodeImageSelectionType = types.StringValue("Consistent")
+	m.Disabled = types.BoolValue(true)
+	body := aupToAPI(m)
+	p := body.Properties
+	if p.Channel != fleetapi.UpgradeChannelTargetKubernetesVersion || p.TargetKubernetesVersion != "1.32" || !*p.LongTermSupport || !*p.Disabled ||
+		p.NodeImageSelection.Type != fleetapi.AutoUpgradeNodeImageConsistent || p.UpdateStrategyID != m.UpdateStrategyID.ValueString() {
+		t.Fatalf("body %+v", p)
+	}
+	if s := aupToAPI(aupModel("Rapid", "", false)).Properties; s.LongTermSupport != nil || s.NodeImageSelection != nil || s.TargetKubernetesVersion != "" {
+		t.Errorf("Rapid body sends what is unset: %+v", s)
+	}
+	read := fleetapi.AutoUpgradeProfile{Resource: fleetapi.Resource{ID: "id", Name: "p"}, Properties: p}
+	read.Properties.AutoUpgradeProfileStatus = &fleetapi.AutoUpgradeProfileStatus{
+		LastTriggerStatus: fleetapi.AutoUpgradeTriggerFailed, LastTriggerError: &fleetapi.ErrorDetail{Code: "InvalidParameter", Message: "no strategy"},
+		LastTriggerUpgradeVersions: []string{"1.32.6"},
+	}
+	got := aupModel("Stable", "", false)
+	aupFromAPI(&got, &read)
+	if got.Channel.ValueString() != "TargetKubernetesVersion" || got.TargetKubernetesVersion.ValueString() != "1.32" || !got.LongTermSupport.ValueBool() ||
+		!got.Disabled.ValueBool() || got.NodeImageSelectionType.ValueString() != "Consistent" || got.UpdateStrategyID != m.UpdateStrategyID {
+		t.Errorf("read back %+v", got)
+	}
+	st := got.Status.Attributes()
+	if st["last_trigger_status"].(types.String).ValueString() != "Failed" || st["last_trigger_error"].(types.String).ValueString() != "InvalidParameter: no strategy" ||
+		!st["last_triggered_at"].IsNull() || len(st["last_trigger_upgrade_versions"].(types.List).Elements()) != 1 {
+		t.Errorf("status %v", st)
+	}
+	if s := aupStatus(&fleetapi.AutoUpgradeProfile{}).Attributes(); !s["last_trigger_status"].IsNull() || len(s["last_trigger_upgrade_versions"].(types.List).Elements()) != 0 {
+		t.Errorf("empty status %v", s)
+	}
+}
