@@ -34,7 +34,10 @@ func startAPIServer(cfg Config, name string, crdDirs []string, scheme *runtime.S
 	s := &apiServer{name: name, env: env}
 	// An admin user with a client certificate: the kubeconfig the Fleet API
 	// hands out (listCredentials) and the hub agent use.
-	user, err := env.ControlPlane.AddUser(envtest.User{Name: name + "-admin", Groups: []string{"system:masters"}}, nil)
+	// client-go's default 5 requests/s would make a few hundred members take
+	// minutes to join and a heartbeat round far longer than its period.
+	base := &rest.Config{QPS: 500, Burst: 1000}
+	user, err := env.ControlPlane.AddUser(envtest.User{Name: name + "-admin", Groups: []string{"system:masters"}}, base)
 	if err != nil {
 		s.stop()
 		return nil, fmt.Errorf("%s admin user: %w", name, err)

@@ -46,6 +46,7 @@ type Fleet struct {
 	agent   *hubAgent
 	members map[string]*apiServer
 	agents  *memberAgents
+	admin   *adminServer
 	Fleet   *emulator.Server
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -115,6 +116,9 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		defer close(f.done)
 		f.agents.run(runCtx)
 	}()
+	if f.admin, err = f.startAdmin(); err != nil {
+		return f, err
+	}
 
 	tenant, clientID, secret := "00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000c", randomSecret()
 	f.Fleet, err = emulator.New(emulator.Config{
@@ -175,6 +179,7 @@ func (f *Fleet) writeEnv(tenant, clientID, secret string) error {
 		"KUBE_CONFIG_PATH":          f.hub.kubeconfigPath(dir),
 		"LOCALFLEET_URL":            f.Fleet.URL(),
 		"LOCALFLEET_DIR":            dir,
+		EnvAdminURL:                 f.admin.url,
 	}
 	keys := make([]string, 0, len(f.Env))
 	for k := range f.Env {
@@ -219,6 +224,7 @@ func (f *Fleet) Stop() {
 			<-f.done
 		}
 	}
+	f.admin.close()
 	if f.Fleet != nil {
 		_ = f.Fleet.Close()
 	}

@@ -58,6 +58,9 @@ type memberAgents struct {
 
 	mu      sync.Mutex
 	members map[string]fleetfile.Member
+	// reporting serialises reports, so a heartbeat round cannot report a
+	// member as it was before an Update that ran meanwhile.
+	reporting sync.Mutex
 }
 
 func newMemberAgents(hub client.Client, file *fleetfile.File, interval time.Duration, logf func(string, ...any)) *memberAgents {
@@ -243,10 +246,7 @@ func (a *memberAgents) run(ctx context.Context) {
 			return
 		case <-heartbeat.C:
 			for _, m := range a.snapshot() {
-				if !m.IsHealthy() {
-					continue // no heartbeat: the hub keeps the stale one
-				}
-				if err := a.report(ctx, m); err != nil && ctx.Err() == nil {
+				if err := a.heartbeat(ctx, m.Name); err != nil && ctx.Err() == nil {
 					a.logf("member agent %s: heartbeat: %v", m.Name, err)
 				}
 			}
@@ -256,6 +256,18 @@ func (a *memberAgents) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// heartbeat reports a member as it is now; an unhealthy member sends none,
+// so the hub keeps its stale heartbeat.
+func (a *memberAgents) heartbeat(ctx context.Context, name string) error {
+	a.reporting.Lock()
+	defer a.reporting.Unlock()
+	m, ok := a.Member(name)
+	if !ok || !m.IsHealthy() {
+		return nil
+	}
+	return a.report(ctx, m)
 }
 
 // Update changes a member (labels, taints, health, properties) and reports
@@ -268,6 +280,8 @@ func (a *memberAgents) Update(ctx context.Context, m fleetfile.Member) error {
 	}
 	a.members[m.Name] = m
 	a.mu.Unlock()
+	a.reporting.Lock()
+	defer a.reporting.Unlock()
 	if err := a.applyMemberCluster(ctx, m); err != nil {
 		return err
 	}
