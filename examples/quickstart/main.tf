@@ -30,3 +30,120 @@ output "members" {
     }
   }
 }
+
+# A placement: the plan's preview shows which clusters KubeFleet's scheduler will pick, in which
+# order and with which scores, and why each other cluster is left out. The namespace comes from
+# the hub (`kubectl --kubeconfig "$KUBE_CONFIG_PATH" create namespace web` to give it content).
+resource "fleet_placement" "web" {
+  name               = "web"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = 2
+    preferred_cluster_selectors = [{
+      weight          = 50
+      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
+    }]
+  }
+  wait_for_rollout = true
+}
+
+output "web_placement" {
+  description = "Where the web namespace goes: the picks in rank order with their scores, and why every other cluster is left out."
+  value = {
+    fulfilled = fleet_placement.web.preview.fulfilled
+    picks     = [for s in fleet_placement.web.preview.selected : "${s.cluster}: affinity ${s.affinity_score}, topology spread ${s.topology_spread_score} (${s.change})"]
+    left_out  = { for e in fleet_placement.web.preview.excluded : e.cluster => e.reason }
+  }
+}
+
+# Karpenter disruption budgets on canary-east's NodePool "default": a weekday business-hours
+# freeze (UTC) and 20% otherwise. The plan's preview shows how many nodes Karpenter may disrupt now
+# for each reason, when the freeze opens and closes, and which nodes expire within 24 hours.
+resource "fleet_nodepool_disruption" "default" {
+  cluster   = "canary-east"
+  node_pool = "default"
+  budgets = [
+    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" },
+    { nodes = "20%" },
+  ]
+}
+
+output "canary_east_disruption" {
+  description = "Karpenter on canary-east/default: nodes counted and disrupting, what each reason allows now, the freeze windows, expiring nodes."
+  value = {
+    nodes          = fleet_nodepool_disruption.default.preview.nodes
+    disrupting     = fleet_nodepool_disruption.default.preview.disrupting
+    allowed_now    = { for r in fleet_nodepool_disruption.default.preview.reasons : r.reason => r.unbounded ? "unbounded" : tostring(r.allowed) }
+    windows        = [for w in fleet_nodepool_disruption.default.preview.windows : "budget ${w.budget}: ${w.opens_at} to ${coalesce(w.closes_at, "open-ended")}"]
+    expiring_nodes = { for n in fleet_nodepool_disruption.default.preview.expiring_nodes : n.node => n.expires_at }
+    warnings       = fleet_nodepool_disruption.default.preview.warnings
+  }
+}
+
+# An auto-upgrade profile on the Stable channel (the latest GA patch of minor N-1). The plan's
+# preview says which version the channel resolves to now and, for each member, whether a run would
+# upgrade it, leave it (already there) or skip it, and why (more than one minor behind, a downgrade,
+# outside the support window). Creating it triggers nothing: Fleet starts a run when AKS releases a
+# new version in the channel.
+resource "fleet_auto_upgrade_profile" "stable" {
+  name    = "stable"
+  channel = "Stable"
+}
+
+output "stable_channel" {
+  description = "The Stable channel's target now, and what a run would do with each member and why."
+  value = {
+    target  = fleet_auto_upgrade_profile.stable.preview.target_kubernetes_version
+    members = { for m in fleet_auto_upgrade_profile.stable.preview.members : m.name => "${m.action}: ${m.reason}" }
+  }
+}
+
+# A two-stage rollout: the canary group first, then an hour's wait (one second on the quickstart's
+# clock, which runs 3600 times faster), then the prod group. The strategy's preview lists the
+# members each group resolves to now and the members no group selects (staging-west).
+resource "fleet_update_strategy" "rollout" {
+  name = "canary-then-prod-rollout"
+  stages = [
+    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
+    { name = "prod", groups = [{ name = "prod" }] },
+  ]
+}
+
+# An update run over those stages (copied inline, so the plan's preview is known at the first plan),
+# bringing every member to Kubernetes 1.32.5 on the node image every region has (Consistent:
+# 202510.01.0, the newest image both eastus and westeurope offer). The plan's preview shows, stage by
+# stage, which cluster is upgraded when and to what, and which are skipped and why: prod-east-2 goes
+# from 1.31.9 to 1.32.5 (keeping its newer image — never a downgrade); the others are already there,
+# so prod-west-1 is skipped rather than waiting for its Saturday window. Apply starts the run and
+# waits until it completes, logging each state change (TF_LOG=INFO).
+resource "fleet_update_run" "k8s_1_32_5" {
+  name   = "k8s-1-32-5"
+  stages = fleet_update_strategy.rollout.stages
+  managed_cluster_update = {
+    upgrade              = { type = "Full", kubernetes_version = "1.32.5" }
+    node_image_selection = { type = "Consistent" }
+  }
+  wait_for = "completed"
+}
+
+output "k8s_1_32_5_rollout" {
+  description = "The run's plan (stage → group → members in update order: action, versions, reason) and how it ended."
+  value = {
+    planned = {
+      for s in fleet_update_run.k8s_1_32_5.preview.stages : s.name => {
+        wait_after_seconds = s.after_stage_wait_in_seconds
+        members = flatten([for g in s.groups : [
+          for m in g.members : "${g.name}/${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
+        ]])
+      }
+    }
+    consistent_images = fleet_update_run.k8s_1_32_5.preview.consistent_node_image_versions
+    never_updated     = fleet_update_run.k8s_1_32_5.preview.unselected_members
+    expected_outcome  = fleet_update_run.k8s_1_32_5.preview.outcome
+    final_state       = fleet_update_run.k8s_1_32_5.status.state
+    members = {
+      for m in flatten([for s in fleet_update_run.k8s_1_32_5.status.stages : [for g in s.groups : g.members]]) : m.name => m.state
+    }
+  }
+}

@@ -285,9 +285,13 @@ func (s *scenarioRun) memberChanged(step string, change func()) {
 	for _, p := range preview.Selected {
 		want[p.Cluster] = true
 	}
-	// No generation changes: wait (bounded) until the bindings match; a timeout is reported as
-	// the mismatch it is.
-	s.settle(s.name+" "+step, crp.Spec.Policy, preview, prev, func(o *observation) bool { return sameKeys(want, active(o.bindings)) })
+	// No generation changes, and a change to several members can take the hub agent several
+	// cycles, each writing the bindings before the snapshot's decisions: wait (bounded) until the
+	// hub's whole outcome agrees; a timeout is reported as the mismatch it is.
+	label := s.name + " " + step
+	s.settle(label, crp.Spec.Policy, preview, prev, func(o *observation) bool {
+		return sameKeys(want, active(o.bindings)) && len(compare(label, crp.Spec.Policy, preview, o, prev).mismatches) == 0
+	})
 }
 
 func (s *scenarioRun) before() *before {

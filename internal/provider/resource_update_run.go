@@ -640,6 +640,35 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 		}
 		save()
 	}
+	// Skips first: a run created (or re-started) with skip targets must not reach them before
+	// they are skipped — the Fleet API accepts skips in NotStarted, Stopped and Failed runs.
+	if targets := newSkipTargets(plan.Skip, skipped); len(targets) > 0 {
+		tflog.Info(ctx, "skipping update run targets", map[string]any{"run": name, "targets": fmt.Sprint(targets)})
+		poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: targets}, nil)
+		got, err := pollDone(ctx, poller, err)
+		if err != nil {
+			fail("Skipping update run targets", err)
+			return
+		}
+		run = got
+	}
+	// Running wanted while a stop finishes a member's upgrade (refresh reads Stopping as Stopped):
+	// the run can be started only once it is Stopped, so wait for that, one read per interval.
+	for plan.State.ValueString() == runStateRunning && runState(run) == fleetapi.UpdateStateStopping {
+		tflog.Info(ctx, "update run still stopping; waiting to start it again", map[string]any{"run": name})
+		select {
+		case <-ctx.Done():
+			fail("Starting the update run", fmt.Errorf("still stopping: %w", context.Cause(ctx)))
+			return
+		case <-time.After(pollInterval()):
+		}
+		got, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			fail("Starting the update run", err)
+			return
+		}
+		run = got
+	}
 	state := runState(run)
 	switch want := plan.State.ValueString(); {
 	case want == runStateRunning && (state == fleetapi.UpdateStateNotStarted || state == fleetapi.UpdateStateStopped || state == fleetapi.UpdateStateFailed):
@@ -657,16 +686,6 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 		got, err := pollDone(ctx, poller, err)
 		if err != nil {
 			fail("Stopping the update run", err)
-			return
-		}
-		run = got
-	}
-	if targets := newSkipTargets(plan.Skip, skipped); len(targets) > 0 {
-		tflog.Info(ctx, "skipping update run targets", map[string]any{"run": name, "targets": fmt.Sprint(targets)})
-		poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: targets}, nil)
-		got, err := pollDone(ctx, poller, err)
-		if err != nil {
-			fail("Skipping update run targets", err)
 			return
 		}
 		run = got
@@ -785,7 +804,12 @@ func (r *updateRunResource) approve(ctx context.Context, fc *fleetapi.Client, fl
 			continue
 		}
 		tflog.Info(ctx, "approving gate", map[string]any{"run": plan.Name.ValueString(), "stage": g.stage, "group": g.group, "timing": g.timing, "gate": g.id})
-		poller, err := fc.BeginApproveGate(ctx, fleet, g.id, nil)
+		// gateId is the gate's ARM resource ID (fleets/{fleet}/gates/{name}); the API takes the name.
+		gate := g.id
+		if i := strings.LastIndex(gate, "/"); i >= 0 {
+			gate = gate[i+1:]
+		}
+		poller, err := fc.BeginApproveGate(ctx, fleet, gate, nil)
 		if _, err := pollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
 			return fmt.Errorf("gate %s (%s %s of stage %s%s): %w", g.id, g.timing, joinNonEmpty(" ", "group", g.group), g.stage, "", err)
 		}

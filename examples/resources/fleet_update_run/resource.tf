@@ -1,0 +1,54 @@
+resource "fleet_update_strategy" "canary_then_prod" {
+  name = "canary-then-prod"
+  stages = [
+    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
+    {
+      name         = "prod"
+      before_gates = [{ type = "Approval", display_name = "Canary looks healthy" }]
+      groups       = [{ name = "prod" }]
+    },
+  ]
+}
+
+# Upgrade every member to Kubernetes 1.33.1 with the newest node image all their regions offer.
+# `terraform plan` shows the rollout in `preview`: stage by stage, each group's members in the order
+# they will be upgraded (maintenance window open now, opening within 4 hours, none, closed), from
+# which versions to which, and who is skipped or stays pending, and why.
+#
+# Using the strategy's `stages` (rather than `update_strategy_id`) keeps the preview known at the
+# first plan, before the strategy exists.
+resource "fleet_update_run" "k8s_1_33" {
+  name   = "k8s-1-33-1"
+  stages = fleet_update_strategy.canary_then_prod.stages
+  managed_cluster_update = {
+    upgrade              = { type = "Full", kubernetes_version = "1.33.1" }
+    node_image_selection = { type = "Consistent" }
+  }
+
+  # Approve the prod stage's gate once the run reaches it (by position, not gate ID).
+  approvals = [{ stage = "prod", timing = "Before" }]
+
+  # Skip a member that must not be touched by this run (a skip cannot be undone).
+  skip = [{ type = "Member", name = "prod-legacy" }]
+
+  # Start it (the default; "NotStarted" creates it without starting, "Stopped" stops it) and wait
+  # until it completes: a Failed or Stopped run fails the apply naming each failed member.
+  state    = "Running"
+  wait_for = "completed"
+  timeouts = { create = "6h" }
+}
+
+output "rollout_plan" {
+  value = [
+    for s in fleet_update_run.k8s_1_33.preview.stages : {
+      stage = s.name
+      members = flatten([for g in s.groups : [
+        for m in g.members : "${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
+      ]])
+    }
+  ]
+}
+
+output "rollout_state" {
+  value = fleet_update_run.k8s_1_33.status.state
+}

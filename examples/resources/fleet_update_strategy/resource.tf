@@ -1,0 +1,27 @@
+# Canary first; an hour later (if the canary group's upgrades succeeded) the prod groups, in
+# parallel, after someone approves the gate. The plan's `preview` lists the members each group
+# resolves to now, and warns about members no group selects (a run with this strategy never
+# updates them).
+resource "fleet_update_strategy" "canary_then_prod" {
+  name = "canary-then-prod"
+  stages = [
+    {
+      name                        = "canary"
+      groups                      = [{ name = "canary" }]
+      after_stage_wait_in_seconds = 3600
+    },
+    {
+      name         = "prod"
+      before_gates = [{ type = "Approval", display_name = "Canary looks healthy" }]
+      groups       = [{ name = "prod-east" }, { name = "prod-west" }]
+    },
+  ]
+}
+
+output "strategy_members" {
+  value = {
+    for s in fleet_update_strategy.canary_then_prod.preview.stages : s.name => {
+      for g in s.groups : g.name => g.members
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// Package rolloutacc holds the acceptance tests of fleet_update_strategy and
+// fleet_update_run against a local fleet of its own, whose clock runs fast
+// enough for runs to complete within seconds.
+package rolloutacc
+
+import (
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+)
+
+func TestMain(m *testing.M) {
+	// Waits read the run every second here (30 s for users; see TestAccUpdateRun_requestsPer30s).
+	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
+	acctest.Main(m, "internal/provider/rolloutacc/testdata/fleet.yaml")
+}
+
+var factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+const twoStages = `
+resource "fleet_update_strategy" "s" {
+  name = "two-stage"
+  stages = [
+    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 60 },
+    { name = "prod", groups = [{ name = "prod" }] },
+  ]
+}
+`
+
+func at(parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(parts[0].(string))
+	for _, s := range parts[1:] {
+		switch v := s.(type) {
+		case string:
+			p = p.AtMapKey(v)
+		case int:
+			p = p.AtSliceIndex(v)
+		}
+	}
+	return p
+}
+
+func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config: twoStages + `
+resource "fleet_update_run" "r" {
+  name     = "two-stage-run"
+  stages   = fleet_update_strategy.s.stages
+  wait_for = "completed"
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("prod-1"), knownvalue.StringExact("prod-2")})),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "unselected_members"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("risky-1")})),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "after_stage_wait_in_seconds"), knownvalue.Int64Exact(60)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "name"), knownvalue.StringExact("canary-1")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
+					knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "unselected_members"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("risky-1")})),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "outcome"), knownvalue.StringExact("Completed")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 1, "groups", 0, "members", 1, "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "after_stage_wait_state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("state"), knownvalue.StringExact("Running")),
+			},
+		}, {
+			ResourceName: "fleet_update_run.r", ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"preview", "wait_for", "timeouts", "status"},
+		}, {
+			ResourceName: "fleet_update_strategy.s", ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"preview", "timeouts"},
+		}},
+	})
+}
+
+// A member whose upgrade fails makes the run Failed: apply fails naming the
+// member and its message, the state is saved (refresh reads Stopped), and
+// once the failure is cleared, apply re-starts the run to completion.
+func TestAccUpdateRun_failureThenRestart(t *testing.T) {
+	cfg := func(state string) string {
+		return `
+resource "fleet_update_run" "r" {
+  name     = "risky-run"
+  state    = "` + state + `"
+  wait_for = "completed"
+  stages   = [{ name = "risky", groups = [{ name = "risky" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config: cfg("NotStarted"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("NotStarted")),
+			},
+		}, {
+			Config:      cfg("Running"),
+			ExpectError: regexp.MustCompile(`(?s)Member risky-1 .*failed: planned failure:\s+node\s+drain\s+timed\s+out`),
+		}, {
+			Config:   cfg("Running"),
+			PlanOnly: true, ExpectNonEmptyPlan: true, // refreshed: Failed reads as Stopped, so apply would re-start it
+		}, {
+			PreConfig: func() { clearFailure(t, "risky-1") },
+			Config:    cfg("Running"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+			},
+		}},
+	})
+}
