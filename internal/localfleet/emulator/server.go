@@ -209,6 +209,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	switch strings.TrimSuffix(r.URL.Path, "/") {
 	case "/_emulator/faults":
 		s.serveFaultsAdmin(w, r)
+	case "/_emulator/releases":
+		s.serveReleasesAdmin(w, r)
 	default:
 		writeARMError(w, armErrorf(http.StatusNotFound, "NotFound", "no emulator endpoint %s", r.URL.Path))
 	}

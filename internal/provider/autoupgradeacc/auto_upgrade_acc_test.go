@@ -1,11 +1,16 @@
 // Package autoupgradeacc holds the acceptance tests of fleet_auto_upgrade_profile against a local
-// fleet of its own (testdata/fleet.yaml), whose clock runs fast enough for a version released
-// during the first test to trigger a run that completes within seconds.
+// fleet of its own (testdata/fleet.yaml), whose clock runs fast enough for a run that a version
+// release triggers to complete within seconds. The release test releases its version through the
+// emulator's admin endpoint once its profile exists, so no test depends on wall-clock timing or on
+// the order the tests run in.
 package autoupgradeacc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -41,7 +46,8 @@ var factories = map[string]func() (tfprotov6.ProviderServer, error){
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000003", ResourceGroupName: "rg-autoupgrade", Name: "autoupgrade"}
 
 // Members in the preview's order (the fleet's inventory, sorted by name): behind-1, canary-1,
-// current-1, patch-1, patch-2, prod-1. (patch-* change version during the first test.)
+// current-1, patch-1, patch-2, prod-1. (patch-* change version during the release test; no other
+// test looks at them.)
 const (
 	behind1  = 0
 	canary1  = 1
@@ -106,12 +112,44 @@ func eventually(bound time.Duration, what string, cond func() (bool, string)) er
 	}
 }
 
-// TestAccAutoUpgradeProfile_releaseTriggersRun runs first: the fleet releases 1.31.10 at 05:00
-// simulated (about 30 s after it starts). A TargetKubernetesVersion 1.31 profile with a strategy
-// that selects group patch triggers a run when it appears; the run copies the strategy, upgrades
-// patch-1 and patch-2 and completes; a disabled profile on the same channel triggers nothing.
+// release makes a Kubernetes version available in a region of the local fleet from its current
+// simulated time on (the emulator's POST /_emulator/releases, unauthenticated on loopback; TLS is
+// trusted through the SSL_CERT_FILE the harness exports) and returns the simulated release time.
+// The emulator evaluates the auto-upgrade profiles within the request, so a profile whose channel
+// target changes has triggered, at that time, when release returns.
+func release(region, version string) (time.Time, error) {
+	base := os.Getenv("LOCALFLEET_URL")
+	if base == "" {
+		return time.Time{}, fmt.Errorf("LOCALFLEET_URL is not set")
+	}
+	body := fmt.Sprintf(`{"region": %q, "kubernetesVersion": %q}`, region, version)
+	resp, err := http.Post(strings.TrimSuffix(base, "/")+"/_emulator/releases", "application/json", strings.NewReader(body))
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return time.Time{}, fmt.Errorf("POST /_emulator/releases %s: %s %s", body, resp.Status, b)
+	}
+	var rel struct {
+		At time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(b, &rel); err != nil || rel.At.IsZero() {
+		return time.Time{}, fmt.Errorf("POST /_emulator/releases: answer %s (%v)", b, err)
+	}
+	return rel.At, nil
+}
+
+// TestAccAutoUpgradeProfile_releaseTriggersRun: once a TargetKubernetesVersion 1.31 profile with
+// a strategy that selects group patch exists, 1.31.10 is released in eastus (the admin endpoint).
+// The profile triggers a run at the release; the run copies the strategy, upgrades patch-1 and
+// patch-2 and completes; a disabled profile on the same channel triggers nothing.
 func TestAccAutoUpgradeProfile_releaseTriggersRun(t *testing.T) {
-	release := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC) // testdata/fleet.yaml
+	var released time.Time // when 1.31.10 was released, simulated
 	var c *fleetapi.Client
 	strategyID := fleet.ChildID("updateStrategies", "patch-only")
 	cfg := `
@@ -150,11 +188,19 @@ resource "fleet_auto_upgrade_profile" "off" {
 			Check: func(*terraform.State) error {
 				ctx := context.Background()
 				profileID := fleet.ChildID("autoUpgradeProfiles", "patch")
-				// The profile must exist before the release, or there is nothing to trigger on.
-				if p, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch"); err != nil {
+				// The profile exists (apply created it); only now is 1.31.10 released.
+				prof, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch")
+				if err != nil {
 					return err
-				} else if created := p.SystemData.CreatedAt; created == nil || !created.Before(release) {
-					return fmt.Errorf("profile created at %v, not before the release at %s: the machine was too slow for testdata/fleet.yaml's clock", created, release)
+				}
+				if st := prof.Properties.AutoUpgradeProfileStatus; st != nil {
+					return fmt.Errorf("profile patch triggered before the release: %+v", st)
+				}
+				if released, err = release("eastus", "1.31.10"); err != nil {
+					return err
+				}
+				if created := prof.SystemData.CreatedAt; created == nil || created.After(released) {
+					return fmt.Errorf("profile created at %v, after the release at %s", created, released)
 				}
 				if err := eventually(90*time.Second, "profile patch triggered by the 1.31.10 release", func() (bool, string) {
 					p, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch")
@@ -217,8 +263,19 @@ resource "fleet_auto_upgrade_profile" "off" {
 				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_upgrade_versions"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("1.31.10")})),
 				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_error"), knownvalue.Null()),
+				// Triggered by the release, at its simulated time (the emulator evaluates the profiles within the POST).
 				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_triggered_at"),
-					knownvalue.StringRegexp(regexp.MustCompile(`^2026-11-23T(0[5-9]|1[0-9]):`))),
+					knownvalue.StringFunc(func(v string) error {
+						at, err := time.Parse(time.RFC3339, v)
+						if err != nil {
+							return err
+						}
+						// The attribute is RFC 3339 to the second.
+						if released.IsZero() || !at.Equal(released.Truncate(time.Second)) {
+							return fmt.Errorf("last_triggered_at %s, want the release time %s", v, released.Format(time.RFC3339))
+						}
+						return nil
+					})),
 				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", at("status", "last_trigger_status"), knownvalue.Null()),
 			},
 		}},
