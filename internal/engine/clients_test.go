@@ -82,7 +82,7 @@ func (b *fakeBackend) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		kc := b.kubeconfig(b.srv.URL+"/hub", "{token: hub-token}")
-		json.NewEncoder(w).Encode(map[string]any{"kubeconfigs": []any{map[string]any{"name": "hub", "value": kc}}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"kubeconfigs": []any{map[string]any{"name": "hub", "value": kc}}})
 	case p == fleetPath+"/members/aks-east-1":
 		fmt.Fprintf(w, `{"name":"aks-east-1","properties":{"clusterResourceId":%q,"group":"canary"}}`, b.clusterResource)
 	case strings.HasPrefix(p, fleetPath+"/members/"):
@@ -91,7 +91,7 @@ func (b *fakeBackend) serve(w http.ResponseWriter, r *http.Request) {
 	case p == b.clusterResource+"/listClusterUserCredential":
 		b.memberCreds.Add(1)
 		kc := b.kubeconfig(b.srv.URL+"/member", `{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: kubelogin, args: [get-token, --login, devicecode, --server-id, member-server-app]}}`)
-		json.NewEncoder(w).Encode(map[string]any{"kubeconfigs": []any{map[string]any{"name": "clusterUser", "value": kc}}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"kubeconfigs": []any{map[string]any{"name": "clusterUser", "value": kc}}})
 	case strings.HasPrefix(p, "/hub/") || strings.HasPrefix(p, "/member/"):
 		prefix := strings.SplitN(p, "/", 3)[1]
 		b.mu.Lock()
@@ -304,11 +304,13 @@ func TestLazyHonoursContext(t *testing.T) {
 	var l lazy[int]
 	release := make(chan struct{})
 	started := make(chan struct{})
-	go l.get(context.Background(), func(context.Context) (int, error) {
-		close(started)
-		<-release
-		return 1, nil
-	})
+	go func() {
+		_, _ = l.get(context.Background(), func(context.Context) (int, error) {
+			close(started)
+			<-release
+			return 1, nil
+		})
+	}()
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -51,7 +51,10 @@ func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
 	}
 	switch ty := typ.(type) {
 	case tftypes.Object:
-		in := v.(map[string]any)
+		in, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("object value %#v is not a map[string]any", v)
+		}
 		vals := map[string]tftypes.Value{}
 		for name, at := range ty.AttributeTypes {
 			vals[name] = value(t, at, in[name])
@@ -63,15 +66,22 @@ func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
 		}
 		return tftypes.NewValue(ty, vals)
 	case tftypes.Map:
-		in := v.(map[string]any)
+		in, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("map value %#v is not a map[string]any", v)
+		}
 		vals := map[string]tftypes.Value{}
 		for k, e := range in {
 			vals[k] = value(t, ty.ElementType, e)
 		}
 		return tftypes.NewValue(ty, vals)
 	case tftypes.List:
+		in, ok := v.([]string)
+		if !ok {
+			t.Fatalf("list value %#v is not a []string", v)
+		}
 		var vals []tftypes.Value
-		for _, e := range v.([]string) {
+		for _, e := range in {
 			vals = append(vals, tftypes.NewValue(ty.ElementType, e))
 		}
 		return tftypes.NewValue(ty, vals)
@@ -156,9 +166,21 @@ func TestMetadataAndSchema(t *testing.T) {
 	if s.Description == "" {
 		t.Error("provider has no description")
 	}
-	azureAttrs := s.Attributes["azure"].(schema.SingleNestedAttribute).Attributes
-	hubAttrs := s.Attributes["hub"].(schema.SingleNestedAttribute).Attributes
-	clusterAttrs := s.Attributes["clusters"].(schema.MapNestedAttribute).NestedObject.Attributes
+	azure, ok := s.Attributes["azure"].(schema.SingleNestedAttribute)
+	if !ok {
+		t.Fatalf("azure is %T, want schema.SingleNestedAttribute", s.Attributes["azure"])
+	}
+	hub, ok := s.Attributes["hub"].(schema.SingleNestedAttribute)
+	if !ok {
+		t.Fatalf("hub is %T, want schema.SingleNestedAttribute", s.Attributes["hub"])
+	}
+	clusters, ok := s.Attributes["clusters"].(schema.MapNestedAttribute)
+	if !ok {
+		t.Fatalf("clusters is %T, want schema.MapNestedAttribute", s.Attributes["clusters"])
+	}
+	azureAttrs := azure.Attributes
+	hubAttrs := hub.Attributes
+	clusterAttrs := clusters.NestedObject.Attributes
 	for what, a := range map[string]schema.Attribute{
 		"azure.client_secret": azureAttrs["client_secret"], "hub.token": hubAttrs["token"], "hub.client_key": hubAttrs["client_key"],
 		"clusters.token": clusterAttrs["token"], "clusters.client_key": clusterAttrs["client_key"],

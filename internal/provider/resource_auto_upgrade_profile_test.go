@@ -120,15 +120,15 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 		t.Helper()
 		attrs := o.Attributes()
 		var images []string
-		for _, v := range attrs["target_node_image_versions"].(types.List).Elements() {
-			images = append(images, v.(types.String).ValueString())
+		for _, v := range checkedAs[types.List](t, attrs["target_node_image_versions"]).Elements() {
+			images = append(images, checkedAs[types.String](t, v).ValueString())
 		}
 		var rows []row
-		for _, v := range attrs["members"].(types.List).Elements() {
-			a := v.(types.Object).Attributes()
-			rows = append(rows, row{a["action"].(types.String).ValueString(), a["target_kubernetes_version"].(types.String).ValueString(), a["reason"].(types.String).ValueString()})
+		for _, v := range checkedAs[types.List](t, attrs["members"]).Elements() {
+			a := checkedAs[types.Object](t, v).Attributes()
+			rows = append(rows, row{checkedAs[types.String](t, a["action"]).ValueString(), checkedAs[types.String](t, a["target_kubernetes_version"]).ValueString(), checkedAs[types.String](t, a["reason"]).ValueString()})
 		}
-		return attrs["target_kubernetes_version"].(types.String).ValueString(), images, rows
+		return checkedAs[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
 	}
 	var d diag.Diagnostics
 	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, regions, &d))
@@ -148,7 +148,7 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, regions, &d))
 	w := d.Warnings()
 	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
-		w[0].(diag.DiagnosticWithPath).Path().String() != "target_kubernetes_version" {
+		checkedAs[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
 		t.Errorf("unreleased target: %q %+v %v", target, rows, d)
 	}
 }
@@ -180,11 +180,21 @@ func TestAutoUpgradeProfileAPIMapping(t *testing.T) {
 		t.Errorf("read back %+v", got)
 	}
 	st := got.Status.Attributes()
-	if st["last_trigger_status"].(types.String).ValueString() != "Failed" || st["last_trigger_error"].(types.String).ValueString() != "InvalidParameter: no strategy" ||
-		!st["last_triggered_at"].IsNull() || len(st["last_trigger_upgrade_versions"].(types.List).Elements()) != 1 {
+	if checkedAs[types.String](t, st["last_trigger_status"]).ValueString() != "Failed" || checkedAs[types.String](t, st["last_trigger_error"]).ValueString() != "InvalidParameter: no strategy" ||
+		!st["last_triggered_at"].IsNull() || len(checkedAs[types.List](t, st["last_trigger_upgrade_versions"]).Elements()) != 1 {
 		t.Errorf("status %v", st)
 	}
-	if s := aupStatus(&fleetapi.AutoUpgradeProfile{}).Attributes(); !s["last_trigger_status"].IsNull() || len(s["last_trigger_upgrade_versions"].(types.List).Elements()) != 0 {
+	if s := aupStatus(&fleetapi.AutoUpgradeProfile{}).Attributes(); !s["last_trigger_status"].IsNull() || len(checkedAs[types.List](t, s["last_trigger_upgrade_versions"]).Elements()) != 0 {
 		t.Errorf("empty status %v", s)
 	}
+}
+
+// checkedAs returns v as a T, failing the test if it is not one.
+func checkedAs[T any](t *testing.T, v any) T {
+	t.Helper()
+	x, ok := v.(T)
+	if !ok {
+		t.Fatalf("%v is a %T, not a %T", v, v, x)
+	}
+	return x
 }

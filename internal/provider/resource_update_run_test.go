@@ -30,7 +30,7 @@ func stage(name string, groups ...string) stageModel {
 	return s
 }
 
-func runModel(typ, version string) updateRunModel {
+func runModel(typ string) updateRunModel {
 	return updateRunModel{
 		ID: types.StringNull(), Name: types.StringValue("r"), FleetID: types.StringNull(), UpdateStrategyID: types.StringNull(),
 		ManagedClusterUpdate: &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(typ), KubernetesVersion: types.StringNull()}},
@@ -79,7 +79,7 @@ func TestUpdateRunValidateConfig(t *testing.T) {
 		return resp.Diagnostics
 	}
 	with := func(typ, version string, f func(*updateRunModel)) updateRunModel {
-		m := runModel(typ, version)
+		m := runModel(typ)
 		if version != "" {
 			m.ManagedClusterUpdate.Upgrade.KubernetesVersion = types.StringValue(version)
 		}

@@ -108,7 +108,13 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 	}
 }
 
-var strategyPreviewType = strategyPreviewAttribute().GetType().(types.ObjectType)
+var strategyPreviewType = func() types.ObjectType {
+	t, ok := strategyPreviewAttribute().GetType().(types.ObjectType)
+	if !ok {
+		panic("the update strategy's preview attribute is not an object")
+	}
+	return t
+}()
 
 func (r *updateStrategyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
@@ -362,7 +368,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if got.Properties != nil {
 		state.Stages = stagesFromAPI(got.Properties.Strategy, state.Stages)
 	}
-	if state.Timeouts.Object.IsNull() {
+	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
 	if got.ETag != "" {

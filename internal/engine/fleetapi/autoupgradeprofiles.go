@@ -41,7 +41,7 @@ func (c *Client) GetAutoUpgradeProfile(ctx context.Context, fleet FleetID, name 
 		return nil, err
 	}
 	var out AutoUpgradeProfile
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("autoUpgradeProfiles", name), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("autoUpgradeProfiles", name), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -76,7 +76,7 @@ func (c *Client) GetFleet(ctx context.Context, id FleetID) (*Fleet, error) {
 		return nil, err
 	}
 	var out Fleet
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: id.String(), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: id.String(), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -89,7 +89,7 @@ func (c *Client) ListCredentials(ctx context.Context, id FleetID) ([]byte, error
 		return nil, err
 	}
 	var out FleetCredentialResults
-	if _, err := c.do(ctx, request{method: http.MethodPost, path: id.String() + "/listCredentials", ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodPost, path: id.String() + "/listCredentials", ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	for _, k := range out.Kubeconfigs {
@@ -129,7 +129,7 @@ func (c *Client) GetMember(ctx context.Context, id FleetID, name string) (*Fleet
 		return nil, errors.New("fleet member name is empty")
 	}
 	var out FleetMember
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: id.ChildID("members", name), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: id.ChildID("members", name), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -175,31 +175,31 @@ func (c *Client) newRequest(ctx context.Context, r request) (*policy.Request, er
 
 // do sends r and decodes a success body into out (if out is not nil). A
 // status outside r.ok is returned as *Error. The response's body has been
-// read and closed; its headers (ETag, Location, Azure-AsyncOperation) stay.
-func (c *Client) do(ctx context.Context, r request, out any) (*http.Response, error) {
+// read and closed.
+func (c *Client) do(ctx context.Context, r request, out any) error {
 	req, err := c.newRequest(ctx, r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	return c.send(req, r.ok, out)
 }
 
-func (c *Client) send(req *policy.Request, ok []int, out any) (*http.Response, error) {
+func (c *Client) send(req *policy.Request, ok []int, out any) error {
 	resp, err := c.arm.Pipeline().Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !runtime.HasStatusCode(resp, ok...) {
-		return resp, newError(resp)
+		return newError(resp)
 	}
 	if out != nil && resp.StatusCode != http.StatusNoContent {
 		if err := runtime.UnmarshalAsJSON(resp, out); err != nil {
-			return resp, fmt.Errorf("%s %s: decoding the response: %w", req.Raw().Method, redactURL(req.Raw().URL), err)
+			return fmt.Errorf("%s %s: decoding the response: %w", req.Raw().Method, redactURL(req.Raw().URL), err)
 		}
 	} else {
 		runtime.Drain(resp)
 	}
-	return resp, nil
+	return nil
 }
 
 // list GETs path and every nextLink after it, handing each page's body to
@@ -212,7 +212,7 @@ func (c *Client) list(ctx context.Context, path string, page func(json.RawMessag
 	seen := map[string]bool{}
 	for {
 		var raw json.RawMessage
-		if _, err := c.send(req, []int{http.StatusOK}, &raw); err != nil {
+		if err := c.send(req, []int{http.StatusOK}, &raw); err != nil {
 			return err
 		}
 		next, err := page(raw)

@@ -562,7 +562,7 @@ func TestClientAgainstExamples(t *testing.T) {
 					t.Errorf("request %s %s, want %s %s", r.Method, r.URL.Path, tc.method, wantPath)
 				}
 				w.Header().Set("Content-Type", "application/json")
-				w.Write(body)
+				_, _ = w.Write(body)
 			})
 			got, err := tc.call(c, f, member)
 			if err != nil {

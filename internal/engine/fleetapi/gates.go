@@ -34,7 +34,7 @@ func (c *Client) GetGate(ctx context.Context, fleet FleetID, name string) (*Gate
 		return nil, err
 	}
 	var out Gate
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("gates", name), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("gates", name), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -58,7 +58,7 @@ func (c *Client) ListGates(ctx context.Context, fleet FleetID, filter string) ([
 	seen := map[string]bool{}
 	for {
 		var page GateListResult
-		if _, err := c.send(req, []int{http.StatusOK}, &page); err != nil {
+		if err := c.send(req, []int{http.StatusOK}, &page); err != nil {
 			return nil, err
 		}
 		all = append(all, page.Value...)

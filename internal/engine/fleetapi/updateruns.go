@@ -69,7 +69,7 @@ func (c *Client) GetUpdateRun(ctx context.Context, fleet FleetID, name string) (
 		return nil, err
 	}
 	var out UpdateRun
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("updateRuns", name), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("updateRuns", name), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

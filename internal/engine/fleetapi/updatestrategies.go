@@ -35,7 +35,7 @@ func (c *Client) GetUpdateStrategy(ctx context.Context, fleet FleetID, name stri
 		return nil, err
 	}
 	var out FleetUpdateStrategy
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("updateStrategies", name), ok: []int{http.StatusOK}}, &out); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: fleet.ChildID("updateStrategies", name), ok: []int{http.StatusOK}}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -90,7 +90,8 @@ func TestTokenEndpointRejects(t *testing.T) {
 		{"scope without /.default", tenantID, with("scope", fx.srv.URL()), 400, "invalid_scope", "AADSTS1002012"},
 	} {
 		status, body := post(tc.tenant, tc.form)
-		if status != tc.status || body["error"] != tc.code || !strings.HasPrefix(body["error_description"].(string), tc.aadsts+":") {
+		desc, _ := body["error_description"].(string)
+		if status != tc.status || body["error"] != tc.code || !strings.HasPrefix(desc, tc.aadsts+":") {
 			t.Errorf("%s: %d %v, want %d %s %s", tc.name, status, body, tc.status, tc.code, tc.aadsts)
 		}
 	}

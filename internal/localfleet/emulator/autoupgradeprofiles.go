@@ -230,7 +230,7 @@ func (s *Server) getAutoUpgradeProfile(w http.ResponseWriter, r *http.Request, p
 	if err != nil {
 		return err
 	}
-	writeResource(w, http.StatusOK, etag, b)
+	writeResource(w, etag, b)
 	return nil
 }
 
@@ -427,8 +427,8 @@ func autoRunName(profile string, tg channel.Target) string {
 		sum := sha256.Sum256([]byte(strings.Join(vs, ",")))
 		suffix = "nodeimage-" + hex.EncodeToString(sum[:])[:10]
 	}
-	if max := 50 - len(suffix) - 1; len(profile) > max {
-		profile = strings.TrimRight(profile[:max], "-")
+	if maxN := 50 - len(suffix) - 1; len(profile) > maxN {
+		profile = strings.TrimRight(profile[:maxN], "-")
 	}
 	return profile + "-" + suffix
 }

@@ -46,13 +46,13 @@ func (s *Server) parentFleet(p params) (*record, error) {
 }
 
 func fleetView(rec *record) fleetapi.Fleet {
-	f := rec.Value.(fleetapi.Fleet)
+	f, _ := rec.Value.(fleetapi.Fleet)
 	f.ETag = rec.ETag
 	return f
 }
 
 func memberView(rec *record) fleetapi.FleetMember {
-	m := rec.Value.(fleetapi.FleetMember)
+	m, _ := rec.Value.(fleetapi.FleetMember)
 	m.ETag = rec.ETag
 	return m
 }

@@ -100,7 +100,7 @@ func (s *Server) getGate(w http.ResponseWriter, r *http.Request, p params) error
 	if err != nil {
 		return err
 	}
-	writeResource(w, http.StatusOK, etag, b)
+	writeResource(w, etag, b)
 	return nil
 }
 

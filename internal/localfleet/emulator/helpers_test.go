@@ -92,8 +92,8 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := simclock.NewManual(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	clock := simclock.New(f.Clock.Start, f.Clock.Speed, real.Now)
+	wall := simclock.NewManual(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := simclock.New(f.Clock.Start, f.Clock.Speed, wall.Now)
 	log := &requestLog{}
 	cfg := emulator.Config{
 		File: f, Clock: clock,
@@ -117,7 +117,7 @@ func newFixture(t *testing.T, configure ...func(*emulator.Config)) *fixture {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	fx := &fixture{srv: srv, file: f, real: real, clock: clock, log: log, sub: f.Fleet.SubscriptionID, rg: f.Fleet.ResourceGroup}
+	fx := &fixture{srv: srv, file: f, real: wall, clock: clock, log: log, sub: f.Fleet.SubscriptionID, rg: f.Fleet.ResourceGroup}
 	fx.opts = fx.clientOptions(t, true)
 	fx.cred = fx.credential(t, clientSecret)
 	fx.arm, err = arm.NewClient("localfleet-emulator-test", "v0.0.0", fx.cred, &arm.ClientOptions{ClientOptions: fx.opts})

@@ -27,8 +27,8 @@ func TestLongRunningOperationsDriveAzcorePollers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := simclock.NewManual(time.Unix(0, 0))
-	s, err := New(Config{File: f, Clock: simclock.New(f.Clock.Start, f.Clock.Speed, real.Now), TenantID: "t", ClientID: "c", ClientSecret: "s"})
+	wall := simclock.NewManual(time.Unix(0, 0))
+	s, err := New(Config{File: f, Clock: simclock.New(f.Clock.Start, f.Clock.Speed, wall.Now), TenantID: "t", ClientID: "c", ClientSecret: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestLongRunningOperationsDriveAzcorePollers(t *testing.T) {
 	if poller.Done() {
 		t.Fatal("operation done before its simulated 30 minutes passed")
 	}
-	real.Advance(time.Second) // one simulated hour at 3600x
+	wall.Advance(time.Second) // one simulated hour at 3600x
 	res, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("PollUntilDone: %v", err)
@@ -122,7 +122,7 @@ func TestLongRunningOperationsDriveAzcorePollers(t *testing.T) {
 	}
 
 	failing := begin("&fail=1")
-	real.Advance(time.Second)
+	wall.Advance(time.Second)
 	_, err = failing.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: 10 * time.Millisecond})
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.ErrorCode != "UpgradeFailed" {

@@ -244,7 +244,7 @@ func (s *Server) getUpdateRun(w http.ResponseWriter, r *http.Request, p params) 
 	if err != nil {
 		return err
 	}
-	writeResource(w, http.StatusOK, etag, b)
+	writeResource(w, etag, b)
 	return nil
 }
 

@@ -90,9 +90,9 @@ func (s *Server) finishedOperation(resourceID string, result func() any) *operat
 }
 
 // writeResource answers a read with the resource's ETag header.
-func writeResource(w http.ResponseWriter, status int, etag string, b []byte) {
+func writeResource(w http.ResponseWriter, etag string, b []byte) {
 	w.Header().Set("ETag", etag)
-	writeRawJSON(w, status, b)
+	writeRawJSON(w, http.StatusOK, b)
 }
 
 func (s *Server) putUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
@@ -158,7 +158,7 @@ func (s *Server) getUpdateStrategy(w http.ResponseWriter, r *http.Request, p par
 	if err != nil {
 		return err
 	}
-	writeResource(w, http.StatusOK, etag, b)
+	writeResource(w, etag, b)
 	return nil
 }
 

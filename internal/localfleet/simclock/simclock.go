@@ -20,16 +20,16 @@ type Clock struct {
 }
 
 // New returns a clock that reads start now and then advances speed
-// simulated seconds per real second of real(). A nil real means time.Now;
-// a negative speed is treated as 0 (a frozen clock).
-func New(start time.Time, speed float64, real func() time.Time) *Clock {
-	if real == nil {
-		real = time.Now
+// simulated seconds per real second of realNow(). A nil realNow means
+// time.Now; a negative speed is treated as 0 (a frozen clock).
+func New(start time.Time, speed float64, realNow func() time.Time) *Clock {
+	if realNow == nil {
+		realNow = time.Now
 	}
 	if speed < 0 || math.IsNaN(speed) {
 		speed = 0
 	}
-	return &Clock{start: start, speed: speed, real: real, realStart: real()}
+	return &Clock{start: start, speed: speed, real: realNow, realStart: realNow()}
 }
 
 // Now is start + real elapsed × speed.

@@ -10,16 +10,16 @@ import (
 var start = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 
 func TestNowRunsSpeedTimesFaster(t *testing.T) {
-	real := NewManual(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := New(start, 3600, real.Now)
+	wall := NewManual(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := New(start, 3600, wall.Now)
 	if got := c.Now(); !got.Equal(start) {
 		t.Fatalf("at creation Now() = %v, want %v", got, start)
 	}
-	real.Advance(2 * time.Second)
+	wall.Advance(2 * time.Second)
 	if got, want := c.Now(), start.Add(2*time.Hour); !got.Equal(want) {
 		t.Fatalf("after 2 real seconds Now() = %v, want %v", got, want)
 	}
-	real.Advance(1500 * time.Millisecond)
+	wall.Advance(1500 * time.Millisecond)
 	if got, want := c.Now(), start.Add(3*time.Hour+30*time.Minute); !got.Equal(want) {
 		t.Fatalf("after 3.5 real seconds Now() = %v, want %v", got, want)
 	}
@@ -29,8 +29,8 @@ func TestNowRunsSpeedTimesFaster(t *testing.T) {
 }
 
 func TestRealDurationAndUntil(t *testing.T) {
-	real := NewManual(time.Unix(0, 0))
-	c := New(start, 3600, real.Now)
+	wall := NewManual(time.Unix(0, 0))
+	c := New(start, 3600, wall.Now)
 	// 20 simulated minutes at 3600x are a third of a real second, rounded up
 	// so that a wait never ends before the simulated instant.
 	if got := c.RealDuration(20 * time.Minute); got != 333333334*time.Nanosecond {
@@ -46,27 +46,27 @@ func TestRealDurationAndUntil(t *testing.T) {
 	if got := c.Until(target); got != 12*time.Second {
 		t.Fatalf("Until(start+12h) = %v, want 12s", got)
 	}
-	real.Advance(12 * time.Second)
+	wall.Advance(12 * time.Second)
 	if got := c.Until(target); got != 0 {
 		t.Fatalf("Until(now) = %v, want 0", got)
 	}
-	real.Advance(time.Second)
+	wall.Advance(time.Second)
 	if got := c.Until(target); got >= 0 {
 		t.Fatalf("Until(past) = %v, want negative", got)
 	}
 }
 
 func TestFrozenClock(t *testing.T) {
-	real := NewManual(time.Unix(0, 0))
-	c := New(start, 0, real.Now)
-	real.Advance(time.Hour)
+	wall := NewManual(time.Unix(0, 0))
+	c := New(start, 0, wall.Now)
+	wall.Advance(time.Hour)
 	if !c.Now().Equal(start) {
 		t.Fatalf("frozen clock moved to %v", c.Now())
 	}
 	if got := c.RealDuration(time.Minute); got != math.MaxInt64 {
 		t.Fatalf("frozen RealDuration = %v", got)
 	}
-	if got := New(start, -5, real.Now).Speed(); got != 0 {
+	if got := New(start, -5, wall.Now).Speed(); got != 0 {
 		t.Fatalf("negative speed became %v, want 0", got)
 	}
 }
@@ -79,17 +79,17 @@ func TestDefaultsToWallClock(t *testing.T) {
 }
 
 func TestSaturatesInsteadOfOverflowing(t *testing.T) {
-	real := NewManual(time.Unix(0, 0))
-	c := New(start, 1e12, real.Now)
-	real.Advance(1000 * time.Hour)
+	wall := NewManual(time.Unix(0, 0))
+	c := New(start, 1e12, wall.Now)
+	wall.Advance(1000 * time.Hour)
 	if got := c.Now(); got.Before(start) {
 		t.Fatalf("overflow: Now() = %v went before start", got)
 	}
 }
 
 func TestConcurrentUse(t *testing.T) {
-	real := NewManual(time.Unix(0, 0))
-	c := New(start, 60, real.Now)
+	wall := NewManual(time.Unix(0, 0))
+	c := New(start, 60, wall.Now)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
@@ -97,7 +97,7 @@ func TestConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			prev := c.Now()
 			for j := 0; j < 1000; j++ {
-				real.Advance(time.Millisecond)
+				wall.Advance(time.Millisecond)
 				now := c.Now()
 				if now.Before(prev) {
 					t.Errorf("clock went backwards: %v after %v", now, prev)

@@ -56,9 +56,9 @@ const (
 	prod1    = 5
 )
 
-func at(parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(parts[0].(string))
-	for _, s := range parts[1:] {
+func at(root string, parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(root)
+	for _, s := range parts {
 		switch v := s.(type) {
 		case string:
 			p = p.AtMapKey(v)

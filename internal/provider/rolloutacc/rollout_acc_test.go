@@ -40,9 +40,9 @@ resource "fleet_update_strategy" "s" {
 }
 `
 
-func at(parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(parts[0].(string))
-	for _, s := range parts[1:] {
+func at(root string, parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(root)
+	for _, s := range parts {
 		switch v := s.(type) {
 		case string:
 			p = p.AtMapKey(v)
