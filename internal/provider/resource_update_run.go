@@ -179,7 +179,9 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Optional: true, Computed: true, Default: stringdefault.StaticString(waitNone),
 				Description: "`none` (default), `started`, or `completed`: apply waits until the run is Completed, reading it at most " +
 					"once every 30 seconds and logging each state change, and fails naming each failed member and its message if the run " +
-					"ends Failed or Stopped (the state is saved either way).",
+					"ends Failed or Stopped (the state is saved either way). When a timeout or a cancelled apply stops the wait while the run " +
+					"goes on, the state is saved (a warning on create, which must not taint the run; an error on update) and the next plan is " +
+					"an in-place update whose apply resumes waiting for the same run.",
 				Validators: []validator.String{stringvalidator.OneOf(waitNone, waitStarted, waitCompleted)},
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -384,7 +386,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				}
 			}
 		}
-		if !changed && r.approvalWaiting(ctx, state, plan) {
+		if !changed && (r.approvalWaiting(ctx, state, plan) || waitResumes(ctx, req.Private, state, plan, &resp.Diagnostics)) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
 		}
 	}
@@ -435,6 +437,40 @@ func removePath(paths []path.Path, p path.Path) []path.Path {
 		}
 	}
 	return out
+}
+
+// waitPendingKey is the private-state key set while an apply stopped waiting
+// for a run that goes on (create timeout, cancelled apply).
+const waitPendingKey = "wait_pending"
+
+func setWaitPending(ctx context.Context, p privateSetter, pending bool) diag.Diagnostics {
+	if p == nil {
+		return nil
+	}
+	if !pending {
+		return p.SetKey(ctx, waitPendingKey, nil)
+	}
+	return p.SetKey(ctx, waitPendingKey, []byte(`true`))
+}
+
+// waitResumes reports whether an earlier apply stopped waiting for the run
+// and the configuration still waits for it to complete while the refreshed
+// run has not ended: apply (an in-place update) then resumes the wait for
+// the same run.
+func waitResumes(ctx context.Context, p privateGetter, state, plan updateRunModel, diags *diag.Diagnostics) bool {
+	if p == nil || plan.WaitFor.ValueString() != waitCompleted || plan.State.ValueString() != runStateRunning {
+		return false
+	}
+	b, d := p.GetKey(ctx, waitPendingKey)
+	diags.Append(d...)
+	if string(b) != `true` || state.Status.IsNull() || state.Status.IsUnknown() {
+		return false
+	}
+	var st runStatusModel
+	if d := state.Status.As(ctx, &st, basetypesObjectAsOptions); d.HasError() {
+		return false
+	}
+	return !runEnded(fleetapi.UpdateState(st.State.ValueString()))
 }
 
 // approvalWaiting reports whether a configured approval's gate is Pending in
@@ -576,7 +612,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	if run.ETag != "" {
 		resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 	}
-	r.converge(ctx, fc, fleet, &plan, nil, run, &resp.State, &resp.Diagnostics)
+	r.converge(ctx, fc, fleet, &plan, nil, run, true, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -621,13 +657,20 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 			resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 		}
 	}
-	r.converge(ctx, fc, fleet, &plan, state.Skip, run, &resp.State, &resp.Diagnostics)
+	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // converge starts or stops the run to match plan.State, skips the targets
 // not skipped before, approves waiting gates, waits as wait_for says, and
 // saves state — also when a step fails, before returning the error.
-func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, skipped []skipModel, run *fleetapi.UpdateRun, st *tfsdk.State, diags *diag.Diagnostics) {
+//
+// A wait that is interrupted (timeout or cancel) while the run goes on sets
+// the private "wait pending" flag, so the next plan is an in-place update
+// whose apply resumes waiting for the same run. In Create (creating) the
+// interruption is a warning, not an error: Terraform taints an object whose
+// Create returns an error and the next apply would then destroy the run and
+// create a new one instead of waiting for it (SPEC §8).
+func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, skipped []skipModel, run *fleetapi.UpdateRun, creating bool, st *tfsdk.State, priv privateSetter, diags *diag.Diagnostics) {
 	name := plan.Name.ValueString()
 	save := func() {
 		plan.Status = runStatusObject(ctx, run, diags)
@@ -709,10 +752,23 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 		run = final
 	}
 	if err != nil {
+		if ctx.Err() != nil && !runEnded(runState(run)) {
+			diags.Append(setWaitPending(ctx, priv, true)...)
+			if creating {
+				diags.AddWarning("Stopped waiting for the update run", fmt.Sprintf("Update run %q: %v.\n\n"+
+					"The run was created and started, and its state is saved. The next plan shows an in-place update "+
+					"of this run: applying it resumes waiting for the same run.", name, err))
+			} else {
+				diags.AddError("Waiting for the update run", fmt.Sprintf("Update run %q: %v", name, err))
+			}
+			save()
+			return
+		}
 		diags.AddError("Waiting for the update run", fmt.Sprintf("Update run %q: %v", name, err))
 		save()
 		return
 	}
+	diags.Append(setWaitPending(ctx, priv, false)...)
 	save()
 	if s := runState(run); s == fleetapi.UpdateStateFailed || s == fleetapi.UpdateStateStopped {
 		diags.AddError(fmt.Sprintf("Update run %s", s), runFailureDetail(run))

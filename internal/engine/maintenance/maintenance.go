@@ -101,12 +101,30 @@ func StateUntil(w *armcontainerservice.MaintenanceWindow, now time.Time) (s Wind
 	case !ok:
 		return Closed, time.Time{}, time.Time{}
 	case !opens.After(now):
-		return Open, opens, closes
+		return Open, openedAt(w, opens), closes
 	case opens.Sub(now) <= SoonWithin:
 		return OpensSoon, opens, opens
 	default:
 		return Closed, opens, opens.Add(-SoonWithin)
 	}
+}
+
+// mergeBackDays bounds how far back openedAt follows back-to-back occurrences.
+const mergeBackDays = 366
+
+// openedAt is when the window that is open at opens began: back-to-back
+// occurrences (a daily 24-hour window) are one opening, so its start does not
+// move every day while the window stays open.
+func openedAt(w *armcontainerservice.MaintenanceWindow, opens time.Time) time.Time {
+	limit := opens.AddDate(0, 0, -mergeBackDays)
+	for opens.After(limit) {
+		prev, prevCloses, ok := Next(w, opens.Add(-time.Nanosecond))
+		if !ok || !prev.Before(opens) || prevCloses.Before(opens) {
+			return opens
+		}
+		opens = prev
+	}
+	return opens
 }
 
 // Validate reports why the service would reject w, with the field name in the error.

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 )
 
@@ -336,5 +337,27 @@ func TestStateUntil(t *testing.T) {
 	}
 	if s, _, until := StateUntil(nil, ts("2026-11-23T00:00:00Z")); s != None || !until.IsZero() {
 		t.Errorf("nil window: %s until %s", s, until)
+	}
+}
+
+// A daily 24-hour window is one continuous opening: it reports when that
+// opening began, not the start of today's occurrence, so the value does not
+// move while the window stays open.
+func TestStateOpenSinceBackToBackStart(t *testing.T) {
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	w := &armcontainerservice.MaintenanceWindow{
+		Schedule:      &armcontainerservice.Schedule{Daily: &armcontainerservice.DailySchedule{IntervalDays: to.Ptr[int32](1)}},
+		DurationHours: to.Ptr[int32](24), StartTime: to.Ptr("00:00"), UTCOffset: to.Ptr("+00:00"), StartDate: to.Ptr(start),
+	}
+	for _, h := range []int{1, 30, 60} {
+		s, opened := State(w, start.Add(time.Duration(h)*time.Hour))
+		if s != Open || !opened.Equal(start) {
+			t.Errorf("%dh after the start date: %s since %s, want open since %s", h, s, opened, start)
+		}
+	}
+	// A window with gaps reports its own occurrence.
+	w.DurationHours = to.Ptr[int32](8)
+	if s, opened := State(w, start.Add(25*time.Hour)); s != Open || !opened.Equal(start.Add(24*time.Hour)) {
+		t.Errorf("8h daily window at day 2 01:00: %s since %s, want open since %s", s, opened, start.Add(24*time.Hour))
 	}
 }

@@ -1,0 +1,550 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
+
+func stateIs(res string, want string, path ...any) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(res, at(path...), str(want))
+}
+
+// Skip of a member, a group and a stage, set before the run starts: sk-a2,
+// group sk-b and stage two are Skipped; sk-a1 is upgraded; the run Completes.
+func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
+	const r = "fleet_update_run.r"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "skip-run"),
+		Steps: []resource.TestStep{{
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "skip-run"
+  wait_for = "completed"
+  stages = [
+    { name = "one", groups = [{ name = "sk-a" }, { name = "sk-b" }] },
+    { name = "two", groups = [{ name = "sk-c" }] },
+  ]
+  skip = [
+    { type = "Member", name = "sk-a2" },
+    { type = "Group", name = "sk-b" },
+    { type = "Stage", name = "two" },
+  ]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Completed", "status", "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"), // sk-a1
+				stateIs(r, "sk-a2", "status", "stages", 0, "groups", 0, "members", 1, "name"),
+				stateIs(r, "Skipped", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+				stateIs(r, "Skipped", "status", "stages", 0, "groups", 1, "state"), // sk-b
+				stateIs(r, "Skipped", "status", "stages", 0, "groups", 1, "members", 0, "state"),
+				stateIs(r, "Skipped", "status", "stages", 1, "state"), // two
+				stateIs(r, "Skipped", "status", "stages", 1, "groups", 0, "members", 0, "state"),
+			},
+		}, {
+			// Unchanged configuration: nothing to do (skips are not re-sent).
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "skip-run"
+  wait_for = "completed"
+  stages = [
+    { name = "one", groups = [{ name = "sk-a" }, { name = "sk-b" }] },
+    { name = "two", groups = [{ name = "sk-c" }] },
+  ]
+  skip = [
+    { type = "Member", name = "sk-a2" },
+    { type = "Group", name = "sk-b" },
+    { type = "Stage", name = "two" },
+  ]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			PlanOnly: true,
+		}},
+	})
+}
+
+// Stop while ss-1's upgrade (3 s real) is under way, then start again: the
+// stopped run (Stopping until ss-1 finishes, then Stopped) is re-started and
+// completes, ss-2 included.
+func TestAccUpdateRun_stopThenStart(t *testing.T) {
+	const r = "fleet_update_run.r"
+	cfg := func(state, waitFor string) string {
+		return fmt.Sprintf(`
+resource "fleet_update_run" "r" {
+  name     = "stop-start-run"
+  state    = %q
+  wait_for = %q
+  stages   = [{ name = "ss", groups = [{ name = "ss" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`, state, waitFor)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "stop-start-run"),
+		Steps: []resource.TestStep{{
+			Config: cfg("Running", "started"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Running)$`))),
+				stateIs(r, "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"), // ss-1 in flight
+			},
+		}, {
+			Config: cfg("Stopped", "none"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Stopping|Stopped)$`))),
+				statecheck.ExpectKnownValue(r, at("status", "stages", 0, "groups", 0, "members", 1, "state"), knownvalue.StringExact("NotStarted")), // ss-2 not reached
+				stateIs(r, "Stopped", "state"),
+			},
+		}, {
+			Config: cfg("Running", "completed"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Completed", "status", "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+				stateIs(r, "Running", "state"),
+			},
+		}},
+	})
+}
+
+// A stage's Before gate and a group's After gate stop the run until they are
+// approved through `approvals`.
+func TestAccUpdateRun_approvalGates(t *testing.T) {
+	const r = "fleet_update_run.r"
+	cfg := func(approvals, waitFor string) string {
+		return fmt.Sprintf(`
+resource "fleet_update_run" "r" {
+  name     = "gated-run"
+  wait_for = %q
+  stages = [{
+    name         = "gated"
+    before_gates = [{ type = "Approval", display_name = "change board" }]
+    groups       = [{ name = "ap", after_gates = [{ type = "Approval", display_name = "smoke tests" }] }]
+  }]
+  approvals = %s
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`, waitFor, approvals)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "gated-run"),
+		Steps: []resource.TestStep{{
+			Config: cfg("[]", "started"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "gates", 0, "timing"), str("Before")),
+				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "gates", 0, "timing"), str("After")),
+			}},
+		}, {
+			// Not approved: the run waits at the stage's Before gate, ap-1 untouched.
+			PreConfig: func() {
+				if err := eventually(10*time.Second, "run waits at the gate", func() (bool, string) {
+					run, err := client(t).GetUpdateRun(context.Background(), fleet, "gated-run")
+					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 || len(run.Properties.Status.Stages[0].BeforeGates) == 0 {
+						return false, fmt.Sprint(err)
+					}
+					g := run.Properties.Status.Stages[0].BeforeGates[0]
+					return g.Status != nil && g.Status.State == "Pending" && g.GateID != "", fmt.Sprintf("%+v", g.Status)
+				}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:             cfg("[]", "started"),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: false,
+		}, {
+			Config: cfg("[]", "started"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Pending", "status", "stages", 0, "gates", 0, "state"),
+				stateIs(r, "NotStarted", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+			},
+		}, {
+			Config: cfg(`[{ stage = "gated", timing = "Before" }, { stage = "gated", group = "ap", timing = "After" }]`, "completed"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Completed", "status", "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "gates", 0, "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "gates", 0, "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+			},
+		}},
+	})
+}
+
+// Destroying a Running run stops it (dr-1's upgrade, 5 s real, finishes) and
+// deletes it: CheckDestroy finds no run.
+func TestAccUpdateRun_destroyWhileRunning(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "destroy-run"),
+		Steps: []resource.TestStep{{
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "destroy-run"
+  wait_for = "started"
+  stages   = [{ name = "dr", groups = [{ name = "dr" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs("fleet_update_run.r", "Running", "status", "state"),
+				stateIs("fleet_update_run.r", "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+			},
+		}},
+	})
+}
+
+// Waiting costs at most one Fleet API request per poll interval (1 s here,
+// 30 s for users): while apply waits for rq-1's 8 s upgrade, the emulator's
+// request log shows the run read about once a second and nothing else.
+func TestAccUpdateRun_requestsPerInterval(t *testing.T) {
+	runPath := "/updateRuns/rq-run"
+	var from time.Time
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "rq-run"),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				from = time.Now()
+			},
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "rq-run"
+  wait_for = "completed"
+  stages   = [{ name = "rq", groups = [{ name = "rq" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			Check: func(*terraform.State) error {
+				// The wait: from the start operation's end to the last read of the run before
+				// apply returned (the post-apply refresh reads it once more).
+				var startDone time.Time
+				var gets []time.Time
+				var fleetReqs []request
+				clock := func(r request) time.Time { // the log has time of day only
+					y, m, d := from.Date()
+					return time.Date(y, m, d, r.at.Hour(), r.at.Minute(), r.at.Second(), r.at.Nanosecond(), time.Local)
+				}
+				for _, r := range requests(t) {
+					if !strings.Contains(r.path, "/fleets/scenarios") || clock(r).Before(from.Truncate(time.Second)) {
+						continue
+					}
+					fleetReqs = append(fleetReqs, r)
+					if r.method == "POST" && strings.HasSuffix(r.path, runPath+"/start") {
+						startDone = clock(r)
+					}
+					if r.method == "GET" && strings.HasSuffix(r.path, runPath) && !startDone.IsZero() {
+						gets = append(gets, clock(r))
+					}
+				}
+				if startDone.IsZero() || len(gets) < 5 {
+					return fmt.Errorf("expected a start and at least 5 reads of the run while waiting 8 s, got start %v and %d reads", startDone, len(gets))
+				}
+				// Every request to the fleet in the waiting window counts, not just reads of the run.
+				window := 0
+				first, last := gets[0], gets[len(gets)-1]
+				for _, r := range fleetReqs {
+					if c := clock(r); !c.Before(first) && !c.After(last) {
+						window++
+					}
+				}
+				span := last.Sub(first)
+				allowed := int(span/pollInterval) + 1 + 2 // one per interval, the first, and the post-apply refresh reads
+				t.Logf("waiting: %d Fleet API requests (%d reads of the run) over %s with a %s interval", window, len(gets), span.Round(time.Millisecond), pollInterval)
+				if window > allowed {
+					return fmt.Errorf("%d Fleet API requests over %s of waiting: more than one per %s (allowed %d)", window, span, pollInterval, allowed)
+				}
+				// Consecutive reads while waiting are an interval apart (the last two may be the refresh).
+				for i := 1; i < len(gets)-2; i++ {
+					if d := gets[i].Sub(gets[i-1]); d < pollInterval-150*time.Millisecond {
+						return fmt.Errorf("reads %d and %d of the run %s apart: less than the %s interval", i-1, i, d, pollInterval)
+					}
+				}
+				return nil
+			},
+			ConfigStateChecks: []statecheck.StateCheck{stateIs("fleet_update_run.r", "Completed", "status", "state")},
+		}},
+	})
+}
+
+// An apply whose wait is cancelled (a 5 s create timeout on a 15 s upgrade)
+// saves state without tainting the run (a warning says the wait stopped; an
+// error would taint it, and the next apply would destroy the run mid-upgrade
+// and create another): the next plan is an in-place update, and applying it
+// without the short timeout resumes waiting for the same run, which
+// completes. The fleet has exactly one run of that name, Completed, started
+// once.
+func TestAccUpdateRun_cancelledWaitThenApply(t *testing.T) {
+	const r = "fleet_update_run.r"
+	cfg := func(timeouts string) string {
+		return `
+resource "fleet_update_run" "r" {
+  name     = "cancel-run"
+  wait_for = "completed"
+  stages   = [{ name = "cx", groups = [{ name = "cx" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  ` + timeouts + `
+}
+`
+	}
+	var started string // the run's start time after the first apply: the same run must complete
+	startTime := func() (string, error) {
+		run, err := client(t).GetUpdateRun(context.Background(), fleet, "cancel-run")
+		if err != nil {
+			return "", err
+		}
+		if run.Properties == nil || run.Properties.Status == nil || run.Properties.Status.Status == nil || run.Properties.Status.Status.StartTime == nil {
+			return "", fmt.Errorf("run cancel-run has no start time")
+		}
+		return run.Properties.Status.Status.StartTime.String(), nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "cancel-run"),
+		Steps: []resource.TestStep{{
+			Config: cfg(`timeouts = { create = "5s" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Running", "status", "state"),
+				stateIs(r, "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+			},
+			Check: func(*terraform.State) (err error) {
+				started, err = startTime()
+				return err
+			},
+			// The wait is still pending: the refreshed plan resumes it (an update).
+			ExpectNonEmptyPlan: true,
+		}, {
+			Config: cfg(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Completed")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Completed", "status", "state"),
+				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+			},
+			Check: func(*terraform.State) error {
+				names, err := runsNamed(t, "cancel-run")
+				if err != nil {
+					return err
+				}
+				if len(names) != 1 {
+					return fmt.Errorf("want exactly one run cancel-run, got %v", names)
+				}
+				if s := runStateOf(t, "cancel-run"); s != "Completed" {
+					return fmt.Errorf("run cancel-run is %s in the Fleet API, want Completed", s)
+				}
+				if now, err := startTime(); err != nil || now != started {
+					return fmt.Errorf("run cancel-run started at %s after the first apply, now %s (%v): not the same run", started, now, err)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// With about a fifth of the Fleet API calls on the run's paths failing
+// transiently (429 with Retry-After, 500, connection reset), apply converges:
+// the run completes and exactly one exists, every fault was hit.
+func TestAccUpdateRun_transientFaults(t *testing.T) {
+	t.Cleanup(func() { clearFaults(t) })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "faulty-run"),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				base := `/updateRuns/faulty-run`
+				for _, r := range []faultRule{
+					{Method: "PUT", Path: base + `$`, Count: 1, Status: 429, RetryAfterSeconds: 1},
+					{Method: "PUT", Path: base + `$`, Count: 1, Status: 500},
+					{Method: "POST", Path: base + `/start$`, Count: 1, Reset: true},
+					{Method: "POST", Path: base + `/start$`, Count: 1, Status: 503, RetryAfterSeconds: 1},
+					{Method: "GET", Path: base + `$`, Count: 1, Status: 429, RetryAfterSeconds: 1},
+					{Method: "GET", Path: base + `$`, Count: 1, Reset: true},
+					{Method: "GET", Path: base + `$`, Count: 1, Status: 500},
+					{Method: "GET", Path: `/operations?/`, Count: 1, Status: 500},
+				} {
+					addFault(t, r)
+				}
+			},
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "faulty-run"
+  wait_for = "completed"
+  stages   = [{ name = "fz", groups = [{ name = "fz" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs("fleet_update_run.r", "Completed", "status", "state"),
+				stateIs("fleet_update_run.r", "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("fleet_update_run.r", "Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+			},
+			Check: func(*terraform.State) error {
+				names, err := runsNamed(t, "faulty-run")
+				if err != nil {
+					return err
+				}
+				if len(names) != 1 {
+					return fmt.Errorf("want exactly one run faulty-run, got %v", names)
+				}
+				failed, total := 0, 0
+				for _, f := range listFaults(t) {
+					failed += f.Hits
+					if f.Remaining != 0 {
+						return fmt.Errorf("fault %+v was not hit", f.Rule)
+					}
+				}
+				for _, r := range requests(t) {
+					if strings.Contains(r.path, "faulty-run") || strings.Contains(r.path, "/operations") {
+						total++
+					}
+				}
+				t.Logf("transient faults: %d of about %d requests on the run's paths failed", failed, total)
+				return nil
+			},
+		}},
+	})
+}
+
+// Members of group mw are listed closed, none, open in the fleet file; the
+// preview (and the run) order them open, none, closed. mw-closed's window
+// first opens in 2036: the preview says pending and why, and the run leaves
+// it Pending after upgrading the other two.
+func TestAccUpdateRun_maintenanceWindowOrderAndPending(t *testing.T) {
+	const r = "fleet_update_run.r"
+	member := func(i int, attr string) tfjsonpath.Path {
+		return at("preview", "stages", 0, "groups", 0, "members", i, attr)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "window-run"),
+		Steps: []resource.TestStep{{
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "window-run"
+  wait_for = "started"
+  stages   = [{ name = "mw", groups = [{ name = "mw" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(r, member(0, "name"), str("mw-open")),
+				plancheck.ExpectKnownValue(r, member(0, "maintenance_window"), str("open")),
+				plancheck.ExpectKnownValue(r, member(0, "action"), str("upgrade")),
+				plancheck.ExpectKnownValue(r, member(1, "name"), str("mw-none")),
+				plancheck.ExpectKnownValue(r, member(1, "maintenance_window"), str("none")),
+				plancheck.ExpectKnownValue(r, member(1, "action"), str("upgrade")),
+				plancheck.ExpectKnownValue(r, member(2, "name"), str("mw-closed")),
+				plancheck.ExpectKnownValue(r, member(2, "maintenance_window"), str("closed")),
+				plancheck.ExpectKnownValue(r, member(2, "action"), str("pending")),
+				plancheck.ExpectKnownValue(r, member(2, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`maintenance window .* is closed; it opens at 2036-`))),
+				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Pending")),
+			}},
+		}, {
+			PreConfig: func() {
+				if err := eventually(20*time.Second, "mw-closed Pending", func() (bool, string) {
+					run, err := client(t).GetUpdateRun(context.Background(), fleet, "window-run")
+					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 {
+						return false, fmt.Sprint(err)
+					}
+					// By name: the Fleet API documents no order of a group's member statuses.
+					ms := run.Properties.Status.Stages[0].Groups[0].Members
+					for _, m := range ms {
+						if m.Name == "mw-closed" {
+							return m.Status != nil && m.Status.State == "Pending", fmt.Sprintf("%+v", m.Status)
+						}
+					}
+					return false, fmt.Sprintf("no mw-closed in %+v", ms)
+				}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "window-run"
+  wait_for = "started"
+  stages   = [{ name = "mw", groups = [{ name = "mw" }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				// Status members by name: the update order is the preview's (step 1).
+				memberStatusIs(r, 0, 0, "mw-open", "state", exactly("Completed")),
+				memberStatusIs(r, 0, 0, "mw-none", "state", exactly("Completed")),
+				memberStatusIs(r, 0, 0, "mw-closed", "state", exactly("Pending")),
+				memberStatusIs(r, 0, 0, "mw-closed", "message", regexp.MustCompile(`2036-`)),
+				stateIs(r, "Pending", "status", "state"),
+			},
+		}},
+	})
+}
+
+// Consistent node images: eastus and westus3 share 202510.01.0 only, so the
+// run selects it; ci-west goes from 202509.01.0 to it, ci-east is already
+// there (with a newer image available in eastus, untouched), and the image
+// type of ci-gen1 (eastus) and ci-gen1-west (westus3) has no version common
+// to both regions: both skipped, in the preview and the run. (The preview
+// knows a region's images from its members' pools: see testdata/fleet.yaml.)
+func TestAccUpdateRun_consistentImages(t *testing.T) {
+	const r = "fleet_update_run.r"
+	m := func(i int, parts ...any) tfjsonpath.Path {
+		return at(append([]any{"preview", "stages", 0, "groups", 0, "members", i}, parts...)...)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             runGone(t, "consistent-run"),
+		Steps: []resource.TestStep{{
+			Config: `
+resource "fleet_update_run" "r" {
+  name     = "consistent-run"
+  wait_for = "completed"
+  stages   = [{ name = "ci", groups = [{ name = "ci" }] }]
+  managed_cluster_update = {
+    upgrade              = { type = "NodeImageOnly" }
+    node_image_selection = { type = "Consistent" }
+  }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(r, at("preview", "consistent_node_image_versions"),
+					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
+				plancheck.ExpectKnownValue(r, m(0, "name"), str("ci-east")),
+				plancheck.ExpectKnownValue(r, m(0, "action"), str("skip")),
+				plancheck.ExpectKnownValue(r, m(1, "name"), str("ci-gen1")),
+				plancheck.ExpectKnownValue(r, m(1, "action"), str("skip")),
+				plancheck.ExpectKnownValue(r, m(1, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`no consistent node image version for node pool system`))),
+				plancheck.ExpectKnownValue(r, m(2, "name"), str("ci-gen1-west")),
+				plancheck.ExpectKnownValue(r, m(2, "action"), str("skip")),
+				plancheck.ExpectKnownValue(r, m(2, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`no consistent node image version for node pool system`))),
+				plancheck.ExpectKnownValue(r, m(3, "name"), str("ci-west")),
+				plancheck.ExpectKnownValue(r, m(3, "action"), str("upgrade")),
+				plancheck.ExpectKnownValue(r, m(3, "target_node_image_versions", "system"), str("AKSUbuntu-2204gen2containerd-202510.01.0")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs(r, "Completed", "status", "state"),
+				statecheck.ExpectKnownValue(r, at("status", "selected_node_image_versions"),
+					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
+				memberStatusIs(r, 0, 0, "ci-east", "state", exactly("Skipped")),
+				memberStatusIs(r, 0, 0, "ci-gen1", "state", exactly("Skipped")),
+				memberStatusIs(r, 0, 0, "ci-gen1-west", "state", exactly("Skipped")),
+				memberStatusIs(r, 0, 0, "ci-west", "state", exactly("Completed")),
+			},
+		}},
+	})
+}
