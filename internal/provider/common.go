@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -49,4 +50,14 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// objectType is the object type of a nested attribute, for building its
+// values; a schema that is not an object is a programming error.
+func objectType(t attr.Type, what string) types.ObjectType {
+	o, ok := t.(types.ObjectType)
+	if !ok {
+		panic(what + " is not an object attribute")
+	}
+	return o
 }

@@ -290,8 +290,8 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 }
 
 var (
-	runPreviewType = runPreviewAttribute().GetType().(types.ObjectType)
-	runStatusType  = runStatusAttribute().GetType().(types.ObjectType)
+	runPreviewType = objectType(runPreviewAttribute().GetType(), "the update run's preview")
+	runStatusType  = objectType(runStatusAttribute().GetType(), "the update run's status")
 )
 
 func (r *updateRunResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -1052,7 +1052,7 @@ func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteReque
 		// A running run is stopped first: member upgrades under way finish (Stopping), then it can go.
 		tflog.Info(ctx, "stopping update run before deleting it", map[string]any{"run": name, "state": string(s)})
 		poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
-		if run, err = pollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
+		if _, err = pollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
 			resp.Diagnostics.AddError("Stopping the update run", err.Error())
 			return
 		}
@@ -1170,7 +1170,8 @@ func mcuFromAPI(u fleetapi.ManagedClusterUpdate, prior *mcuModel) *mcuModel {
 	if u.Upgrade.KubernetesVersion != "" {
 		out.Upgrade.KubernetesVersion = types.StringValue(u.Upgrade.KubernetesVersion)
 	}
-	if s := u.NodeImageSelection; s != nil && !(s.Type == fleetapi.NodeImageSelectionLatest && (prior == nil || prior.NodeImageSelection == nil)) {
+	// Latest is the service's default: shown only when the configuration set it.
+	if s := u.NodeImageSelection; s != nil && (s.Type != fleetapi.NodeImageSelectionLatest || (prior != nil && prior.NodeImageSelection != nil)) {
 		out.NodeImageSelection = &nisModel{Type: types.StringValue(string(s.Type))}
 		for _, v := range s.CustomNodeImageVersions {
 			out.NodeImageSelection.CustomVersions = append(out.NodeImageSelection.CustomVersions, types.StringValue(v.Version))

@@ -108,13 +108,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 	}
 }
 
-var strategyPreviewType = func() types.ObjectType {
-	t, ok := strategyPreviewAttribute().GetType().(types.ObjectType)
-	if !ok {
-		panic("the update strategy's preview attribute is not an object")
-	}
-	return t
-}()
+var strategyPreviewType = objectType(strategyPreviewAttribute().GetType(), "the update strategy's preview")
 
 func (r *updateStrategyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)

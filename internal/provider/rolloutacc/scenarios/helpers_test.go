@@ -47,9 +47,9 @@ var factories = map[string]func() (tfprotov6.ProviderServer, error){
 // The fleet of testdata/fleet.yaml.
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000004", ResourceGroupName: "rg-scenarios", Name: "scenarios"}
 
-func at(parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(parts[0].(string))
-	for _, s := range parts[1:] {
+func at(root string, parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(root)
+	for _, s := range parts {
 		switch v := s.(type) {
 		case string:
 			p = p.AtMapKey(v)
@@ -231,8 +231,10 @@ func runStateOf(t *testing.T, name string) string {
 // memberStatusIs is a state check of a member's status attribute found by the
 // member's name in status.stages[stage].groups[group].members: the Fleet API
 // documents no order of a group's member statuses, so tests do not rely on one.
-func memberStatusIs(res string, stage, group int, member, attr string, want *regexp.Regexp) statecheck.StateCheck {
-	return memberStatusCheck{res: res, stage: stage, group: group, member: member, attr: attr, want: want}
+//
+//nolint:unparam // stage is part of the path; the scenarios so far look at the first.
+func memberStatusIs(stage, group int, member, attr string, want *regexp.Regexp) statecheck.StateCheck {
+	return memberStatusCheck{res: runAddress, stage: stage, group: group, member: member, attr: attr, want: want}
 }
 
 type memberStatusCheck struct {

@@ -18,14 +18,17 @@ import (
 
 func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
 
-func stateIs(res string, want string, path ...any) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(res, at(path...), str(want))
+// runAddress is the update run every scenario names r.
+const runAddress = "fleet_update_run.r"
+
+// stateIs checks one attribute of the scenario's run; path starts at a root attribute.
+func stateIs(want string, root string, path ...any) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(runAddress, at(root, path...), str(want))
 }
 
 // Skip of a member, a group and a stage, set before the run starts: sk-a2,
 // group sk-b and stage two are Skipped; sk-a1 is upgraded; the run Completes.
 func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
-	const r = "fleet_update_run.r"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             runGone(t, "skip-run"),
@@ -47,14 +50,14 @@ resource "fleet_update_run" "r" {
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Completed", "status", "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"), // sk-a1
-				stateIs(r, "sk-a2", "status", "stages", 0, "groups", 0, "members", 1, "name"),
-				stateIs(r, "Skipped", "status", "stages", 0, "groups", 0, "members", 1, "state"),
-				stateIs(r, "Skipped", "status", "stages", 0, "groups", 1, "state"), // sk-b
-				stateIs(r, "Skipped", "status", "stages", 0, "groups", 1, "members", 0, "state"),
-				stateIs(r, "Skipped", "status", "stages", 1, "state"), // two
-				stateIs(r, "Skipped", "status", "stages", 1, "groups", 0, "members", 0, "state"),
+				stateIs("Completed", "status", "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"), // sk-a1
+				stateIs("sk-a2", "status", "stages", 0, "groups", 0, "members", 1, "name"),
+				stateIs("Skipped", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+				stateIs("Skipped", "status", "stages", 0, "groups", 1, "state"), // sk-b
+				stateIs("Skipped", "status", "stages", 0, "groups", 1, "members", 0, "state"),
+				stateIs("Skipped", "status", "stages", 1, "state"), // two
+				stateIs("Skipped", "status", "stages", 1, "groups", 0, "members", 0, "state"),
 			},
 		}, {
 			// Unchanged configuration: nothing to do (skips are not re-sent).
@@ -102,22 +105,22 @@ resource "fleet_update_run" "r" {
 			Config: cfg("Running", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Running)$`))),
-				stateIs(r, "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"), // ss-1 in flight
+				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"), // ss-1 in flight
 			},
 		}, {
 			Config: cfg("Stopped", "none"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Stopping|Stopped)$`))),
 				statecheck.ExpectKnownValue(r, at("status", "stages", 0, "groups", 0, "members", 1, "state"), knownvalue.StringExact("NotStarted")), // ss-2 not reached
-				stateIs(r, "Stopped", "state"),
+				stateIs("Stopped", "state"),
 			},
 		}, {
 			Config: cfg("Running", "completed"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Completed", "status", "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
-				stateIs(r, "Running", "state"),
+				stateIs("Completed", "status", "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+				stateIs("Running", "state"),
 			},
 		}},
 	})
@@ -171,16 +174,16 @@ resource "fleet_update_run" "r" {
 		}, {
 			Config: cfg("[]", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Pending", "status", "stages", 0, "gates", 0, "state"),
-				stateIs(r, "NotStarted", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Pending", "status", "stages", 0, "gates", 0, "state"),
+				stateIs("NotStarted", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 		}, {
 			Config: cfg(`[{ stage = "gated", timing = "Before" }, { stage = "gated", group = "ap", timing = "After" }]`, "completed"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Completed", "status", "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "gates", 0, "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "gates", 0, "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Completed", "status", "state"),
+				stateIs("Completed", "status", "stages", 0, "gates", 0, "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "gates", 0, "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 		}},
 	})
@@ -319,8 +322,8 @@ resource "fleet_update_run" "r" {
 		Steps: []resource.TestStep{{
 			Config: cfg(`timeouts = { create = "5s" }`),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Running", "status", "state"),
-				stateIs(r, "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Running", "status", "state"),
+				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 			Check: func(*terraform.State) (err error) {
 				started, err = startTime()
@@ -335,8 +338,8 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Completed")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Completed", "status", "state"),
-				stateIs(r, "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Completed", "status", "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 			Check: func(*terraform.State) error {
 				names, err := runsNamed(t, "cancel-run")
@@ -485,11 +488,11 @@ resource "fleet_update_run" "r" {
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				// Status members by name: the update order is the preview's (step 1).
-				memberStatusIs(r, 0, 0, "mw-open", "state", exactly("Completed")),
-				memberStatusIs(r, 0, 0, "mw-none", "state", exactly("Completed")),
-				memberStatusIs(r, 0, 0, "mw-closed", "state", exactly("Pending")),
-				memberStatusIs(r, 0, 0, "mw-closed", "message", regexp.MustCompile(`2036-`)),
-				stateIs(r, "Pending", "status", "state"),
+				memberStatusIs(0, 0, "mw-open", "state", exactly("Completed")),
+				memberStatusIs(0, 0, "mw-none", "state", exactly("Completed")),
+				memberStatusIs(0, 0, "mw-closed", "state", exactly("Pending")),
+				memberStatusIs(0, 0, "mw-closed", "message", regexp.MustCompile(`2036-`)),
+				stateIs("Pending", "status", "state"),
 			},
 		}},
 	})
@@ -504,7 +507,7 @@ resource "fleet_update_run" "r" {
 func TestAccUpdateRun_consistentImages(t *testing.T) {
 	const r = "fleet_update_run.r"
 	m := func(i int, parts ...any) tfjsonpath.Path {
-		return at(append([]any{"preview", "stages", 0, "groups", 0, "members", i}, parts...)...)
+		return at("preview", append([]any{"stages", 0, "groups", 0, "members", i}, parts...)...)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
@@ -537,13 +540,13 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, m(3, "target_node_image_versions", "system"), str("AKSUbuntu-2204gen2containerd-202510.01.0")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(r, "Completed", "status", "state"),
+				stateIs("Completed", "status", "state"),
 				statecheck.ExpectKnownValue(r, at("status", "selected_node_image_versions"),
 					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
-				memberStatusIs(r, 0, 0, "ci-east", "state", exactly("Skipped")),
-				memberStatusIs(r, 0, 0, "ci-gen1", "state", exactly("Skipped")),
-				memberStatusIs(r, 0, 0, "ci-gen1-west", "state", exactly("Skipped")),
-				memberStatusIs(r, 0, 0, "ci-west", "state", exactly("Completed")),
+				memberStatusIs(0, 0, "ci-east", "state", exactly("Skipped")),
+				memberStatusIs(0, 0, "ci-gen1", "state", exactly("Skipped")),
+				memberStatusIs(0, 0, "ci-gen1-west", "state", exactly("Skipped")),
+				memberStatusIs(0, 0, "ci-west", "state", exactly("Completed")),
 			},
 		}},
 	})
