@@ -155,7 +155,7 @@ func nodeImageAction(m rollout.Member, tab VersionTable, haveRegion bool) Member
 			continue
 		}
 		// Choice: a pool already newer than the region's newest keeps its image.
-		if compareImageVersions(want, cur) > 0 {
+		if rollout.CompareImageVersions(want, cur) > 0 {
 			a.TargetNodeImages[p.Name] = rollout.JoinNodeImage(family, want)
 			moves = append(moves, fmt.Sprintf("%s %s → %s", p.Name, cur, want))
 		}

@@ -253,7 +253,7 @@ func (t VersionTable) LatestNodeImages() map[string]string {
 	out := map[string]string{}
 	for family, vs := range t.NodeImages {
 		for _, v := range vs {
-			if cur, ok := out[family]; !ok || compareImageVersions(v, cur) > 0 {
+			if cur, ok := out[family]; !ok || rollout.CompareImageVersions(v, cur) > 0 {
 				out[family] = v
 			}
 		}

@@ -87,30 +87,3 @@ func cmpInt(a, b int) int {
 	}
 	return 0
 }
-
-// compareImageVersions orders node image versions ("202510.01.0",
-// "20348.2582.240716") by their numeric dot-separated parts, falling back to
-// string order for a non-numeric part (rollout's rule, unexported there).
-func compareImageVersions(a, b string) int {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		if i >= len(pa) {
-			return -1
-		}
-		if i >= len(pb) {
-			return 1
-		}
-		na, ea := strconv.Atoi(pa[i])
-		nb, eb := strconv.Atoi(pb[i])
-		if ea == nil && eb == nil {
-			if c := cmpInt(na, nb); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := strings.Compare(pa[i], pb[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
-}

@@ -152,7 +152,7 @@ func Decide(m Member, u Update, selected map[string]string, regions map[string]R
 				}
 			}
 			// Choice: a pool already on a newer image than the selection keeps it (never a node image downgrade).
-			if compareImageVersions(want, current) < 0 {
+			if CompareImageVersions(want, current) < 0 {
 				want = current
 			}
 			d.Target.NodeImages[p.Name] = JoinNodeImage(family, want)

@@ -301,7 +301,7 @@ func TestSplitNodeImage(t *testing.T) {
 			t.Errorf("SplitNodeImage(%q) = %q, %q", tc.in, f, v)
 		}
 	}
-	if compareImageVersions("20348.2582.240716", "20348.2582.240916") >= 0 || compareImageVersions("202511.04.0", "202510.20.0") <= 0 {
+	if CompareImageVersions("20348.2582.240716", "20348.2582.240916") >= 0 || CompareImageVersions("202511.04.0", "202510.20.0") <= 0 {
 		t.Error("image versions must compare numerically")
 	}
 }

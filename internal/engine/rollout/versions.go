@@ -68,9 +68,9 @@ func SplitNodeImage(full string) (family, version string) {
 // JoinNodeImage is the inverse of SplitNodeImage.
 func JoinNodeImage(family, version string) string { return family + "-" + version }
 
-// compareImageVersions compares node image versions ("202510.01.0", "20348.2582.240716")
+// CompareImageVersions compares node image versions ("202510.01.0", "20348.2582.240716")
 // numerically by dot-separated parts, falling back to string order for non-numeric parts.
-func compareImageVersions(a, b string) int {
+func CompareImageVersions(a, b string) int {
 	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
 	for i := 0; i < len(pa) || i < len(pb); i++ {
 		if i >= len(pa) {
@@ -98,7 +98,7 @@ func compareImageVersions(a, b string) int {
 func newestImage(vs []string) string {
 	best := ""
 	for _, v := range vs {
-		if best == "" || compareImageVersions(v, best) > 0 {
+		if best == "" || CompareImageVersions(v, best) > 0 {
 			best = v
 		}
 	}
