@@ -205,8 +205,8 @@ resource "fleet_update_run" "r" {
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("fleet_update_run.r", "Running", "status", "state"),
-				stateIs("fleet_update_run.r", "Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Running", "status", "state"),
+				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 		}},
 	})
@@ -280,7 +280,7 @@ resource "fleet_update_run" "r" {
 				}
 				return nil
 			},
-			ConfigStateChecks: []statecheck.StateCheck{stateIs("fleet_update_run.r", "Completed", "status", "state")},
+			ConfigStateChecks: []statecheck.StateCheck{stateIs("Completed", "status", "state")},
 		}},
 	})
 }
@@ -394,9 +394,9 @@ resource "fleet_update_run" "r" {
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("fleet_update_run.r", "Completed", "status", "state"),
-				stateIs("fleet_update_run.r", "Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
-				stateIs("fleet_update_run.r", "Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
+				stateIs("Completed", "status", "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
+				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
 			},
 			Check: func(*terraform.State) error {
 				names, err := runsNamed(t, "faulty-run")
