@@ -218,40 +218,11 @@ func (s *Server) profileOf(p params) (*record, error) {
 }
 
 func (s *Server) getAutoUpgradeProfile(w http.ResponseWriter, r *http.Request, p params) error {
-	var etag string
-	b, err := s.world.render(func() (any, error) {
-		rec, err := s.profileOf(p)
-		if err != nil {
-			return nil, err
-		}
-		etag = rec.ETag
-		return s.profileView(rec), nil
-	})
-	if err != nil {
-		return err
-	}
-	writeResource(w, etag, b)
-	return nil
+	return serveRecord(s, w, func() (*record, error) { return s.profileOf(p) }, s.profileView)
 }
 
 func (s *Server) listAutoUpgradeProfiles(w http.ResponseWriter, r *http.Request, p params) error {
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		s.advanceRuns(s.world.clock.Now())
-		var all []fleetapi.AutoUpgradeProfile
-		for _, rec := range s.world.store.children(fleet.ID, typeAutoUpgradeProfiles) {
-			all = append(all, s.profileView(rec))
-		}
-		return pageOf(r, all)
-	})
-	if err != nil {
-		return err
-	}
-	writeRawJSON(w, http.StatusOK, b)
-	return nil
+	return serveChildren(s, w, r, p, typeAutoUpgradeProfiles, s.profileView, nil)
 }
 
 // deleteAutoUpgradeProfile deletes a profile; the runs it created stay.

@@ -88,20 +88,7 @@ func (s *Server) gateOf(p params) (*record, error) {
 }
 
 func (s *Server) getGate(w http.ResponseWriter, r *http.Request, p params) error {
-	var etag string
-	b, err := s.world.render(func() (any, error) {
-		rec, err := s.gateOf(p)
-		if err != nil {
-			return nil, err
-		}
-		etag = rec.ETag
-		return s.gateView(rec), nil
-	})
-	if err != nil {
-		return err
-	}
-	writeResource(w, etag, b)
-	return nil
+	return serveRecord(s, w, func() (*record, error) { return s.gateOf(p) }, s.gateView)
 }
 
 func (s *Server) listGates(w http.ResponseWriter, r *http.Request, p params) error {
@@ -109,25 +96,7 @@ func (s *Server) listGates(w http.ResponseWriter, r *http.Request, p params) err
 	if err != nil {
 		return err
 	}
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		s.advanceRuns(s.world.clock.Now())
-		var all []fleetapi.Gate
-		for _, rec := range s.world.store.children(fleet.ID, typeGates) {
-			if g := s.gateView(rec); match(g) {
-				all = append(all, g)
-			}
-		}
-		return pageOf(r, all)
-	})
-	if err != nil {
-		return err
-	}
-	writeRawJSON(w, http.StatusOK, b)
-	return nil
+	return serveChildren(s, w, r, p, typeGates, s.gateView, match)
 }
 
 // patchGate completes a gate. update-strategies-gates-approvals.md: an

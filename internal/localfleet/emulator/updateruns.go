@@ -232,40 +232,14 @@ func (s *Server) runStrategy(fleetID string, props *fleetapi.UpdateRunProperties
 }
 
 func (s *Server) getUpdateRun(w http.ResponseWriter, r *http.Request, p params) error {
-	var etag string
-	b, err := s.world.render(func() (any, error) {
+	return serveRecord(s, w, func() (*record, error) {
 		rec, _, err := s.runOf(p)
-		if err != nil {
-			return nil, err
-		}
-		etag = rec.ETag
-		return s.runView(rec), nil
-	})
-	if err != nil {
-		return err
-	}
-	writeResource(w, etag, b)
-	return nil
+		return rec, err
+	}, s.runView)
 }
 
 func (s *Server) listUpdateRuns(w http.ResponseWriter, r *http.Request, p params) error {
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		s.advanceRuns(s.world.clock.Now())
-		var all []fleetapi.UpdateRun
-		for _, rec := range s.world.store.children(fleet.ID, typeUpdateRuns) {
-			all = append(all, s.runView(rec))
-		}
-		return pageOf(r, all)
-	})
-	if err != nil {
-		return err
-	}
-	writeRawJSON(w, http.StatusOK, b)
-	return nil
+	return serveChildren(s, w, r, p, typeUpdateRuns, s.runView, nil)
 }
 
 // deleteUpdateRun deletes a run and its gates.

@@ -142,8 +142,7 @@ func (s *Server) putUpdateStrategy(w http.ResponseWriter, r *http.Request, p par
 }
 
 func (s *Server) getUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
-	var etag string
-	b, err := s.world.render(func() (any, error) {
+	return serveRecord(s, w, func() (*record, error) {
 		fleet, err := s.parentFleet(p)
 		if err != nil {
 			return nil, err
@@ -152,33 +151,12 @@ func (s *Server) getUpdateStrategy(w http.ResponseWriter, r *http.Request, p par
 		if !ok {
 			return nil, notFound("updateStrategies", p["fleetName"], p["strategyName"], p["resourceGroupName"])
 		}
-		etag = rec.ETag
-		return s.strategyView(rec), nil
-	})
-	if err != nil {
-		return err
-	}
-	writeResource(w, etag, b)
-	return nil
+		return rec, nil
+	}, s.strategyView)
 }
 
 func (s *Server) listUpdateStrategies(w http.ResponseWriter, r *http.Request, p params) error {
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		var all []fleetapi.FleetUpdateStrategy
-		for _, rec := range s.world.store.children(fleet.ID, typeUpdateStrategies) {
-			all = append(all, s.strategyView(rec))
-		}
-		return pageOf(r, all)
-	})
-	if err != nil {
-		return err
-	}
-	writeRawJSON(w, http.StatusOK, b)
-	return nil
+	return serveChildren(s, w, r, p, typeUpdateStrategies, s.strategyView, nil)
 }
 
 // deleteUpdateStrategy deletes a strategy; runs keep the copy they took.
