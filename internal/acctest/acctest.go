@@ -190,3 +190,19 @@ func readEnv(path string) (map[string]string, error) {
 	}
 	return env, sc.Err()
 }
+
+// Eventually polls cond until it holds or bound passes; the error says what
+// was awaited and what cond saw last.
+func Eventually(bound time.Duration, what string, cond func() (bool, string)) error {
+	deadline := time.Now().Add(bound)
+	for {
+		ok, last := cond()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not within %s (last: %s)", what, bound, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -97,21 +97,6 @@ func wait[T any](p *runtime.Poller[T], err error) (*T, error) {
 	return &v, err
 }
 
-// eventually polls cond every 200ms until it holds or the bound passes.
-func eventually(bound time.Duration, what string, cond func() (bool, string)) error {
-	deadline := time.Now().Add(bound)
-	for {
-		ok, last := cond()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not within %s (last: %s)", what, bound, last)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // release makes a Kubernetes version available in a region of the local fleet from its current
 // simulated time on (the emulator's POST /_emulator/releases, unauthenticated on loopback; TLS is
 // trusted through the SSL_CERT_FILE the harness exports) and returns the simulated release time.
@@ -202,7 +187,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 				if created := prof.SystemData.CreatedAt; created == nil || created.After(released) {
 					return fmt.Errorf("profile created at %v, after the release at %s", created, released)
 				}
-				if err := eventually(90*time.Second, "profile patch triggered by the 1.31.10 release", func() (bool, string) {
+				if err := acctest.Eventually(90*time.Second, "profile patch triggered by the 1.31.10 release", func() (bool, string) {
 					p, err := c.GetAutoUpgradeProfile(ctx, fleet, "patch")
 					if err != nil {
 						return false, err.Error()
@@ -213,7 +198,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 					return err
 				}
 				var run *fleetapi.UpdateRun
-				if err := eventually(60*time.Second, "run patch-1-31-10 completed", func() (bool, string) {
+				if err := acctest.Eventually(60*time.Second, "run patch-1-31-10 completed", func() (bool, string) {
 					var err error
 					if run, err = c.GetUpdateRun(ctx, fleet, "patch-1-31-10"); err != nil {
 						return false, err.Error()

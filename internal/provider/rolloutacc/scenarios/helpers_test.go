@@ -205,21 +205,6 @@ func requests(t *testing.T) []request {
 	return out
 }
 
-// eventually polls cond every 100ms until it holds or the bound passes.
-func eventually(bound time.Duration, what string, cond func() (bool, string)) error {
-	deadline := time.Now().Add(bound)
-	for {
-		ok, last := cond()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not within %s (last: %s)", what, bound, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 func runStateOf(t *testing.T, name string) string {
 	r, err := client(t).GetUpdateRun(context.Background(), fleet, name)
 	if err != nil || r.Properties == nil || r.Properties.Status == nil || r.Properties.Status.Status == nil {

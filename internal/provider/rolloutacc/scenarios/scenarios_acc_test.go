@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"regexp"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ resource "fleet_update_run" "r" {
 		}, {
 			// Not approved: the run waits at the stage's Before gate, ap-1 untouched.
 			PreConfig: func() {
-				if err := eventually(10*time.Second, "run waits at the gate", func() (bool, string) {
+				if err := acctest.Eventually(10*time.Second, "run waits at the gate", func() (bool, string) {
 					run, err := client(t).GetUpdateRun(context.Background(), fleet, "gated-run")
 					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 || len(run.Properties.Status.Stages[0].BeforeGates) == 0 {
 						return false, fmt.Sprint(err)
@@ -461,7 +462,7 @@ resource "fleet_update_run" "r" {
 			}},
 		}, {
 			PreConfig: func() {
-				if err := eventually(20*time.Second, "mw-closed Pending", func() (bool, string) {
+				if err := acctest.Eventually(20*time.Second, "mw-closed Pending", func() (bool, string) {
 					run, err := client(t).GetUpdateRun(context.Background(), fleet, "window-run")
 					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 {
 						return false, fmt.Sprint(err)
