@@ -422,6 +422,11 @@ func (h *hub) preview(ctx context.Context, in scheduling.Input) (scheduling.Resu
 type before struct {
 	bindings []placementv1beta1.ClusterResourceBinding
 	present  int
+	// memberChange: the hub reschedules on its own after member events, in as
+	// many cycles as the events it batched; how many filtered clusters its
+	// truncated (20-entry) list then shows depends on those cycles, so only the
+	// picks and the listed reasons are compared, not that count.
+	memberChange bool
 }
 
 // verdict wording for mismatch messages.
@@ -634,7 +639,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 		if strings.Join(want, ",") != strings.Join(hubNotPicked, ",") {
 			c.general("clusters listed as not scoring high enough:\n    preview:   %v\n    hub agent: %v", want, hubNotPicked)
 		}
-		if wantFiltered := min(maxUnselectedDecisions-len(hubNotPicked), previewFiltered); wantFiltered != hubFiltered {
+		if wantFiltered := min(maxUnselectedDecisions-len(hubNotPicked), previewFiltered); wantFiltered != hubFiltered && (prev == nil || !prev.memberChange) {
 			c.general("the hub lists %d filtered clusters, the preview has %d (so the hub should list %d)", hubFiltered, previewFiltered, wantFiltered)
 		}
 	default:

@@ -279,6 +279,7 @@ func (s *scenarioRun) memberChanged(step string, change func()) {
 		s.t.Fatal(err)
 	}
 	prev := s.before()
+	prev.memberChange = true
 	change()
 	preview := s.previewFrom(prev, crp.Spec.Policy, crp.Spec.Policy)
 	want := map[string]bool{}
