@@ -92,6 +92,9 @@ type Options struct {
 	UserAgent string
 	// Now is the provider's clock (nil: time.Now).
 	Now func() time.Time
+	// ListLimit is how many per-cluster entries a preview lists (the provider's preview_detail);
+	// 0 lists every one. Counts are always complete.
+	ListLimit int
 }
 
 // Clients is the bundle handed to resources and data sources. Kubernetes
@@ -119,6 +122,9 @@ type Clients struct {
 func New(o Options) *Clients {
 	return &Clients{o: o, clusters: map[string]*lazy[*kube.Client]{}}
 }
+
+// ListLimit is how many per-cluster entries a preview lists; 0 lists all.
+func (c *Clients) ListLimit() int { return c.o.ListLimit }
 
 // Now is the provider's clock (disruption previews use it, as Karpenter
 // uses its controller's).

@@ -106,6 +106,15 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"`listCredentials`, as `az fleet get-credentials` gets it.",
 				Attributes: kubeAttributes("the hub"),
 			},
+			"preview_detail": schema.StringAttribute{
+				Optional: true,
+				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(summaryListLimit) +
+					" clusters or members per list (KubeFleet's own limit for listed scheduling decisions), the ones a reader needs " +
+					"first, with exact counts of everything (so plans stay readable on fleets of thousands of clusters); `full` " +
+					"lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
+					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
+				Validators: []validator.String{stringvalidator.OneOf(previewDetailSummary, previewDetailFull)},
+			},
 			"clusters": schema.MapNestedAttribute{
 				Optional: true,
 				Description: "Member clusters' Kubernetes APIs by cluster name, for `fleet_nodepool_disruption`; the same attributes " +
@@ -275,6 +284,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	az := r.resolveAzure(ctx, cfg.Azure)
 	hub := r.resolveKube(ctx, path.Root("hub"), cfg.Hub, true)
 	clusters, clustersUnknown := r.resolveClusters(ctx, cfg.Clusters)
+	detail := r.previewDetail(cfg.PreviewDetail)
 	resp.Diagnostics.Append(r.diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -294,6 +304,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		Clusters:        map[string]*rest.Config{},
 		UserAgent:       ua,
 		Now:             p.now,
+		ListLimit:       listLimitFor(detail),
 	}
 
 	if !hub.Unknown && !hub.Config.IsZero() {

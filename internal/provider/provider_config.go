@@ -24,6 +24,8 @@ type providerModel struct {
 	Azure    types.Object `tfsdk:"azure"`
 	Hub      types.Object `tfsdk:"hub"`
 	Clusters types.Map    `tfsdk:"clusters"`
+
+	PreviewDetail types.String `tfsdk:"preview_detail"`
 }
 
 // azureModel is the azure block.

@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Bounded preview shapes: users run thousands of clusters, so a preview lists at most
+// summaryListLimit clusters per list by default — the ones a reader needs first — and always
+// carries exact counts, so the cap never loses a number. preview_detail = "full" lists every one.
+// A warning that would repeat per member is issued once, with the count and the first names.
+
+const (
+	previewDetailSummary = "summary"
+	previewDetailFull    = "full"
+	envPreviewDetail     = "FLEET_PREVIEW_DETAIL"
+
+	// summaryListLimit is KubeFleet's own limit for listed scheduling decisions
+	// (pkg/scheduler/framework/framework.go: maxUnselectedClusterDecisionCount: 20).
+	summaryListLimit = 20
+	// warningNameSample is how many names a grouped warning spells out.
+	warningNameSample = 5
+)
+
+// previewDetail resolves preview_detail: the attribute, else FLEET_PREVIEW_DETAIL, else summary.
+func (r *resolver) previewDetail(v types.String) string {
+	p := path.Root("preview_detail")
+	s := r.str(p, v, envPreviewDetail)
+	switch s {
+	case "":
+		return previewDetailSummary
+	case previewDetailSummary, previewDetailFull:
+		return s
+	}
+	r.diags.AddAttributeError(p, "Invalid "+envPreviewDetail,
+		fmt.Sprintf("%s=%q: preview_detail must be %q or %q.", envPreviewDetail, s, previewDetailSummary, previewDetailFull))
+	return previewDetailSummary
+}
+
+// listLimitFor is the per-list cap of a preview_detail: 0 (no cap) for full.
+func listLimitFor(detail string) int {
+	if detail == previewDetailFull {
+		return 0
+	}
+	return summaryListLimit
+}
+
+// capList returns the first limit items (all of them when limit is 0) and how many it left out.
+func capList[T any](items []T, limit int) ([]T, int64) {
+	if limit <= 0 || len(items) <= limit {
+		return items, 0
+	}
+	return items[:limit], int64(len(items) - limit)
+}
+
+// countMap is a map value of counts by key, for attributes such as excluded_by_reason and actions.
+func countMap(counts map[string]int) types.Map {
+	m := make(map[string]attr.Value, len(counts))
+	for k, n := range counts {
+		m[k] = types.Int64Value(int64(n))
+	}
+	return types.MapValueMust(types.Int64Type, m)
+}
+
+// byCountThenKey orders the keys of counts most common first, then by name: the order in which a
+// capped list takes its entries ("the most common reasons first").
+func byCountThenKey(counts map[string]int) []string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// nameSample spells out the first few names and how many more there are: "a, b, c and 17 more".
+func nameSample(names []string) string {
+	if len(names) <= warningNameSample {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:warningNameSample], ", "), len(names)-warningNameSample)
+}
+
+// memberWarnings gathers warnings that would otherwise repeat per member: one per summary, with
+// the number of members and the first few names, in the order the summaries were first added.
+type memberWarnings struct {
+	order []string
+	names map[string][]string
+}
+
+// add records that member warrants the warning summary.
+func (w *memberWarnings) add(summary, member string) {
+	if w.names == nil {
+		w.names = map[string][]string{}
+	}
+	if _, ok := w.names[summary]; !ok {
+		w.order = append(w.order, summary)
+	}
+	w.names[summary] = append(w.names[summary], member)
+}
+
+// messages are the grouped warnings' texts: "<summary>: 3 members (a, b, c)".
+func (w *memberWarnings) messages() []string {
+	out := make([]string, 0, len(w.order))
+	for _, s := range w.order {
+		out = append(out, fmt.Sprintf("%s: %s (%s)", s, plural(len(w.names[s]), "member"), nameSample(w.names[s])))
+	}
+	return out
+}
+
+// addTo issues each grouped warning once, at the path.
+func (w *memberWarnings) addTo(diags *diag.Diagnostics, at path.Path, title string) {
+	for _, m := range w.messages() {
+		if at.Equal(path.Empty()) {
+			diags.AddWarning(title, m)
+		} else {
+			diags.AddAttributeWarning(at, title, m)
+		}
+	}
+}
+
+// plural is "1 member", "3 members".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
