@@ -47,6 +47,12 @@ func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.Sche
 			"update of its policy to `policy` would (kept and trimmed clusters, a new policy snapshot or not).",
 		Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(placementNameRe, "must be a placement name")},
 	}
+	attrs["detail"] = dschema.StringAttribute{
+		Optional: true,
+		Description: "`summary` lists at most " + fmt.Sprint(summaryListLimit) + " clusters per list, `full` every cluster (for " +
+			"outputs, checks and reports over the whole fleet). Default: the provider's `preview_detail`. Counts are exact either way.",
+		Validators: []validator.String{stringvalidator.OneOf(previewDetailSummary, previewDetailFull)},
+	}
 	resp.Schema = dschema.Schema{
 		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
 			"and with which scores, and why every other cluster would be left out, computed from the hub's member clusters by " +
@@ -63,6 +69,7 @@ func (d *placementPreviewDataSource) Configure(_ context.Context, req datasource
 type placementPreviewDataModel struct {
 	ID        types.String `tfsdk:"id"`
 	Placement types.String `tfsdk:"placement"`
+	Detail    types.String `tfsdk:"detail"`
 	Policy    *policyModel `tfsdk:"policy"`
 	Preview   types.Object `tfsdk:"preview"`
 }
@@ -108,7 +115,11 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	for _, w := range warnings {
 		resp.Diagnostics.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
 	}
-	obj, diags := preview.object(ctx)
+	limit := d.clients.ListLimit()
+	if !m.Detail.IsNull() {
+		limit = listLimitFor(m.Detail.ValueString())
+	}
+	obj, diags := preview.object(limit)
 	resp.Diagnostics.Append(diags...)
 	m.Preview = obj
 	m.ID = types.StringValue("preview")

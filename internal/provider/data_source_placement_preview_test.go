@@ -37,17 +37,16 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 			{
 				Config: placementProvider + `data "fleet_placement_preview" "what_if" { policy = ` + policy(2) + " }\n",
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"fulfilled": knownvalue.Bool(true),
-						"message":   knownvalue.StringExact("found all cluster needed as specified by the scheduling policy, found 2 cluster(s)"),
-						"selected":  knownvalue.ListExact([]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")}),
-						"trimmed":   knownvalue.ListExact([]knownvalue.Check{}),
-						"excluded": knownvalue.ListExact([]knownvalue.Check{
-							excluded("canary-east", `does not score high enough \(affinity score: 25, topology spread score: 0\)`),
-							excluded("prod-east-2", taintReason),
-							excluded("staging-west", heartbeatReason),
-						}),
-					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+						map[string]string{
+							"canary-east":  `does not score high enough \(affinity score: 25, topology spread score: 0\)`,
+							"prod-east-2":  taintReason,
+							"staging-west": heartbeatReason,
+						},
+						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("preview")),
 				},
 			},

@@ -240,13 +240,17 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 		Computed: true,
 		Description: "What KubeFleet's scheduler will do with this policy, computed at plan from the hub's member clusters (and, " +
 			"for an existing placement, its current picks) by the same rules as the hub agent (v0.14.0). Filled when the " +
-			"placement is created or its configuration changes; unknown, with a warning, while an input is unknown.",
+			"placement is created or its configuration changes; unknown, with a warning, while an input is unknown. Counts are " +
+			"always exact; the per-cluster lists hold at most " + fmt.Sprint(summaryListLimit) + " clusters each unless the " +
+			"provider's `preview_detail` is `full`.",
 		Attributes: map[string]rschema.Attribute{
 			"fulfilled": rschema.BoolAttribute{Computed: true, Description: "Whether the scheduler finds every cluster the policy asks for (its Scheduled condition)."},
 			"message":   rschema.StringAttribute{Computed: true, Description: "The Scheduled condition's message, as the hub agent words it."},
+			"selected_count": rschema.Int64Attribute{Computed: true, Description: "How many clusters are picked."},
 			"selected": rschema.ListNestedAttribute{
-				Computed:    true,
-				Description: "The picked clusters in rank order: kept picks first (by the scores recorded when they were picked), then new picks in the order the scheduler makes them.",
+				Computed: true,
+				Description: "The picked clusters in rank order, the top-ranked first: kept picks first (by the scores recorded when they " +
+					"were picked), then new picks in the order the scheduler makes them.",
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 					"cluster":               rschema.StringAttribute{Computed: true, Description: "The member cluster."},
 					"affinity_score":        rschema.Int64Attribute{Computed: true, Description: "The sum of the matching preferred terms' weights."},
@@ -254,18 +258,27 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 					"change":                rschema.StringAttribute{Computed: true, Description: "`kept` (the cluster already has this placement) or `added`."},
 				}},
 			},
+			"selected_omitted": rschema.Int64Attribute{Computed: true, Description: "How many picked clusters `selected` leaves out (the lowest-ranked)."},
+			"trimmed_count":    rschema.Int64Attribute{Computed: true, Description: "How many clusters lose the placement."},
 			"trimmed": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
 				Description: "Clusters that lose the placement: scale-in victims, clusters that left the fleet, and earlier picks a changed policy no longer picks.",
 			},
-			"excluded": rschema.ListNestedAttribute{
-				Computed:    true,
-				Description: "Every other member cluster with the reason it is not picked, worded as the scheduler words it.",
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"cluster": rschema.StringAttribute{Computed: true, Description: "The member cluster (or a PickFixed name that is not one)."},
-					"reason":  rschema.StringAttribute{Computed: true, Description: "Why it is not picked."},
-				}},
+			"trimmed_omitted": rschema.Int64Attribute{Computed: true, Description: "How many of those `trimmed` leaves out."},
+			"excluded_count":  rschema.Int64Attribute{Computed: true, Description: "How many member clusters (and, for PickFixed, listed names) are not picked."},
+			"excluded_by_reason": rschema.MapAttribute{
+				Computed: true, ElementType: types.Int64Type,
+				Description: "The number of clusters not picked, by a short, stable reason class: `taint not tolerated`, `no recent heartbeat`, " +
+					"`unhealthy`, `member agent not joined`, `left the fleet`, `required selector not matched`, `property missing`, " +
+					"`topology spread`, `not scored high enough`, `placement already has its clusters`, `not in cluster_names`, " +
+					"`not a member cluster`, `not evaluated`. The counts add up to `excluded_count`.",
 			},
+			"excluded": rschema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				Description: "Clusters not picked → the reason, worded as the scheduler words it. With the default detail, clusters of the " +
+					"most common reason classes first (by name within a class).",
+			},
+			"excluded_omitted": rschema.Int64Attribute{Computed: true, Description: "How many clusters not picked `excluded` leaves out."},
 		},
 	}
 }
@@ -326,73 +339,102 @@ type policyModel struct {
 }
 
 type placementPickModel struct {
-	Cluster             types.String `tfsdk:"cluster"`
-	AffinityScore       types.Int64  `tfsdk:"affinity_score"`
-	TopologySpreadScore types.Int64  `tfsdk:"topology_spread_score"`
-	Change              types.String `tfsdk:"change"`
+	Cluster             string
+	AffinityScore       int64
+	TopologySpreadScore int64
+	Change              string
 }
 
-type placementExclusionModel struct {
-	Cluster types.String `tfsdk:"cluster"`
-	Reason  types.String `tfsdk:"reason"`
-}
-
+// placementPreviewModel is the whole preview; object bounds it for the plan.
 type placementPreviewModel struct {
-	Fulfilled types.Bool                `tfsdk:"fulfilled"`
-	Message   types.String              `tfsdk:"message"`
-	Selected  []placementPickModel      `tfsdk:"selected"`
-	Trimmed   []string                  `tfsdk:"trimmed"`
-	Excluded  []placementExclusionModel `tfsdk:"excluded"`
+	Fulfilled bool
+	Message   string
+	Selected  []placementPickModel
+	Trimmed   []string
+	Excluded  []scheduling.Exclusion
 }
 
 var (
 	placementPickType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"cluster": types.StringType, "affinity_score": types.Int64Type, "topology_spread_score": types.Int64Type, "change": types.StringType,
 	}}
-	placementExclusionType    = types.ObjectType{AttrTypes: map[string]attr.Type{"cluster": types.StringType, "reason": types.StringType}}
 	placementPreviewAttrTypes = map[string]attr.Type{
-		"fulfilled": types.BoolType,
-		"message":   types.StringType,
-		"selected":  types.ListType{ElemType: placementPickType},
-		"trimmed":   types.ListType{ElemType: types.StringType},
-		"excluded":  types.ListType{ElemType: placementExclusionType},
+		"fulfilled":          types.BoolType,
+		"message":            types.StringType,
+		"selected_count":     types.Int64Type,
+		"selected":           types.ListType{ElemType: placementPickType},
+		"selected_omitted":   types.Int64Type,
+		"trimmed_count":      types.Int64Type,
+		"trimmed":            types.ListType{ElemType: types.StringType},
+		"trimmed_omitted":    types.Int64Type,
+		"excluded_count":     types.Int64Type,
+		"excluded_by_reason": types.MapType{ElemType: types.Int64Type},
+		"excluded":           types.MapType{ElemType: types.StringType},
+		"excluded_omitted":   types.Int64Type,
 	}
 )
 
-// object builds the preview's value directly: a preview over a thousand clusters has a thousand
-// exclusions, and building them by reflection (types.ObjectValueFrom) costs a plan of 50
-// placements seconds.
-func (p placementPreviewModel) object(_ context.Context) (types.Object, diag.Diagnostics) {
+// object builds the preview's value, listing at most limit clusters per list (0: all) and
+// counting everything. It builds values directly: by reflection (types.ObjectValueFrom) a plan of
+// 50 placements over a thousand clusters costs seconds.
+func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	selected := make([]attr.Value, 0, len(p.Selected))
-	for _, s := range p.Selected {
+	shown, selectedOmitted := capList(p.Selected, limit)
+	selected := make([]attr.Value, 0, len(shown))
+	for _, s := range shown {
 		o, d := types.ObjectValue(placementPickType.AttrTypes, map[string]attr.Value{
-			"cluster": s.Cluster, "affinity_score": s.AffinityScore, "topology_spread_score": s.TopologySpreadScore, "change": s.Change,
+			"cluster": types.StringValue(s.Cluster), "affinity_score": types.Int64Value(s.AffinityScore),
+			"topology_spread_score": types.Int64Value(s.TopologySpreadScore), "change": types.StringValue(s.Change),
 		})
 		diags.Append(d...)
 		selected = append(selected, o)
 	}
-	trimmed := make([]attr.Value, 0, len(p.Trimmed))
-	for _, c := range p.Trimmed {
+	trimmedShown, trimmedOmitted := capList(p.Trimmed, limit)
+	trimmed := make([]attr.Value, 0, len(trimmedShown))
+	for _, c := range trimmedShown {
 		trimmed = append(trimmed, types.StringValue(c))
 	}
-	excluded := make([]attr.Value, 0, len(p.Excluded))
+	byReason := map[string]int{}
 	for _, e := range p.Excluded {
-		o, d := types.ObjectValue(placementExclusionType.AttrTypes, map[string]attr.Value{"cluster": e.Cluster, "reason": e.Reason})
-		diags.Append(d...)
-		excluded = append(excluded, o)
+		byReason[e.Class]++
+	}
+	excludedShown, excludedOmitted := capList(exclusionsByCommonClass(p.Excluded, byReason), limit)
+	excluded := make(map[string]attr.Value, len(excludedShown))
+	for _, e := range excludedShown {
+		excluded[e.Cluster] = types.StringValue(e.Reason)
 	}
 	sl, d := types.ListValue(placementPickType, selected)
 	diags.Append(d...)
 	tl, d := types.ListValue(types.StringType, trimmed)
 	diags.Append(d...)
-	el, d := types.ListValue(placementExclusionType, excluded)
+	em, d := types.MapValue(types.StringType, excluded)
 	diags.Append(d...)
 	o, d := types.ObjectValue(placementPreviewAttrTypes, map[string]attr.Value{
-		"fulfilled": p.Fulfilled, "message": p.Message, "selected": sl, "trimmed": tl, "excluded": el,
+		"fulfilled": types.BoolValue(p.Fulfilled), "message": types.StringValue(p.Message),
+		"selected_count": types.Int64Value(int64(len(p.Selected))), "selected": sl, "selected_omitted": types.Int64Value(selectedOmitted),
+		"trimmed_count": types.Int64Value(int64(len(p.Trimmed))), "trimmed": tl, "trimmed_omitted": types.Int64Value(trimmedOmitted),
+		"excluded_count": types.Int64Value(int64(len(p.Excluded))), "excluded_by_reason": countMap(byReason),
+		"excluded": em, "excluded_omitted": types.Int64Value(excludedOmitted),
 	})
 	diags.Append(d...)
 	return o, diags
+}
+
+// exclusionsByCommonClass orders exclusions as a capped list takes them: the most common reason
+// classes first, by cluster name within a class.
+func exclusionsByCommonClass(in []scheduling.Exclusion, byReason map[string]int) []scheduling.Exclusion {
+	rank := map[string]int{}
+	for i, c := range byCountThenKey(byReason) {
+		rank[c] = i
+	}
+	out := append([]scheduling.Exclusion(nil), in...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if rank[out[i].Class] != rank[out[j].Class] {
+			return rank[out[i].Class] < rank[out[j].Class]
+		}
+		return out[i].Cluster < out[j].Cluster
+	})
+	return out
 }
 
 // ---- HCL → KubeFleet ----
@@ -700,9 +742,7 @@ func placementPreview(ctx context.Context, clients *engine.Clients, existing str
 			why = ce.Error()
 		}
 		return placementPreviewModel{
-			Fulfilled: types.BoolValue(false),
-			Message:   types.StringValue("the hub agent's scheduler fails every scheduling cycle of this placement: " + why),
-			Selected:  []placementPickModel{}, Trimmed: []string{}, Excluded: []placementExclusionModel{},
+			Message: "the hub agent's scheduler fails every scheduling cycle of this placement: " + why,
 		}, []string{"The hub agent's scheduler will fail every scheduling cycle of this placement, so it places nothing: " + why}, nil
 	}
 	return stableReasons(placementPreviewFromResult(res), members), nil, nil
@@ -719,8 +759,8 @@ func stableReasons(p placementPreviewModel, members []clusterv1beta1.MemberClust
 		byName[members[i].Name] = &members[i]
 	}
 	for i, e := range p.Excluded {
-		reason := e.Reason.ValueString()
-		mc := byName[e.Cluster.ValueString()]
+		reason := e.Reason
+		mc := byName[e.Cluster]
 		if mc == nil || !agoRe.MatchString(reason) {
 			continue
 		}
@@ -732,7 +772,7 @@ func stableReasons(p placementPreviewModel, members []clusterv1beta1.MemberClust
 			}
 			return fmt.Sprintf("(%s at %s)", what, at.UTC().Format(time.RFC3339))
 		})
-		p.Excluded[i].Reason = types.StringValue(reason)
+		p.Excluded[i].Reason = reason
 	}
 	return p
 }
@@ -756,20 +796,16 @@ func eligibilityTime(mc *clusterv1beta1.MemberCluster, heartbeat bool) time.Time
 
 func placementPreviewFromResult(res scheduling.Result) placementPreviewModel {
 	p := placementPreviewModel{
-		Fulfilled: types.BoolValue(res.Fulfilled),
-		Message:   types.StringValue(res.Message),
+		Fulfilled: res.Fulfilled,
+		Message:   res.Message,
 		Selected:  make([]placementPickModel, 0, len(res.Selected)),
-		Trimmed:   append([]string{}, res.Trimmed...),
-		Excluded:  make([]placementExclusionModel, 0, len(res.Excluded)),
+		Trimmed:   res.Trimmed,
+		Excluded:  res.Excluded,
 	}
 	for _, s := range res.Selected {
 		p.Selected = append(p.Selected, placementPickModel{
-			Cluster: types.StringValue(s.Cluster), AffinityScore: types.Int64Value(int64(s.AffinityScore)),
-			TopologySpreadScore: types.Int64Value(int64(s.TopologySpreadScore)), Change: types.StringValue(string(s.Change)),
+			Cluster: s.Cluster, AffinityScore: int64(s.AffinityScore), TopologySpreadScore: int64(s.TopologySpreadScore), Change: string(s.Change),
 		})
-	}
-	for _, e := range res.Excluded {
-		p.Excluded = append(p.Excluded, placementExclusionModel{Cluster: types.StringValue(e.Cluster), Reason: types.StringValue(e.Reason)})
 	}
 	return p
 }

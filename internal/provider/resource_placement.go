@@ -398,7 +398,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	for _, w := range warnings {
 		diags.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
 	}
-	preview, d := p.object(ctx)
+	preview, d := p.object(r.clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
 }
@@ -819,7 +819,7 @@ func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, 
 	for _, w := range warnings {
 		diags.AddWarning("Placement will not schedule", w)
 	}
-	obj, d := preview.object(ctx)
+	obj, d := preview.object(r.clients.ListLimit())
 	diags.Append(d...)
 	m.Preview = obj
 	return diags

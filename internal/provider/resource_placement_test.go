@@ -79,9 +79,32 @@ func pick(cluster string, affinity int64, change string) knownvalue.Check {
 	})
 }
 
-func excluded(cluster, reason string) knownvalue.Check {
+// excluded is the expected `excluded` map: cluster → a regexp of its reason.
+func excluded(reasons map[string]string) knownvalue.Check {
+	m := make(map[string]knownvalue.Check, len(reasons))
+	for c, r := range reasons {
+		m[c] = knownvalue.StringRegexp(regexp.MustCompile(r))
+	}
+	return knownvalue.MapExact(m)
+}
+
+// counts is an expected count map such as excluded_by_reason.
+func counts(kv map[string]int64) knownvalue.Check {
+	m := make(map[string]knownvalue.Check, len(kv))
+	for k, n := range kv {
+		m[k] = knownvalue.Int64Exact(n)
+	}
+	return knownvalue.MapExact(m)
+}
+
+// previewExact is a whole placement preview that lists every cluster (nothing trimmed or omitted).
+func previewExact(fulfilled bool, message string, selected []knownvalue.Check, excludedReasons map[string]string, byReason map[string]int64) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"cluster": knownvalue.StringExact(cluster), "reason": knownvalue.StringRegexp(regexp.MustCompile(reason)),
+		"fulfilled": knownvalue.Bool(fulfilled), "message": knownvalue.StringExact(message),
+		"selected_count": knownvalue.Int64Exact(int64(len(selected))), "selected": knownvalue.ListExact(selected), "selected_omitted": knownvalue.Int64Exact(0),
+		"trimmed_count": knownvalue.Int64Exact(0), "trimmed": knownvalue.ListExact([]knownvalue.Check{}), "trimmed_omitted": knownvalue.Int64Exact(0),
+		"excluded_count": knownvalue.Int64Exact(int64(len(excludedReasons))), "excluded_by_reason": counts(byReason),
+		"excluded": excluded(excludedReasons), "excluded_omitted": knownvalue.Int64Exact(0),
 	})
 }
 
@@ -104,17 +127,16 @@ func TestAccPlacementPickN(t *testing.T) {
 				Config:    pickNConfig("pickn-web", "pickn-web", 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"fulfilled": knownvalue.Bool(true),
-						"message":   knownvalue.StringExact("found all cluster needed as specified by the scheduling policy, found 2 cluster(s)"),
-						"selected":  knownvalue.ListExact([]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")}),
-						"trimmed":   knownvalue.ListExact([]knownvalue.Check{}),
-						"excluded": knownvalue.ListExact([]knownvalue.Check{
-							excluded("canary-east", `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`),
-							excluded("prod-east-2", taintReason),
-							excluded("staging-west", heartbeatReason),
-						}),
-					})),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+						map[string]string{
+							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
+							"prod-east-2":  taintReason,
+							"staging-west": heartbeatReason,
+						},
+						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
 					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -139,8 +161,8 @@ func TestAccPlacementPickN(t *testing.T) {
 						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
 					})),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("trimmed"), knownvalue.ListExact([]knownvalue.Check{})),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), knownvalue.ListExact([]knownvalue.Check{
-						excluded("prod-east-2", taintReason), excluded("staging-west", heartbeatReason),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
+						"prod-east-2": taintReason, "staging-west": heartbeatReason,
 					})),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
@@ -209,15 +231,12 @@ resource "fleet_placement" "test" {
 			{
 				Config: config(false),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"fulfilled": knownvalue.Bool(true),
-						"message":   knownvalue.StringExact("found all cluster needed as specified by the scheduling policy, found 3 cluster(s)"),
-						"selected": knownvalue.ListExact([]knownvalue.Check{
-							pick("canary-east", 0, "added"), pick("prod-east-1", 0, "added"), pick("prod-west-1", 0, "added"),
-						}),
-						"trimmed":  knownvalue.ListExact([]knownvalue.Check{}),
-						"excluded": knownvalue.ListExact([]knownvalue.Check{excluded("prod-east-2", taintReason), excluded("staging-west", heartbeatReason)}),
-					})),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 3 cluster(s)",
+						[]knownvalue.Check{pick("canary-east", 0, "added"), pick("prod-east-1", 0, "added"), pick("prod-west-1", 0, "added")},
+						map[string]string{"prod-east-2": taintReason, "staging-west": heartbeatReason},
+						map[string]int64{"taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy").AtMapKey("placement_type"), knownvalue.StringExact("PickAll")),
@@ -237,8 +256,8 @@ resource "fleet_placement" "test" {
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
 						pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
 					})),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), knownvalue.ListExact([]knownvalue.Check{
-						excluded("staging-west", heartbeatReason),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
+						"staging-west": heartbeatReason,
 					})),
 				}},
 			},
@@ -751,11 +770,11 @@ func TestStableReasons(t *testing.T) {
 	hb := time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC)
 	mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
 	mc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(hb)}}
-	p := placementPreviewModel{Excluded: []placementExclusionModel{{
-		Cluster: types.StringValue("m"),
-		Reason:  types.StringValue("ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals (last received 20.79 minutes ago)"),
+	p := placementPreviewModel{Excluded: []scheduling.Exclusion{{
+		Cluster: "m",
+		Reason:  "ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals (last received 20.79 minutes ago)",
 	}}}
-	got := stableReasons(p, []clusterv1beta1.MemberCluster{mc}).Excluded[0].Reason.ValueString()
+	got := stableReasons(p, []clusterv1beta1.MemberCluster{mc}).Excluded[0].Reason
 	want := "ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals (last received at 2026-11-23T01:02:03Z)"
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)

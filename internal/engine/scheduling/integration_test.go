@@ -550,11 +550,11 @@ func TestPickFixedIntegration(t *testing.T) {
 			t.Errorf("condition %t %s %q", res.Fulfilled, res.Reason, res.Message)
 		}
 		want := []Exclusion{
-			{Cluster: mc8, Reason: `Cluster "unhealthy-cluster-east-prod" is not eligible for resource placement yet: cluster is not connected to the fleet: no recent heartbeat signals (last received 1500.00 minutes ago)`},
-			{Cluster: mc9, Reason: `Cluster "left-cluster-central-prod" is not eligible for resource placement yet: cluster has left the fleet`},
-			{Cluster: mcX, Reason: `Specified cluster "non-existent-cluster" is not found`},
-			{Cluster: mc3, Reason: fmt.Sprintf(notListedReasonTemplate, mc3)},
-			{Cluster: mc7, Reason: fmt.Sprintf(notListedReasonTemplate, mc7)},
+			{Cluster: mc8, Reason: `Cluster "unhealthy-cluster-east-prod" is not eligible for resource placement yet: cluster is not connected to the fleet: no recent heartbeat signals (last received 1500.00 minutes ago)`, Class: ClassNoHeartbeat},
+			{Cluster: mc9, Reason: `Cluster "left-cluster-central-prod" is not eligible for resource placement yet: cluster has left the fleet`, Class: ClassLeft},
+			{Cluster: mcX, Reason: `Specified cluster "non-existent-cluster" is not found`, Class: ClassNotFound},
+			{Cluster: mc3, Reason: fmt.Sprintf(notListedReasonTemplate, mc3), Class: ClassNotListed},
+			{Cluster: mc7, Reason: fmt.Sprintf(notListedReasonTemplate, mc7), Class: ClassNotListed},
 		}
 		if fmt.Sprint(res.Excluded) != fmt.Sprint(want) {
 			t.Errorf("excluded:\n%v\nwant:\n%v", res.Excluded, want)

@@ -25,18 +25,25 @@ const (
 func Schedule(in Input) (Result, error) {
 	policy := Defaulted(in.Policy)
 	s := newRun(in, policy)
+	var res Result
+	var err error
 	switch {
 	case policy == nil:
-		return s.pickAll()
+		res, err = s.pickAll()
 	case policy.PlacementType == placementv1beta1.PickFixedPlacementType:
-		return s.pickFixed()
+		res, err = s.pickFixed()
 	case policy.PlacementType == placementv1beta1.PickAllPlacementType:
-		return s.pickAll()
+		res, err = s.pickAll()
 	case policy.PlacementType == placementv1beta1.PickNPlacementType:
-		return s.pickN()
+		res, err = s.pickN()
 	default:
 		return Result{}, fmt.Errorf("the placement type %s is unknown", policy.PlacementType)
 	}
+	if err != nil {
+		return res, err
+	}
+	s.classify(&res)
+	return res, nil
 }
 
 // run is the state of one placement being scheduled, cycle after cycle.

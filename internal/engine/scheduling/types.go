@@ -84,6 +84,8 @@ type Exclusion struct {
 	// Reason is worded as the scheduler words it in the policy snapshot's cluster decisions where
 	// the scheduler gives one (see the constants below for the few the preview words itself).
 	Reason string
+	// Class is the reason's short, stable class (classes.go), for counting exclusions by reason.
+	Class string
 }
 
 // Result is the outcome of scheduling a placement until the hub agent would stop requeueing it.

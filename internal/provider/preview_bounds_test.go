@@ -1,0 +1,220 @@
+package provider
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+)
+
+// boundsFleet is n joined members with env labels, a node-count property on most, one in 25
+// tainted and one in 30 without a recent heartbeat.
+func boundsFleet(n int, now time.Time) []clusterv1beta1.MemberCluster {
+	rng := rand.New(rand.NewSource(int64(n)))
+	out := make([]clusterv1beta1.MemberCluster, n)
+	for i := range out {
+		heartbeat := now.Add(-time.Minute)
+		if i%30 == 4 {
+			heartbeat = now.Add(-time.Hour)
+		}
+		mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("m-%04d", i), Labels: map[string]string{"env": []string{"prod", "dev"}[rng.Intn(2)]},
+		}}
+		mc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{
+			Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(heartbeat),
+			Conditions: []metav1.Condition{
+				{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue},
+				{Type: string(clusterv1beta1.AgentHealthy), Status: metav1.ConditionTrue},
+			},
+		}}
+		if i%10 != 9 {
+			mc.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+				"kubernetes-fleet.io/node-count": {Value: fmt.Sprint(1 + rng.Intn(50))},
+			}
+		}
+		if i%25 == 2 {
+			mc.Spec.Taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+		}
+		out[i] = mc
+	}
+	return out
+}
+
+func boundsPreview(t *testing.T, n int, policy *placementv1beta1.PlacementPolicy) placementPreviewModel {
+	t.Helper()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	members := boundsFleet(n, now)
+	res, err := scheduling.Schedule(scheduling.Input{Policy: policy, Clusters: members, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stableReasons(placementPreviewFromResult(res), members)
+}
+
+func objectAttrs(t *testing.T, o types.Object, d diag.Diagnostics) map[string]attr.Value {
+	t.Helper()
+	if d.HasError() {
+		t.Fatal(d)
+	}
+	return o.Attributes()
+}
+
+func int64Attr(v attr.Value) int64 { return v.(types.Int64).ValueInt64() }
+
+// The summary lists at most 20 clusters per list, the top-ranked picks and the most common
+// exclusion reasons first, and its counts equal what the full detail lists.
+func TestPlacementPreviewBounds(t *testing.T) {
+	required := &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr32(100),
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
+				PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
+					{Name: "kubernetes-fleet.io/node-count", Operator: placementv1beta1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"10"}},
+				}},
+			}}},
+			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
+				Weight: 50, Preference: placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{
+					Name: "kubernetes-fleet.io/node-count", SortOrder: placementv1beta1.Descending,
+				}},
+			}},
+		}},
+	}
+	p := boundsPreview(t, 1000, required)
+
+	o, d := p.object(summaryListLimit)
+	summary := objectAttrs(t, o, d)
+	o, d = p.object(0)
+	full := objectAttrs(t, o, d)
+
+	for _, name := range []string{"selected_count", "trimmed_count", "excluded_count", "excluded_by_reason", "fulfilled", "message"} {
+		if !summary[name].Equal(full[name]) {
+			t.Errorf("%s differs: summary %s, full %s", name, summary[name], full[name])
+		}
+	}
+	fullSelected := full["selected"].(types.List).Elements()
+	fullExcluded := full["excluded"].(types.Map).Elements()
+	if int64Attr(full["selected_count"]) != int64(len(fullSelected)) || int64Attr(full["excluded_count"]) != int64(len(fullExcluded)) {
+		t.Fatalf("full counts %s/%s, listed %d/%d", full["selected_count"], full["excluded_count"], len(fullSelected), len(fullExcluded))
+	}
+	if got := int64(len(fullSelected) + len(fullExcluded)); got != 1000 {
+		t.Errorf("selected + excluded = %d, want every one of the 1000 members", got)
+	}
+	if len(fullSelected) != 100 {
+		t.Errorf("selected %d, want 100", len(fullSelected))
+	}
+	var sum int64
+	byReason := map[string]int64{}
+	for k, v := range full["excluded_by_reason"].(types.Map).Elements() {
+		byReason[k] = int64Attr(v)
+		sum += int64Attr(v)
+	}
+	if sum != int64(len(fullExcluded)) {
+		t.Errorf("excluded_by_reason adds up to %d, want %d", sum, len(fullExcluded))
+	}
+	for _, class := range []string{scheduling.ClassSelectorMismatch, scheduling.ClassPropertyMissing, scheduling.ClassTaint, scheduling.ClassNoHeartbeat, scheduling.ClassNotScored} {
+		if byReason[class] == 0 {
+			t.Errorf("no cluster counted as %q: %v", class, byReason)
+		}
+	}
+	if int64Attr(full["selected_omitted"]) != 0 || int64Attr(full["excluded_omitted"]) != 0 {
+		t.Errorf("full detail omits %s/%s", full["selected_omitted"], full["excluded_omitted"])
+	}
+
+	selected := summary["selected"].(types.List).Elements()
+	excluded := summary["excluded"].(types.Map).Elements()
+	if len(selected) != summaryListLimit || len(excluded) != summaryListLimit {
+		t.Fatalf("summary lists %d selected and %d excluded, want %d each", len(selected), len(excluded), summaryListLimit)
+	}
+	for i := range selected {
+		if !selected[i].Equal(fullSelected[i]) {
+			t.Errorf("summary pick %d is %s, want the full list's %s (top-ranked first)", i, selected[i], fullSelected[i])
+		}
+	}
+	if got, want := int64Attr(summary["selected_omitted"]), int64(100-summaryListLimit); got != want {
+		t.Errorf("selected_omitted %d, want %d", got, want)
+	}
+	if got, want := int64Attr(summary["excluded_omitted"]), int64(len(fullExcluded)-summaryListLimit); got != want {
+		t.Errorf("excluded_omitted %d, want %d", got, want)
+	}
+	// The listed exclusions come from the most common class, by name.
+	var top []string
+	for k := range byReason {
+		top = append(top, k)
+	}
+	sort.Slice(top, func(i, j int) bool {
+		if byReason[top[i]] != byReason[top[j]] {
+			return byReason[top[i]] > byReason[top[j]]
+		}
+		return top[i] < top[j]
+	})
+	if byReason[top[0]] < summaryListLimit {
+		t.Fatalf("the most common class %q has only %d clusters: the fleet does not exercise the order", top[0], byReason[top[0]])
+	}
+	var wantNames []string
+	for _, e := range p.Excluded {
+		if e.Class == top[0] {
+			wantNames = append(wantNames, e.Cluster)
+		}
+	}
+	sort.Strings(wantNames)
+	for _, name := range wantNames[:summaryListLimit] {
+		if _, ok := excluded[name]; !ok {
+			t.Errorf("summary leaves out %s although it is among the first of the most common class %q", name, top[0])
+		}
+	}
+	for name, reason := range excluded {
+		if !reason.Equal(fullExcluded[name]) {
+			t.Errorf("%s: summary reason %s, full %s", name, reason, fullExcluded[name])
+		}
+	}
+}
+
+func ptr32(v int32) *int32 { return &v }
+
+func TestCapList(t *testing.T) {
+	items := []int{1, 2, 3, 4, 5}
+	if got, left := capList(items, 3); fmt.Sprint(got) != "[1 2 3]" || left != 2 {
+		t.Errorf("capList 3: %v, %d", got, left)
+	}
+	if got, left := capList(items, 0); len(got) != 5 || left != 0 {
+		t.Errorf("capList 0 (full): %v, %d", got, left)
+	}
+	if got, left := capList(items, 20); len(got) != 5 || left != 0 {
+		t.Errorf("capList 20: %v, %d", got, left)
+	}
+}
+
+// A warning that would repeat per member is issued once, with the count and the first names.
+func TestMemberWarningsOnce(t *testing.T) {
+	var w memberWarnings
+	for i := 0; i < 1000; i++ {
+		w.add("cluster unreadable", fmt.Sprintf("m-%04d", i))
+	}
+	w.add("no maintenance window", "m-0007")
+	var diags diag.Diagnostics
+	w.addTo(&diags, path.Root("preview"), "Members")
+	if diags.WarningsCount() != 2 {
+		t.Fatalf("%d warnings, want 2: %v", diags.WarningsCount(), diags)
+	}
+	want := "cluster unreadable: 1000 members (m-0000, m-0001, m-0002, m-0003, m-0004 and 995 more)"
+	if got := diags[0].Detail(); got != want {
+		t.Errorf("warning %q, want %q", got, want)
+	}
+	if got := diags[1].Detail(); got != "no maintenance window: 1 member (m-0007)" {
+		t.Errorf("warning %q", got)
+	}
+}
