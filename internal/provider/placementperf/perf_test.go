@@ -84,6 +84,17 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 				plancheck.ExpectResourceAction("fleet_placement.p0", plancheck.ResourceActionCreate),
 				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListSizeExact(10)),
 				plancheck.ExpectKnownValue("fleet_placement.p49", tfjsonpath.New("preview").AtMapKey("fulfilled"), knownvalue.Bool(true)),
+				// Bounded by default: at most 20 clusters listed, exact counts of the rest.
+				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("selected_count"), knownvalue.Int64Exact(10)),
+				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded"), knownvalue.MapSizeExact(20)),
+				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(members-10)),
+				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded_omitted"), knownvalue.Int64Exact(members-10-20)),
+				plancheck.ExpectKnownValue("fleet_placement.p2", tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListSizeExact(20)),
+				// The counts equal what the full detail lists (the data source's detail = "full").
+				outputsEqual("full_selected_listed", "summary_selected_count"),
+				outputsEqual("full_excluded_listed", "summary_excluded_count"),
+				outputsEqual("full_excluded_by_reason_sum", "summary_excluded_count"),
+				outputsEqual("full_listed", "members"),
 			}},
 		}},
 	})
@@ -133,7 +144,44 @@ resource "fleet_placement" "p%d" {
 }
 `, i, i, i, p)
 	}
+	// The full detail of p2's policy, to compare with p2's summary counts.
+	fmt.Fprintf(&b, `
+data "fleet_placement_preview" "full" {
+  detail = "full"
+  policy = %s
+}
+output "full_selected_listed" { value = length(data.fleet_placement_preview.full.preview.selected) }
+output "full_excluded_listed" { value = length(data.fleet_placement_preview.full.preview.excluded) }
+output "full_excluded_by_reason_sum" { value = sum(values(data.fleet_placement_preview.full.preview.excluded_by_reason)) }
+output "full_listed" { value = length(data.fleet_placement_preview.full.preview.selected) + length(data.fleet_placement_preview.full.preview.excluded) }
+output "members" { value = %d }
+output "summary_selected_count" { value = fleet_placement.p2.preview.selected_count }
+output "summary_excluded_count" { value = fleet_placement.p2.preview.excluded_count }
+`, policies[2], members)
 	return b.String()
+}
+
+// outputsEqual checks that two outputs are planned known and equal.
+func outputsEqual(a, b string) plancheck.PlanCheck { return outputsEqualCheck{a, b} }
+
+type outputsEqualCheck struct{ a, b string }
+
+func (c outputsEqualCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	value := func(name string) any {
+		ch, ok := req.Plan.OutputChanges[name]
+		if !ok || ch == nil {
+			resp.Error = fmt.Errorf("output %s is not in the plan", name)
+			return nil
+		}
+		return ch.After
+	}
+	va, vb := value(c.a), value(c.b)
+	if resp.Error != nil {
+		return
+	}
+	if va == nil || fmt.Sprint(va) != fmt.Sprint(vb) {
+		resp.Error = fmt.Errorf("output %s = %v, output %s = %v: want equal and known", c.a, va, c.b, vb)
+	}
 }
 
 // startHub starts a kube-apiserver with KubeFleet's CRDs (from the module cache) and returns its
