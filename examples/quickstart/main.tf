@@ -49,11 +49,12 @@ resource "fleet_placement" "web" {
 }
 
 output "web_placement" {
-  description = "Where the web namespace goes: the picks in rank order with their scores, and why every other cluster is left out."
+  description = "Where the web namespace goes: the picks in rank order with their scores, how many clusters are left out and why."
   value = {
-    fulfilled = fleet_placement.web.preview.fulfilled
-    picks     = [for s in fleet_placement.web.preview.selected : "${s.cluster}: affinity ${s.affinity_score}, topology spread ${s.topology_spread_score} (${s.change})"]
-    left_out  = { for e in fleet_placement.web.preview.excluded : e.cluster => e.reason }
+    fulfilled          = fleet_placement.web.preview.fulfilled
+    picks              = [for s in fleet_placement.web.preview.selected : "${s.cluster}: affinity ${s.affinity_score}, topology spread ${s.topology_spread_score} (${s.change})"]
+    left_out_by_reason = fleet_placement.web.preview.excluded_by_reason
+    left_out           = fleet_placement.web.preview.excluded # cluster => the scheduler's reason (20 at most by default)
   }
 }
 

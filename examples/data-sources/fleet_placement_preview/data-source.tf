@@ -12,6 +12,9 @@ data "fleet_placement_preview" "cpu" {
   # Optional: preview the policy as an update of an existing placement, starting from its
   # current picks (which it keeps, which it adds or trims).
   # placement = "web"
+
+  # Every cluster, not just the first 20 of each list (the provider's preview_detail by default).
+  detail = "full"
 }
 
 output "would_pick" {
@@ -20,5 +23,10 @@ output "would_pick" {
 
 output "left_out" {
   description = "Every other member cluster, with the scheduler's reason."
-  value       = { for e in data.fleet_placement_preview.cpu.preview.excluded : e.cluster => e.reason }
+  value       = data.fleet_placement_preview.cpu.preview.excluded
+}
+
+output "left_out_by_reason" {
+  description = "How many clusters are left out, by reason: taint not tolerated, no recent heartbeat, …"
+  value       = data.fleet_placement_preview.cpu.preview.excluded_by_reason
 }
