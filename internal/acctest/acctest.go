@@ -92,6 +92,27 @@ func RepoRoot() (string, error) {
 // Start runs `localfleet up -foreground` for fleetFile in a fresh temporary
 // folder and waits until its env file is written.
 func Start(root, fleetFile string) (*Fleet, error) {
+	return StartWith(root, fleetFile, Options{})
+}
+
+// Options tune a fleet of thousands of members.
+type Options struct {
+	// Ready bounds the wait for the fleet to be ready (default 5 minutes).
+	Ready time.Duration
+	// Heartbeat is the simulated member agents' period (default 15 s; the hub needs one within 5
+	// minutes, and thousands of members at 15 s keep two cores busy).
+	Heartbeat time.Duration
+}
+
+// StartWith is Start with options.
+func StartWith(root, fleetFile string, o Options) (*Fleet, error) {
+	bound, heartbeat := o.Ready, o.Heartbeat
+	if bound == 0 {
+		bound = 5 * time.Minute
+	}
+	if heartbeat == 0 {
+		heartbeat = 15 * time.Second
+	}
 	bin := filepath.Join(root, "bin")
 	for _, tool := range []string{"kube-apiserver", "hubagent"} {
 		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
@@ -116,7 +137,7 @@ func Start(root, fleetFile string) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(localfleet, "up", "-foreground", "-fleet", fleetFile, "-dir", dir, "-bin", bin, "-heartbeat", "15s")
+	cmd := exec.Command(localfleet, "up", "-foreground", "-fleet", fleetFile, "-dir", dir, "-bin", bin, "-heartbeat", heartbeat.String(), "-timeout", bound.String())
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Pdeathsig: the fleet stops itself when this test binary dies, however it dies.
@@ -135,10 +156,10 @@ func Start(root, fleetFile string) (*Fleet, error) {
 		case <-f.done:
 			b, _ := os.ReadFile(logPath)
 			return nil, fmt.Errorf("local fleet exited (%v):\n%s", f.err, b)
-		case <-time.After(5*time.Minute - time.Since(start)):
+		case <-time.After(bound - time.Since(start)):
 			f.Stop()
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("local fleet not ready after 5 minutes:\n%s", b)
+			return nil, fmt.Errorf("local fleet not ready after %s:\n%s", bound, b)
 		case <-tick.C:
 			env, err := readEnv(filepath.Join(dir, "env"))
 			if err != nil {

@@ -1,0 +1,797 @@
+// Package bench measures the plans of a fleet of users' size side by side with the real thing, in
+// one run: `make bench` (BenchmarkFleetScale, once) starts a generated 1,000-member local fleet with
+// KubeFleet's real hub agent and then a 10,000-member hub without it, and writes every figure to
+// bench/results.md and to the figures table of docs/index.md (and its template).
+//
+// What it compares, and with what:
+//   - the hub agent's time from creating a ClusterResourcePlacement to its Scheduled condition
+//     (observed on a watch) with the preview's time for the same policy over the same member
+//     clusters as the provider lists them (scheduling.Schedule, median of repeated runs), and the
+//     picks of both;
+//   - `terraform plan` (the real CLI, the provider as its own process attached with -debug so its
+//     peak memory can be read from /proc) of 20 placements, one strategy, one run over every member,
+//     one auto-upgrade profile and fleet_members: wall time, the provider's peak resident memory,
+//     requests to the hub (counted at a proxy given as the provider's hub) and to the Fleet API
+//     (the emulator's request log), and the plan's lines per resource;
+//   - the same for one PickN placement and one update run over 10,000 members.
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+)
+
+// The bars of the issue (benchmarks, not timed tests).
+const (
+	barPlanLines      = 200
+	barPlanSeconds    = 30
+	barPreviewRatio   = 100
+	barProviderMemory = 500 << 20
+)
+
+// report collects the figures in the order they are written.
+type report struct {
+	rows  [][3]string // what, measured, bar
+	notes []string
+}
+
+func (r *report) row(what, measured, bar string) {
+	r.rows = append(r.rows, [3]string{what, measured, bar})
+}
+
+func BenchmarkFleetScale(b *testing.B) {
+	root, err := acctest.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []string{"KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "TF_CLI_CONFIG_FILE"} {
+		b.Setenv(k, "")
+	}
+	b.Setenv("CHECKPOINT_DISABLE", "1")
+	provider := buildProvider(b, root)
+	rep := &report{}
+	for i := 0; i < b.N; i++ {
+		fleet1k(b, root, provider, rep)
+		fleet10k(b, root, provider, rep)
+	}
+	writeReport(b, root, rep)
+}
+
+// ---- 1,000 members with the real hub agent ----
+
+func fleet1k(b *testing.B, root, provider string, rep *report) {
+	const members = 1000
+	t0 := time.Now()
+	f, err := acctest.StartWith(root, filepath.Join(root, "bench", "fleet-1000.yaml"), acctest.Options{Ready: 10 * time.Minute, Heartbeat: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Stop()
+	hub := hubClient(b, f.Env["KUBE_CONFIG_PATH"])
+	waitEligible(b, hub, members)
+	rep.row("Local fleet of 1,000 generated members (bench/fleet-1000.yaml) with the real hub agent: start until every healthy member is eligible",
+		time.Since(t0).Round(time.Second).String(), "2 min")
+
+	for _, pc := range hubPolicies() {
+		hubTime, picksAgree := hubAgentTime(b, hub, pc)
+		previewTime := previewTime(b, hub, pc.policy)
+		ratio := float64(hubTime) / float64(previewTime)
+		rep.row(fmt.Sprintf("%s over 1,000 members: the hub agent (create → Scheduled) vs the preview (median of 20)", pc.name),
+			fmt.Sprintf("%s vs %s: **%.0f×** faster; picks %s", hubTime.Round(time.Millisecond), previewTime.Round(10*time.Microsecond), ratio, picksAgree),
+			fmt.Sprintf("≥ %d×", barPreviewRatio))
+	}
+
+	dir := b.TempDir()
+	proxy := newHubCounter(b, hub.cfg)
+	writeConfig(b, dir, config1k(proxy.url))
+	res := terraformPlan(b, dir, provider, f, proxy)
+	rep.row("`terraform plan` of 20 placements, a strategy, a run over every member, a profile and fleet_members (1,000 members): wall time",
+		res.wall.Round(100*time.Millisecond).String(), fmt.Sprintf("%d s", barPlanSeconds))
+	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "500 MiB")
+	rep.row("… requests to the hub API server", res.hubRequests, "one member-cluster list")
+	rep.row("… requests to the Fleet API", res.fleetRequests, "one members list; one managed-cluster read per member at most")
+	rep.row("… plan lines per resource (default `preview_detail`)", res.linesPerResource(), fmt.Sprintf("< %d each", barPlanLines))
+}
+
+// ---- 10,000 members, hub without the hub agent ----
+
+func fleet10k(b *testing.B, root, provider string, rep *report) {
+	t0 := time.Now()
+	f, err := acctest.StartWith(root, filepath.Join(root, "bench", "fleet-10000.yaml"), acctest.Options{Ready: 20 * time.Minute, Heartbeat: 2 * time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Stop()
+	hub := hubClient(b, f.Env["KUBE_CONFIG_PATH"])
+	waitEligible(b, hub, 10000)
+	rep.row("Hub of 10,000 generated members (bench/fleet-10000.yaml; no hub agent, member status written directly): start", time.Since(t0).Round(time.Second).String(), "")
+
+	previewT := previewTime(b, hub, benchPolicy10k())
+	rep.row("Placement preview over the 10,000 members as the provider lists them (PickN 100, three preferred terms, two topology spread constraints), median of 20",
+		previewT.Round(100*time.Microsecond).String(), "200 ms")
+
+	dir := b.TempDir()
+	proxy := newHubCounter(b, hub.cfg)
+	writeConfig(b, dir, config10k(proxy.url))
+	res := terraformPlan(b, dir, provider, f, proxy)
+	rep.row("`terraform plan` of one PickN placement and one update run over 10,000 members: wall time", res.wall.Round(100*time.Millisecond).String(), "")
+	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "")
+	rep.row("… requests to the hub API server / the Fleet API", res.hubRequests+" / "+res.fleetRequests, "")
+	rep.row("… plan lines per resource", res.linesPerResource(), fmt.Sprintf("< %d each", barPlanLines))
+}
+
+// ---- the hub agent and the preview, side by side ----
+
+type policyCase struct {
+	name   string
+	policy *placementv1beta1.PlacementPolicy
+}
+
+func int32p(v int32) *int32 { return &v }
+
+func sorter(weight int32, name string, order placementv1beta1.PropertySortOrder) placementv1beta1.PreferredClusterSelector {
+	return placementv1beta1.PreferredClusterSelector{Weight: weight, Preference: placementv1beta1.ClusterSelectorTerm{
+		PropertySorter: &placementv1beta1.PropertySorter{Name: name, SortOrder: order},
+	}}
+}
+
+func labelPreference(weight int32, k, v string) placementv1beta1.PreferredClusterSelector {
+	return placementv1beta1.PreferredClusterSelector{Weight: weight, Preference: placementv1beta1.ClusterSelectorTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
+	}}
+}
+
+// hubPolicies are the issue's three: PickN 100 with three preferred terms, PickN 100 with two
+// topology spread constraints, PickAll with a property selector.
+func hubPolicies() []policyCase {
+	return []policyCase{
+		{"PickN 100, three preferred terms", &placementv1beta1.PlacementPolicy{
+			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
+			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
+					labelPreference(40, "env", "prod"),
+					sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
+					sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
+				},
+			}},
+		}},
+		{"PickN 100, two topology spread constraints", &placementv1beta1.PlacementPolicy{
+			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
+			TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{
+				{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1beta1.DoNotSchedule},
+				{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1beta1.ScheduleAnyway},
+			},
+		}},
+		{"PickAll, property selector", &placementv1beta1.PlacementPolicy{
+			PlacementType: placementv1beta1.PickAllPlacementType,
+			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
+					PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
+						{Name: "resources.kubernetes-fleet.io/available-cpu", Operator: placementv1beta1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"8"}},
+					}},
+				}}},
+			}},
+		}},
+	}
+}
+
+// benchPolicy10k is SPEC §8's preview: PickN 100, three preferred terms (two property sorters),
+// two topology spread constraints.
+func benchPolicy10k() *placementv1beta1.PlacementPolicy {
+	return &placementv1beta1.PlacementPolicy{
+		PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
+				labelPreference(40, "env", "prod"),
+				sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
+				sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
+			},
+		}},
+		TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{
+			{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1beta1.DoNotSchedule},
+			{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1beta1.ScheduleAnyway},
+		},
+	}
+}
+
+type hubConn struct {
+	cfg *rest.Config
+	c   client.WithWatch
+}
+
+func hubClient(b *testing.B, kubeconfig string) hubConn {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	scheme := runtimeScheme(b)
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hubConn{cfg: cfg, c: c}
+}
+
+func listMembers(b *testing.B, hub hubConn) []clusterv1beta1.MemberCluster {
+	var l clusterv1beta1.MemberClusterList
+	if err := hub.c.List(context.Background(), &l); err != nil {
+		b.Fatal(err)
+	}
+	return l.Items
+}
+
+// waitEligible waits until n member clusters exist and every one the fleet file keeps healthy is
+// eligible (the scheduler's own rule: a preview with PickAll excludes none for eligibility).
+func waitEligible(b *testing.B, hub hubConn, n int) {
+	err := acctest.Eventually(10*time.Minute, fmt.Sprintf("%d member clusters, the healthy ones eligible", n), func() (bool, string) {
+		items := listMembers(b, hub)
+		if len(items) < n {
+			return false, fmt.Sprintf("%d member clusters", len(items))
+		}
+		res, err := scheduling.Schedule(scheduling.Input{Clusters: items, Now: time.Now()})
+		if err != nil {
+			return false, err.Error()
+		}
+		notJoined := 0
+		for _, e := range res.Excluded {
+			if e.Class == scheduling.ClassNotJoined {
+				notJoined++
+			}
+		}
+		return notJoined == 0, fmt.Sprintf("%d picked, %d not joined yet", len(res.Selected), notJoined)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// hubAgentTime creates a placement with the policy and waits on a watch for its Scheduled
+// condition of the current generation; it then compares the hub's picks with the preview's.
+func hubAgentTime(b *testing.B, hub hubConn, pc policyCase) (time.Duration, string) {
+	ctx := context.Background()
+	name := "bench-" + strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(pc.name, "-"))
+	name = strings.Trim(name, "-")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := hub.c.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	members := listMembers(b, hub)
+	want, err := scheduling.Schedule(scheduling.Input{Policy: pc.policy.DeepCopy(), Clusters: members, Now: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := hub.c.Watch(ctx, &placementv1beta1.ClusterResourcePlacementList{}, client.MatchingFields{"metadata.name": name})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	crp := &placementv1beta1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: placementv1beta1.ClusterResourcePlacementSpec{
+			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: name}},
+			Policy:            pc.policy.DeepCopy(),
+		},
+	}
+	start := time.Now()
+	if err := hub.c.Create(ctx, crp); err != nil {
+		b.Fatal(err)
+	}
+	timeout := time.After(10 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				b.Fatal("the watch on the placement ended")
+			}
+			got, isCRP := ev.Object.(*placementv1beta1.ClusterResourcePlacement)
+			if ev.Type == watch.Error || !isCRP {
+				continue
+			}
+			c := meta.FindStatusCondition(got.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+			if c == nil || c.ObservedGeneration != got.Generation || c.Status == metav1.ConditionUnknown {
+				continue
+			}
+			elapsed := time.Since(start)
+			return elapsed, comparePicks(b, hub, name, want)
+		case <-timeout:
+			b.Fatalf("%s: no Scheduled condition after 10 minutes", name)
+		}
+	}
+}
+
+// comparePicks compares the clusters the hub agent selected (its latest policy snapshot's
+// decisions) with the preview's.
+func comparePicks(b *testing.B, hub hubConn, name string, want scheduling.Result) string {
+	var snaps placementv1beta1.ClusterSchedulingPolicySnapshotList
+	if err := hub.c.List(context.Background(), &snaps, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil || len(snaps.Items) == 0 {
+		return fmt.Sprintf("not compared (policy snapshot: %v)", err)
+	}
+	// The Scheduled condition comes with the bindings; the hub's selected set is its bindings.
+	var bindings placementv1beta1.ClusterResourceBindingList
+	if err := hub.c.List(context.Background(), &bindings, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name}); err != nil {
+		return fmt.Sprintf("not compared (bindings: %v)", err)
+	}
+	got := map[string]bool{}
+	for _, bd := range bindings.Items {
+		if bd.Spec.State != placementv1beta1.BindingStateUnscheduled {
+			got[bd.Spec.TargetCluster] = true
+		}
+	}
+	same := len(got) == len(want.Selected)
+	for _, p := range want.Selected {
+		if !got[p.Cluster] {
+			same = false
+		}
+	}
+	if same {
+		return fmt.Sprintf("equal (%d clusters)", len(got))
+	}
+	return fmt.Sprintf("**differ**: hub %d, preview %d", len(got), len(want.Selected))
+}
+
+// previewTime is the median time of the preview over the member clusters as the provider lists them.
+func previewTime(b *testing.B, hub hubConn, policy *placementv1beta1.PlacementPolicy) time.Duration {
+	members := listMembers(b, hub)
+	now := time.Now()
+	var times []time.Duration
+	for i := 0; i < 20; i++ {
+		t := time.Now()
+		if _, err := scheduling.Schedule(scheduling.Input{Policy: policy.DeepCopy(), Clusters: members, Now: now}); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t))
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return times[len(times)/2]
+}
+
+// ---- terraform plan ----
+
+type planResult struct {
+	wall          time.Duration
+	peakRSS       int64
+	hubRequests   string
+	fleetRequests string
+	lines         map[string]int
+}
+
+func (p planResult) linesPerResource() string {
+	keys := make([]string, 0, len(p.lines))
+	for k := range p.lines {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, p.lines[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func buildProvider(b *testing.B, root string) string {
+	out := filepath.Join(b.TempDir(), "terraform-provider-fleet")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = root
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the provider: %v\n%s", err, o)
+	}
+	return out
+}
+
+func writeConfig(b *testing.B, dir, cfg string) {
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// terraformPlan runs `terraform init` and `terraform plan` in dir against the fleet, with the
+// provider started by us in debug mode (terraform attaches to it), so that its peak memory is
+// readable from /proc when the plan is done.
+func terraformPlan(b *testing.B, dir, provider string, f *acctest.Fleet, hub *hubCounter) planResult {
+	cmd := exec.Command(provider, "-debug")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Env = os.Environ()
+	for k, v := range f.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	reattach := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if v, ok := strings.CutPrefix(line, "TF_REATTACH_PROVIDERS='"); ok {
+			reattach = strings.TrimSuffix(v, "'")
+			break
+		}
+	}
+	if reattach == "" {
+		b.Fatal("the provider printed no TF_REATTACH_PROVIDERS")
+	}
+	go func() { _, _ = bufio.NewReader(stdout).WriteTo(discard{}) }()
+
+	env := append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1")
+	for k, v := range f.Env {
+		env = append(env, k+"="+v)
+	}
+	run := func(args ...string) []byte {
+		c := exec.Command("terraform", args...)
+		c.Dir, c.Env = dir, env
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Run(); err != nil {
+			b.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		return out.Bytes()
+	}
+	run("init", "-input=false", "-no-color")
+
+	logPath := filepath.Join(f.Dir, "localfleet.log")
+	before := fileSize(logPath)
+	hub.reset()
+	start := time.Now()
+	out := run("plan", "-input=false", "-no-color", "-lock=false")
+	wall := time.Since(start)
+
+	res := planResult{wall: wall, peakRSS: peakRSS(b, cmd.Process.Pid), lines: planLines(out)}
+	res.hubRequests = hub.summary()
+	res.fleetRequests = fleetRequests(b, logPath, before)
+	_ = os.WriteFile(filepath.Join(dir, "plan.txt"), out, 0o600)
+	return res
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// peakRSS is the process's VmHWM (peak resident set size).
+func peakRSS(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmHWM")
+	return 0
+}
+
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+// planLines counts the lines of each resource's block in the plan text
+// ("  # fleet_x.y will be created" up to the block's closing brace).
+func planLines(out []byte) map[string]int {
+	lines := strings.Split(string(out), "\n")
+	header := regexp.MustCompile(`^  # (\S+) (will be|must be)`)
+	res := map[string]int{}
+	for i := 0; i < len(lines); i++ {
+		m := header.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		n := 1
+		for j := i + 1; j < len(lines); j++ {
+			n++
+			if lines[j] == "    }" {
+				i = j
+				break
+			}
+		}
+		res[m[1]] = n
+	}
+	return res
+}
+
+// emulatorRequest is a request line of the emulator's log: "GET /path -> 200 (1ms)".
+var emulatorRequest = regexp.MustCompile(`(GET|PUT|POST|PATCH|DELETE|HEAD) (/\S*) -> `)
+
+// fleetRequests classifies the Fleet API and AKS requests the emulator logged after offset.
+func fleetRequests(b *testing.B, logPath string, offset int64) string {
+	fh, err := os.Open(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(offset, 0); err != nil {
+		b.Fatal(err)
+	}
+	counts := map[string]int{}
+	total := 0
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := emulatorRequest.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		total++
+		counts[requestClass(m[1], m[2])]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return counts[keys[i]] > counts[keys[j]] || counts[keys[i]] == counts[keys[j]] && keys[i] < keys[j]
+	})
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
+
+var segment = regexp.MustCompile(`/(managedClusters|members|updateStrategies|updateRuns|autoUpgradeProfiles|fleets|locations|maintenanceConfigurations)/[^/]+`)
+
+// requestClass names a request by its path with the names taken out.
+func requestClass(method, path string) string {
+	p := strings.ToLower(path)
+	switch {
+	case strings.Contains(p, "/oauth2/") || strings.Contains(p, "openid-configuration"):
+		return "token"
+	case strings.Contains(p, "/metadata/endpoints"):
+		return "metadata"
+	}
+	if i := strings.Index(path, "/providers/"); i >= 0 {
+		path = path[i+len("/providers/"):]
+	}
+	path = segment.ReplaceAllString(path, "/$1/*")
+	return method + " " + path
+}
+
+// hubCounter is a plain-HTTP proxy in front of the hub, given to the provider as hub.host, that
+// counts what the provider asks of the hub.
+type hubCounter struct {
+	url    string
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func newHubCounter(b *testing.B, cfg *rest.Config) *hubCounter {
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hc := &hubCounter{counts: map[string]int{}}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, Transport: transport}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hc.mu.Lock()
+		hc.counts[r.Method+" "+hubPath(r.URL.Path)]++
+		hc.mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	b.Cleanup(srv.Close)
+	hc.url = srv.URL
+	return hc
+}
+
+// hubPath keeps a path's resource type and drops object names.
+func hubPath(p string) string {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) >= 4 && parts[0] == "apis" {
+		if len(parts) > 4 {
+			return "/" + strings.Join(parts[:4], "/") + "/{name}"
+		}
+		return "/" + strings.Join(parts[:4], "/")
+	}
+	return p
+}
+
+func (hc *hubCounter) reset() {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	hc.counts = map[string]int{}
+}
+
+func (hc *hubCounter) summary() string {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	total := 0
+	keys := make([]string, 0, len(hc.counts))
+	for k, n := range hc.counts {
+		keys = append(keys, k)
+		total += n
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", hc.counts[k], k))
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
+
+// ---- report ----
+
+const (
+	tableStart = "<!-- bench:start (written by `make bench`) -->"
+	tableEnd   = "<!-- bench:end -->"
+)
+
+func writeReport(b *testing.B, root string, rep *report) {
+	var t strings.Builder
+	t.WriteString(tableStart + "\n")
+	fmt.Fprintf(&t, "Measured by `make bench` on %s (%s, %d CPUs):\n\n", time.Now().UTC().Format("2006-01-02"), hostDescription(), cpus())
+	t.WriteString("| what | measured | bar |\n|---|---|---|\n")
+	for _, r := range rep.rows {
+		fmt.Fprintf(&t, "| %s | %s | %s |\n", r[0], r[1], r[2])
+	}
+	t.WriteString(tableEnd)
+	table := t.String()
+
+	results := "# Benchmark results\n\nWritten by `make bench` (internal/bench). What each figure compares with is said in the row.\n\n" + table + "\n"
+	if err := os.WriteFile(filepath.Join(root, "bench", "results.md"), []byte(results), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{"templates/index.md.tmpl", "docs/index.md"} {
+		replaceTable(b, filepath.Join(root, p), table)
+	}
+	b.Log("\n" + table)
+}
+
+func replaceTable(b *testing.B, path, table string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(data)
+	i, j := strings.Index(s, tableStart), strings.Index(s, tableEnd)
+	if i < 0 || j < i {
+		b.Fatalf("%s has no %q … %q section", path, tableStart, tableEnd)
+	}
+	s = s[:i] + table + s[j+len(tableEnd):]
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func hostDescription() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+		}
+	}
+	return "unknown CPU"
+}
+
+func cpus() int {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), "processor\t:")
+}
+
+// jsonString quotes s for HCL.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// ---- configurations ----
+
+func runtimeScheme(b *testing.B) *k8sruntime.Scheme {
+	s := k8sruntime.NewScheme()
+	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
+		if err := add(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
+}
+
+// benchStages are the rings of bench/fleet-*.yaml's groups: 3 stages, 6 groups.
+const benchStages = `[
+    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
+    { name = "early", groups = [{ name = "early-1" }, { name = "early-2" }], after_stage_wait_in_seconds = 3600 },
+    { name = "broad", groups = [{ name = "broad-1" }, { name = "broad-2" }, { name = "broad-3" }] },
+  ]`
+
+// placementPolicies are the mixed policies of the configuration's placements.
+var placementPolicies = []string{
+	`{ placement_type = "PickN", number_of_clusters = 100, preferred_cluster_selectors = [{ weight = 40, labels = { env = "prod" } }, { weight = 30, property_sorter = { name = "resources.kubernetes-fleet.io/available-cpu", sort_order = "Descending" } }, { weight = 20, property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" } }] }`,
+	`{ placement_type = "PickN", number_of_clusters = 25, topology_spread_constraints = [{ topology_key = "fleet.azure.com/location" }], required_cluster_selectors = [{ labels = { env = "prod" } }] }`,
+	`{ required_cluster_selectors = [{ property_expressions = [{ name = "resources.kubernetes-fleet.io/available-cpu", operator = "Ge", values = ["8"] }] }] }`,
+	`{ placement_type = "PickFixed", cluster_names = ["member-0001", "member-0500", "member-0999"] }`,
+	`{ placement_type = "PickN", number_of_clusters = 5, tolerations = [{ key = "dedicated", value = "gpu" }], preferred_cluster_selectors = [{ weight = 40, property_sorter = { name = "resources.kubernetes-fleet.io/available-memory", sort_order = "Ascending" } }] }`,
+}
+
+func providerBlock(hubURL string) string {
+	return fmt.Sprintf("provider \"fleet\" {\n  hub = { host = %s }\n}\n", jsonString(hubURL))
+}
+
+const runBlock = `
+resource "fleet_update_run" "all" {
+  name   = "bench-all"
+  stages = %s
+  managed_cluster_update = {
+    upgrade              = { type = "Full", kubernetes_version = "1.33.1" }
+    node_image_selection = { type = "Latest" }
+  }
+}
+`
+
+// config1k: 20 placements, one strategy, one run over every member, one profile and fleet_members.
+func config1k(hubURL string) string {
+	var b strings.Builder
+	b.WriteString(providerBlock(hubURL))
+	b.WriteString("\ndata \"fleet_members\" \"all\" {}\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"p%d\" {\n  name               = \"bench-%d\"\n  resource_selectors = [{ version = \"v1\", kind = \"Namespace\", name = \"app-%d\" }]\n  policy             = %s\n}\n",
+			i, i, i, placementPolicies[i%len(placementPolicies)])
+	}
+	fmt.Fprintf(&b, "\nresource \"fleet_update_strategy\" \"rings\" {\n  name   = \"rings\"\n  stages = %s\n}\n", benchStages)
+	fmt.Fprintf(&b, runBlock, "fleet_update_strategy.rings.stages")
+	b.WriteString("\nresource \"fleet_auto_upgrade_profile\" \"stable\" {\n  name    = \"stable\"\n  channel = \"Stable\"\n}\n")
+	return b.String()
+}
+
+// config10k: one PickN placement and one update run over 10,000 members.
+func config10k(hubURL string) string {
+	var b strings.Builder
+	b.WriteString(providerBlock(hubURL))
+	fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"p\" {\n  name               = \"bench\"\n  resource_selectors = [{ version = \"v1\", kind = \"Namespace\", name = \"app\" }]\n  policy             = %s\n}\n", placementPolicies[0])
+	fmt.Fprintf(&b, runBlock, benchStages)
+	return b.String()
+}
