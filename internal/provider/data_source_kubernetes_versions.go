@@ -165,9 +165,11 @@ func (d *kubernetesVersionsDataSource) memberLocations(ctx context.Context, flee
 	}
 	seen := map[string]bool{}
 	locations := []string{}
+	var unreadable unreadableMembers
+	defer unreadable.warn(diags, ": their locations are not listed")
 	for _, m := range members {
 		if m.ClusterErr != nil || m.Cluster == nil {
-			diags.AddWarning("Member cluster unreadable", fmt.Sprintf("Member %s: its location is not listed: %v", m.Name, m.ClusterErr))
+			unreadable.add(m.Name, m.ClusterErr)
 			continue
 		}
 		if loc := deref(m.Cluster.Location); loc != "" && !seen[loc] {

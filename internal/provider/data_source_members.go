@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -117,12 +116,14 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	fleetNow, hubNow := d.clients.FleetNow(), d.clients.Now()
 	state := membersModel{ID: types.StringValue(fleet.String()), FleetID: types.StringValue(fleet.String()), Members: []memberModel{}}
+	var unreadable unreadableMembers
 	for _, m := range members {
 		if m.ClusterErr != nil {
-			resp.Diagnostics.AddWarning("Member cluster unreadable", fmt.Sprintf("Member %s: %v", m.Name, m.ClusterErr))
+			unreadable.add(m.Name, m.ClusterErr)
 		}
 		state.Members = append(state.Members, memberFromEngine(m, byName[m.Name], fleetNow, hubNow))
 	}
+	unreadable.warn(&resp.Diagnostics, "")
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -136,4 +137,29 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// unreadableMembers gathers members whose managed cluster could not be read, for one warning.
+type unreadableMembers struct {
+	names []string
+	first error
+}
+
+func (u *unreadableMembers) add(name string, err error) {
+	if err == nil {
+		err = errors.New("the Fleet API names no managed cluster")
+	}
+	if u.first == nil {
+		u.first = err
+	}
+	u.names = append(u.names, name)
+}
+
+// warn issues the one warning: how many, the first names, and the first error.
+func (u *unreadableMembers) warn(diags *diag.Diagnostics, consequence string) {
+	if len(u.names) == 0 {
+		return
+	}
+	diags.AddWarning("Member cluster unreadable", fmt.Sprintf("The managed cluster of %s could not be read (%s)%s. First error: %v",
+		plural(len(u.names), "member"), nameSample(u.names), consequence, u.first))
 }

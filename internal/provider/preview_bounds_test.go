@@ -218,3 +218,24 @@ func TestMemberWarningsOnce(t *testing.T) {
 		t.Errorf("warning %q", got)
 	}
 }
+
+// Unreadable members' clusters make one warning however many there are.
+func TestUnreadableMembersOneWarning(t *testing.T) {
+	var u unreadableMembers
+	var diags diag.Diagnostics
+	u.warn(&diags, "")
+	if len(diags) != 0 {
+		t.Fatalf("a warning without unreadable members: %v", diags)
+	}
+	for i := 0; i < 300; i++ {
+		u.add(fmt.Sprintf("m-%03d", i), fmt.Errorf("managed cluster m-%03d: 403", i))
+	}
+	u.warn(&diags, ": their locations are not listed")
+	if len(diags) != 1 {
+		t.Fatalf("%d diagnostics, want 1", len(diags))
+	}
+	want := "The managed cluster of 300 members could not be read (m-000, m-001, m-002, m-003, m-004 and 295 more): their locations are not listed. First error: managed cluster m-000: 403"
+	if diags[0].Detail() != want {
+		t.Errorf("got %q\nwant %q", diags[0].Detail(), want)
+	}
+}
