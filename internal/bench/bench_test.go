@@ -64,8 +64,7 @@ const (
 
 // report collects the figures in the order they are written.
 type report struct {
-	rows  [][3]string // what, measured, bar
-	notes []string
+	rows [][3]string // what, measured, bar
 }
 
 func (r *report) row(what, measured, bar string) {
@@ -118,6 +117,7 @@ func fleet1k(b *testing.B, root, provider string, rep *report) {
 	proxy := newHubCounter(b, hub.cfg)
 	writeConfig(b, dir, config1k(proxy.url))
 	res := terraformPlan(b, dir, provider, f, proxy)
+	savePlan(b, root, "plan-1000.txt", res.text)
 	rep.row("`terraform plan` of 20 placements, a strategy, a run over every member, a profile and fleet_members (1,000 members): wall time",
 		res.wall.Round(100*time.Millisecond).String(), fmt.Sprintf("%d s", barPlanSeconds))
 	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "500 MiB")
@@ -147,6 +147,7 @@ func fleet10k(b *testing.B, root, provider string, rep *report) {
 	proxy := newHubCounter(b, hub.cfg)
 	writeConfig(b, dir, config10k(proxy.url))
 	res := terraformPlan(b, dir, provider, f, proxy)
+	savePlan(b, root, "plan-10000.txt", res.text)
 	rep.row("`terraform plan` of one PickN placement and one update run over 10,000 members: wall time", res.wall.Round(100*time.Millisecond).String(), "")
 	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "")
 	rep.row("… requests to the hub API server / the Fleet API", res.hubRequests+" / "+res.fleetRequests, "")
@@ -387,6 +388,14 @@ type planResult struct {
 	hubRequests   string
 	fleetRequests string
 	lines         map[string]int
+	text          []byte
+}
+
+// savePlan keeps the plan text the figures were taken from, for the docs' samples.
+func savePlan(b *testing.B, root, name string, text []byte) {
+	if err := os.WriteFile(filepath.Join(root, "bench", name), text, 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func (p planResult) linesPerResource() string {
@@ -472,10 +481,9 @@ func terraformPlan(b *testing.B, dir, provider string, f *acctest.Fleet, hub *hu
 	out := run("plan", "-input=false", "-no-color", "-lock=false")
 	wall := time.Since(start)
 
-	res := planResult{wall: wall, peakRSS: peakRSS(b, cmd.Process.Pid), lines: planLines(out)}
+	res := planResult{wall: wall, peakRSS: peakRSS(b, cmd.Process.Pid), lines: planLines(out), text: out}
 	res.hubRequests = hub.summary()
 	res.fleetRequests = fleetRequests(b, logPath, before)
-	_ = os.WriteFile(filepath.Join(dir, "plan.txt"), out, 0o600)
 	return res
 }
 
