@@ -160,7 +160,7 @@ func TestMetadataAndSchema(t *testing.T) {
 		}
 	}
 	walk("", s.Attributes)
-	if count != 3+12+2*(9+4) {
+	if count != 4+12+2*(9+4) {
 		t.Errorf("%d attributes", count)
 	}
 	if s.Description == "" {
@@ -458,5 +458,34 @@ func TestConfigureUnknownAzure(t *testing.T) {
 	}
 	if _, err := r.clients.Hub(context.Background()); !engine.IsConfigUnknown(err) {
 		t.Errorf("Hub through unknown azure: %v", err)
+	}
+}
+
+// preview_detail: summary (20 per list) by default, full from the attribute or FLEET_PREVIEW_DETAIL,
+// the attribute over the environment, and a bad environment value is an error naming it.
+func TestConfigurePreviewDetail(t *testing.T) {
+	cases := []struct {
+		cfg  map[string]any
+		env  map[string]string
+		want int
+	}{
+		{map[string]any{}, nil, 20},
+		{map[string]any{"preview_detail": "full"}, nil, 0},
+		{map[string]any{}, map[string]string{"FLEET_PREVIEW_DETAIL": "full"}, 0},
+		{map[string]any{"preview_detail": "summary"}, map[string]string{"FLEET_PREVIEW_DETAIL": "full"}, 20},
+	}
+	for _, c := range cases {
+		r := configure(t, c.cfg, c.env)
+		if r.diags.HasError() {
+			t.Fatal(r.diags)
+		}
+		if got := r.clients.ListLimit(); got != c.want {
+			t.Errorf("%v %v: ListLimit %d, want %d", c.cfg, c.env, got, c.want)
+		}
+	}
+	r := configure(t, map[string]any{}, map[string]string{"FLEET_PREVIEW_DETAIL": "everything"})
+	d := errorAt(t, r.diags, path.Root("preview_detail"))
+	if !strings.Contains(d.Detail(), `FLEET_PREVIEW_DETAIL="everything"`) {
+		t.Errorf("error %q does not name the variable and its value", d.Detail())
 	}
 }
