@@ -22,20 +22,18 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
-// specDir finds shared/azure-fleet-api beside the repository (as CI lays it
-// out), or FLEET_API_SPEC_DIR.
+// specDir is the official spec and examples copied into testdata (its README names the source),
+// or FLEET_API_SPEC_DIR to test against another copy.
 func specDir(t *testing.T) string {
 	t.Helper()
 	if d := os.Getenv("FLEET_API_SPEC_DIR"); d != "" {
 		return d
 	}
-	for _, d := range []string{"../../../../shared/azure-fleet-api", "../../../shared/azure-fleet-api"} {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
+	const d = "testdata/azure-fleet-api"
+	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+		t.Fatalf("%s is missing: %v", d, err)
 	}
-	t.Fatal("shared/azure-fleet-api not found beside the repository; set FLEET_API_SPEC_DIR")
-	return ""
+	return d
 }
 
 // fleetListResult is the fleet list page (the client does not list fleets).
