@@ -220,9 +220,11 @@ func cactions(what string) rschema.MapAttribute {
 }
 
 // runPreviewMemberLimit is how many members a run's preview lists in all (summary detail).
-// Choice: a listed member takes about 15 lines of plan text (two node-image maps), and the stages,
-// groups and counts of a strategy of 3 stages and 6 groups take about 150 of the 200 lines a
-// plan of the run may take at 1,000 members; 3 members fit (TestUpdateRunPreviewPlanLines).
+// Choice: a listed member takes about 15 lines of plan text (two node-image maps), and the rest of
+// a run of 1,000 members over 3 stages and 6 groups (stages, groups, their counts and actions)
+// takes about 120 lines with update_strategy_id and 150 with the stages inline; 3 members keep the
+// plan under 200 lines either way (164 and 198 lines measured, TestUpdateRunPreviewPlanLines), 4
+// would not with inline stages.
 const runPreviewMemberLimit = 3
 
 // runMemberLimit is the run preview's member cap for the provider's list limit (0: all).
