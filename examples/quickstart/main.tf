@@ -96,7 +96,8 @@ output "stable_channel" {
   description = "The Stable channel's target now, and what a run would do with each member and why."
   value = {
     target  = fleet_auto_upgrade_profile.stable.preview.target_kubernetes_version
-    members = { for m in fleet_auto_upgrade_profile.stable.preview.members : m.name => "${m.action}: ${m.reason}" }
+    actions = fleet_auto_upgrade_profile.stable.preview.actions # action → number of members
+    members = { for name, m in fleet_auto_upgrade_profile.stable.preview.members : name => "${m.action}: ${m.reason}" }
   }
 }
 
@@ -134,8 +135,9 @@ output "k8s_1_32_5_rollout" {
     planned = {
       for s in fleet_update_run.k8s_1_32_5.preview.stages : s.name => {
         wait_after_seconds = s.after_stage_wait_in_seconds
+        actions            = s.actions
         members = flatten([for g in s.groups : [
-          for m in g.members : "${g.name}/${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
+          for m in(g.members == null ? [] : g.members) : "${g.name} #${m.position} ${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
         ]])
       }
     }

@@ -15,8 +15,15 @@ import (
 type RolloutFacts struct {
 	Members []rollout.Member
 	Regions map[string]rollout.Region
-	// Warnings name members left out because their managed cluster could not be read.
-	Warnings []string
+	// Unreadable are the members left out because their managed cluster could not be read, in
+	// the inventory's order.
+	Unreadable []UnreadableMember
+}
+
+// UnreadableMember is a member whose managed cluster could not be read.
+type UnreadableMember struct {
+	Name string
+	Err  error
 }
 
 // RolloutFacts reads a fleet's members (the inventory, once per provider
@@ -39,7 +46,7 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 	for _, m := range members {
 		rm, ok := RolloutMember(m)
 		if !ok {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("member %q: its managed cluster could not be read (%v); the preview leaves it out", m.Name, m.ClusterErr))
+			out.Unreadable = append(out.Unreadable, UnreadableMember{Name: m.Name, Err: m.ClusterErr})
 			continue
 		}
 		out.Members = append(out.Members, rm)

@@ -244,8 +244,8 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 			"always exact; the per-cluster lists hold at most " + fmt.Sprint(summaryListLimit) + " clusters each unless the " +
 			"provider's `preview_detail` is `full`.",
 		Attributes: map[string]rschema.Attribute{
-			"fulfilled": rschema.BoolAttribute{Computed: true, Description: "Whether the scheduler finds every cluster the policy asks for (its Scheduled condition)."},
-			"message":   rschema.StringAttribute{Computed: true, Description: "The Scheduled condition's message, as the hub agent words it."},
+			"fulfilled":      rschema.BoolAttribute{Computed: true, Description: "Whether the scheduler finds every cluster the policy asks for (its Scheduled condition)."},
+			"message":        rschema.StringAttribute{Computed: true, Description: "The Scheduled condition's message, as the hub agent words it."},
 			"selected_count": rschema.Int64Attribute{Computed: true, Description: "How many clusters are picked."},
 			"selected": rschema.ListNestedAttribute{
 				Computed: true,

@@ -163,3 +163,40 @@ func (u *unreadableMembers) warn(diags *diag.Diagnostics, consequence string) {
 	diags.AddWarning("Member cluster unreadable", fmt.Sprintf("The managed cluster of %s could not be read (%s)%s. First error: %v",
 		plural(len(u.names), "member"), nameSample(u.names), consequence, u.first))
 }
+
+// firstToRead marks the at most limit of n entries a reader needs first (all of them when limit
+// is 0): the entries are taken in the order less gives, and the marks let the caller keep the
+// taken ones in their own order (a group's update order, say) rather than in the reading order.
+func firstToRead(n, limit int, less func(a, b int) bool) []bool {
+	taken := make([]bool, n)
+	if limit <= 0 || n <= limit {
+		for i := range taken {
+			taken[i] = true
+		}
+		return taken
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) })
+	for _, i := range idx[:limit] {
+		taken[i] = true
+	}
+	return taken
+}
+
+// unreadableWarning is the one warning about every member left out of a preview because its
+// managed cluster could not be read: how many, the first names, and the first error.
+func unreadableWarning(names []string, first error) string {
+	return fmt.Sprintf("members left out of the preview, their managed cluster could not be read: %s (%s); the first error: %v",
+		plural(len(names), "member"), nameSample(names), first)
+}
+
+// nullIfEmpty keeps an empty list null: a plan shows nothing for a null list but a line for [].
+func nullIfEmpty[T any](items []T) []T {
+	if len(items) == 0 {
+		return nil
+	}
+	return items
+}

@@ -150,17 +150,23 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 						Computed: true, ElementType: types.StringType,
 						Description: "NodeImage channel: the newest node image of each image type the members run (`<type>-<version>`).",
 					},
-					"members": schema.ListNestedAttribute{
-						Computed:    true,
-						Description: "Each member with a readable managed cluster, by name.",
+					"member_count": schema.Int64Attribute{Computed: true, Description: "How many members the preview covers (those with a readable managed cluster)."},
+					"actions": schema.MapAttribute{
+						Computed: true, ElementType: types.Int64Type,
+						Description: "Action (`upgrade`, `none`, `skip`) → how many members get it: every member, listed or not.",
+					},
+					"members": schema.MapNestedAttribute{
+						Computed: true,
+						Description: "Members by name (`preview.members[\"name\"]`): with the provider's `preview_detail = \"summary\"` (the default) at most " +
+							fmt.Sprint(summaryListLimit) + ", exceptions first — `skip`, then `upgrade`, then `none`, each by name; with `full` every member.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"name":                       computedStr("The member."),
 							"current_kubernetes_version": computedStr("Its cluster's current Kubernetes version."),
 							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
 							"action":                     computedStr("`upgrade`, `none` (already at the target) or `skip` (the channel leaves it alone)."),
 							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
 						}},
 					},
+					"members_omitted": schema.Int64Attribute{Computed: true, Description: "How many members `members` leaves out (0 with full detail)."},
 				},
 			},
 			"status": schema.SingleNestedAttribute{
@@ -534,14 +540,21 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}
 	var members []rollout.Member
+	var unreadable []string
+	var firstErr error
 	for _, im := range inv {
 		rm, ok := engine.RolloutMember(im)
 		if !ok {
-			d.AddAttributeWarning(path.Root("preview"), "Member left out of the preview",
-				fmt.Sprintf("Member %s: its managed cluster could not be read: %v", im.Name, im.ClusterErr))
+			if firstErr == nil {
+				firstErr = im.ClusterErr
+			}
+			unreadable = append(unreadable, im.Name)
 			continue
 		}
 		members = append(members, rm)
+	}
+	if len(unreadable) > 0 {
+		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadableWarning(unreadable, firstErr))
 	}
 	regions := map[string]channel.VersionTable{}
 	if len(members) > 0 {
@@ -575,11 +588,12 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 			regions[rm.Location] = tab
 		}
 	}
-	return aupBuildPreview(m, members, regions, d)
+	return aupBuildPreview(m, members, regions, r.clients.ListLimit(), d)
 }
 
-// aupBuildPreview is the preview of a profile over members and their regions' tables.
-func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, d *diag.Diagnostics) types.Object {
+// aupBuildPreview is the preview of a profile over members and their regions' tables, listing at
+// most listLimit members (0: all) and counting every one.
+func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listLimit int, d *diag.Diagnostics) types.Object {
 	locs := make([]string, 0, len(regions))
 	for l := range regions {
 		locs = append(locs, l)
@@ -593,7 +607,7 @@ func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, region
 	tg, err := channel.Resolve(ch, channel.Options{TargetKubernetesVersion: m.TargetKubernetesVersion.ValueString(), LongTermSupport: m.LongTermSupport.ValueBool()}, channel.Union(tables...))
 	target := types.StringNull()
 	images := []attr.Value{}
-	rows := []attr.Value{}
+	var rows []channel.MemberAction
 	if err != nil {
 		at := path.Root("channel")
 		if ch == channel.TargetKubernetesVersion {
@@ -602,7 +616,8 @@ func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, region
 		d.AddAttributeWarning(at, "The channel resolves to no version now",
 			fmt.Sprintf("Over the AKS version lists of the fleet's member regions (%s): %v. The profile triggers once AKS releases a version the channel resolves to.", strings.Join(locs, ", "), err))
 		for _, rm := range members {
-			rows = append(rows, aupMemberRow(rm.Name, rm.KubernetesVersion, "", string(channel.Skip), "the channel resolves to no version now: "+err.Error()))
+			rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: channel.Skip,
+				Reason: "the channel resolves to no version now: " + err.Error()})
 		}
 	} else {
 		if tg.KubernetesVersion != "" {
@@ -616,18 +631,50 @@ func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, region
 		for _, v := range full {
 			images = append(images, types.StringValue(v))
 		}
-		for _, a := range channel.MemberActions(tg, members, regions) {
-			rows = append(rows, aupMemberRow(a.Name, a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason))
+		rows = channel.MemberActions(tg, members, regions)
+	}
+	counts := map[string]int{}
+	for _, a := range rows {
+		counts[string(a.Action)]++
+	}
+	taken := firstToRead(len(rows), listLimit, func(i, j int) bool {
+		if ri, rj := aupActionRank(rows[i].Action), aupActionRank(rows[j].Action); ri != rj {
+			return ri < rj
 		}
+		return rows[i].Name < rows[j].Name
+	})
+	listed := map[string]attr.Value{}
+	omitted := 0
+	for i, a := range rows {
+		if !taken[i] {
+			omitted++
+			continue
+		}
+		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason)
 	}
 	return types.ObjectValueMust(aupPreviewAttrTypes, map[string]attr.Value{
 		"target_kubernetes_version":  target,
 		"target_node_image_versions": types.ListValueMust(types.StringType, images),
-		"members":                    types.ListValueMust(types.ObjectType{AttrTypes: aupMemberAttrTypes}, rows),
+		"member_count":               types.Int64Value(int64(len(rows))),
+		"actions":                    countMap(counts),
+		"members":                    types.MapValueMust(types.ObjectType{AttrTypes: aupMemberAttrTypes}, listed),
+		"members_omitted":            types.Int64Value(int64(omitted)),
 	})
 }
 
-func aupMemberRow(name, current, target, action, reason string) attr.Value {
+// aupActionRank orders a profile preview's members for a reader: what the channel leaves alone
+// (skip) first, then upgrades, then members already at the target.
+func aupActionRank(a channel.Action) int {
+	switch a {
+	case channel.Skip:
+		return 0
+	case channel.Upgrade:
+		return 1
+	}
+	return 2
+}
+
+func aupMemberRow(current, target, action, reason string) attr.Value {
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()
@@ -635,7 +682,7 @@ func aupMemberRow(name, current, target, action, reason string) attr.Value {
 		return types.StringValue(s)
 	}
 	return types.ObjectValueMust(aupMemberAttrTypes, map[string]attr.Value{
-		"name": types.StringValue(name), "current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
+		"current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
 		"action": types.StringValue(action), "reason": str(reason),
 	})
 }
@@ -661,13 +708,16 @@ type autoUpgradeProfileModel struct {
 
 var (
 	aupMemberAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "current_kubernetes_version": types.StringType, "target_kubernetes_version": types.StringType,
+		"current_kubernetes_version": types.StringType, "target_kubernetes_version": types.StringType,
 		"action": types.StringType, "reason": types.StringType,
 	}
 	aupPreviewAttrTypes = map[string]attr.Type{
 		"target_kubernetes_version":  types.StringType,
 		"target_node_image_versions": types.ListType{ElemType: types.StringType},
-		"members":                    types.ListType{ElemType: types.ObjectType{AttrTypes: aupMemberAttrTypes}},
+		"member_count":               types.Int64Type,
+		"actions":                    types.MapType{ElemType: types.Int64Type},
+		"members":                    types.MapType{ElemType: types.ObjectType{AttrTypes: aupMemberAttrTypes}},
+		"members_omitted":            types.Int64Type,
 	}
 	aupStatusAttrTypes = map[string]attr.Type{
 		"last_triggered_at": types.StringType, "last_trigger_status": types.StringType, "last_trigger_error": types.StringType,

@@ -2,11 +2,14 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -124,32 +127,102 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 			images = append(images, checkedAs[types.String](t, v).ValueString())
 		}
 		var rows []row
-		for _, v := range checkedAs[types.List](t, attrs["members"]).Elements() {
-			a := checkedAs[types.Object](t, v).Attributes()
+		byName := checkedAs[types.Map](t, attrs["members"]).Elements()
+		for _, name := range []string{"a", "old"} {
+			a := checkedAs[types.Object](t, byName[name]).Attributes()
 			rows = append(rows, row{checkedAs[types.String](t, a["action"]).ValueString(), checkedAs[types.String](t, a["target_kubernetes_version"]).ValueString(), checkedAs[types.String](t, a["reason"]).ValueString()})
 		}
 		return checkedAs[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
 	}
 	var d diag.Diagnostics
-	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, regions, &d))
+	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, regions, summaryListLimit, &d))
 	if target != "1.33.1" || rows[0].action != "upgrade" || rows[1].action != "skip" || !strings.Contains(rows[1].reason, "2 minor versions behind") || d.HasError() {
 		t.Errorf("Rapid: %s %+v %v", target, rows, d)
 	}
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, regions, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, regions, summaryListLimit, &d))
 	if target != "1.32.5" || rows[0].action != "none" || rows[1].action != "upgrade" || rows[1].target != "1.32.5" {
 		t.Errorf("Stable: %s %+v", target, rows)
 	}
-	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, regions, &d))
+	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, regions, summaryListLimit, &d))
 	if target != "" || strings.Join(images, ",") != img+"202511.04.0" || rows[0].action != "upgrade" || rows[1].action != "none" {
 		t.Errorf("NodeImage: %q %v %+v", target, images, rows)
 	}
 	// A target minor AKS has not released: no target, every member skipped, a warning on the attribute.
 	d = nil
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, regions, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, regions, summaryListLimit, &d))
 	w := d.Warnings()
 	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
 		checkedAs[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
 		t.Errorf("unreleased target: %q %+v %v", target, rows, d)
+	}
+}
+
+// At 1,000 members the profile's preview counts every member (member_count, actions equal to the
+// full detail's), lists at most summaryListLimit members keyed by name — skips first, then
+// upgrades, then members already there, each by name — and says how many it leaves out.
+func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
+	const img = "AKSUbuntu-2204gen2containerd-202510.01.0"
+	var members []rollout.Member
+	for i := 999; i >= 0; i-- {
+		v := "1.32.5"
+		switch {
+		case i%100 == 7:
+			v = "1.30.9" // outside the window: skip
+		case i%3 == 0:
+			v = "1.31.9" // Stable 1.32.5: upgrade
+		}
+		members = append(members, rollout.Member{Name: fmt.Sprintf("m%04d", i), Location: "eastus", KubernetesVersion: v,
+			NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: img}}})
+	}
+	regions := map[string]channel.VersionTable{"eastus": aupTable(t, img)}
+	var d diag.Diagnostics
+	summary := aupBuildPreview(aupModel("Stable", "", false), members, regions, summaryListLimit, &d).Attributes()
+	full := aupBuildPreview(aupModel("Stable", "", false), members, regions, 0, &d).Attributes()
+	count := func(a map[string]attr.Value) int64 { return checkedAs[types.Int64](t, a["member_count"]).ValueInt64() }
+	omitted := func(a map[string]attr.Value) int64 {
+		return checkedAs[types.Int64](t, a["members_omitted"]).ValueInt64()
+	}
+	listed := func(a map[string]attr.Value) map[string]attr.Value {
+		return checkedAs[types.Map](t, a["members"]).Elements()
+	}
+	fullCounts := map[string]int64{}
+	for _, v := range listed(full) {
+		fullCounts[checkedAs[types.String](t, checkedAs[types.Object](t, v).Attributes()["action"]).ValueString()]++
+	}
+	if count(full) != 1000 || count(summary) != 1000 || len(listed(full)) != 1000 || omitted(full) != 0 ||
+		len(listed(summary)) != summaryListLimit || omitted(summary) != 1000-summaryListLimit {
+		t.Fatalf("counts: full %d/%d listed, summary %d/%d listed, omitted %d", count(full), len(listed(full)), count(summary), len(listed(summary)), omitted(summary))
+	}
+	for _, a := range []map[string]attr.Value{summary, full} {
+		for k, v := range checkedAs[types.Map](t, a["actions"]).Elements() {
+			if checkedAs[types.Int64](t, v).ValueInt64() != fullCounts[k] {
+				t.Errorf("actions[%s] = %v, the full detail lists %d", k, v, fullCounts[k])
+			}
+		}
+		if len(checkedAs[types.Map](t, a["actions"]).Elements()) != len(fullCounts) || fullCounts["skip"] != 10 || fullCounts["upgrade"] == 0 || fullCounts["none"] == 0 {
+			t.Errorf("actions %v, full %v", a["actions"], fullCounts)
+		}
+	}
+	// The 10 skips (m0007, m0107, …), then the first upgrades by name (m0000, m0003, …).
+	for _, name := range []string{"m0007", "m0907", "m0000", "m0027"} {
+		if _, ok := listed(summary)[name]; !ok {
+			t.Errorf("summary lacks %s: %v", name, listed(summary))
+		}
+	}
+	if _, ok := listed(summary)["m0001"]; ok {
+		t.Errorf("summary lists m0001 (none) before upgrades")
+	}
+}
+
+// Members whose cluster cannot be read are told in one warning, not one each.
+func TestAutoUpgradeProfileUnreadableWarningOnce(t *testing.T) {
+	names := make([]string, 300)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%03d", i)
+	}
+	w := unreadableWarning(names, errors.New("403"))
+	if !strings.Contains(w, "300 members (m000, m001, m002, m003, m004 and 295 more)") || !strings.Contains(w, "403") {
+		t.Errorf("warning %q", w)
 	}
 }
 

@@ -205,43 +205,87 @@ func cobjs(desc string, attrs map[string]rschema.Attribute) rschema.ListNestedAt
 }
 
 func previewGatesAttribute() rschema.ListNestedAttribute {
-	return cobjs("Approval gates, Before or After.", map[string]rschema.Attribute{
+	return cobjs("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
 		"timing": cstr("`Before` or `After`."), "display_name": cstr("The gate's display name."), "type": cstr("`Approval`."),
 	})
+}
+
+func cint(desc string) rschema.Int64Attribute {
+	return rschema.Int64Attribute{Computed: true, Description: desc}
+}
+
+func cactions(what string) rschema.MapAttribute {
+	return rschema.MapAttribute{Computed: true, ElementType: types.Int64Type,
+		Description: "Action (`upgrade`, `skip`, `pending`, `fail`) → how many members of " + what + " get it: every member, listed or not."}
+}
+
+// runPreviewMemberLimit is how many members a run's preview lists in all (summary detail).
+// Choice: a listed member takes about 15 lines of plan text (two node-image maps), and the rest of
+// a run of 1,000 members over 3 stages and 6 groups (stages, groups, their counts and actions)
+// takes about 120 lines with update_strategy_id and 150 with the stages inline; 3 members keep the
+// plan under 200 lines either way (164 and 198 lines measured, TestUpdateRunPreviewPlanLines), 4
+// would not with inline stages.
+const runPreviewMemberLimit = 3
+
+// runMemberLimit is the run preview's member cap for the provider's list limit (0: all).
+func runMemberLimit(listLimit int) int {
+	if listLimit <= 0 {
+		return 0
+	}
+	return min(listLimit, runPreviewMemberLimit)
 }
 
 func runPreviewAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true,
 		Description: "The rollout plan, computed at plan at the Fleet API's current time when the run is created or its definition changes " +
-			"(kept as-is otherwise). Assumes approval gates are approved when reached and upgrades succeed.",
+			"(kept as-is otherwise). Assumes approval gates are approved when reached and upgrades succeed. Counts (`member_count`, " +
+			"`actions`) cover every member; with the provider's `preview_detail = \"summary\"` (the default) the groups' `members` " +
+			"lists hold " + fmt.Sprint(runPreviewMemberLimit) + " members of the whole run in all — each takes about 15 lines of plan " +
+			"text, and this keeps the plan of a run of 1,000 members over 3 stages and 6 groups under 200 lines — chosen in the order " +
+			"a reader needs them: the first members the run updates (the first of each group of the first stage), then exceptions " +
+			"(`fail`, `pending`, `skip`), then upgrades, each in update order. `preview_detail = \"full\"` lists every member. " +
+			"Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
+			"member_count": cint("How many members the run's stages select."),
+			"actions":      cactions("the run"),
 			"stages": cobjs("Stages in order.", map[string]rschema.Attribute{
 				"name":                        cstr("The stage."),
-				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage."},
+				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage; null for none."},
 				"gates":                       previewGatesAttribute(),
+				"member_count":                cint("How many members the stage's groups select."),
+				"actions":                     cactions("the stage"),
 				"groups": cobjs("Groups, updated in parallel.", map[string]rschema.Attribute{
-					"name":  cstr("The group."),
-					"gates": previewGatesAttribute(),
-					"members": cobjs("Members in the order the group updates them (maintenance window: open now, opening within 4 hours, none, closed).", map[string]rschema.Attribute{
-						"name": cstr("The member."),
+					"name":            cstr("The group."),
+					"gates":           previewGatesAttribute(),
+					"member_count":    cint("How many members the group selects."),
+					"actions":         cactions("the group"),
+					"members_omitted": cint("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
+					"members": cobjs("The listed members in the order the group updates them (maintenance window: open now, opening within "+
+						"4 hours, none, closed); `position` says where each stands in that order, so gaps show members left out. Null "+
+						"when none is listed.", map[string]rschema.Attribute{
+						"position": cint("The member's place in the group's update order, from 1."),
+						"name":     cstr("The member."),
 						"action": cstr("`upgrade`, `skip`, `pending` (waits for a window or a version; the reason says which and until when) or " +
 							"`fail` (AKS would reject the upgrade, e.g. skipping a minor version; a failure stops the run)."),
-						"reason":                      cstr("Why the member is skipped, pending or fails."),
+						"reason":                      cstr("Why the member is upgraded, skipped, pending or fails."),
 						"current_kubernetes_version":  cstr("The cluster's version now."),
 						"target_kubernetes_version":   cstr("The version after the run."),
-						"current_node_image_versions": cmap("Node pool → node image version now."),
-						"target_node_image_versions":  cmap("Node pool → node image version after the run."),
+						"current_node_image_versions": cmap("Node pool → node image version now (null without node pools)."),
+						"target_node_image_versions":  cmap("Node pool → node image version after the run (null without node pools)."),
 						"maintenance_window":          cstr("`open`, `opens_soon`, `none` or `closed` when the run reaches the member."),
 						"window_opens_at":             cstr("When that window opened or opens next (RFC 3339)."),
 					}),
 				}),
 			}),
-			"unselected_members":             clist("Members no group of the strategy selects: the run never updates them."),
-			"consistent_node_image_versions": clist("With Consistent node images: the image set the run will use."),
+			"unselected_members": clist("Members no group of the strategy selects (the run never updates them), by name: at most " +
+				fmt.Sprint(summaryListLimit) + " with summary detail, all with full detail; null when there are none."),
+			"unselected_member_count":        cint("How many members no group of the strategy selects."),
+			"consistent_node_image_versions": clist("With Consistent node images: the image set the run will use; null otherwise."),
 			"outcome":                        cstr("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
-			"warnings":                       clist("Members no group selects, groups without members, predicted failures, missing consistent images."),
+			"warnings": clist("Groups without members, predicted failures, missing consistent images, members no group selects and " +
+				"members left out: a warning that concerns members is told once, with how many and the first names. Null when there are none."),
 		},
 	}
 }
@@ -512,8 +556,7 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	if err != nil {
 		return types.Object{}, &invalidRunError{err}
 	}
-	m := runPreviewFrom(p)
-	m.Warnings = append(m.Warnings, facts.Warnings...)
+	m := runPreviewFrom(p, r.clients.ListLimit(), facts.Unreadable)
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
 		return types.Object{}, fmt.Errorf("preview: %v", d)
@@ -1183,8 +1226,11 @@ func mcuFromAPI(u fleetapi.ManagedClusterUpdate, prior *mcuModel) *mcuModel {
 // ---- preview and status ----
 
 type runPreviewModel struct {
+	MemberCount                 int64                  `tfsdk:"member_count"`
+	Actions                     map[string]int64       `tfsdk:"actions"`
 	Stages                      []runStagePreviewModel `tfsdk:"stages"`
 	UnselectedMembers           []string               `tfsdk:"unselected_members"`
+	UnselectedMemberCount       int64                  `tfsdk:"unselected_member_count"`
 	ConsistentNodeImageVersions []string               `tfsdk:"consistent_node_image_versions"`
 	Outcome                     string                 `tfsdk:"outcome"`
 	Warnings                    []string               `tfsdk:"warnings"`
@@ -1192,8 +1238,10 @@ type runPreviewModel struct {
 
 type runStagePreviewModel struct {
 	Name                    string                 `tfsdk:"name"`
-	AfterStageWaitInSeconds int64                  `tfsdk:"after_stage_wait_in_seconds"`
+	AfterStageWaitInSeconds types.Int64            `tfsdk:"after_stage_wait_in_seconds"`
 	Gates                   []previewGateModel     `tfsdk:"gates"`
+	MemberCount             int64                  `tfsdk:"member_count"`
+	Actions                 map[string]int64       `tfsdk:"actions"`
 	Groups                  []runGroupPreviewModel `tfsdk:"groups"`
 }
 
@@ -1204,12 +1252,16 @@ type previewGateModel struct {
 }
 
 type runGroupPreviewModel struct {
-	Name    string                  `tfsdk:"name"`
-	Gates   []previewGateModel      `tfsdk:"gates"`
-	Members []runMemberPreviewModel `tfsdk:"members"`
+	Name           string                  `tfsdk:"name"`
+	Gates          []previewGateModel      `tfsdk:"gates"`
+	MemberCount    int64                   `tfsdk:"member_count"`
+	Actions        map[string]int64        `tfsdk:"actions"`
+	Members        []runMemberPreviewModel `tfsdk:"members"`
+	MembersOmitted int64                   `tfsdk:"members_omitted"`
 }
 
 type runMemberPreviewModel struct {
+	Position                 int64             `tfsdk:"position"`
 	Name                     string            `tfsdk:"name"`
 	Action                   string            `tfsdk:"action"`
 	Reason                   types.String      `tfsdk:"reason"`
@@ -1229,39 +1281,135 @@ func optString(s string) types.String {
 }
 
 func previewGates(gs []rollout.GatePreview) []previewGateModel {
-	out := []previewGateModel{}
+	var out []previewGateModel
 	for _, g := range gs {
 		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: optString(g.DisplayName), Type: string(g.Type)})
 	}
 	return out
 }
 
-// runPreviewFrom maps rollout.Plan's preview. Actions are the rules' own:
-// upgrade, skip, pending, and fail (a predicted failure, also in warnings).
-func runPreviewFrom(p rollout.Preview) runPreviewModel {
-	out := runPreviewModel{
-		Stages: []runStagePreviewModel{}, UnselectedMembers: append([]string{}, p.UnselectedMembers...),
-		ConsistentNodeImageVersions: append([]string{}, p.ConsistentNodeImageVersions...),
-		Outcome:                     string(p.Outcome),
-		Warnings:                    append([]string{}, p.Warnings...),
+// exceptionRank orders a rollout preview's actions for a reader: a failure (it stops the run),
+// then what waits, then what is skipped, then routine upgrades.
+func exceptionRank(a rollout.Action) int {
+	switch a {
+	case rollout.ActionFail:
+		return 1
+	case rollout.ActionPending:
+		return 2
+	case rollout.ActionSkip:
+		return 3
 	}
+	return 4
+}
+
+// runMemberRef locates one member of a rollout preview.
+type runMemberRef struct{ stage, group, position int }
+
+// runPreviewFrom maps rollout.Plan's preview for the provider's list limit (0: everything):
+// at most runMemberLimit(listLimit) members of the whole run are listed, and every one counted. Actions are the rules' own: upgrade, skip, pending, and fail
+// (a predicted failure, also in warnings). unreadable are the members the facts left out.
+func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.UnreadableMember) runPreviewModel {
+	limit := runMemberLimit(listLimit)
+	out := runPreviewModel{
+		Actions:                     map[string]int64{},
+		UnselectedMemberCount:       int64(len(p.UnselectedMembers)),
+		ConsistentNodeImageVersions: nullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
+		Outcome:                     string(p.Outcome),
+	}
+	out.UnselectedMembers, _ = capList(nullIfEmpty(append([]string{}, p.UnselectedMembers...)), listLimit)
+
+	// Which members to list: the first the run updates (the first of each group of the first
+	// stage with members), then exceptions, then upgrades, each in update order.
+	var refs []runMemberRef
+	var actions []rollout.Action
+	firstStage := -1
+	for si, st := range p.Stages {
+		for gi, g := range st.Groups {
+			for mi, m := range g.Members {
+				if firstStage < 0 {
+					firstStage = si
+				}
+				refs = append(refs, runMemberRef{si, gi, mi})
+				actions = append(actions, m.Action)
+			}
+		}
+	}
+	tier := func(i int) int {
+		if refs[i].stage == firstStage && refs[i].position == 0 {
+			return 0
+		}
+		return exceptionRank(actions[i])
+	}
+	taken := firstToRead(len(refs), limit, func(a, b int) bool {
+		ra, rb := refs[a], refs[b]
+		if ta, tb := tier(a), tier(b); ta != tb {
+			return ta < tb
+		}
+		if ra.stage != rb.stage {
+			return ra.stage < rb.stage
+		}
+		if ra.position != rb.position {
+			return ra.position < rb.position
+		}
+		return ra.group < rb.group
+	})
+
+	i := 0
 	for _, st := range p.Stages {
-		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: int64(st.AfterStageWaitInSeconds), Gates: previewGates(st.Gates), Groups: []runGroupPreviewModel{}}
+		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{}}
+		if st.AfterStageWaitInSeconds > 0 {
+			sp.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
+		}
 		for _, g := range st.Groups {
-			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Members: []runMemberPreviewModel{}}
-			for _, m := range g.Members {
+			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Actions: map[string]int64{}, MemberCount: int64(len(g.Members))}
+			for mi, m := range g.Members {
+				a := string(m.Action)
+				gp.Actions[a]++
+				sp.Actions[a]++
+				out.Actions[a]++
+				if !taken[i] {
+					gp.MembersOmitted++
+					i++
+					continue
+				}
+				i++
 				gp.Members = append(gp.Members, runMemberPreviewModel{
-					Name: m.Name, Action: string(m.Action), Reason: optString(stableReason(m.Reason)),
+					Position: int64(mi + 1), Name: m.Name, Action: a, Reason: optString(stableReason(m.Reason)),
 					CurrentKubernetesVersion: m.CurrentKubernetesVersion, TargetKubernetesVersion: m.TargetKubernetesVersion,
-					CurrentNodeImageVersions: nonNilMap(m.CurrentNodeImageVersions), TargetNodeImageVersions: nonNilMap(m.TargetNodeImageVersions),
+					CurrentNodeImageVersions: nilIfEmptyMap(m.CurrentNodeImageVersions), TargetNodeImageVersions: nilIfEmptyMap(m.TargetNodeImageVersions),
 					MaintenanceWindow: string(m.MaintenanceWindow), WindowOpensAt: timeString(m.WindowOpensAt),
 				})
 			}
+			sp.MemberCount += gp.MemberCount
 			sp.Groups = append(sp.Groups, gp)
 		}
+		out.MemberCount += sp.MemberCount
 		out.Stages = append(out.Stages, sp)
 	}
+
+	// Warnings: the run's own, then one per kind of member warning.
+	warnings := append([]string{}, p.Warnings...)
+	var grouped memberWarnings
+	for _, w := range p.MemberWarnings {
+		grouped.add(w.Summary(), w.Member)
+	}
+	warnings = append(warnings, grouped.messages()...)
+	if len(unreadable) > 0 {
+		names := make([]string, len(unreadable))
+		for k, u := range unreadable {
+			names[k] = u.Name
+		}
+		warnings = append(warnings, unreadableWarning(names, unreadable[0].Err))
+	}
+	out.Warnings = nullIfEmpty(warnings)
 	return out
+}
+
+func nilIfEmptyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 type runStatusModel struct {

@@ -84,7 +84,9 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true,
 		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name), and the " +
-			"members no group selects. Computed at plan when the strategy is created or its stages change.",
+			"members no group selects. Computed at plan when the strategy is created or its stages change. Counts cover every member; " +
+			"name lists hold at most " + fmt.Sprint(summaryListLimit) + " names each, by name, with the provider's `preview_detail = \"summary\"` " +
+			"(the default), and every name with `full`. Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
 			"stages": rschema.ListNestedAttribute{
@@ -94,16 +96,21 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 					"groups": rschema.ListNestedAttribute{
 						Computed: true, Description: "The stage's groups.",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"name":    rschema.StringAttribute{Computed: true, Description: "The group."},
-							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "Members in the group, by name."},
+							"name":         rschema.StringAttribute{Computed: true, Description: "The group."},
+							"member_count": rschema.Int64Attribute{Computed: true, Description: "How many members the group selects."},
+							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType,
+								Description: "Members in the group, sorted by name: the first " + fmt.Sprint(summaryListLimit) + " with summary detail; null when none."},
+							"members_omitted": rschema.Int64Attribute{Computed: true, Description: "How many of the group's members `members` leaves out (0 with full detail)."},
 						}},
 					},
 				}},
 			},
 			"unselected_members": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
-				Description: "Members whose update group no stage contains (or that have none): runs with this strategy never update them.",
+				Description: "Members whose update group no stage contains (or that have none), sorted by name: runs with this strategy never " +
+					"update them. The first " + fmt.Sprint(summaryListLimit) + " with summary detail; null when none.",
 			},
+			"unselected_member_count": rschema.Int64Attribute{Computed: true, Description: "How many members no group of the strategy selects."},
 		},
 	}
 }
@@ -193,7 +200,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	for _, m := range members {
 		groups[m.Group] = append(groups[m.Group], m.Name)
 	}
-	preview, warnings := strategyPreview(plan.Stages, groups)
+	preview, warnings := strategyPreview(plan.Stages, groups, r.clients.ListLimit())
 	for _, w := range warnings {
 		resp.Diagnostics.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
 	}
@@ -203,9 +210,9 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 // strategyPreview resolves the stages' groups against the members' update
-// groups (group name → member names).
-func strategyPreview(stages []stageModel, groups map[string][]string) (strategyPreviewModel, []string) {
-	out := strategyPreviewModel{Stages: []strategyStagePreviewModel{}, UnselectedMembers: []string{}}
+// groups (group name → member names), listing at most listLimit names per list (0: all).
+func strategyPreview(stages []stageModel, groups map[string][]string, listLimit int) (strategyPreviewModel, []string) {
+	out := strategyPreviewModel{Stages: []strategyStagePreviewModel{}}
 	var warnings []string
 	selected := map[string]bool{}
 	for _, st := range stages {
@@ -217,16 +224,20 @@ func strategyPreview(stages []stageModel, groups map[string][]string) (strategyP
 				warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name.ValueString(), sp.Name))
 			}
 			selected[g.Name.ValueString()] = true
-			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), Members: names})
+			listed, omitted := capList(nullIfEmpty(names), listLimit)
+			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), MemberCount: int64(len(names)), Members: listed, MembersOmitted: omitted})
 		}
 		out.Stages = append(out.Stages, sp)
 	}
+	var unselected []string
 	for g, names := range groups {
 		if !selected[g] || g == "" {
-			out.UnselectedMembers = append(out.UnselectedMembers, names...)
+			unselected = append(unselected, names...)
 		}
 	}
-	sort.Strings(out.UnselectedMembers)
+	sort.Strings(unselected)
+	out.UnselectedMemberCount = int64(len(unselected))
+	out.UnselectedMembers, _ = capList(unselected, listLimit)
 	return out, warnings
 }
 
@@ -326,7 +337,7 @@ func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.
 	for _, m := range members {
 		groups[m.Group] = append(groups[m.Group], m.Name)
 	}
-	p, _ := strategyPreview(stages, groups)
+	p, _ := strategyPreview(stages, groups, r.clients.ListLimit())
 	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
 	diags.Append(d...)
 	return obj
@@ -413,8 +424,9 @@ type updateStrategyModel struct {
 }
 
 type strategyPreviewModel struct {
-	Stages            []strategyStagePreviewModel `tfsdk:"stages"`
-	UnselectedMembers []string                    `tfsdk:"unselected_members"`
+	Stages                []strategyStagePreviewModel `tfsdk:"stages"`
+	UnselectedMembers     []string                    `tfsdk:"unselected_members"`
+	UnselectedMemberCount int64                       `tfsdk:"unselected_member_count"`
 }
 
 type strategyStagePreviewModel struct {
@@ -423,6 +435,8 @@ type strategyStagePreviewModel struct {
 }
 
 type strategyGroupPreviewModel struct {
-	Name    string   `tfsdk:"name"`
-	Members []string `tfsdk:"members"`
+	Name           string   `tfsdk:"name"`
+	MemberCount    int64    `tfsdk:"member_count"`
+	Members        []string `tfsdk:"members"`
+	MembersOmitted int64    `tfsdk:"members_omitted"`
 }

@@ -38,7 +38,8 @@ output "stable_channel" {
   description = "What the Stable channel resolves to now, and what a run would do with each member."
   value = {
     target  = fleet_auto_upgrade_profile.stable.preview.target_kubernetes_version
-    members = { for m in fleet_auto_upgrade_profile.stable.preview.members : m.name => "${m.action}: ${m.reason}" }
+    actions = fleet_auto_upgrade_profile.stable.preview.actions # action → number of members
+    members = { for name, m in fleet_auto_upgrade_profile.stable.preview.members : name => "${m.action}: ${m.reason}" }
   }
 }
 

@@ -13,7 +13,11 @@ resource "fleet_update_strategy" "canary_then_prod" {
 # Upgrade every member to Kubernetes 1.33.1 with the newest node image all their regions offer.
 # `terraform plan` shows the rollout in `preview`: stage by stage, each group's members in the order
 # they will be upgraded (maintenance window open now, opening within 4 hours, none, closed), from
-# which versions to which, and who is skipped or stays pending, and why.
+# which versions to which, and who is skipped or stays pending, and why. On a large fleet the plan
+# stays short: counts (`member_count`, `actions`) cover every member of the run, stage and group, and
+# the groups' `members` list the few a reader needs first (the first members upgraded, then
+# failures, pending and skipped members) with their `position` in the group's order;
+# `preview_detail = "full"` in the provider block lists every member.
 #
 # Using the strategy's `stages` (rather than `update_strategy_id`) keeps the preview known at the
 # first plan, before the strategy exists.
@@ -39,14 +43,19 @@ resource "fleet_update_run" "k8s_1_33" {
 }
 
 output "rollout_plan" {
-  value = [
-    for s in fleet_update_run.k8s_1_33.preview.stages : {
-      stage = s.name
-      members = flatten([for g in s.groups : [
-        for m in g.members : "${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
-      ]])
-    }
-  ]
+  value = {
+    members = fleet_update_run.k8s_1_33.preview.member_count
+    actions = fleet_update_run.k8s_1_33.preview.actions # e.g. { upgrade = 950, pending = 40, skip = 10 }
+    stages = [
+      for s in fleet_update_run.k8s_1_33.preview.stages : {
+        stage   = s.name
+        actions = s.actions
+        listed = flatten([for g in s.groups : [
+          for m in(g.members == null ? [] : g.members) : "${g.name} #${m.position} ${m.name}: ${m.action} ${m.current_kubernetes_version} -> ${m.target_kubernetes_version}${m.reason == null ? "" : " (${m.reason})"}"
+        ]])
+      }
+    ]
+  }
 }
 
 output "rollout_state" {

@@ -1,7 +1,7 @@
 # Canary first; an hour later (if the canary group's upgrades succeeded) the prod groups, in
-# parallel, after someone approves the gate. The plan's `preview` lists the members each group
-# resolves to now, and warns about members no group selects (a run with this strategy never
-# updates them).
+# parallel, after someone approves the gate. The plan's `preview` counts and lists (the first 20 by
+# name; every one with the provider's `preview_detail = "full"`) the members each group resolves to
+# now, and the members no group selects (a run with this strategy never updates them).
 resource "fleet_update_strategy" "canary_then_prod" {
   name = "canary-then-prod"
   stages = [
@@ -21,7 +21,7 @@ resource "fleet_update_strategy" "canary_then_prod" {
 output "strategy_members" {
   value = {
     for s in fleet_update_strategy.canary_then_prod.preview.stages : s.name => {
-      for g in s.groups : g.name => g.members
+      for g in s.groups : g.name => { count = g.member_count, first = g.members }
     }
   }
 }

@@ -23,7 +23,11 @@ type Preview struct {
 	Stages []StagePreview
 	// UnselectedMembers are fleet members no group of the strategy selects; they are never updated.
 	UnselectedMembers []string
-	Warnings          []string
+	// Warnings are about the run as a whole (groups, stages, node images); what concerns single
+	// members is in MemberWarnings, so that a reader can group it.
+	Warnings []string
+	// MemberWarnings say what goes wrong for single members, in the order they were found.
+	MemberWarnings []MemberWarning
 	// ConsistentNodeImageVersions is the Consistent image set ("<type>-<version>"), empty otherwise.
 	ConsistentNodeImageVersions []string
 	// Outcome is the state the simulated run reaches: Completed, Skipped, Failed, or Pending
@@ -31,6 +35,53 @@ type Preview struct {
 	Outcome State
 	// EstimatedCompletion is when the simulated run completes (zero unless Outcome is Completed or Skipped).
 	EstimatedCompletion time.Time
+}
+
+// MemberWarningKind is what a MemberWarning is about.
+type MemberWarningKind string
+
+const (
+	// MemberNoGroup: the member has no update group, so no group of the strategy selects it.
+	MemberNoGroup MemberWarningKind = "no_group"
+	// MemberGroupNotInStrategy: the member's update group (Detail) is in no stage of the strategy.
+	MemberGroupNotInStrategy MemberWarningKind = "group_not_in_strategy"
+	// MemberFails: the member's upgrade fails (Detail: the message), which stops the run.
+	MemberFails MemberWarningKind = "fails"
+)
+
+// MemberWarning is a warning about one member: Kind and Detail are the same for every member
+// the same thing happens to, so warnings about many members can be told once.
+type MemberWarning struct {
+	Member string
+	Kind   MemberWarningKind
+	// Detail is the update group (MemberGroupNotInStrategy) or the failure message (MemberFails).
+	Detail string
+}
+
+// Summary words the warning for every member it concerns, without naming them.
+func (w MemberWarning) Summary() string {
+	switch w.Kind {
+	case MemberNoGroup:
+		return "members without an update group: no group of the strategy selects them and the run will not update them"
+	case MemberGroupNotInStrategy:
+		return fmt.Sprintf("members in update group %q, which no stage of the strategy contains: the run will not update them", w.Detail)
+	case MemberFails:
+		return fmt.Sprintf("members whose upgrade fails (%s): a failed member stops the run (fail-fast)", w.Detail)
+	}
+	return string(w.Kind) + " " + w.Detail
+}
+
+// String is the warning about its one member.
+func (w MemberWarning) String() string {
+	switch w.Kind {
+	case MemberNoGroup:
+		return fmt.Sprintf("member %q has no update group; no group of the strategy selects it and the run will not update it", w.Member)
+	case MemberGroupNotInStrategy:
+		return fmt.Sprintf("member %q is in update group %q, which no stage of the strategy contains; the run will not update it", w.Member, w.Detail)
+	case MemberFails:
+		return fmt.Sprintf("member %q: %s; a failed member stops the run (fail-fast)", w.Member, w.Detail)
+	}
+	return fmt.Sprintf("member %q: %s %s", w.Member, w.Kind, w.Detail)
 }
 
 // StagePreview is one stage of the plan.
@@ -119,9 +170,9 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		for _, name := range p.UnselectedMembers {
 			m := currentIdx[name]
 			if m.Group == "" {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("member %q has no update group; no group of the strategy selects it and the run will not update it", name))
+				p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberNoGroup})
 			} else {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("member %q is in update group %q, which no stage of the strategy contains; the run will not update it", name, m.Group))
+				p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberGroupNotInStrategy, Detail: m.Group})
 			}
 		}
 		for _, st := range in.Strategy.Stages {
@@ -254,7 +305,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 						}
 					}
 					if msg, ok := failed[ms.Name]; ok {
-						p.Warnings = append(p.Warnings, fmt.Sprintf("member %q: %s; a failed member stops the run (fail-fast)", ms.Name, msg))
+						p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: ms.Name, Kind: MemberFails, Detail: msg})
 					}
 					order[ms.Name] = rc.seq
 					reachedMembers = append(reachedMembers, mp)
@@ -369,6 +420,9 @@ func gatePreviews(before, after []Gate) []GatePreview {
 	return out
 }
 
+// blockedReasonSample is how many Pending members blockedReason names.
+const blockedReasonSample = 3
+
 // blockedReason explains why the simulated run stopped short of some members.
 func blockedReason(run *Run) string {
 	if run.Status.State == Failed {
@@ -383,6 +437,11 @@ func blockedReason(run *Run) string {
 				}
 			}
 		}
+	}
+	// Choice: at most blockedReasonSample members are spelled out, so that the reason stays short
+	// on a fleet of thousands (it is repeated on every member the run does not reach).
+	if n := len(pending); n > blockedReasonSample {
+		pending = append(pending[:blockedReasonSample], fmt.Sprintf("and %d more", n-blockedReasonSample))
 	}
 	if len(pending) > 0 {
 		return "an earlier stage does not complete within a year while members stay Pending (" + strings.Join(pending, "; ") + ")"

@@ -61,7 +61,14 @@ func TestPlan(t *testing.T) {
 	if !reflect.DeepEqual(p.UnselectedMembers, []string{"g-stray", "h-other"}) {
 		t.Fatalf("unselected %v", p.UnselectedMembers)
 	}
-	wantLines(t, p.Warnings, []string{
+	var memberWarnings []string
+	for _, w := range p.MemberWarnings {
+		memberWarnings = append(memberWarnings, w.String())
+	}
+	if len(p.Warnings) != 0 {
+		t.Fatalf("run warnings %v", p.Warnings)
+	}
+	wantLines(t, memberWarnings, []string{
 		`member "g-stray" has no update group; no group of the strategy selects it and the run will not update it`,
 		`member "h-other" is in update group "legacy", which no stage of the strategy contains; the run will not update it`,
 	})
@@ -160,8 +167,9 @@ func TestPlanPredictsFailure(t *testing.T) {
 		"s1/one b pending [none] not reached: the run fails before it reaches this member (member a (stage s1, group one): " + fail + ")",
 		"s2/two c pending [none] not reached: the run fails before it reaches this member (member a (stage s1, group one): " + fail + ")",
 	})
-	if p.Outcome != Failed || len(p.Warnings) != 1 || !strings.HasPrefix(p.Warnings[0], `member "a": AKS does not skip`) {
-		t.Fatalf("outcome %s warnings %v", p.Outcome, p.Warnings)
+	if w := p.MemberWarnings; p.Outcome != Failed || len(p.Warnings) != 0 || len(w) != 1 || w[0].Kind != MemberFails || w[0].Member != "a" ||
+		!strings.HasPrefix(w[0].String(), `member "a": AKS does not skip`) {
+		t.Fatalf("outcome %s warnings %v %v", p.Outcome, p.Warnings, p.MemberWarnings)
 	}
 }
 

@@ -541,10 +541,9 @@ type memberOutcome struct {
 // at", "then fails") and by the failures the warnings announce.
 func expectedOutcomes(p rollout.Preview) map[string]memberOutcome {
 	failed := map[string]string{}
-	for _, w := range p.Warnings {
-		if rest, ok := strings.CutSuffix(w, "; a failed member stops the run (fail-fast)"); ok && strings.HasPrefix(rest, `member "`) {
-			name, msg, _ := strings.Cut(strings.TrimPrefix(rest, `member "`), `": `)
-			failed[name] = msg
+	for _, w := range p.MemberWarnings {
+		if w.Kind == rollout.MemberFails {
+			failed[w.Member] = w.Detail
 		}
 	}
 	outcomeOf := func(name string) memberOutcome {

@@ -45,15 +45,15 @@ var factories = map[string]func() (tfprotov6.ProviderServer, error){
 // The fleet of testdata/fleet.yaml.
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000003", ResourceGroupName: "rg-autoupgrade", Name: "autoupgrade"}
 
-// Members in the preview's order (the fleet's inventory, sorted by name): behind-1, canary-1,
-// current-1, patch-1, patch-2, prod-1. (patch-* change version during the release test; no other
-// test looks at them.)
+// Members of the fleet, the keys of the preview's members: behind-1, canary-1, current-1,
+// patch-1, patch-2, prod-1. (patch-* change version during the release test; no other test looks
+// at them.)
 const (
-	behind1  = 0
-	canary1  = 1
-	current1 = 2
-	patch1   = 3
-	prod1    = 5
+	behind1  = "behind-1"
+	canary1  = "canary-1"
+	current1 = "current-1"
+	patch1   = "patch-1"
+	prod1    = "prod-1"
 )
 
 func at(root string, parts ...any) tfjsonpath.Path {
@@ -168,7 +168,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// Before the release the 1.31 target is 1.31.9: patch-1 is already there.
-				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("preview", "members", patch1, "name"), knownvalue.StringExact("patch-1")),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("preview", "members", patch1, "current_kubernetes_version"), knownvalue.NotNull()),
 			}},
 			Check: func(*terraform.State) error {
 				ctx := context.Background()
@@ -276,7 +276,7 @@ resource "fleet_auto_upgrade_profile" "` + name + `" {
 `
 }
 
-func member(res string, i int, action, target string, reason *regexp.Regexp) []plancheck.PlanCheck {
+func member(res string, i string, action, target string, reason *regexp.Regexp) []plancheck.PlanCheck {
 	a := "fleet_auto_upgrade_profile." + res
 	return []plancheck.PlanCheck{
 		plancheck.ExpectKnownValue(a, at("preview", "members", i, "action"), knownvalue.StringExact(action)),
@@ -295,8 +295,10 @@ func TestAccAutoUpgradeProfile_channels(t *testing.T) {
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_kubernetes_version"), knownvalue.Null()),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_node_image_versions"),
 			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")})),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "members", canary1, "name"), knownvalue.StringExact("canary-1")),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "members", behind1, "name"), knownvalue.StringExact("behind-1")),
+		// Six members, all listed (summary detail lists 20), counted by action.
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "member_count"), knownvalue.Int64Exact(6)),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "members_omitted"), knownvalue.Int64Exact(0)),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "actions", "skip"), knownvalue.NotNull()),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "members", behind1, "current_kubernetes_version"), knownvalue.StringExact("1.31.9")),
 	}
 	// Stable 1.32.5

@@ -79,6 +79,11 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "unselected_members"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("risky-1")})),
 				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "outcome"), knownvalue.StringExact("Completed")),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "position"), knownvalue.Int64Exact(1)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),

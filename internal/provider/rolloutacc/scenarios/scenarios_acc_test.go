@@ -459,6 +459,13 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, member(2, "action"), str("pending")),
 				plancheck.ExpectKnownValue(r, member(2, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`maintenance window .* is closed; it opens at 2036-`))),
 				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Pending")),
+				// Summary detail: three members fit the cap, each at its place in the update order.
+				plancheck.ExpectKnownValue(r, member(0, "position"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(r, member(2, "position"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(r, at("preview", "member_count"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"upgrade": knownvalue.Int64Exact(2), "pending": knownvalue.Int64Exact(1)})),
+				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
 			}},
 		}, {
 			PreConfig: func() {
@@ -504,7 +511,8 @@ resource "fleet_update_run" "r" {
 // there (with a newer image available in eastus, untouched), and the image
 // type of ci-gen1 (eastus) and ci-gen1-west (westus3) has no version common
 // to both regions: both skipped, in the preview and the run. (The preview
-// knows a region's images from its members' pools: see testdata/fleet.yaml.)
+// knows a region's images from its members' pools: see testdata/fleet.yaml.) The provider lists
+// every member (preview_detail = "full"): the summary would leave out ci-west, the fourth.
 func TestAccUpdateRun_consistentImages(t *testing.T) {
 	const r = "fleet_update_run.r"
 	m := func(i int, parts ...any) tfjsonpath.Path {
@@ -515,6 +523,10 @@ func TestAccUpdateRun_consistentImages(t *testing.T) {
 		CheckDestroy:             runGone(t, "consistent-run"),
 		Steps: []resource.TestStep{{
 			Config: `
+provider "fleet" {
+  preview_detail = "full"
+}
+
 resource "fleet_update_run" "r" {
   name     = "consistent-run"
   wait_for = "completed"
@@ -539,6 +551,10 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, m(3, "name"), str("ci-west")),
 				plancheck.ExpectKnownValue(r, m(3, "action"), str("upgrade")),
 				plancheck.ExpectKnownValue(r, m(3, "target_node_image_versions", "system"), str("AKSUbuntu-2204gen2containerd-202510.01.0")),
+				plancheck.ExpectKnownValue(r, m(3, "position"), knownvalue.Int64Exact(4)),
+				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
+				plancheck.ExpectKnownValue(r, at("preview", "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"skip": knownvalue.Int64Exact(3), "upgrade": knownvalue.Int64Exact(1)})),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
