@@ -1,6 +1,11 @@
 // Package fleetfile reads the YAML file that describes a local fleet
 // (SPEC §6): members, regions, versions, windows, planned failures.
 // Unknown keys are an error, so a typo never silently changes a fleet.
+//
+// Top-level keys: fleet, clock, regions, members, generate (many members
+// from a seed: count, namePrefix, seed, regions, groups, labels,
+// properties, nodeCount, taint, unhealthyFraction, maintenanceWindows,
+// resources; see Generate) and hub (agent: false runs no hub agent).
 package fleetfile
 
 import (
