@@ -38,7 +38,7 @@ type Config struct {
 	Heartbeat time.Duration
 	// NoHubAgent runs no hub agent whatever the fleet file says (hub.agent).
 	NoHubAgent bool
-	Logf      func(format string, args ...any)
+	Logf       func(format string, args ...any)
 }
 
 // Fleet is a running local fleet.
