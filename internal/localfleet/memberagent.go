@@ -139,7 +139,35 @@ func (a *memberAgents) join(ctx context.Context) error {
 	if a.direct {
 		return parallel(ctx, members, func(ctx context.Context, m fleetfile.Member) error { return a.report(ctx, m.Name, false) })
 	}
-	return a.reportAsJoined(ctx, members)
+	if err := a.reportAsJoined(ctx, members); err != nil {
+		return err
+	}
+	return a.awaitCopied(ctx, len(members))
+}
+
+// awaitCopied waits until the hub agent has copied every member's first
+// report into its MemberCluster (membercluster_controller.go
+// syncInternalMemberClusterStatus), so a fleet that is up is also eligible.
+func (a *memberAgents) awaitCopied(ctx context.Context, n int) error {
+	bound := time.Minute + time.Duration(n)*50*time.Millisecond
+	missing := 0
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, bound, true, func(ctx context.Context) (bool, error) {
+		var list clusterv1beta1.MemberClusterList
+		if err := a.hub.List(ctx, &list); err != nil {
+			return false, err
+		}
+		missing = n
+		for i := range list.Items {
+			if _, ok := a.state[list.Items[i].Name]; ok && list.Items[i].GetAgentStatus(clusterv1beta1.MemberAgent) != nil {
+				missing--
+			}
+		}
+		return missing == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the hub agent did not copy the status of %d members into their MemberClusters: %w", missing, err)
+	}
+	return nil
 }
 
 // reportAsJoined reports each member as soon as the hub agent has created
