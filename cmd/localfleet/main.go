@@ -1,6 +1,6 @@
 // Command localfleet starts and stops a local fleet (SPEC §6).
 //
-//	localfleet up [-fleet FILE] [-dir .localfleet] [-foreground]
+//	localfleet up [-fleet FILE] [-dir .localfleet] [-foreground] [-heartbeat 30s] [-no-hub-agent] [-timeout 5m]
 //	localfleet down [-dir .localfleet]
 //
 // `up` returns once the fleet is ready and keeps it running in the
@@ -56,7 +56,8 @@ func up(args []string) error {
 	fs.StringVar(&cfg.BinDir, "bin", "bin", "directory with hubagent and kube-apiserver")
 	fs.StringVar(&cfg.FleetCRDs, "fleet-crds", "", "KubeFleet CRDs (default: go.goms.io/fleet's config/crd/bases)")
 	fs.StringVar(&cfg.KarpenterCRDs, "karpenter-crds", "", "Karpenter CRDs (default: sigs.k8s.io/karpenter's pkg/apis/crds)")
-	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 30*time.Second, "simulated member agents' heartbeat period")
+	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "simulated member agents' heartbeat period (default 30s; up to 2m for fleets over 1,500 members)")
+	fs.BoolVar(&cfg.NoHubAgent, "no-hub-agent", false, "run no hub agent: the member agents write the MemberClusters' status (as the fleet file's hub: {agent: false})")
 	foreground := fs.Bool("foreground", false, "run in the foreground until SIGINT/SIGTERM")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for the fleet to be ready")
 	_ = fs.Parse(args)

@@ -35,8 +35,9 @@ func startAPIServer(cfg Config, name string, crdDirs []string, scheme *runtime.S
 	// An admin user with a client certificate: the kubeconfig the Fleet API
 	// hands out (listCredentials) and the hub agent use.
 	// client-go's default 5 requests/s would make a few hundred members take
-	// minutes to join and a heartbeat round far longer than its period.
-	base := &rest.Config{QPS: 500, Burst: 1000}
+	// minutes to join and a heartbeat round far longer than its period. On
+	// loopback the member agents' bounded pool, not this limiter, paces them.
+	base := &rest.Config{QPS: 2000, Burst: 2000}
 	user, err := env.ControlPlane.AddUser(envtest.User{Name: name + "-admin", Groups: []string{"system:masters"}}, base)
 	if err != nil {
 		s.stop()

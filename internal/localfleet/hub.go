@@ -36,7 +36,7 @@ type hubAgent struct {
 
 // startHubAgent runs the hub agent with its webhook off (there is no
 // in-cluster service to route it) and loopback-only probes.
-func startHubAgent(cfg Config, hub *apiServer) (*hubAgent, error) {
+func startHubAgent(cfg Config, hub *apiServer, members int) (*hubAgent, error) {
 	// The hub agent keeps leases and events in fleet-system.
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-system"}}
 	if err := hub.client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -52,8 +52,9 @@ func startHubAgent(cfg Config, hub *apiServer) (*hubAgent, error) {
 		"--leader-elect=false",
 		"--health-probe-bind-address=0",
 		"--metrics-bind-address=0",
-		// Generated fleets in the tests have up to a thousand members.
-		"--max-fleet-size=5000",
+		// The hub agent sizes its controllers' concurrency by the fleet
+		// (cmd/hubagent/main.go: one membercluster reconciler per 100 members).
+		fmt.Sprintf("--max-fleet-size=%d", max(5000, members)),
 		"--hub-api-qps=500",
 		"--v=2",
 	)

@@ -33,9 +33,12 @@ type Config struct {
 	// sigs.k8s.io/karpenter in the module cache.
 	FleetCRDs     string
 	KarpenterCRDs string
-	// Heartbeat is the simulated member agents' period (default 30s).
+	// Heartbeat is the simulated member agents' period (default:
+	// DefaultHeartbeat for the fleet's size).
 	Heartbeat time.Duration
-	Logf      func(format string, args ...any)
+	// NoHubAgent runs no hub agent whatever the fleet file says (hub.agent).
+	NoHubAgent bool
+	Logf       func(format string, args ...any)
 }
 
 // Fleet is a running local fleet.
@@ -59,12 +62,12 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	if cfg.Heartbeat == 0 {
-		cfg.Heartbeat = 30 * time.Second
-	}
 	file, err := fleetfile.Load(cfg.FleetFile)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = DefaultHeartbeat(len(file.Members))
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, err
@@ -85,10 +88,15 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 	}
 	f.recordProcesses()
 	cfg.Logf("hub kube-apiserver up in %s", time.Since(t0).Round(time.Millisecond))
-	if f.agent, err = startHubAgent(cfg, f.hub); err != nil {
-		return f, err
+	direct := !file.HubAgent() || cfg.NoHubAgent
+	if direct {
+		cfg.Logf("no hub agent: the member agents write the MemberClusters' status")
+	} else {
+		if f.agent, err = startHubAgent(cfg, f.hub, len(file.Members)); err != nil {
+			return f, err
+		}
+		f.recordProcesses()
 	}
-	f.recordProcesses()
 
 	memberKubeconfigs := map[string][]byte{}
 	for _, m := range file.Members {
@@ -106,12 +114,12 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		cfg.Logf("member %s kube-apiserver up in %s", m.Name, time.Since(t).Round(time.Millisecond))
 	}
 
-	f.agents = newMemberAgents(f.hub.client, file, cfg.Heartbeat, cfg.Logf)
+	f.agents = newMemberAgents(f.hub.client, file, cfg.Heartbeat, direct, cfg.Logf)
 	t := time.Now()
 	if err := f.agents.join(ctx); err != nil {
 		return f, err
 	}
-	cfg.Logf("%d members joined the hub in %s", len(file.Members), time.Since(t).Round(time.Millisecond))
+	cfg.Logf("%d members joined the hub in %s; heartbeats every %s", len(file.Members), time.Since(t).Round(time.Millisecond), cfg.Heartbeat)
 	go func() {
 		defer close(f.done)
 		f.agents.run(runCtx)
@@ -141,6 +149,13 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		return f, err
 	}
 	return f, nil
+}
+
+// DefaultHeartbeat is 30s, or longer for large fleets so the hub sees at
+// most about 50 heartbeats a second, but at most 2m: the scheduler wants a
+// heartbeat within 5 minutes (clustereligibilitychecker/checker.go).
+func DefaultHeartbeat(members int) time.Duration {
+	return min(2*time.Minute, max(30*time.Second, time.Duration(members)*time.Second/50))
 }
 
 func randomSecret() string {

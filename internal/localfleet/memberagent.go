@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,6 +45,10 @@ const (
 	reasonJoined      = "InternalMemberClusterJoined"
 	reasonHealthy     = "InternalMemberClusterHealthy"
 	reasonUnhealthy   = "InternalMemberClusterUnhealthy"
+	// The hub agent's MemberCluster reasons
+	// (pkg/controllers/membercluster/v1beta1/membercluster_controller.go).
+	reasonMCReadyToJoin = "MemberClusterReadyToJoin"
+	reasonMCJoined      = "MemberClusterJoined"
 	// staleHeartbeat is how long ago an unhealthy member "last" heartbeat:
 	// past the hub's 5-minute eligibility limit (clustereligibilitychecker).
 	staleHeartbeat = 10 * time.Minute
@@ -50,23 +56,51 @@ const (
 
 // memberAgents simulate each member's KubeFleet member agent against the
 // real hub: join, heartbeat, properties, resource usage, and Works applied.
+//
+// They are cheap enough for fleets of thousands: one scheduler goroutine
+// spreads the heartbeats over the interval, a bounded pool writes them, and
+// each heartbeat is one JSON patch of the status subresource without a read
+// first (the agents are its only writer, so nothing can conflict).
+//
+// Without the hub agent (direct), they also do what its membercluster
+// controller does with what they report and write the MemberCluster's
+// status themselves.
 type memberAgents struct {
 	hub      client.Client
 	file     *fleetfile.File
 	interval time.Duration
+	direct   bool
 	logf     func(string, ...any)
 
 	mu      sync.Mutex
 	members map[string]fleetfile.Member
-	// reporting serialises reports, so a heartbeat round cannot report a
-	// member as it was before an Update that ran meanwhile.
-	reporting sync.Mutex
+	// state is per member and fixed after construction, so it needs no lock
+	// of its own to look up.
+	state map[string]*agentState
 }
 
-func newMemberAgents(hub client.Client, file *fleetfile.File, interval time.Duration, logf func(string, ...any)) *memberAgents {
-	a := &memberAgents{hub: hub, file: file, interval: interval, logf: logf, members: map[string]fleetfile.Member{}}
+// agentState is what a member agent remembers between reports. Its mutex
+// serialises the member's reports, so a heartbeat cannot report a member as
+// it was before an Update that ran meanwhile.
+type agentState struct {
+	mu sync.Mutex
+	// generation of the object whose status is written (the IMC, or the
+	// MemberCluster when direct), for the conditions' observedGeneration.
+	generation int64
+	agent      []metav1.Condition // the member agent's conditions last written
+	cluster    []metav1.Condition // the MemberCluster's, when direct
+}
+
+// workers bounds the agents' parallel writes: enough to keep a loopback API
+// server busy, few enough not to starve it on two cores.
+const workers = 16
+
+func newMemberAgents(hub client.Client, file *fleetfile.File, interval time.Duration, direct bool, logf func(string, ...any)) *memberAgents {
+	a := &memberAgents{hub: hub, file: file, interval: interval, direct: direct, logf: logf,
+		members: map[string]fleetfile.Member{}, state: map[string]*agentState{}}
 	for _, m := range file.Members {
 		a.members[m.Name] = m
+		a.state[m.Name] = &agentState{}
 	}
 	return a
 }
@@ -84,18 +118,106 @@ func (a *memberAgents) hubLabels(m fleetfile.Member) map[string]string {
 	return l
 }
 
-// join creates every MemberCluster, waits for the hub agent to create its
-// InternalMemberCluster, and reports the first status.
-func (a *memberAgents) join(ctx context.Context) error {
-	for _, m := range a.snapshot() {
-		if err := a.applyMemberCluster(ctx, m); err != nil {
-			return err
-		}
+// parallel runs fn for every member with at most workers at once and
+// returns the first error.
+func parallel(ctx context.Context, members []fleetfile.Member, fn func(context.Context, fleetfile.Member) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for _, m := range members {
+		g.Go(func() error { return fn(ctx, m) })
 	}
-	for _, m := range a.snapshot() {
-		if err := a.waitAndReport(ctx, m); err != nil {
-			return err
+	return g.Wait()
+}
+
+// join creates every MemberCluster, waits for the hub agent to create their
+// InternalMemberClusters (unless direct), and reports the first status.
+func (a *memberAgents) join(ctx context.Context) error {
+	members := a.snapshot()
+	if err := parallel(ctx, members, a.createMemberCluster); err != nil {
+		return err
+	}
+	if a.direct {
+		return parallel(ctx, members, func(ctx context.Context, m fleetfile.Member) error { return a.report(ctx, m.Name, false) })
+	}
+	if err := a.reportAsJoined(ctx, members); err != nil {
+		return err
+	}
+	return a.awaitCopied(ctx, len(members))
+}
+
+// awaitCopied waits until the hub agent has copied every member's first
+// report into its MemberCluster (membercluster_controller.go
+// syncInternalMemberClusterStatus), so a fleet that is up is also eligible.
+func (a *memberAgents) awaitCopied(ctx context.Context, n int) error {
+	bound := time.Minute + time.Duration(n)*50*time.Millisecond
+	missing := 0
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, bound, true, func(ctx context.Context) (bool, error) {
+		var list clusterv1beta1.MemberClusterList
+		if err := a.hub.List(ctx, &list); err != nil {
+			return false, err
 		}
+		missing = n
+		for i := range list.Items {
+			if _, ok := a.state[list.Items[i].Name]; ok && list.Items[i].GetAgentStatus(clusterv1beta1.MemberAgent) != nil {
+				missing--
+			}
+		}
+		return missing == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the hub agent did not copy the status of %d members into their MemberClusters: %w", missing, err)
+	}
+	return nil
+}
+
+// reportAsJoined reports each member as soon as the hub agent has created
+// its InternalMemberCluster, found with one metadata-only list per poll
+// rather than a GET per member.
+func (a *memberAgents) reportAsJoined(ctx context.Context, members []fleetfile.Member) error {
+	// The hub agent joins about a hundred members a second on two cores.
+	bound := 2*time.Minute + time.Duration(len(members))*100*time.Millisecond
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	pending := map[string]fleetfile.Member{}
+	for _, m := range members {
+		pending[m.Name] = m
+	}
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, bound, true, func(ctx context.Context) (bool, error) {
+		if gctx.Err() != nil {
+			return false, gctx.Err() // a report failed; g.Wait says which
+		}
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("InternalMemberClusterList"))
+		if err := a.hub.List(ctx, list); err != nil {
+			return false, err
+		}
+		for _, imc := range list.Items {
+			m, ok := pending[imc.Name]
+			if !ok || imc.Namespace != imcKey(m.Name).Namespace {
+				continue
+			}
+			delete(pending, m.Name)
+			st := a.state[m.Name]
+			st.mu.Lock()
+			st.generation = imc.Generation
+			st.mu.Unlock()
+			g.Go(func() error { return a.report(gctx, m.Name, false) })
+		}
+		return len(pending) == 0, nil
+	})
+	if werr := g.Wait(); werr != nil {
+		return werr
+	}
+	if err != nil {
+		names := make([]string, 0, len(pending))
+		for n := range pending {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if len(names) > 5 {
+			names = append(names[:5], fmt.Sprintf("and %d more", len(names)-5))
+		}
+		return fmt.Errorf("the hub agent did not create the InternalMemberClusters of %s: %w", strings.Join(names, ", "), err)
 	}
 	return nil
 }
@@ -110,75 +232,136 @@ func (a *memberAgents) snapshot() []fleetfile.Member {
 	return out
 }
 
-func (a *memberAgents) applyMemberCluster(ctx context.Context, m fleetfile.Member) error {
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: m.Name}}
+func (a *memberAgents) memberCluster(m fleetfile.Member) *clusterv1beta1.MemberCluster {
 	taints := make([]clusterv1beta1.Taint, 0, len(m.Taints))
 	for _, t := range m.Taints {
 		taints = append(taints, clusterv1beta1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 	}
+	return &clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Labels: a.hubLabels(m)},
+		Spec: clusterv1beta1.MemberClusterSpec{
+			Identity:               rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "fleet-member-agent-" + m.Name, Namespace: "fleet-system"},
+			HeartbeatPeriodSeconds: 60,
+			Taints:                 taints,
+		},
+	}
+}
+
+// createMemberCluster creates the member's MemberCluster, or brings an
+// existing one up to date.
+func (a *memberAgents) createMemberCluster(ctx context.Context, m fleetfile.Member) error {
+	mc := a.memberCluster(m)
+	err := a.hub.Create(ctx, mc)
+	if apierrors.IsAlreadyExists(err) {
+		return a.applyMemberCluster(ctx, m)
+	}
+	if err != nil {
+		return fmt.Errorf("member cluster %s: %w", m.Name, err)
+	}
+	a.setClusterGeneration(m.Name, mc.Generation)
+	return nil
+}
+
+func (a *memberAgents) applyMemberCluster(ctx context.Context, m fleetfile.Member) error {
+	want := a.memberCluster(m)
+	mc := &clusterv1beta1.MemberCluster{}
 	op := func() error {
-		err := a.hub.Get(ctx, client.ObjectKeyFromObject(mc), mc)
+		err := a.hub.Get(ctx, client.ObjectKeyFromObject(want), mc)
 		if apierrors.IsNotFound(err) {
-			mc.Labels = a.hubLabels(m)
-			mc.Spec = clusterv1beta1.MemberClusterSpec{
-				Identity:               rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "fleet-member-agent-" + m.Name, Namespace: "fleet-system"},
-				HeartbeatPeriodSeconds: 60,
-				Taints:                 taints,
-			}
+			mc = want.DeepCopy()
 			return a.hub.Create(ctx, mc)
 		}
 		if err != nil {
 			return err
 		}
-		mc.Labels = a.hubLabels(m)
-		mc.Spec.Taints = taints
+		mc.Labels = want.Labels
+		mc.Spec.Taints = want.Spec.Taints
 		return a.hub.Update(ctx, mc)
 	}
 	if err := retryConflicts(ctx, op); err != nil {
 		return fmt.Errorf("member cluster %s: %w", m.Name, err)
 	}
+	a.setClusterGeneration(m.Name, mc.Generation)
 	return nil
+}
+
+// setClusterGeneration keeps the MemberCluster's generation when its status
+// is written directly; the IMC's generation does not follow it.
+func (a *memberAgents) setClusterGeneration(name string, gen int64) {
+	if !a.direct {
+		return
+	}
+	st := a.state[name]
+	st.mu.Lock()
+	st.generation = gen
+	st.mu.Unlock()
 }
 
 func imcKey(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: "fleet-member-" + name, Name: name}
 }
 
-func (a *memberAgents) waitAndReport(ctx context.Context, m fleetfile.Member) error {
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := a.hub.Get(ctx, imcKey(m.Name), &clusterv1beta1.InternalMemberCluster{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return err == nil, err
-	})
-	if err != nil {
-		return fmt.Errorf("the hub agent did not create the InternalMemberCluster of %s: %w", m.Name, err)
+// report writes what the real member agent writes on each heartbeat
+// (member_controller.go updateHealth/updateResourceStats/updateMemberAgentHeartBeat),
+// as one patch replacing the status.
+//
+// It reads the member's description under the member's lock, so a report
+// never writes a description older than one an Update already reported. A
+// heartbeat (heartbeat true) of an unhealthy member writes nothing, so the
+// hub keeps its stale heartbeat.
+func (a *memberAgents) report(ctx context.Context, name string, heartbeat bool) error {
+	st := a.state[name]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	m, ok := a.Member(name)
+	if !ok || (heartbeat && !m.IsHealthy()) {
+		return nil
 	}
-	return a.report(ctx, m)
+	return a.write(ctx, st, m)
 }
 
-// report writes what the real member agent writes on each heartbeat
-// (member_controller.go updateHealth/updateResourceStats/updateMemberAgentHeartBeat).
-func (a *memberAgents) report(ctx context.Context, m fleetfile.Member) error {
-	return retryConflicts(ctx, func() error {
-		imc := &clusterv1beta1.InternalMemberCluster{}
-		if err := a.hub.Get(ctx, imcKey(m.Name), imc); err != nil {
-			return err
+func (a *memberAgents) write(ctx context.Context, st *agentState, m fleetfile.Member) error {
+	now := time.Now()
+	beat, healthy, reason := now, metav1.ConditionTrue, reasonHealthy
+	if !m.IsHealthy() {
+		beat, healthy, reason = now.Add(-staleHeartbeat), metav1.ConditionFalse, reasonUnhealthy
+	}
+	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue, Reason: reasonJoined, ObservedGeneration: st.generation}, now)
+	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentHealthy), Status: healthy, Reason: reason, ObservedGeneration: st.generation}, beat)
+	agent := []clusterv1beta1.AgentStatus{{
+		Type:                  clusterv1beta1.MemberAgent,
+		Conditions:            st.agent,
+		LastReceivedHeartbeat: metav1.NewTime(beat),
+	}}
+	var obj client.Object
+	var status any
+	if a.direct {
+		// What the hub agent's membercluster controller copies from the IMC
+		// (pkg/controllers/membercluster/v1beta1/membercluster_controller.go:
+		// syncInternalMemberClusterStatus, aggregateJoinedCondition,
+		// markMemberClusterReadyToJoin, markMemberClusterJoined).
+		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1beta1.ConditionTypeMemberClusterReadyToJoin), Status: metav1.ConditionTrue, Reason: reasonMCReadyToJoin, ObservedGeneration: st.generation}, now)
+		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1beta1.ConditionTypeMemberClusterJoined), Status: metav1.ConditionTrue, Reason: reasonMCJoined, ObservedGeneration: st.generation}, now)
+		obj = &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: m.Name}}
+		status = clusterv1beta1.MemberClusterStatus{
+			Conditions: st.cluster, AgentStatus: agent,
+			Properties: properties(m, now), ResourceUsage: resourceUsage(m, now),
 		}
-		now := time.Now()
-		heartbeat, healthy, reason := now, metav1.ConditionTrue, reasonHealthy
-		if !m.IsHealthy() {
-			heartbeat, healthy, reason = now.Add(-staleHeartbeat), metav1.ConditionFalse, reasonUnhealthy
+	} else {
+		key := imcKey(m.Name)
+		obj = &clusterv1beta1.InternalMemberCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		status = clusterv1beta1.InternalMemberClusterStatus{
+			AgentStatus: agent, Properties: properties(m, now), ResourceUsage: resourceUsage(m, now),
 		}
-		st := imc.GetAgentStatus(clusterv1beta1.MemberAgent)
-		st.LastReceivedHeartbeat = metav1.NewTime(heartbeat)
-		setCondition(&st.Conditions, metav1.Condition{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue, Reason: reasonJoined, ObservedGeneration: imc.Generation}, now)
-		setCondition(&st.Conditions, metav1.Condition{Type: string(clusterv1beta1.AgentHealthy), Status: healthy, Reason: reason, ObservedGeneration: imc.Generation}, heartbeat)
-		imc.Status.Properties = properties(m, now)
-		imc.Status.ResourceUsage = resourceUsage(m, now)
-		return a.hub.Status().Update(ctx, imc)
-	})
+	}
+	patch, err := json.Marshal([]map[string]any{{"op": "add", "path": "/status", "value": status}})
+	if err != nil {
+		return err
+	}
+	if err := a.hub.Status().Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return fmt.Errorf("member agent %s: report: %w", m.Name, err)
+	}
+	return nil
 }
 
 // setCondition is meta.SetStatusCondition with an explicit transition time,
@@ -233,41 +416,72 @@ func resourceList(in map[string]string) corev1.ResourceList {
 	return out
 }
 
-// run heartbeats every interval and reports Works applied every second,
+// run heartbeats and, with a hub agent, reports Works applied every second,
 // until ctx ends.
 func (a *memberAgents) run(ctx context.Context) {
-	heartbeat := time.NewTicker(a.interval)
-	works := time.NewTicker(time.Second)
-	defer heartbeat.Stop()
-	defer works.Stop()
-	for {
+	var wg sync.WaitGroup
+	if !a.direct { // without the hub agent nothing creates Works
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			works := time.NewTicker(time.Second)
+			defer works.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-works.C:
+					if err := a.applyWorks(ctx); err != nil && ctx.Err() == nil {
+						a.logf("member agents: works: %v", err)
+					}
+				}
+			}
+		}()
+	}
+	a.heartbeats(ctx)
+	wg.Wait()
+}
+
+// heartbeatSlot is how often a slice of the members heartbeats: the
+// interval is cut into slots and member i heartbeats in slot i mod slots,
+// so the hub sees a steady trickle instead of a burst every interval.
+const heartbeatSlot = 500 * time.Millisecond
+
+func (a *memberAgents) heartbeats(ctx context.Context) {
+	names := make([]string, 0, len(a.file.Members))
+	for _, m := range a.file.Members {
+		names = append(names, m.Name)
+	}
+	slots := max(1, min(len(names), int(a.interval/heartbeatSlot)))
+	tick := time.NewTicker(a.interval / time.Duration(slots))
+	defer tick.Stop()
+	round := time.Now()
+	for slot := 0; ; slot = (slot + 1) % slots {
 		select {
 		case <-ctx.Done():
 			return
-		case <-heartbeat.C:
-			for _, m := range a.snapshot() {
-				if err := a.heartbeat(ctx, m.Name); err != nil && ctx.Err() == nil {
-					a.logf("member agent %s: heartbeat: %v", m.Name, err)
-				}
-			}
-		case <-works.C:
-			if err := a.applyWorks(ctx); err != nil && ctx.Err() == nil {
-				a.logf("member agents: works: %v", err)
-			}
+		case <-tick.C:
 		}
+		if slot == 0 {
+			if took := time.Since(round); took > a.interval*3/2 {
+				a.logf("member agents: a heartbeat round took %s, longer than the %s interval: the hub is overloaded", took.Round(time.Second), a.interval)
+			}
+			round = time.Now()
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for i := slot; i < len(names); i += slots {
+			g.Go(func() error {
+				if err := a.report(gctx, names[i], true); err != nil && gctx.Err() == nil {
+					a.logf("member agent %s: heartbeat: %v", names[i], err)
+				}
+				return nil
+			})
+		}
+		// Reports of one slot finish before the next starts: a hub that
+		// cannot keep up slows the heartbeats down rather than piling them up.
+		_ = g.Wait()
 	}
-}
-
-// heartbeat reports a member as it is now; an unhealthy member sends none,
-// so the hub keeps its stale heartbeat.
-func (a *memberAgents) heartbeat(ctx context.Context, name string) error {
-	a.reporting.Lock()
-	defer a.reporting.Unlock()
-	m, ok := a.Member(name)
-	if !ok || !m.IsHealthy() {
-		return nil
-	}
-	return a.report(ctx, m)
 }
 
 // Update changes a member (labels, taints, health, properties) and reports
@@ -280,12 +494,10 @@ func (a *memberAgents) Update(ctx context.Context, m fleetfile.Member) error {
 	}
 	a.members[m.Name] = m
 	a.mu.Unlock()
-	a.reporting.Lock()
-	defer a.reporting.Unlock()
 	if err := a.applyMemberCluster(ctx, m); err != nil {
 		return err
 	}
-	return a.report(ctx, m)
+	return a.report(ctx, m.Name, false)
 }
 
 // Member returns a member's current description.

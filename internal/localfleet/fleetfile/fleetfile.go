@@ -1,6 +1,11 @@
 // Package fleetfile reads the YAML file that describes a local fleet
 // (SPEC §6): members, regions, versions, windows, planned failures.
 // Unknown keys are an error, so a typo never silently changes a fleet.
+//
+// Top-level keys: fleet, clock, regions, members, generate (many members
+// from a seed: count, namePrefix, seed, regions, groups, labels,
+// properties, nodeCount, taint, unhealthyFraction, maintenanceWindows,
+// resources; see Generate) and hub (agent: false runs no hub agent).
 package fleetfile
 
 import (
@@ -21,7 +26,21 @@ type File struct {
 	Clock   Clock             `json:"clock"`
 	Regions map[string]Region `json:"regions"`
 	Members []Member          `json:"members"`
+	// Generate appends generated members to Members (generate.go).
+	Generate *Generate `json:"generate,omitempty"`
+	Hub      Hub       `json:"hub,omitempty"`
 }
+
+// Hub says how the hub runs.
+type Hub struct {
+	// Agent false runs no hub agent: the simulated member agents then write
+	// the MemberClusters' status themselves, so a hub of 10,000 members starts
+	// in minutes. Nothing schedules placements on such a hub.
+	Agent *bool `json:"agent,omitempty"`
+}
+
+// HubAgent reports whether KubeFleet's hub agent runs (the default).
+func (f *File) HubAgent() bool { return f.Hub.Agent == nil || *f.Hub.Agent }
 
 type Fleet struct {
 	Name           string `json:"name"`
@@ -189,6 +208,12 @@ func Parse(b []byte) (*File, error) {
 	var f File
 	if err := yaml.UnmarshalStrict(b, &f); err != nil {
 		return nil, err
+	}
+	if f.Generate != nil {
+		if errs := f.Generate.validate(f.Regions); len(errs) > 0 {
+			return nil, fmt.Errorf("invalid fleet file:\n  %s", strings.Join(errs, "\n  "))
+		}
+		f.Members = append(f.Members, f.Generate.members(f.Regions)...)
 	}
 	if err := f.validate(); err != nil {
 		return nil, err
