@@ -258,7 +258,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 					"change":                rschema.StringAttribute{Computed: true, Description: "`kept` (the cluster already has this placement) or `added`."},
 				}},
 			},
-			"selected_omitted": rschema.Int64Attribute{Computed: true, Description: "How many picked clusters `selected` leaves out (the lowest-ranked)."},
+			"selected_omitted": rschema.Int64Attribute{Computed: true, Description: "How many picked clusters `selected` leaves out (the lowest-ranked): with the default detail it lists the top " + fmt.Sprint(summaryListLimit/2) + " (each pick takes six lines of plan)."},
 			"trimmed_count":    rschema.Int64Attribute{Computed: true, Description: "How many clusters lose the placement."},
 			"trimmed": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
@@ -275,8 +275,9 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 			},
 			"excluded": rschema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
-				Description: "Clusters not picked → the reason, worded as the scheduler words it. With the default detail, clusters of the " +
-					"most common reason classes first (by name within a class).",
+				Description: "Clusters not picked → the reason, worded as the scheduler words it. With the default detail, at most " +
+					fmt.Sprint(summaryListLimit) + ": one cluster of each reason class (the most common class first), then a second of each, " +
+					"and so on, by name within a class.",
 			},
 			"excluded_omitted": rschema.Int64Attribute{Computed: true, Description: "How many clusters not picked `excluded` leaves out."},
 		},
@@ -379,7 +380,7 @@ var (
 // 50 placements over a thousand clusters costs seconds.
 func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	shown, selectedOmitted := capList(p.Selected, limit)
+	shown, selectedOmitted := capList(p.Selected, pickLimit(limit))
 	selected := make([]attr.Value, 0, len(shown))
 	for _, s := range shown {
 		o, d := types.ObjectValue(placementPickType.AttrTypes, map[string]attr.Value{
@@ -420,8 +421,18 @@ func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics
 	return o, diags
 }
 
-// exclusionsByCommonClass orders exclusions as a capped list takes them: the most common reason
-// classes first, by cluster name within a class.
+// pickLimit is how many picks a preview lists: a pick takes six lines of plan, so half the list
+// limit keeps a 1,000-member placement with a policy of a few terms under 200 lines (make bench).
+func pickLimit(limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	return max(1, limit/2)
+}
+
+// exclusionsByCommonClass orders exclusions as a capped list takes them: one cluster of each
+// reason class, the most common class first, then a second of each, and so on (by cluster name
+// within a class), so the first entries show every reason.
 func exclusionsByCommonClass(in []scheduling.Exclusion, byReason map[string]int) []scheduling.Exclusion {
 	rank := map[string]int{}
 	for i, c := range byCountThenKey(byReason) {
@@ -429,12 +440,27 @@ func exclusionsByCommonClass(in []scheduling.Exclusion, byReason map[string]int)
 	}
 	out := append([]scheduling.Exclusion(nil), in...)
 	sort.SliceStable(out, func(i, j int) bool {
-		if rank[out[i].Class] != rank[out[j].Class] {
+		if out[i].Class != out[j].Class {
 			return rank[out[i].Class] < rank[out[j].Class]
 		}
 		return out[i].Cluster < out[j].Cluster
 	})
-	return out
+	round := make([]int, len(out))
+	seen := map[string]int{}
+	for i, e := range out {
+		round[i] = seen[e.Class]
+		seen[e.Class]++
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return round[idx[a]] < round[idx[b]] })
+	ordered := make([]scheduling.Exclusion, len(out))
+	for i, j := range idx {
+		ordered[i] = out[j]
+	}
+	return ordered
 }
 
 // ---- HCL → KubeFleet ----

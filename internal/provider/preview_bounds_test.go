@@ -136,44 +136,41 @@ func TestPlacementPreviewBounds(t *testing.T) {
 
 	selected := summary["selected"].(types.List).Elements()
 	excluded := summary["excluded"].(types.Map).Elements()
-	if len(selected) != summaryListLimit || len(excluded) != summaryListLimit {
-		t.Fatalf("summary lists %d selected and %d excluded, want %d each", len(selected), len(excluded), summaryListLimit)
+	if len(selected) != summaryListLimit/2 || len(excluded) != summaryListLimit {
+		t.Fatalf("summary lists %d selected and %d excluded, want %d and %d", len(selected), len(excluded), summaryListLimit/2, summaryListLimit)
 	}
 	for i := range selected {
 		if !selected[i].Equal(fullSelected[i]) {
 			t.Errorf("summary pick %d is %s, want the full list's %s (top-ranked first)", i, selected[i], fullSelected[i])
 		}
 	}
-	if got, want := int64Attr(summary["selected_omitted"]), int64(100-summaryListLimit); got != want {
+	if got, want := int64Attr(summary["selected_omitted"]), int64(100-summaryListLimit/2); got != want {
 		t.Errorf("selected_omitted %d, want %d", got, want)
 	}
 	if got, want := int64Attr(summary["excluded_omitted"]), int64(len(fullExcluded)-summaryListLimit); got != want {
 		t.Errorf("excluded_omitted %d, want %d", got, want)
 	}
-	// The listed exclusions come from the most common class, by name.
-	var top []string
-	for k := range byReason {
-		top = append(top, k)
-	}
-	sort.Slice(top, func(i, j int) bool {
-		if byReason[top[i]] != byReason[top[j]] {
-			return byReason[top[i]] > byReason[top[j]]
-		}
-		return top[i] < top[j]
-	})
-	if byReason[top[0]] < summaryListLimit {
-		t.Fatalf("the most common class %q has only %d clusters: the fleet does not exercise the order", top[0], byReason[top[0]])
-	}
-	var wantNames []string
+	// Every reason class shows, and within a class the listed clusters are its first by name.
+	byClass := map[string][]string{}
 	for _, e := range p.Excluded {
-		if e.Class == top[0] {
-			wantNames = append(wantNames, e.Cluster)
-		}
+		byClass[e.Class] = append(byClass[e.Class], e.Cluster)
 	}
-	sort.Strings(wantNames)
-	for _, name := range wantNames[:summaryListLimit] {
-		if _, ok := excluded[name]; !ok {
-			t.Errorf("summary leaves out %s although it is among the first of the most common class %q", name, top[0])
+	for class, names := range byClass {
+		sort.Strings(names)
+		n := 0
+		for n < len(names) {
+			if _, ok := excluded[names[n]]; !ok {
+				break
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("the summary shows no cluster of class %q", class)
+		}
+		for _, name := range names[n:] {
+			if _, ok := excluded[name]; ok {
+				t.Errorf("class %q: %s is listed but an earlier cluster of the class (%s) is not", class, name, names[n])
+			}
 		}
 	}
 	for name, reason := range excluded {

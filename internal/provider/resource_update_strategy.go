@@ -85,8 +85,8 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 		Computed: true,
 		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name), and the " +
 			"members no group selects. Computed at plan when the strategy is created or its stages change. Counts cover every member; " +
-			"name lists hold at most " + fmt.Sprint(summaryListLimit) + " names each, by name, with the provider's `preview_detail = \"summary\"` " +
-			"(the default), and every name with `full`. Empty lists are null.",
+			"name lists hold at most " + fmt.Sprint(summaryListLimit) + " names in all, by name, shared among the groups (at least one " +
+			"each), with the provider's `preview_detail = \"summary\"` (the default), and every name with `full`. Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
 			"stages": rschema.ListNestedAttribute{
@@ -99,7 +99,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 							"name":         rschema.StringAttribute{Computed: true, Description: "The group."},
 							"member_count": rschema.Int64Attribute{Computed: true, Description: "How many members the group selects."},
 							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType,
-								Description: "Members in the group, sorted by name: the first " + fmt.Sprint(summaryListLimit) + " with summary detail; null when none."},
+								Description: "Members in the group, sorted by name: the group's share of " + fmt.Sprint(summaryListLimit) + " names with summary detail; null when none."},
 							"members_omitted": rschema.Int64Attribute{Computed: true, Description: "How many of the group's members `members` leaves out (0 with full detail)."},
 						}},
 					},
@@ -215,6 +215,7 @@ func strategyPreview(stages []stageModel, groups map[string][]string, listLimit 
 	out := strategyPreviewModel{Stages: []strategyStagePreviewModel{}}
 	var warnings []string
 	selected := map[string]bool{}
+	perGroup := groupListLimit(stages, listLimit)
 	for _, st := range stages {
 		sp := strategyStagePreviewModel{Name: st.Name.ValueString(), Groups: []strategyGroupPreviewModel{}}
 		for _, g := range st.Groups {
@@ -224,7 +225,7 @@ func strategyPreview(stages []stageModel, groups map[string][]string, listLimit 
 				warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name.ValueString(), sp.Name))
 			}
 			selected[g.Name.ValueString()] = true
-			listed, omitted := capList(nullIfEmpty(names), listLimit)
+			listed, omitted := capList(nullIfEmpty(names), perGroup)
 			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), MemberCount: int64(len(names)), Members: listed, MembersOmitted: omitted})
 		}
 		out.Stages = append(out.Stages, sp)
@@ -239,6 +240,19 @@ func strategyPreview(stages []stageModel, groups map[string][]string, listLimit 
 	out.UnselectedMemberCount = int64(len(unselected))
 	out.UnselectedMembers, _ = capList(unselected, listLimit)
 	return out, warnings
+}
+
+// groupListLimit shares a list limit among every group of the stages, so that a strategy of many
+// groups lists as many names as one of a single group (at least one name per group; 0: all).
+func groupListLimit(stages []stageModel, listLimit int) int {
+	if listLimit <= 0 {
+		return 0
+	}
+	n := 0
+	for _, st := range stages {
+		n += len(st.Groups)
+	}
+	return max(1, listLimit/max(1, n))
 }
 
 func (r *updateStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

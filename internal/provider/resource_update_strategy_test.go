@@ -71,6 +71,7 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 		t.Errorf("warnings %q", warnings)
 	}
 	var total int64
+	listed := 0
 	for si, st := range full.Stages {
 		for gi, g := range st.Groups {
 			sg := summary.Stages[si].Groups[gi]
@@ -83,7 +84,12 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 				t.Errorf("%s: summary %v not the first names of %v", g.Name, sg.Members, g.Members[:min(3, len(g.Members))])
 			}
 			total += g.MemberCount
+			listed += len(sg.Members)
 		}
+	}
+	// Seven groups share the 20 names: two each.
+	if listed != 6*(summaryListLimit/7) {
+		t.Errorf("the summary lists %d names over its groups, want %d", listed, 6*(summaryListLimit/7))
 	}
 	if g := summary.Stages[2].Groups[2]; g.Members != nil || g.MemberCount != 0 {
 		t.Errorf("empty group: %+v, want null members", g)

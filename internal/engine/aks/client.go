@@ -57,6 +57,9 @@ type Client struct {
 	opts           *arm.ClientOptions
 	subscriptionID string
 
+	versionsMu sync.Mutex
+	versions   map[string][]*armcontainerservice.KubernetesVersion
+
 	mu   sync.Mutex
 	subs map[string]*subscriptionClients
 }
@@ -132,8 +135,14 @@ func (c *Client) ClusterUserKubeconfig(ctx context.Context, id ClusterID) ([]byt
 }
 
 // ListKubernetesVersions lists the Kubernetes versions AKS offers in a
-// location (in the session's subscription).
+// location (in the session's subscription), once per location and process:
+// every preview of a plan reads the same list (a failed read is not kept).
 func (c *Client) ListKubernetesVersions(ctx context.Context, location string) ([]*armcontainerservice.KubernetesVersion, error) {
+	c.versionsMu.Lock()
+	defer c.versionsMu.Unlock()
+	if v, ok := c.versions[location]; ok {
+		return v, nil
+	}
 	sc, err := c.forSubscription(c.subscriptionID)
 	if err != nil {
 		return nil, err
@@ -142,6 +151,10 @@ func (c *Client) ListKubernetesVersions(ctx context.Context, location string) ([
 	if err != nil {
 		return nil, err
 	}
+	if c.versions == nil {
+		c.versions = map[string][]*armcontainerservice.KubernetesVersion{}
+	}
+	c.versions[location] = resp.Values
 	return resp.Values, nil
 }
 

@@ -101,6 +101,24 @@ func TestClient(t *testing.T) {
 	if err != nil || len(vs) != 2 || *vs[0].Version != "1.32" || !*vs[1].IsPreview {
 		t.Errorf("versions = %v, %v", vs, err)
 	}
+	// Read once per location and process; a failed read is not kept.
+	if _, err := c.ListKubernetesVersions(ctx, "eastus"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListKubernetesVersions(ctx, "mars"); err == nil {
+		t.Error("versions of an unknown location: no error")
+	}
+	_, _ = c.ListKubernetesVersions(ctx, "mars")
+	versionReads := map[string]int{}
+	for _, s := range seen {
+		if strings.HasSuffix(s, "/kubernetesVersions") {
+			versionReads[s]++
+		}
+	}
+	if versionReads["GET /subscriptions/sub1/providers/Microsoft.ContainerService/locations/eastus/kubernetesVersions"] != 1 ||
+		versionReads["GET /subscriptions/sub1/providers/Microsoft.ContainerService/locations/mars/kubernetesVersions"] != 2 {
+		t.Errorf("version list reads %v: want eastus once, the failing mars each time", versionReads)
+	}
 	ms, err := c.ListMaintenanceConfigurations(ctx, id)
 	if err != nil || len(ms) != 2 || *ms[1].Name != "aksManagedNodeOSUpgradeSchedule" {
 		t.Errorf("maintenance configurations = %v, %v", ms, err)

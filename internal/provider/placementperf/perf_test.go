@@ -89,7 +89,7 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded"), knownvalue.MapSizeExact(20)),
 				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(members-10)),
 				plancheck.ExpectKnownValue("fleet_placement.p0", tfjsonpath.New("preview").AtMapKey("excluded_omitted"), knownvalue.Int64Exact(members-10-20)),
-				plancheck.ExpectKnownValue("fleet_placement.p2", tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListSizeExact(20)),
+				plancheck.ExpectKnownValue("fleet_placement.p2", tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListSizeExact(10)),
 				// The counts equal what the full detail lists (the data source's detail = "full").
 				outputsEqual("full_selected_listed", "summary_selected_count"),
 				outputsEqual("full_excluded_listed", "summary_excluded_count"),
