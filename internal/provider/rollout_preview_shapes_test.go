@@ -262,8 +262,9 @@ func TestUpdateRunPreviewCountsMatchFullDetail(t *testing.T) {
 	}
 }
 
-// The cap takes what a reader needs first: the first member of each group of the first stage,
-// then a failure, then what waits, then what is skipped, then upgrades, each in update order.
+// The cap takes what a reader needs first: the first member the run updates, then a failure, then
+// what waits, then what is skipped, then the first of the first stage's other groups, then
+// upgrades, each in update order.
 func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 	mk := func(name, group string) rollout.Member {
 		return rollout.Member{Name: name, Group: group, Location: "eastus", KubernetesVersion: "1.32.5",
@@ -289,8 +290,8 @@ func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 			}
 		}
 	}
-	// a0 and b0 start the run; c9-waits is pending; b9-done (skip) does not fit the cap of 3.
-	want := "a0#1:upgrade b0#1:upgrade c9-waits#6:pending"
+	// a0 starts the run; c9-waits is pending; b9-done (skip) and b0 (first of g2) do not fit the cap of 2.
+	want := "a0#1:upgrade c9-waits#6:pending"
 	if strings.Join(listed, " ") != want {
 		t.Errorf("listed %s, want %s", strings.Join(listed, " "), want)
 	}
