@@ -63,7 +63,8 @@ const (
 
 // report collects the figures in the order they are written.
 type report struct {
-	rows [][3]string // what, measured, bar
+	rows   [][3]string // what, measured, bar
+	sample string      // previews as the 1,000-member plan shows them
 }
 
 func (r *report) row(what, measured, bar string) {
@@ -117,6 +118,7 @@ func fleet1k(b *testing.B, root, provider string, rep *report) {
 	writeConfig(b, dir, config1k(proxy.url))
 	res := terraformPlan(b, dir, provider, f, proxy)
 	savePlan(b, root, "plan-1000.txt", res.text)
+	rep.sample = previewSample(res.text, "fleet_placement.p0", "fleet_update_run.all")
 	rep.row("`terraform plan` of 20 placements, a strategy, a run over every member, a profile and fleet_members (1,000 members): wall time",
 		res.wall.Round(100*time.Millisecond).String(), fmt.Sprintf("%d s", barPlanSeconds))
 	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "500 MiB")
@@ -670,9 +672,37 @@ func (hc *hubCounter) summary() string {
 // ---- report ----
 
 const (
-	tableStart = "<!-- bench:start (written by `make bench`) -->"
-	tableEnd   = "<!-- bench:end -->"
+	tableStart  = "<!-- bench:start (written by `make bench`) -->"
+	tableEnd    = "<!-- bench:end -->"
+	sampleStart = "<!-- bench-sample:start (written by `make bench`) -->"
+	sampleEnd   = "<!-- bench-sample:end -->"
 )
+
+// previewSample is the `preview` attribute of each resource as `terraform plan` shows it.
+func previewSample(plan []byte, addrs ...string) string {
+	lines := strings.Split(string(plan), "\n")
+	var out strings.Builder
+	for _, addr := range addrs {
+		in, copying := false, false
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "  # "+addr+" "):
+				in = true
+				out.WriteString(l + "\n")
+			case in && strings.HasPrefix(l, "      + preview "):
+				copying = true
+				out.WriteString(l + "\n")
+			case copying:
+				out.WriteString(l + "\n")
+				if l == "        }" {
+					in, copying = false, false
+				}
+			}
+		}
+		out.WriteString("\n")
+	}
+	return out.String()
+}
 
 func writeReport(b *testing.B, root string, rep *report) {
 	var t strings.Builder
@@ -689,23 +719,26 @@ func writeReport(b *testing.B, root string, rep *report) {
 	if err := os.WriteFile(filepath.Join(root, "bench", "results.md"), []byte(results), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	sample := sampleStart + "\n```\n" + rep.sample + "```\n" + sampleEnd
 	for _, p := range []string{"templates/index.md.tmpl", "docs/index.md"} {
-		replaceTable(b, filepath.Join(root, p), table)
+		replaceBetween(b, filepath.Join(root, p), tableStart, tableEnd, table)
+		replaceBetween(b, filepath.Join(root, p), sampleStart, sampleEnd, sample)
 	}
 	b.Log("\n" + table)
 }
 
-func replaceTable(b *testing.B, path, table string) {
+// replaceBetween replaces the section from start to end (markers included) with text.
+func replaceBetween(b *testing.B, path, start, end, text string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := string(data)
-	i, j := strings.Index(s, tableStart), strings.Index(s, tableEnd)
+	i, j := strings.Index(s, start), strings.Index(s, end)
 	if i < 0 || j < i {
-		b.Fatalf("%s has no %q … %q section", path, tableStart, tableEnd)
+		b.Fatalf("%s has no %q … %q section", path, start, end)
 	}
-	s = s[:i] + table + s[j+len(tableEnd):]
+	s = s[:i] + text + s[j+len(end):]
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		b.Fatal(err)
 	}
