@@ -182,13 +182,7 @@ func hubPolicies() []policyCase {
 	return []policyCase{
 		{"PickN 100, three preferred terms", &placementv1beta1.PlacementPolicy{
 			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
-			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-				PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
-					labelPreference(40, "env", "prod"),
-					sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
-					sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
-				},
-			}},
+			Affinity: threePreferredTerms(),
 		}},
 		{"PickN 100, two topology spread constraints", &placementv1beta1.PlacementPolicy{
 			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
@@ -210,18 +204,23 @@ func hubPolicies() []policyCase {
 	}
 }
 
+// threePreferredTerms prefer prod clusters, then the most available CPU, then the most nodes.
+func threePreferredTerms() *placementv1beta1.Affinity {
+	return &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
+			labelPreference(40, "env", "prod"),
+			sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
+			sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
+		},
+	}}
+}
+
 // benchPolicy10k is SPEC §8's preview: PickN 100, three preferred terms (two property sorters),
 // two topology spread constraints.
 func benchPolicy10k() *placementv1beta1.PlacementPolicy {
 	return &placementv1beta1.PlacementPolicy{
 		PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
-		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
-				labelPreference(40, "env", "prod"),
-				sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
-				sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
-			},
-		}},
+		Affinity: threePreferredTerms(),
 		TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{
 			{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1beta1.DoNotSchedule},
 			{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1beta1.ScheduleAnyway},
