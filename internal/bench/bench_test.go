@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -30,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,8 +124,9 @@ func fleet1k(b *testing.B, root, provider string, rep *report) {
 	rep.row("`terraform plan` of 20 placements, a strategy, a run over every member, a profile and fleet_members (1,000 members): wall time",
 		res.wall.Round(100*time.Millisecond).String(), fmt.Sprintf("%d s", barPlanSeconds))
 	rep.row("… the provider process's peak resident memory", mib(res.peakRSS), "500 MiB")
-	rep.row("… requests to the hub API server", res.hubRequests, "one member-cluster list")
-	rep.row("… requests to the Fleet API", res.fleetRequests, "one members list; one managed-cluster read per member at most")
+	rep.row("… requests to the hub API server", res.hubRequests, "one member-cluster list (and a read of each placement's name, to find an existing one)")
+	rep.row("… requests to the Fleet API and AKS", res.fleetRequests,
+		"one members list; per member one managed-cluster read (and one maintenance-configuration list, which AKS serves apart and the rollout order needs), once per process")
 	rep.row("… plan lines per resource (default `preview_detail`)", res.linesPerResource(), fmt.Sprintf("< %d each", barPlanLines))
 }
 
@@ -400,15 +403,22 @@ func savePlan(b *testing.B, root, name string, text []byte) {
 	}
 }
 
+// linesPerResource gives each resource type's plan lines (the range over its resources).
 func (p planResult) linesPerResource() string {
-	keys := make([]string, 0, len(p.lines))
-	for k := range p.lines {
-		keys = append(keys, k)
+	byType := map[string][]int{}
+	for addr, n := range p.lines {
+		typ, _, _ := strings.Cut(addr, ".")
+		byType[typ] = append(byType[typ], n)
 	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, p.lines[k]))
+	for _, typ := range slices.Sorted(maps.Keys(byType)) {
+		ns := byType[typ]
+		slices.Sort(ns)
+		if len(ns) == 1 {
+			parts = append(parts, fmt.Sprintf("%s %d", typ, ns[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %d–%d (%d resources)", typ, ns[0], ns[len(ns)-1], len(ns)))
+		}
 	}
 	return strings.Join(parts, ", ")
 }
