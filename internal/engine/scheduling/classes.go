@@ -62,7 +62,9 @@ func (r *run) classify(res *Result) {
 	var terms []selectorTerm
 	for i := range res.Excluded {
 		e := &res.Excluded[i]
-		e.Class = ReasonClass(e.Reason)
+		if e.Class == "" { // the most common classes are set where the reason is worded
+			e.Class = ReasonClass(e.Reason)
+		}
 		if e.Class != ClassSelectorMismatch {
 			continue
 		}

@@ -640,11 +640,11 @@ func (r *run) finish(res *Result, final *cycleOutcome, n int) {
 			continue
 		}
 		name := r.clusters[c.cluster].Name
-		reason := fmt.Sprintf(notPickedByScoreReasonTemplate, name, c.score.affinity, c.score.topologySpread)
+		reason, class := fmt.Sprintf(notPickedByScoreReasonTemplate, name, c.score.affinity, c.score.topologySpread), ClassNotScored
 		if final.whatIf {
-			reason = fmt.Sprintf(notNeededReasonTemplate, name, n, c.score.affinity, c.score.topologySpread)
+			reason, class = fmt.Sprintf(notNeededReasonTemplate, name, n, c.score.affinity, c.score.topologySpread), ClassNotNeeded
 		}
-		res.Excluded = append(res.Excluded, Exclusion{Cluster: name, Reason: reason})
+		res.Excluded = append(res.Excluded, Exclusion{Cluster: name, Reason: reason, Class: class})
 	}
 	// v0.14.0 writes filtered clusters in the order its parallel filter finished them (and only
 	// up to 20 unpicked ones in all); the preview lists every one, by name.
