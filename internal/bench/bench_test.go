@@ -335,13 +335,13 @@ func hubAgentTime(b *testing.B, hub hubConn, pc policyCase) (time.Duration, stri
 		if (c.Status == metav1.ConditionTrue) != want.Fulfilled || c.Message != want.Message {
 			continue
 		}
-		return time.Since(start), comparePicks(b, hub, name, want)
+		return time.Since(start), comparePicks(hub, name, want)
 	}
 }
 
 // comparePicks compares the clusters the hub agent selected (its latest policy snapshot's
 // decisions) with the preview's.
-func comparePicks(b *testing.B, hub hubConn, name string, want scheduling.Result) string {
+func comparePicks(hub hubConn, name string, want scheduling.Result) string {
 	var snaps placementv1beta1.ClusterSchedulingPolicySnapshotList
 	if err := hub.c.List(context.Background(), &snaps, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil || len(snaps.Items) == 0 {
 		return fmt.Sprintf("not compared (policy snapshot: %v)", err)

@@ -72,7 +72,32 @@ func objectAttrs(t *testing.T, o types.Object, d diag.Diagnostics) map[string]at
 	return o.Attributes()
 }
 
-func int64Attr(v attr.Value) int64 { return v.(types.Int64).ValueInt64() }
+func int64Attr(t *testing.T, v attr.Value) int64 {
+	t.Helper()
+	n, ok := v.(types.Int64)
+	if !ok {
+		t.Fatalf("%s is not a number", v)
+	}
+	return n.ValueInt64()
+}
+
+func listElems(t *testing.T, v attr.Value) []attr.Value {
+	t.Helper()
+	l, ok := v.(types.List)
+	if !ok {
+		t.Fatalf("%s is not a list", v)
+	}
+	return l.Elements()
+}
+
+func mapElems(t *testing.T, v attr.Value) map[string]attr.Value {
+	t.Helper()
+	m, ok := v.(types.Map)
+	if !ok {
+		t.Fatalf("%s is not a map", v)
+	}
+	return m.Elements()
+}
 
 // The summary lists at most 20 clusters per list, the top-ranked picks and the most common
 // exclusion reasons first, and its counts equal what the full detail lists.
@@ -105,9 +130,9 @@ func TestPlacementPreviewBounds(t *testing.T) {
 			t.Errorf("%s differs: summary %s, full %s", name, summary[name], full[name])
 		}
 	}
-	fullSelected := full["selected"].(types.List).Elements()
-	fullExcluded := full["excluded"].(types.Map).Elements()
-	if int64Attr(full["selected_count"]) != int64(len(fullSelected)) || int64Attr(full["excluded_count"]) != int64(len(fullExcluded)) {
+	fullSelected := listElems(t, full["selected"])
+	fullExcluded := mapElems(t, full["excluded"])
+	if int64Attr(t, full["selected_count"]) != int64(len(fullSelected)) || int64Attr(t, full["excluded_count"]) != int64(len(fullExcluded)) {
 		t.Fatalf("full counts %s/%s, listed %d/%d", full["selected_count"], full["excluded_count"], len(fullSelected), len(fullExcluded))
 	}
 	if got := int64(len(fullSelected) + len(fullExcluded)); got != 1000 {
@@ -118,9 +143,9 @@ func TestPlacementPreviewBounds(t *testing.T) {
 	}
 	var sum int64
 	byReason := map[string]int64{}
-	for k, v := range full["excluded_by_reason"].(types.Map).Elements() {
-		byReason[k] = int64Attr(v)
-		sum += int64Attr(v)
+	for k, v := range mapElems(t, full["excluded_by_reason"]) {
+		byReason[k] = int64Attr(t, v)
+		sum += int64Attr(t, v)
 	}
 	if sum != int64(len(fullExcluded)) {
 		t.Errorf("excluded_by_reason adds up to %d, want %d", sum, len(fullExcluded))
@@ -130,12 +155,12 @@ func TestPlacementPreviewBounds(t *testing.T) {
 			t.Errorf("no cluster counted as %q: %v", class, byReason)
 		}
 	}
-	if int64Attr(full["selected_omitted"]) != 0 || int64Attr(full["excluded_omitted"]) != 0 {
+	if int64Attr(t, full["selected_omitted"]) != 0 || int64Attr(t, full["excluded_omitted"]) != 0 {
 		t.Errorf("full detail omits %s/%s", full["selected_omitted"], full["excluded_omitted"])
 	}
 
-	selected := summary["selected"].(types.List).Elements()
-	excluded := summary["excluded"].(types.Map).Elements()
+	selected := listElems(t, summary["selected"])
+	excluded := mapElems(t, summary["excluded"])
 	if len(selected) != summaryListLimit/2 || len(excluded) != summaryListLimit {
 		t.Fatalf("summary lists %d selected and %d excluded, want %d and %d", len(selected), len(excluded), summaryListLimit/2, summaryListLimit)
 	}
@@ -144,10 +169,10 @@ func TestPlacementPreviewBounds(t *testing.T) {
 			t.Errorf("summary pick %d is %s, want the full list's %s (top-ranked first)", i, selected[i], fullSelected[i])
 		}
 	}
-	if got, want := int64Attr(summary["selected_omitted"]), int64(100-summaryListLimit/2); got != want {
+	if got, want := int64Attr(t, summary["selected_omitted"]), int64(100-summaryListLimit/2); got != want {
 		t.Errorf("selected_omitted %d, want %d", got, want)
 	}
-	if got, want := int64Attr(summary["excluded_omitted"]), int64(len(fullExcluded)-summaryListLimit); got != want {
+	if got, want := int64Attr(t, summary["excluded_omitted"]), int64(len(fullExcluded)-summaryListLimit); got != want {
 		t.Errorf("excluded_omitted %d, want %d", got, want)
 	}
 	// Every reason class shows, and within a class the listed clusters are its first by name.

@@ -31,7 +31,7 @@ func Schedule(in Input) (Result, error) {
 	case policy == nil:
 		res, err = s.pickAll()
 	case policy.PlacementType == placementv1beta1.PickFixedPlacementType:
-		res, err = s.pickFixed()
+		res = s.pickFixed()
 	case policy.PlacementType == placementv1beta1.PickAllPlacementType:
 		res, err = s.pickAll()
 	case policy.PlacementType == placementv1beta1.PickNPlacementType:
@@ -477,7 +477,7 @@ func (r *run) pickAll() (Result, error) {
 
 // pickFixed binds the listed clusters that exist and are eligible; no plugin runs
 // (pkg/scheduler/framework/framework.go: runSchedulingCycleForPickFixedPlacementType).
-func (r *run) pickFixed() (Result, error) {
+func (r *run) pickFixed() Result {
 	names := r.policy.ClusterNames
 	res := Result{Cycles: 1}
 	if len(names) == 0 {
@@ -493,7 +493,7 @@ func (r *run) pickFixed() (Result, error) {
 				res.Excluded = append(res.Excluded, Exclusion{Cluster: name, Reason: fmt.Sprintf(notListedReasonTemplate, name)})
 			}
 		}
-		return res, nil
+		return res
 	}
 	listed := make(map[string]bool, len(names))
 	var valid []int
@@ -544,7 +544,7 @@ func (r *run) pickFixed() (Result, error) {
 			res.Excluded = append(res.Excluded, Exclusion{Cluster: r.clusters[i].Name, Reason: fmt.Sprintf(notListedReasonTemplate, r.clusters[i].Name)})
 		}
 	}
-	return res, nil
+	return res
 }
 
 // scheduledCondition words the Scheduled condition
