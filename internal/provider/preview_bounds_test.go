@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -10,7 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -259,5 +263,56 @@ func TestUnreadableMembersOneWarning(t *testing.T) {
 	want := "The managed cluster of 300 members could not be read (m-000, m-001, m-002, m-003, m-004 and 295 more): their locations are not listed. First error: managed cluster m-000: 403"
 	if diags[0].Detail() != want {
 		t.Errorf("got %q\nwant %q", diags[0].Detail(), want)
+	}
+}
+
+// The bar: a placement of 1,000 members with a PickN 100 policy of three preferred terms takes
+// under 200 lines of `terraform plan` with the default detail (make bench measures the same with
+// the real CLI).
+func TestPlacementPlanLines(t *testing.T) {
+	ctx := context.Background()
+	policy := &policyModel{
+		PlacementType: types.StringValue("PickN"), NumberOfClusters: types.Int64Value(100),
+		PreferredClusterSelectors: []preferredTermModel{
+			{Weight: types.Int64Value(40), Labels: map[string]string{"env": "prod"}},
+			{Weight: types.Int64Value(30), PropertySorter: &propertySorterModel{Name: types.StringValue("resources.kubernetes-fleet.io/available-cpu"), SortOrder: types.StringValue("Descending")}},
+			{Weight: types.Int64Value(20), PropertySorter: &propertySorterModel{Name: types.StringValue("kubernetes-fleet.io/node-count"), SortOrder: types.StringValue("Descending")}},
+		},
+	}
+	p := boundsPreview(t, 1000, policy.toAPI())
+	r := &placementResource{}
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	plan := tfsdk.Plan{Schema: sresp.Schema, Raw: tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)}
+	for _, set := range []struct {
+		at string
+		v  any
+	}{
+		{"id", types.StringUnknown()}, {"name", types.StringValue("bench-0")}, {"policy", policy},
+		{"resource_selectors", []resourceSelectorModel{{Group: types.StringValue(""), Version: types.StringValue("v1"), Kind: types.StringValue("Namespace"),
+			Name: types.StringValue("app-0"), SelectionScope: types.StringNull()}}},
+		{"wait_for_rollout", types.BoolValue(false)}, {"revision_history_limit", types.Int64Value(10)},
+		{"status", types.ObjectUnknown(placementStatusAttrTypes)},
+	} {
+		if d := plan.SetAttribute(ctx, path.Root(set.at), set.v); d.HasError() {
+			t.Fatal(set.at, d)
+		}
+	}
+	for _, limit := range []int{summaryListLimit, 0} {
+		obj, d := p.object(limit)
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		if d := plan.SetAttribute(ctx, path.Root("preview"), obj); d.HasError() {
+			t.Fatal(d)
+		}
+		lines := 1 + planTextLines(plan.Raw)
+		t.Logf("list limit %d: %d lines", limit, lines)
+		if limit > 0 && lines >= 200 {
+			t.Errorf("the plan takes %d lines with the default detail, want under 200", lines)
+		}
+		if limit == 0 && lines < 1000 {
+			t.Errorf("full detail: %d lines, want every one of the 1,000 members", lines)
+		}
 	}
 }
