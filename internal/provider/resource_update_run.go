@@ -425,7 +425,12 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 		if changed && started {
 			for _, a := range []string{"update_strategy_id", "stages", "managed_cluster_update"} {
-				if c, _ := configChanged(req.Plan.Raw, req.State.Raw, a); c {
+				c, err := configChanged(req.Plan.Raw, req.State.Raw, a)
+				if err != nil {
+					resp.Diagnostics.AddAttributeError(path.Root(a), "Planning the update run", err.Error())
+					return
+				}
+				if c {
 					resp.RequiresReplace = append(resp.RequiresReplace, path.Root(a))
 				}
 			}
@@ -687,7 +692,12 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		resp.Diagnostics.AddError("Reading the update run", err.Error())
 		return
 	}
-	if changed, _ := configChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update"); changed {
+	changed, err := configChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update")
+	if err != nil {
+		resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
+		return
+	}
+	if changed {
 		// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
 		pre, d := etagPrecondition(ctx, req.Private)
 		resp.Diagnostics.Append(d...)
