@@ -49,8 +49,9 @@ func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.Sche
 	}
 	attrs["detail"] = dschema.StringAttribute{
 		Optional: true,
-		Description: "`summary` lists at most " + fmt.Sprint(summaryListLimit) + " clusters per list, `full` every cluster (for " +
-			"outputs, checks and reports over the whole fleet). Default: the provider's `preview_detail`. Counts are exact either way.",
+		Description: "`summary` lists the top " + fmt.Sprint(pickLimit(summaryListLimit)) + " picks and " + fmt.Sprint(summaryListLimit) +
+			" clusters of every other list, `full` every cluster (for outputs, checks and reports over the whole fleet). Default: the " +
+			"provider's `preview_detail`. Counts are exact either way.",
 		Validators: []validator.String{stringvalidator.OneOf(previewDetailSummary, previewDetailFull)},
 	}
 	resp.Schema = dschema.Schema{

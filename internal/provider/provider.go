@@ -109,10 +109,10 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"preview_detail": schema.StringAttribute{
 				Optional: true,
 				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(summaryListLimit) +
-					" clusters or members per list (KubeFleet's own limit for listed scheduling decisions; an update run lists " +
-					fmt.Sprint(runPreviewMemberLimit) + " members in all, each a dozen lines of plan), the ones a reader needs " +
-					"first, with exact counts of everything (so plans stay readable on fleets of thousands of clusters); `full` " +
-					"lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
+					" clusters or members per list (KubeFleet's own limit for listed scheduling decisions; fewer where each entry takes " +
+					"several lines of plan: a placement's top " + fmt.Sprint(pickLimit(summaryListLimit)) + " picks, an update run's " +
+					fmt.Sprint(runPreviewMemberLimit) + " members in all), the ones a reader needs first, with exact counts of " +
+					"everything (so plans stay readable on fleets of thousands of clusters); `full` lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
 					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
 				Validators: []validator.String{stringvalidator.OneOf(previewDetailSummary, previewDetailFull)},
 			},
