@@ -120,17 +120,6 @@ func (w *memberWarnings) messages() []string {
 	return out
 }
 
-// addTo issues each grouped warning once, at the path.
-func (w *memberWarnings) addTo(diags *diag.Diagnostics, at path.Path, title string) {
-	for _, m := range w.messages() {
-		if at.Equal(path.Empty()) {
-			diags.AddWarning(title, m)
-		} else {
-			diags.AddAttributeWarning(at, title, m)
-		}
-	}
-}
-
 // plural is "1 member", "3 members".
 func plural(n int, noun string) string {
 	if n == 1 {
@@ -155,13 +144,17 @@ func (u *unreadableMembers) add(name string, err error) {
 	u.names = append(u.names, name)
 }
 
-// warn issues the one warning: how many, the first names, and the first error.
+// message is the one warning's text: how many, the first names, what follows, and the first error.
+func (u *unreadableMembers) message(consequence string) string {
+	return fmt.Sprintf("The managed clusters of %s (%s) could not be read%s. First error: %v",
+		plural(len(u.names), "member"), nameSample(u.names), consequence, u.first)
+}
+
+// warn issues the one warning, if any member's cluster could not be read.
 func (u *unreadableMembers) warn(diags *diag.Diagnostics, consequence string) {
-	if len(u.names) == 0 {
-		return
+	if len(u.names) > 0 {
+		diags.AddWarning("Member cluster unreadable", u.message(consequence))
 	}
-	diags.AddWarning("Member cluster unreadable", fmt.Sprintf("The managed cluster of %s could not be read (%s)%s. First error: %v",
-		plural(len(u.names), "member"), nameSample(u.names), consequence, u.first))
 }
 
 // firstToRead marks the at most limit of n entries a reader needs first (all of them when limit
@@ -184,13 +177,6 @@ func firstToRead(n, limit int, less func(a, b int) bool) []bool {
 		taken[i] = true
 	}
 	return taken
-}
-
-// unreadableWarning is the one warning about every member left out of a preview because its
-// managed cluster could not be read: how many, the first names, and the first error.
-func unreadableWarning(names []string, first error) string {
-	return fmt.Sprintf("members left out of the preview, their managed cluster could not be read: %s (%s); the first error: %v",
-		plural(len(names), "member"), nameSample(names), first)
 }
 
 // nullIfEmpty keeps an empty list null: a plan shows nothing for a null list but a line for [].

@@ -231,16 +231,15 @@ func TestMemberWarningsOnce(t *testing.T) {
 		w.add("cluster unreadable", fmt.Sprintf("m-%04d", i))
 	}
 	w.add("no maintenance window", "m-0007")
-	var diags diag.Diagnostics
-	w.addTo(&diags, path.Root("preview"), "Members")
-	if diags.WarningsCount() != 2 {
-		t.Fatalf("%d warnings, want 2: %v", diags.WarningsCount(), diags)
+	msgs := w.messages()
+	if len(msgs) != 2 {
+		t.Fatalf("%d warnings, want 2: %v", len(msgs), msgs)
 	}
 	want := "cluster unreadable: 1000 members (m-0000, m-0001, m-0002, m-0003, m-0004 and 995 more)"
-	if got := diags[0].Detail(); got != want {
+	if got := msgs[0]; got != want {
 		t.Errorf("warning %q, want %q", got, want)
 	}
-	if got := diags[1].Detail(); got != "no maintenance window: 1 member (m-0007)" {
+	if got := msgs[1]; got != "no maintenance window: 1 member (m-0007)" {
 		t.Errorf("warning %q", got)
 	}
 }
@@ -260,7 +259,7 @@ func TestUnreadableMembersOneWarning(t *testing.T) {
 	if len(diags) != 1 {
 		t.Fatalf("%d diagnostics, want 1", len(diags))
 	}
-	want := "The managed cluster of 300 members could not be read (m-000, m-001, m-002, m-003, m-004 and 295 more): their locations are not listed. First error: managed cluster m-000: 403"
+	want := "The managed clusters of 300 members (m-000, m-001, m-002, m-003, m-004 and 295 more) could not be read: their locations are not listed. First error: managed cluster m-000: 403"
 	if diags[0].Detail() != want {
 		t.Errorf("got %q\nwant %q", diags[0].Detail(), want)
 	}

@@ -540,21 +540,17 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}
 	var members []rollout.Member
-	var unreadable []string
-	var firstErr error
+	var unreadable unreadableMembers
 	for _, im := range inv {
 		rm, ok := engine.RolloutMember(im)
 		if !ok {
-			if firstErr == nil {
-				firstErr = im.ClusterErr
-			}
-			unreadable = append(unreadable, im.Name)
+			unreadable.add(im.Name, im.ClusterErr)
 			continue
 		}
 		members = append(members, rm)
 	}
-	if len(unreadable) > 0 {
-		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadableWarning(unreadable, firstErr))
+	if len(unreadable.names) > 0 {
+		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadable.message(": they are left out of the preview"))
 	}
 	regions := map[string]channel.VersionTable{}
 	if len(members) > 0 {

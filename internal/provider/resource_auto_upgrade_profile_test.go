@@ -220,7 +220,11 @@ func TestAutoUpgradeProfileUnreadableWarningOnce(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("m%03d", i)
 	}
-	w := unreadableWarning(names, errors.New("403"))
+	var u unreadableMembers
+	for _, n := range names {
+		u.add(n, errors.New("403"))
+	}
+	w := u.message(": they are left out of the preview")
 	if !strings.Contains(w, "300 members (m000, m001, m002, m003, m004 and 295 more)") || !strings.Contains(w, "403") {
 		t.Errorf("warning %q", w)
 	}

@@ -1410,11 +1410,11 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 	}
 	warnings = append(warnings, grouped.messages()...)
 	if len(unreadable) > 0 {
-		names := make([]string, len(unreadable))
-		for k, u := range unreadable {
-			names[k] = u.Name
+		var u unreadableMembers
+		for _, m := range unreadable {
+			u.add(m.Name, m.Err)
 		}
-		warnings = append(warnings, unreadableWarning(names, unreadable[0].Err))
+		warnings = append(warnings, u.message(": they are left out of the preview"))
 	}
 	out.Warnings = nullIfEmpty(warnings)
 	return out

@@ -2,9 +2,11 @@ package fleetfile
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -97,7 +99,7 @@ func (g *Generate) validate(regions map[string]Region) []string {
 	if len(g.Regions) == 0 {
 		add("regions: at least one region with a weight is required")
 	}
-	for _, name := range sortedKeys(g.Regions) {
+	for _, name := range slices.Sorted(maps.Keys(g.Regions)) {
 		r, ok := regions[name]
 		switch {
 		case !ok:
@@ -108,7 +110,7 @@ func (g *Generate) validate(regions map[string]Region) []string {
 	}
 	errs = append(errs, checkWeights("generate.regions", g.Regions)...)
 	errs = append(errs, checkWeights("generate.groups", g.Groups)...)
-	for _, k := range sortedKeys(g.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(g.Labels)) {
 		if k == "" {
 			add("labels: empty label key")
 		}
@@ -117,7 +119,7 @@ func (g *Generate) validate(regions map[string]Region) []string {
 		}
 		errs = append(errs, checkWeights("generate.labels."+k, g.Labels[k])...)
 	}
-	for _, k := range sortedKeys(g.Properties) {
+	for _, k := range slices.Sorted(maps.Keys(g.Properties)) {
 		errs = append(errs, g.Properties[k].check("generate.properties."+k, math.Inf(-1))...)
 	}
 	if g.NodeCount != nil {
@@ -169,7 +171,7 @@ func (g *Generate) validate(regions map[string]Region) []string {
 func checkWeights(at string, weights map[string]float64) []string {
 	var errs []string
 	total := 0.0
-	for _, k := range sortedKeys(weights) {
+	for _, k := range slices.Sorted(maps.Keys(weights)) {
 		w := weights[k]
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 			errs = append(errs, fmt.Sprintf("%s.%s: weight %v must be a non-negative number", at, k, w))
@@ -217,7 +219,7 @@ func (g *Generate) members(regions map[string]Region) []Member {
 		group = apportion(rng, g.Groups, n)
 	}
 	labels := map[string][]string{}
-	for _, k := range sortedKeys(g.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(g.Labels)) {
 		labels[k] = apportion(rng, g.Labels[k], n)
 	}
 	unhealthy := chooseFraction(rng, g.UnhealthyFraction, n)
@@ -261,7 +263,7 @@ func (g *Generate) members(regions map[string]Region) []Member {
 		}
 		if len(g.Properties) > 0 {
 			m.Properties = make(map[string]string, len(g.Properties))
-			for _, k := range sortedKeys(g.Properties) {
+			for _, k := range slices.Sorted(maps.Keys(g.Properties)) {
 				p := g.Properties[k]
 				m.Properties[k] = strconv.FormatFloat(p.draw(rng, p.Decimals), 'f', p.Decimals, 64)
 			}
@@ -333,7 +335,7 @@ func (r *GeneratedResources) draw(rng *rand.Rand) *Resources {
 // nodeImages lists a region's "<os sku>-<version>" images in a stable order.
 func nodeImages(r Region) []string {
 	var out []string
-	for _, sku := range sortedKeys(r.NodeImages) {
+	for _, sku := range slices.Sorted(maps.Keys(r.NodeImages)) {
 		for _, v := range r.NodeImages[sku] {
 			out = append(out, sku+"-"+v)
 		}
@@ -344,7 +346,7 @@ func nodeImages(r Region) []string {
 // apportion gives each key a share of n proportional to its weight (the
 // largest-remainder method, ties to the earlier key), shuffled.
 func apportion(rng *rand.Rand, weights map[string]float64, n int) []string {
-	keys := sortedKeys(weights)
+	keys := slices.Sorted(maps.Keys(weights))
 	total := 0.0
 	for _, k := range keys {
 		total += weights[k]
@@ -392,14 +394,5 @@ func even(keys []string) map[string]float64 {
 	for _, k := range keys {
 		out[k] = 1
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
