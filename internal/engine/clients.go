@@ -17,6 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
@@ -248,6 +249,15 @@ func (c *Clients) Hub(ctx context.Context) (*kube.Client, error) {
 // Cluster is a member cluster's clients: from the clusters block, or else
 // the fleet member of that name in the default fleet, whose managed
 // cluster's user credentials AKS gives.
+// HubAPI is the typed KubeFleet client of the hub (Hub's connection).
+func (c *Clients) HubAPI(ctx context.Context) (*hub.Client, error) {
+	kc, err := c.Hub(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return hub.New(kc), nil
+}
+
 func (c *Clients) Cluster(ctx context.Context, name string) (*kube.Client, error) {
 	if name == "" {
 		return nil, errors.New("no cluster name given")

@@ -1,0 +1,166 @@
+// Package hub is the typed client of a KubeFleet hub: placements, their snapshots and bindings,
+// staged update strategies, runs and approval requests, envelopes. Resources in internal/provider
+// use it instead of unstructured maps and dynamic clients.
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+)
+
+// The hub's resources, KubeFleet v0.14.0's v1beta1 APIs.
+var (
+	PlacementGVR        = placementv1beta1.GroupVersion.WithResource("clusterresourceplacements")
+	BindingGVR          = placementv1beta1.GroupVersion.WithResource("clusterresourcebindings")
+	PolicySnapshotGVR   = placementv1beta1.GroupVersion.WithResource("clusterschedulingpolicysnapshots")
+	ResourceSnapshotGVR = placementv1beta1.GroupVersion.WithResource("clusterresourcesnapshots")
+	StrategyGVR         = placementv1beta1.GroupVersion.WithResource("clusterstagedupdatestrategies")
+	RunGVR              = placementv1beta1.GroupVersion.WithResource("clusterstagedupdateruns")
+	ApprovalGVR         = placementv1beta1.GroupVersion.WithResource("clusterapprovalrequests")
+	WorkGVR             = placementv1beta1.GroupVersion.WithResource("works")
+	MemberClusterGVR    = clusterv1beta1.GroupVersion.WithResource("memberclusters")
+	CRDGVR              = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+)
+
+// FieldManager is the provider's field manager on the hub.
+const FieldManager = "terraform-provider-fleet"
+
+// Client reaches one hub with KubeFleet's types.
+type Client struct {
+	dyn  dynamic.Interface
+	kube kubernetes.Interface
+}
+
+// New wraps the clients of a hub connection.
+func New(kc *kube.Client) *Client { return &Client{dyn: kc.Dynamic, kube: kc.Kubernetes} }
+
+// Kubernetes is the hub's typed core clientset (namespaces, config maps).
+func (c *Client) Kubernetes() kubernetes.Interface { return c.kube }
+
+// IsNotFound reports whether err says the object does not exist.
+func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
+
+// IsAlreadyExists reports whether err says the object exists already.
+func IsAlreadyExists(err error) bool { return apierrors.IsAlreadyExists(err) }
+
+// IsConflict reports whether err is an optimistic-concurrency conflict.
+func IsConflict(err error) bool { return apierrors.IsConflict(err) }
+
+// object is a pointer to one of KubeFleet's API types.
+type object[T any] interface {
+	*T
+	runtime.Object
+	metav1.Object
+}
+
+func decode[T any, P object[T]](u *unstructured.Unstructured) (P, error) {
+	var t T
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &t); err != nil {
+		return nil, fmt.Errorf("decoding %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	return P(&t), nil
+}
+
+func encode(o runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", o, err)
+	}
+	delete(m, "status")
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+func get[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) (P, error) {
+	u, err := c.dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return decode[T, P](u)
+}
+
+// list returns the objects matching sel (nil: all), sorted by name so callers see a stable order.
+func list[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, sel labels.Set) ([]T, error) {
+	opts := metav1.ListOptions{}
+	if sel != nil {
+		opts.LabelSelector = sel.String()
+	}
+	l, err := c.dyn.Resource(gvr).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(l.Items))
+	for i := range l.Items {
+		p, err := decode[T, P](&l.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return P(&out[i]).GetName() < P(&out[j]).GetName() })
+	return out, nil
+}
+
+func create[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, o P) (P, error) {
+	u, err := encode(o)
+	if err != nil {
+		return nil, err
+	}
+	got, err := c.dyn.Resource(gvr).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, err
+	}
+	return decode[T, P](got)
+}
+
+func update[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, o P) (P, error) {
+	u, err := encode(o)
+	if err != nil {
+		return nil, err
+	}
+	got, err := c.dyn.Resource(gvr).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, err
+	}
+	return decode[T, P](got)
+}
+
+func remove(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) error {
+	err := c.dyn.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// exists reports whether the object is still there (for waits on deletion).
+func exists(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) (bool, error) {
+	_, err := c.dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// MemberClusters lists the hub's MemberClusters by name.
+func (c *Client) MemberClusters(ctx context.Context) ([]clusterv1beta1.MemberCluster, error) {
+	return list[clusterv1beta1.MemberCluster](ctx, c, MemberClusterGVR, nil)
+}

@@ -1,0 +1,60 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+)
+
+// What the hub agent derives from a placement: policy snapshots, bindings, resource snapshots.
+
+// LatestPolicySnapshots lists the placement's policy snapshots labelled latest (normally one;
+// the staged update run controller refuses zero or several).
+func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([]placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
+	l, err := list[placementv1beta1.ClusterSchedulingPolicySnapshot](ctx, c, PolicySnapshotGVR,
+		labels.Set{placementv1beta1.CRPTrackingLabel: placement, placementv1beta1.IsLatestSnapshotLabel: "true"})
+	if err != nil {
+		return nil, fmt.Errorf("listing the policy snapshots of placement %s: %w", placement, err)
+	}
+	return l, nil
+}
+
+// Bindings lists the placement's ClusterResourceBindings by name.
+func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
+	l, err := list[placementv1beta1.ClusterResourceBinding](ctx, c, BindingGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+	if err != nil {
+		return nil, fmt.Errorf("listing the bindings of placement %s: %w", placement, err)
+	}
+	return l, nil
+}
+
+// ResourceSnapshots lists the placement's ClusterResourceSnapshots (every index, master and
+// sub-snapshots), ordered by index then name.
+func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
+	l, err := list[placementv1beta1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+	if err != nil {
+		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+	}
+	sort.SliceStable(l, func(i, j int) bool { return SnapshotIndex(&l[i]) < SnapshotIndex(&l[j]) })
+	return l, nil
+}
+
+// SnapshotIndex is a resource snapshot's index label (-1 when absent or not a number).
+func SnapshotIndex(s *placementv1beta1.ClusterResourceSnapshot) int {
+	n, err := strconv.Atoi(s.Labels[placementv1beta1.ResourceIndexLabel])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// IsMasterSnapshot reports whether s is the master snapshot of its index (the only one carrying
+// the resource group hash; resourcesnapshot_types.go).
+func IsMasterSnapshot(s *placementv1beta1.ClusterResourceSnapshot) bool {
+	return s.Annotations[placementv1beta1.ResourceGroupHashAnnotation] != ""
+}

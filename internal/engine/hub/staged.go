@@ -1,0 +1,86 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+)
+
+// Staged rollouts: ClusterStagedUpdateStrategy, ClusterStagedUpdateRun, ClusterApprovalRequest.
+
+// Strategy reads a ClusterStagedUpdateStrategy.
+func (c *Client) Strategy(ctx context.Context, name string) (*placementv1beta1.ClusterStagedUpdateStrategy, error) {
+	return get[placementv1beta1.ClusterStagedUpdateStrategy](ctx, c, StrategyGVR, name)
+}
+
+// CreateStrategy creates s.
+func (c *Client) CreateStrategy(ctx context.Context, s *placementv1beta1.ClusterStagedUpdateStrategy) (*placementv1beta1.ClusterStagedUpdateStrategy, error) {
+	s.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterStagedUpdateStrategyKind}
+	return create(ctx, c, StrategyGVR, s)
+}
+
+// UpdateStrategySpec writes spec over the hub's current strategy, retrying on conflicts.
+func (c *Client) UpdateStrategySpec(ctx context.Context, name string, spec placementv1beta1.StagedUpdateStrategySpec) (*placementv1beta1.ClusterStagedUpdateStrategy, error) {
+	for {
+		cur, err := c.Strategy(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		cur.Spec = spec
+		cur.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterStagedUpdateStrategyKind}
+		got, err := update(ctx, c, StrategyGVR, cur)
+		if IsConflict(err) && ctx.Err() == nil {
+			continue
+		}
+		return got, err
+	}
+}
+
+// DeleteStrategy deletes a strategy; a missing one is not an error.
+func (c *Client) DeleteStrategy(ctx context.Context, name string) error {
+	return remove(ctx, c, StrategyGVR, name)
+}
+
+// Run reads a ClusterStagedUpdateRun.
+func (c *Client) Run(ctx context.Context, name string) (*placementv1beta1.ClusterStagedUpdateRun, error) {
+	return get[placementv1beta1.ClusterStagedUpdateRun](ctx, c, RunGVR, name)
+}
+
+// CreateRun creates r.
+func (c *Client) CreateRun(ctx context.Context, r *placementv1beta1.ClusterStagedUpdateRun) (*placementv1beta1.ClusterStagedUpdateRun, error) {
+	r.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterStagedUpdateRunKind}
+	return create(ctx, c, RunGVR, r)
+}
+
+// DeleteRun deletes a run (KubeFleet abandons its release); a missing one is not an error.
+func (c *Client) DeleteRun(ctx context.Context, name string) error {
+	return remove(ctx, c, RunGVR, name)
+}
+
+// RunExists reports whether the run is still on the hub (its finalizer keeps it while the
+// controller cleans up).
+func (c *Client) RunExists(ctx context.Context, name string) (bool, error) {
+	return exists(ctx, c, RunGVR, name)
+}
+
+// ApprovalRequests lists the approval requests the controller made for a run.
+func (c *Client) ApprovalRequests(ctx context.Context, run string) ([]placementv1beta1.ClusterApprovalRequest, error) {
+	return list[placementv1beta1.ClusterApprovalRequest](ctx, c, ApprovalGVR, labels.Set{placementv1beta1.TargetUpdateRunLabel: run})
+}
+
+// Approve sets the Approved condition on an approval request's status, as KubeFleet's docs do it
+// (`kubectl patch clusterapprovalrequests <name> --subresource=status --type=merge` with an
+// Approved=True condition at the request's generation). Approving twice is harmless.
+func (c *Client) Approve(ctx context.Context, req *placementv1beta1.ClusterApprovalRequest, now time.Time, by string) error {
+	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":%q,"status":"True","reason":"ApprovedByTerraform","message":%s,"lastTransitionTime":%q,"observedGeneration":%d}]}}`,
+		placementv1beta1.ApprovalRequestConditionApproved, strconv.Quote("approved by "+by), now.UTC().Format(time.RFC3339), req.Generation)
+	_, err := c.dyn.Resource(ApprovalGVR).Patch(ctx, req.Name, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager}, "status")
+	return err
+}
