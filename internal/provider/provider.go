@@ -397,6 +397,8 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewUpdateStrategyResource,
 		NewUpdateRunResource,
 		NewAutoUpgradeProfileResource,
+		NewStagedUpdateStrategyResource,
+		NewStagedUpdateRunResource,
 	}
 }
 

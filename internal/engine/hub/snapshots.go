@@ -58,3 +58,15 @@ func SnapshotIndex(s *placementv1beta1.ClusterResourceSnapshot) int {
 func IsMasterSnapshot(s *placementv1beta1.ClusterResourceSnapshot) bool {
 	return s.Annotations[placementv1beta1.ResourceGroupHashAnnotation] != ""
 }
+
+// LatestResourceSnapshotIndex is the index of the placement's master resource snapshot labelled
+// latest ("" when the hub agent has made none yet).
+func LatestResourceSnapshotIndex(snaps []placementv1beta1.ClusterResourceSnapshot) string {
+	for i := range snaps {
+		s := &snaps[i]
+		if s.Labels[placementv1beta1.IsLatestSnapshotLabel] == "true" && IsMasterSnapshot(s) {
+			return s.Labels[placementv1beta1.ResourceIndexLabel]
+		}
+	}
+	return ""
+}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -83,4 +84,48 @@ func (c *Client) Approve(ctx context.Context, req *placementv1beta1.ClusterAppro
 		placementv1beta1.ApprovalRequestConditionApproved, strconv.Quote("approved by "+by), now.UTC().Format(time.RFC3339), req.Generation)
 	_, err := c.dyn.Resource(ApprovalGVR).Patch(ctx, req.Name, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager}, "status")
 	return err
+}
+
+// RunInputs reads what KubeFleet's controller reads when it initializes a run of placement with
+// strategy: the placement (nil when missing), its latest policy snapshots, bindings and resource
+// snapshots, the strategy (nil when missing) and the member clusters.
+func (c *Client) RunInputs(ctx context.Context, placement, strategy string) (RunInputs, error) {
+	var in RunInputs
+	var err error
+	if in.Placement, err = get[placementv1beta1.ClusterResourcePlacement](ctx, c, PlacementGVR, placement); IsNotFound(err) {
+		in.Placement = nil
+	} else if err != nil {
+		return in, fmt.Errorf("reading placement %s: %w", placement, err)
+	}
+	if in.Strategy, err = c.Strategy(ctx, strategy); IsNotFound(err) {
+		in.Strategy = nil
+	} else if err != nil {
+		return in, fmt.Errorf("reading staged update strategy %s: %w", strategy, err)
+	}
+	if in.Placement == nil {
+		return in, nil
+	}
+	if in.PolicySnapshots, err = c.LatestPolicySnapshots(ctx, placement); err != nil {
+		return in, err
+	}
+	if in.Bindings, err = c.Bindings(ctx, placement); err != nil {
+		return in, err
+	}
+	if in.ResourceSnapshots, err = c.ResourceSnapshots(ctx, placement); err != nil {
+		return in, err
+	}
+	if in.MemberClusters, err = c.MemberClusters(ctx); err != nil {
+		return in, fmt.Errorf("listing member clusters: %w", err)
+	}
+	return in, nil
+}
+
+// RunInputs is what RunInputs reads.
+type RunInputs struct {
+	Placement         *placementv1beta1.ClusterResourcePlacement
+	Strategy          *placementv1beta1.ClusterStagedUpdateStrategy
+	PolicySnapshots   []placementv1beta1.ClusterSchedulingPolicySnapshot
+	Bindings          []placementv1beta1.ClusterResourceBinding
+	ResourceSnapshots []placementv1beta1.ClusterResourceSnapshot
+	MemberClusters    []clusterv1beta1.MemberCluster
 }
