@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,7 +95,9 @@ func (r *stagedRunResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	str := func(desc string) rschema.StringAttribute { return rschema.StringAttribute{Computed: true, Description: desc} }
+	str := func(desc string) rschema.StringAttribute {
+		return rschema.StringAttribute{Computed: true, Description: desc}
+	}
 	resp.Schema = rschema.Schema{
 		Description: "A KubeFleet staged update run (`ClusterStagedUpdateRun`) on the fleet hub: one release of a placement's " +
 			"resource snapshot to the clusters it schedules, stage by stage as a `fleet_staged_update_strategy` says, one cluster " +
@@ -741,7 +743,7 @@ func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placem
 	}
 	type entry struct {
 		stage, pos, rank int
-		step        staged.Step
+		step             staged.Step
 	}
 	var entries []entry
 	stages := staged.AllStages(run)
@@ -799,4 +801,3 @@ func optTime(t *time.Time) types.String {
 	}
 	return types.StringValue(t.UTC().Format(time.RFC3339))
 }
-
