@@ -256,8 +256,8 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		// An unfinished wait, or approvals to give: an in-place update whose apply does it.
-		if stagedRunResumes(ctx, state, plan) || !slices.Equal(sortedSet(state.Approvals), sortedSet(plan.Approvals)) {
+		// An unfinished wait, an approval to give, or new approvals: an in-place update whose apply does it.
+		if stagedRunResumes(ctx, state, plan) || stagedApprovalDue(ctx, state, plan) || !slices.Equal(sortedSet(state.Approvals), sortedSet(plan.Approvals)) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(stagedRunStatusType.AttrTypes))...)
 		}
 		return
@@ -627,6 +627,24 @@ func stagedRunResumes(ctx context.Context, state, plan stagedRunModel) bool {
 		return false
 	}
 	return !staged.State(st.State.ValueString()).Ended()
+}
+
+// stagedApprovalDue reports whether the refreshed run waits for an approval this configuration
+// gives: apply (an in-place update) then gives it.
+func stagedApprovalDue(ctx context.Context, state, plan stagedRunModel) bool {
+	if len(plan.Approvals) == 0 || state.Status.IsNull() || state.Status.IsUnknown() {
+		return false
+	}
+	var st stagedRunStatusModel
+	if d := state.Status.As(ctx, &st, basetypesObjectAsOptions); d.HasError() {
+		return false
+	}
+	for _, stage := range st.ApprovalsWaiting {
+		if slices.Contains(plan.Approvals, stage) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedSet(s []string) []string {

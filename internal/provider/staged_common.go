@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -310,7 +311,7 @@ func stagedTaskWords(tasks []staged.Task) []string {
 	for _, t := range tasks {
 		switch t.Type {
 		case placementv1beta1.AfterStageTaskTypeTimedWait:
-			out = append(out, "wait "+t.WaitTime.Duration.String())
+			out = append(out, "wait "+shortDuration(t.WaitTime.Duration))
 		case placementv1beta1.AfterStageTaskTypeApproval:
 			if t.ApprovalRequest != "" {
 				out = append(out, "approval of ClusterApprovalRequest "+t.ApprovalRequest)
@@ -320,4 +321,16 @@ func stagedTaskWords(tasks []staged.Task) []string {
 		}
 	}
 	return out
+}
+
+// shortDuration drops a duration's zero tails: "10m", "1h30m", "1h".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -1,0 +1,4 @@
+import {
+  to = fleet_staged_update_strategy.rings
+  id = "rings"
+}
