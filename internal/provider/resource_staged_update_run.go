@@ -196,7 +196,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"stages": rschema.ListNestedAttribute{
 						Computed: true,
 						Description: "Each stage, then the deletion stage (`kubernetes-fleet.io/deleteStage`): its state and times, and its " +
-							"clusters by name with their state and times — failed and updating clusters first, 20 in all unless `preview_detail` is `full`.",
+							"clusters by name with their state and times — failed, updating, still to update, then updated clusters, 20 in all unless `preview_detail` is `full`.",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 							"name": str("The stage."), "state": str("`NotStarted`, `Updating`, `Waiting`, `Succeeded` or `Failed`."),
 							"started_at": str("When the stage started."), "finished_at": str("When it finished."), "message": str("Why it waits or failed."),
@@ -752,7 +752,7 @@ type stagedClusterStep struct {
 }
 
 // stagedRunStatus is the run's status, its per-cluster detail bounded: failed clusters first, then
-// updating ones, then the rest in update order.
+// updating ones, then those still to update, then updated ones, each in update order.
 func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placementv1beta1.ClusterApprovalRequest, listLimit int, diags *diag.Diagnostics) types.Object {
 	state, msg := staged.RunState(run)
 	m := stagedRunStatusModel{State: types.StringValue(string(state)), Message: optString(msg)}
@@ -773,10 +773,7 @@ func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placem
 			if cs.State == staged.StepSucceeded {
 				ss.SucceededCount++
 			}
-			rank := map[string]int{staged.StepFailed: 0, staged.StepUpdating: 1}[cs.State]
-			if cs.State != staged.StepFailed && cs.State != staged.StepUpdating {
-				rank = 2
-			}
+			rank := map[string]int{staged.StepFailed: 0, staged.StepUpdating: 1, staged.StepNotStarted: 2, staged.StepSucceeded: 3}[cs.State]
 			entries = append(entries, entry{i, j, rank, cs})
 		}
 		m.Stages = append(m.Stages, ss)
