@@ -211,6 +211,10 @@ resource "fleet_staged_update_run" "bad" {
 				Check: func(*terraform.State) error { return bindingsAt(h, "staged", "staged-1-snapshot", 3) },
 			},
 			{
+				ResourceName: "fleet_staged_update_strategy.rings", ImportState: true, ImportStateId: "rings",
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview", "timeouts"},
+			},
+			{
 				ResourceName: "fleet_staged_update_run.release-2", ImportState: true, ImportStateId: "release-2",
 				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"approvals", "wait_for", "preview", "timeouts", "status"},
 			},
