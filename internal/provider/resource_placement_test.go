@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -1022,15 +1023,16 @@ func TestPlacementSetObserved(t *testing.T) {
 		t.Errorf("latest %s", m.LatestResourceIndex)
 	}
 	var got []string
-	for _, ps := range m.Status.Attributes()["placement_statuses"].(types.List).Elements() {
-		a := ps.(types.Object).Attributes()
+	statuses, _ := m.Status.Attributes()["placement_statuses"].(types.List)
+	for _, ps := range statuses.Elements() {
+		a := objectAttributes(ps)
 		got = append(got, fmt.Sprintf("%s=%s", a["cluster"], a["resource_snapshot_index"]))
 	}
 	if got, want := strings.Join(got, " "), `"a"="1" "b"=<null> <null>=<null>`; got != want {
 		t.Errorf("per-cluster indices %s, want %s", got, want)
 	}
 	snaps := m.ResourceSnapshots.Elements()
-	if len(snaps) != 2 || snaps[0].(types.Object).Attributes()["created_at"].(types.String).ValueString() != "2026-11-23T00:02:03Z" {
+	if len(snaps) != 2 || objectAttributes(snaps[0])["created_at"].String() != `"2026-11-23T00:02:03Z"` {
 		t.Errorf("snapshots %v: want two, times in UTC", snaps)
 	}
 	// Before the hub agent cut a snapshot: null latest, an empty history.
@@ -1038,6 +1040,15 @@ func TestPlacementSetObserved(t *testing.T) {
 	if diags.HasError() || !m.LatestResourceIndex.IsNull() || len(m.ResourceSnapshots.Elements()) != 0 || m.ResourceSnapshots.IsNull() {
 		t.Errorf("no snapshot yet: latest %s, snapshots %s", m.LatestResourceIndex, m.ResourceSnapshots)
 	}
+}
+
+// objectAttributes are an object value's attributes (none for another value).
+func objectAttributes(v attr.Value) map[string]attr.Value {
+	o, ok := v.(types.Object)
+	if !ok {
+		return nil
+	}
+	return o.Attributes()
 }
 
 func TestPlacementStrategyMapping(t *testing.T) {

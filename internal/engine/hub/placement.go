@@ -60,7 +60,7 @@ func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error)
 
 // unstructured encodes the placement without status, with its selection scopes.
 func (p *Placement) unstructured() (*unstructured.Unstructured, error) {
-	crp := p.ClusterResourcePlacement.DeepCopy()
+	crp := p.DeepCopy() // the typed placement's copy
 	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourcePlacementKind}
 	u, err := encode(crp)
 	if err != nil {
