@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/retry"
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -239,9 +240,10 @@ type ResourceVersions struct {
 	ByCluster map[string]string
 }
 
-// ResourceVersions reads the placement's resource snapshots and bindings.
+// ResourceVersions reads the placement's resource snapshots (their metadata: the selected resources
+// they hold can be megabytes per index) and bindings.
 func (c *Client) ResourceVersions(ctx context.Context, placement string) (ResourceVersions, error) {
-	snaps, err := c.ResourceSnapshots(ctx, placement)
+	snaps, err := c.resourceSnapshotsMetadata(ctx, placement)
 	if err != nil {
 		return ResourceVersions{}, err
 	}
@@ -250,6 +252,24 @@ func (c *Client) ResourceVersions(ctx context.Context, placement string) (Resour
 		return ResourceVersions{}, err
 	}
 	return resourceVersionsOf(placement, snaps, bindings), nil
+}
+
+// resourceSnapshotsMetadata lists the placement's resource snapshots with their metadata only.
+func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
+	if c.meta == nil {
+		return c.ResourceSnapshots(ctx, placement)
+	}
+	l, err := c.meta.Resource(ResourceSnapshotGVR).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{placementv1beta1.CRPTrackingLabel: placement}.String(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+	}
+	out := make([]placementv1beta1.ClusterResourceSnapshot, 0, len(l.Items))
+	for _, it := range l.Items {
+		out = append(out, placementv1beta1.ClusterResourceSnapshot{ObjectMeta: it.ObjectMeta})
+	}
+	return out, nil
 }
 
 // resourceVersionsOf derives ResourceVersions from the placement's snapshots (every index, master
