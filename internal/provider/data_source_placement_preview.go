@@ -11,8 +11,6 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 )
@@ -93,18 +91,19 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	existing := m.Placement.ValueString()
 	if existing != "" {
-		hub, err := d.clients.Hub(ctx)
+		hc, err := d.clients.HubAPI(ctx)
 		if err != nil {
 			addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 			return
 		}
-		if _, err := hub.Dynamic.Resource(placementGVR).Get(ctx, existing, metav1.GetOptions{}); err != nil {
-			if apierrors.IsNotFound(err) {
-				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
-					fmt.Sprintf("Attribute placement: the fleet hub has no ClusterResourcePlacement named %q.", existing))
-				return
-			}
+		there, err := hc.PlacementExists(ctx, existing)
+		if err != nil {
 			resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", existing, err))
+			return
+		}
+		if !there {
+			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
+				fmt.Sprintf("Attribute placement: the fleet hub has no ClusterResourcePlacement named %q.", existing))
 			return
 		}
 	}

@@ -26,31 +26,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
 
 // What fleet_placement and data.fleet_placement_preview share: the policy's schema and model, the
 // mapping between HCL and KubeFleet's v1beta1 types, validation with attribute paths, the preview
 // and the hub reads behind it.
-
-var (
-	placementGVR      = placementv1beta1.GroupVersion.WithResource("clusterresourceplacements")
-	bindingGVR        = placementv1beta1.GroupVersion.WithResource("clusterresourcebindings")
-	policySnapshotGVR = placementv1beta1.GroupVersion.WithResource("clusterschedulingpolicysnapshots")
-	placementCRDGVR   = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-)
 
 // Selection scopes of a Namespace resource selector (newer KubeFleet; v0.14.0 always places the
 // namespace with its resources).
@@ -744,11 +733,11 @@ func placementPreview(ctx context.Context, clients *engine.Clients, existing str
 	}
 	in := scheduling.Input{Policy: policy, Clusters: members, Now: clients.Now()}
 	if existing != "" {
-		hub, err := clients.Hub(ctx)
+		hc, err := clients.HubAPI(ctx)
 		if err != nil {
 			return placementPreviewModel{}, nil, err
 		}
-		snapshot, bindings, err := placementSchedulingState(ctx, hub.Dynamic, existing)
+		snapshot, bindings, err := placementSchedulingState(ctx, hc, existing)
 		if err != nil {
 			return placementPreviewModel{}, nil, err
 		}
@@ -837,36 +826,23 @@ func placementPreviewFromResult(res scheduling.Result) placementPreviewModel {
 }
 
 // placementSchedulingState reads what the scheduler starts from for an existing placement: its latest
-// ClusterSchedulingPolicySnapshot (nil before the hub agent made one) and its bindings.
-func placementSchedulingState(ctx context.Context, dyn dynamic.Interface, name string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, []placementv1beta1.ClusterResourceBinding, error) {
-	owned := labels.Set{placementv1beta1.CRPTrackingLabel: name}
-	latest := labels.Set{placementv1beta1.CRPTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}
-	snaps, err := dyn.Resource(policySnapshotGVR).List(ctx, metav1.ListOptions{LabelSelector: latest.String()})
+// ClusterSchedulingPolicySnapshot (nil before the hub agent made one) and its bindings (by name: the
+// scheduler reads them in no particular order; a stable one keeps previews stable).
+func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, []placementv1beta1.ClusterResourceBinding, error) {
+	snaps, err := hc.LatestPolicySnapshots(ctx, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list the policy snapshots of placement %s: %w", name, err)
+		return nil, nil, err
 	}
 	var snapshot *placementv1beta1.ClusterSchedulingPolicySnapshot
-	for i := range snaps.Items {
-		s := &placementv1beta1.ClusterSchedulingPolicySnapshot{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(snaps.Items[i].Object, s); err != nil {
-			return nil, nil, fmt.Errorf("policy snapshot %s: %w", snaps.Items[i].GetName(), err)
-		}
-		if snapshot == nil || placementPolicyIndex(s) > placementPolicyIndex(snapshot) {
-			snapshot = s
+	for i := range snaps {
+		if snapshot == nil || placementPolicyIndex(&snaps[i]) > placementPolicyIndex(snapshot) {
+			snapshot = &snaps[i]
 		}
 	}
-	list, err := dyn.Resource(bindingGVR).List(ctx, metav1.ListOptions{LabelSelector: owned.String()})
+	bindings, err := hc.Bindings(ctx, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list the bindings of placement %s: %w", name, err)
+		return nil, nil, err
 	}
-	bindings := make([]placementv1beta1.ClusterResourceBinding, len(list.Items))
-	for i := range list.Items {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &bindings[i]); err != nil {
-			return nil, nil, fmt.Errorf("binding %s: %w", list.Items[i].GetName(), err)
-		}
-	}
-	// The scheduler reads bindings in no particular order; a stable one keeps previews stable.
-	sort.Slice(bindings, func(i, j int) bool { return bindings[i].Name < bindings[j].Name })
 	return snapshot, bindings, nil
 }
 
@@ -876,54 +852,6 @@ func placementPolicyIndex(s *placementv1beta1.ClusterSchedulingPolicySnapshot) i
 		return -1
 	}
 	return n
-}
-
-// hubSupportsSelectionScope reports whether the hub's ClusterResourcePlacement CRD knows
-// resourceSelectors[].selectionScope (KubeFleet v0.14.0 does not: the API server would drop it).
-func hubSupportsSelectionScope(ctx context.Context, dyn dynamic.Interface) (bool, error) {
-	crd, err := dyn.Resource(placementCRDGVR).Get(ctx, placementGVR.GroupResource().String(), metav1.GetOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("the hub has no ClusterResourcePlacement API (CRD %s): is it a KubeFleet hub?", placementGVR.GroupResource())
-		}
-		return false, err
-	}
-	versions, _, _ := plNestedSlice(crd.Object, "spec", "versions")
-	for _, v := range versions {
-		vm, ok := v.(map[string]any)
-		if !ok || vm["name"] != placementGVR.Version {
-			continue
-		}
-		_, found := plNested(vm, "schema", "openAPIV3Schema", "properties", "spec", "properties", "resourceSelectors", "items", "properties", "selectionScope")
-		return found, nil
-	}
-	return false, nil
-}
-
-func plNestedSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
-	v, ok := plNested(obj, fields...)
-	if !ok {
-		return nil, false, nil
-	}
-	s, ok := v.([]any)
-	if !ok {
-		return nil, false, fmt.Errorf("%s is not a list", strings.Join(fields, "."))
-	}
-	return s, true, nil
-}
-
-func plNested(obj map[string]any, fields ...string) (any, bool) {
-	var cur any = obj
-	for _, f := range fields {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[f]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // ---- data source schema ----

@@ -29,18 +29,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/retry"
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
 
@@ -72,7 +68,6 @@ const (
 
 	// placementPollInterval: placement status changes within seconds; a hub GET is cheap.
 	placementPollInterval = 2 * time.Second
-	placementFieldManager = "terraform-provider-fleet"
 )
 
 // placementConfigAttributes are the attributes a user configures; the preview is recomputed when one of
@@ -119,6 +114,22 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 			"preview":  placementPreviewAttribute(),
 			"status":   placementStatusAttribute(),
+			"latest_resource_snapshot_index": rschema.StringAttribute{
+				Computed: true,
+				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
+					"(`\"0\"`, `\"1\"`, …, as KubeFleet writes it): a new one whenever the selected resources or their " +
+					"content change. With the External strategy, a staged update run names the index it rolls out. Refreshed " +
+					"on every read; null until the hub agent has cut the first one (right after the placement is created).",
+			},
+			"resource_snapshots": rschema.ListNestedAttribute{
+				Computed: true,
+				Description: "The resource snapshots the hub keeps (at most `revision_history_limit`, older ones are removed), " +
+					"ordered by index: the versions an update run can name. Refreshed on every read.",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"index":      rschema.StringAttribute{Computed: true, Description: "The snapshot's resource index."},
+					"created_at": rschema.StringAttribute{Computed: true, Description: "When the hub agent cut it (RFC 3339, UTC)."},
+				}},
+			},
 		},
 	}
 }
@@ -242,6 +253,12 @@ func placementStatusAttribute() rschema.SingleNestedAttribute {
 					"cluster, one entry per missing cluster with the reason.",
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 					"cluster": rschema.StringAttribute{Computed: true, Description: "The member cluster; null for a cluster the scheduler could not find."},
+					"resource_snapshot_index": rschema.StringAttribute{
+						Computed: true,
+						Description: "The resource snapshot index the cluster's binding points to: the version of the selected " +
+							"resources it runs or is getting. Null while it has none, e.g. with the External strategy before an " +
+							"update run has rolled a version out to it.",
+					},
 					"conditions": rschema.ListNestedAttribute{
 						Computed: true, Description: "The cluster's conditions; Scheduled's message has the cluster's scores.",
 						NestedObject: rschema.NestedAttributeObject{Attributes: placementConditionAttributes()},
@@ -356,7 +373,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // planPreview runs the checks that need the hub and computes the preview of a new placement
 // (existing "") or of an update of an existing one; why says why it stays unknown until apply.
 func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing string, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
-	hub, err := r.clients.Hub(ctx)
+	hc, err := r.clients.HubAPI(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			return preview, err.Error(), nil
@@ -365,9 +382,9 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 		return preview, "", diags
 	}
 	if existing == "" && !pathsContain(unknown, path.Root("name")) {
-		r.checkNotOnHub(ctx, &diags, hub.Dynamic, plan.Name.ValueString())
+		r.checkNotOnHub(ctx, &diags, hc, plan.Name.ValueString())
 	}
-	r.checkSelectionScope(ctx, &diags, hub.Dynamic, plan.ResourceSelectors, unknown)
+	r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
 	if diags.HasError() {
 		return preview, "", diags
 	}
@@ -383,7 +400,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if existing != "" {
 		// While the hub agent reschedules, a preview now would not be what the apply, seconds
 		// later, plans again.
-		if why := r.unsettled(ctx, hub.Dynamic, existing); why != "" {
+		if why := r.unsettled(ctx, hc, existing); why != "" {
 			return preview, why, diags
 		}
 	}
@@ -405,14 +422,10 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 
 // unsettled says why the hub agent has not finished scheduling the placement's current spec, or
 // "" when it has.
-func (r *placementResource) unsettled(ctx context.Context, dyn dynamic.Interface, name string) string {
-	u, err := dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
+func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, name string) string {
+	crp, err := hc.Placement(ctx, name)
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
-	}
-	crp, err := decodePlacement(u)
-	if err != nil {
-		return err.Error()
 	}
 	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
@@ -477,27 +490,26 @@ func removedTolerations(old, updated *policyModel) string {
 }
 
 // checkNotOnHub fails the plan of a new placement whose name the hub already has.
-func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagnostics, dyn dynamic.Interface, name string) {
-	_, err := dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
+func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, name string) {
+	there, err := hc.PlacementExists(ctx, name)
 	switch {
-	case err == nil:
+	case err != nil:
+		diags.AddError("Reading the placement", fmt.Sprintf("Checking whether placement %q exists on the hub: %v", name, err))
+	case there:
 		diags.AddAttributeError(path.Root("name"), "Placement already exists",
 			fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q. To manage it with Terraform, import it "+
 				"(terraform import <address> %s, or an import block), or choose another name.", name, name))
-	case apierrors.IsNotFound(err):
-	default:
-		diags.AddError("Reading the placement", fmt.Sprintf("Checking whether placement %q exists on the hub: %v", name, err))
 	}
 }
 
 // checkSelectionScope fails a NamespaceOnly selector the hub's API would silently drop.
-func (r *placementResource) checkSelectionScope(ctx context.Context, diags *diag.Diagnostics, dyn dynamic.Interface, selectors []resourceSelectorModel, unknown []path.Path) {
+func (r *placementResource) checkSelectionScope(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
 	for i, s := range selectors {
 		p := path.Root("resource_selectors").AtListIndex(i).AtName("selection_scope")
 		if s.SelectionScope.ValueString() != placementScopeNamespaceOnly || relatedToAny(p, unknown) {
 			continue
 		}
-		ok, err := hubSupportsSelectionScope(ctx, dyn)
+		ok, err := hc.SupportsSelectionScope(ctx)
 		if err != nil {
 			diags.AddAttributeWarning(p, "Cannot check selection_scope",
 				fmt.Sprintf("Attribute %s: reading the hub's ClusterResourcePlacement API failed (%v); if the hub's KubeFleet does not know selectionScope, it places the namespace with its resources.", p, err))
@@ -535,20 +547,15 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hub, err := r.clients.Hub(ctx)
+	hc, err := r.clients.HubAPI(ctx)
 	if err != nil {
 		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
 	name := plan.Name.ValueString()
-	obj, err := placementObject(&plan)
+	created, err := hc.CreatePlacement(ctx, placementFromModel(&plan))
 	if err != nil {
-		resp.Diagnostics.AddError("Creating the placement", err.Error())
-		return
-	}
-	created, err := hub.Dynamic.Resource(placementGVR).Create(ctx, obj, metav1.CreateOptions{FieldManager: placementFieldManager})
-	if err != nil {
-		if apierrors.IsAlreadyExists(err) {
+		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
 				fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q: import it, or choose another name.", name))
 			return
@@ -562,11 +569,11 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
 		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, "")...)
 	}
-	r.saveWithStatus(ctx, &plan, created, &resp.State, &resp.Diagnostics)
+	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
-	r.waitAndSave(ctx, hub.Dynamic, &plan, &resp.State, &resp.Diagnostics)
+	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -575,14 +582,14 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hub, err := r.clients.Hub(ctx)
+	hc, err := r.clients.HubAPI(ctx)
 	if err != nil {
 		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
 	name := state.Name.ValueString()
-	u, err := hub.Dynamic.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	crp, err := hc.Placement(ctx, name)
+	if hub.IsNotFound(err) {
 		tflog.Info(ctx, "placement gone from the hub; removing it from state", map[string]any{"placement": name})
 		resp.State.RemoveResource(ctx)
 		return
@@ -591,19 +598,17 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", name, err))
 		return
 	}
-	crp, err := decodePlacement(u)
+	versions, err := hc.ResourceVersions(ctx, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the placement", err.Error())
+		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of ClusterResourcePlacement %q: %v", name, err))
 		return
 	}
 	state.ID = types.StringValue(name)
-	placementSpecToModel(&state, crp, u)
+	placementSpecToModel(&state, crp)
 	if state.WaitForRollout.IsNull() {
 		state.WaitForRollout = types.BoolValue(false) // imported
 	}
-	status, d := placementStatusObject(ctx, crp)
-	resp.Diagnostics.Append(d...)
-	state.Status = status
+	resp.Diagnostics.Append(state.setObserved(crp, versions)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -620,7 +625,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hub, err := r.clients.Hub(ctx)
+	hc, err := r.clients.HubAPI(ctx)
 	if err != nil {
 		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
@@ -629,33 +634,20 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 	if plan.Preview.IsUnknown() {
 		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, name)...)
 	}
-	spec, err := placementObject(&plan)
-	if err != nil {
-		resp.Diagnostics.AddError("Updating the placement", err.Error())
-		return
-	}
-	var updated *unstructured.Unstructured
-	// The hub agent writes the placement too (finalizers, defaults): retry on conflicts.
-	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		current, err := hub.Dynamic.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		mergePlacementSpec(current, spec)
-		updated, err = hub.Dynamic.Resource(placementGVR).Update(ctx, current, metav1.UpdateOptions{FieldManager: placementFieldManager})
-		return err
-	})
+	// Only the fields the provider manages are written; the hub client retries conflicts with the
+	// hub agent, which writes the placement too.
+	updated, err := hc.UpdatePlacementSpec(ctx, placementFromModel(&plan))
 	if err != nil {
 		resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating ClusterResourcePlacement %q: %v", name, err))
 		return
 	}
-	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.GetGeneration()})
+	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
 	plan.ID = types.StringValue(name)
-	r.saveWithStatus(ctx, &plan, updated, &resp.State, &resp.Diagnostics)
+	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
-	r.waitAndSave(ctx, hub.Dynamic, &plan, &resp.State, &resp.Diagnostics)
+	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *placementResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -671,19 +663,18 @@ func (r *placementResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hub, err := r.clients.Hub(ctx)
+	hc, err := r.clients.HubAPI(ctx)
 	if err != nil {
 		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
 	name := state.Name.ValueString()
-	err = hub.Dynamic.Resource(placementGVR).Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err := hc.DeletePlacement(ctx, name); err != nil {
 		resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting ClusterResourcePlacement %q: %v", name, err))
 		return
 	}
 	// The hub agent's finalizers remove the placed resources from the clusters first.
-	if err := waitPlacementGone(ctx, hub.Dynamic, name); err != nil {
+	if err := hc.WaitPlacementGone(ctx, name, time.Second); err != nil {
 		resp.Diagnostics.AddError("Deleting the placement", err.Error())
 	}
 }
@@ -701,6 +692,8 @@ type placementModel struct {
 	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
 	Preview              types.Object            `tfsdk:"preview"`
 	Status               types.Object            `tfsdk:"status"`
+	LatestResourceIndex  types.String            `tfsdk:"latest_resource_snapshot_index"`
+	ResourceSnapshots    types.List              `tfsdk:"resource_snapshots"`
 }
 
 type placementLabelSelectorModel struct {
@@ -730,6 +723,10 @@ var (
 	}}
 	placementClusterStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"cluster": types.StringType, "conditions": types.ListType{ElemType: placementConditionAttrTypes},
+		"resource_snapshot_index": types.StringType,
+	}}
+	placementResourceSnapshotType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"index": types.StringType, "created_at": types.StringType,
 	}}
 	placementSelectedResourceType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"group": types.StringType, "version": types.StringType, "kind": types.StringType, "name": types.StringType, "namespace": types.StringType,
@@ -748,7 +745,8 @@ var (
 // the computed attributes, unknown by nature at plan, are not reported.
 func decodePlacementConfig(ctx context.Context, cfg tfsdk.Config) (placementModel, []path.Path, diag.Diagnostics) {
 	var m placementModel
-	unknown, diags := decodePartial(ctx, cfg, &m, path.Root("id"), path.Root("preview"), path.Root("status"))
+	unknown, diags := decodePartial(ctx, cfg, &m, path.Root("id"), path.Root("preview"), path.Root("status"),
+		path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots"))
 	return m, unknown, diags
 }
 
@@ -825,18 +823,13 @@ func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, 
 	return diags
 }
 
-// placementObject is the ClusterResourcePlacement the configuration describes, as unstructured
-// (KubeFleet's v1beta1 types, plus selectionScope, which v0.14.0's types lack).
-func placementObject(m *placementModel) (*unstructured.Unstructured, error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{
-		TypeMeta:   metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"},
-		ObjectMeta: metav1.ObjectMeta{Name: m.Name.ValueString()},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			Policy:   m.Policy.toAPI(),
-			Strategy: m.Strategy.toAPI(),
-		},
-	}
-	for _, s := range m.ResourceSelectors {
+// placementFromModel is the ClusterResourcePlacement the configuration describes (KubeFleet's
+// v1beta1 types, plus selectionScope, which v0.14.0's types lack).
+func placementFromModel(m *placementModel) *hub.Placement {
+	p := &hub.Placement{}
+	p.Name = m.Name.ValueString()
+	p.Spec = placementv1beta1.ClusterResourcePlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
+	for i, s := range m.ResourceSelectors {
 		sel := placementv1beta1.ClusterResourceSelector{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
 		if s.LabelSelector != nil {
 			sel.LabelSelector = placementLabelSelector(s.LabelSelector.MatchLabels, s.LabelSelector.MatchExpressions)
@@ -844,76 +837,23 @@ func placementObject(m *placementModel) (*unstructured.Unstructured, error) {
 				sel.LabelSelector = &metav1.LabelSelector{}
 			}
 		}
-		crp.Spec.ResourceSelectors = append(crp.Spec.ResourceSelectors, sel)
+		p.Spec.ResourceSelectors = append(p.Spec.ResourceSelectors, sel)
+		if s.SelectionScope.ValueString() == placementScopeNamespaceOnly {
+			p.SelectionScopes = append(p.SelectionScopes, make([]string, i+1-len(p.SelectionScopes))...)
+			p.SelectionScopes[i] = placementScopeNamespaceOnly
+		}
 	}
 	if !m.RevisionHistoryLimit.IsNull() && !m.RevisionHistoryLimit.IsUnknown() {
 		n := placementInt32(m.RevisionHistoryLimit)
-		crp.Spec.RevisionHistoryLimit = &n
+		p.Spec.RevisionHistoryLimit = &n
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crp)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the placement: %w", err)
-	}
-	delete(obj, "status")
-	u := &unstructured.Unstructured{Object: obj}
-	selectors, _, _ := unstructured.NestedSlice(obj, "spec", "resourceSelectors")
-	for i, s := range m.ResourceSelectors {
-		if s.SelectionScope.ValueString() == placementScopeNamespaceOnly {
-			if sm, ok := selectors[i].(map[string]any); ok {
-				sm["selectionScope"] = placementScopeNamespaceOnly
-			}
-		}
-	}
-	if err := unstructured.SetNestedSlice(obj, selectors, "spec", "resourceSelectors"); err != nil {
-		return nil, err
-	}
-	return u, nil
-}
-
-// mergePlacementSpec writes the fields the provider manages into the hub's current object, leaving the rest
-// (applyStrategy, fields newer KubeFleet adds, metadata the hub agent owns) as they are.
-func mergePlacementSpec(current, desired *unstructured.Unstructured) {
-	spec, _, _ := unstructured.NestedMap(current.Object, "spec")
-	if spec == nil {
-		spec = map[string]any{}
-	}
-	want, _, _ := unstructured.NestedMap(desired.Object, "spec")
-	for _, f := range []string{"resourceSelectors", "policy", "revisionHistoryLimit"} {
-		if v, ok := want[f]; ok {
-			spec[f] = v
-		} else {
-			delete(spec, f)
-		}
-	}
-	strategy, _ := spec["strategy"].(map[string]any)
-	if strategy == nil {
-		strategy = map[string]any{}
-	}
-	wantStrategy, _ := want["strategy"].(map[string]any)
-	for _, f := range []string{"type", "rollingUpdate"} {
-		if v, ok := wantStrategy[f]; ok {
-			strategy[f] = v
-		} else {
-			delete(strategy, f)
-		}
-	}
-	spec["strategy"] = strategy
-	_ = unstructured.SetNestedMap(current.Object, spec, "spec")
-}
-
-func decodePlacement(u *unstructured.Unstructured) (*placementv1beta1.ClusterResourcePlacement, error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crp); err != nil {
-		return nil, fmt.Errorf("decoding ClusterResourcePlacement %s: %w", u.GetName(), err)
-	}
-	return crp, nil
+	return p
 }
 
 // placementSpecToModel reads the hub's spec into the model, with the API's defaults for fields the hub
 // left empty.
-func placementSpecToModel(m *placementModel, crp *placementv1beta1.ClusterResourcePlacement, u *unstructured.Unstructured) {
+func placementSpecToModel(m *placementModel, crp *hub.Placement) {
 	m.Name = types.StringValue(crp.Name)
-	selectors, _, _ := unstructured.NestedSlice(u.Object, "spec", "resourceSelectors")
 	m.ResourceSelectors = make([]resourceSelectorModel, 0, len(crp.Spec.ResourceSelectors))
 	for i, s := range crp.Spec.ResourceSelectors {
 		sm := resourceSelectorModel{
@@ -924,12 +864,8 @@ func placementSpecToModel(m *placementModel, crp *placementv1beta1.ClusterResour
 			ml, me := plLabelsFromSelector(s.LabelSelector)
 			sm.LabelSelector = &placementLabelSelectorModel{MatchLabels: ml, MatchExpressions: me}
 		}
-		if i < len(selectors) {
-			if raw, ok := selectors[i].(map[string]any); ok {
-				if scope, ok := raw["selectionScope"].(string); ok && scope != "" {
-					sm.SelectionScope = types.StringValue(scope)
-				}
-			}
+		if scope := crp.SelectionScope(i); scope != "" {
+			sm.SelectionScope = types.StringValue(scope)
 		}
 		m.ResourceSelectors = append(m.ResourceSelectors, sm)
 	}
@@ -1019,7 +955,7 @@ func placementConditions(conds []metav1.Condition, diags *diag.Diagnostics) type
 // on a thousand clusters has six thousand conditions: reflection would cost seconds). Per-cluster
 // statuses are sorted by name (the hub's order follows its bindings), unnamed entries for missing
 // clusters last.
-func placementStatusObject(_ context.Context, crp *placementv1beta1.ClusterResourcePlacement) (types.Object, diag.Diagnostics) {
+func placementStatusObject(crp *placementv1beta1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	generation := int64(0)
 	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)); c != nil {
@@ -1037,6 +973,7 @@ func placementStatusObject(_ context.Context, crp *placementv1beta1.ClusterResou
 	for _, ps := range statuses {
 		o, d := types.ObjectValue(placementClusterStatusType.AttrTypes, map[string]attr.Value{
 			"cluster": plString(ps.ClusterName), "conditions": placementConditions(ps.Conditions, &diags),
+			"resource_snapshot_index": plString(indexByCluster[ps.ClusterName]),
 		})
 		diags.Append(d...)
 		clusters = append(clusters, o)
@@ -1064,26 +1001,46 @@ func placementStatusObject(_ context.Context, crp *placementv1beta1.ClusterResou
 	return o, diags
 }
 
-// saveWithStatus saves the model with the status of the hub's object.
-func (r *placementResource) saveWithStatus(ctx context.Context, m *placementModel, u *unstructured.Unstructured, state *tfsdk.State, diags *diag.Diagnostics) {
-	crp, err := decodePlacement(u)
-	if err != nil {
-		diags.AddError("Reading the placement", err.Error())
-		return
-	}
-	status, d := placementStatusObject(ctx, crp)
-	diags.Append(d...)
+// setObserved sets what the hub reports: the placement's status, with each cluster's resource
+// snapshot index, and the resource snapshot history.
+func (m *placementModel) setObserved(crp *hub.Placement, versions hub.ResourceVersions) diag.Diagnostics {
+	status, diags := placementStatusObject(&crp.ClusterResourcePlacement, versions.ByCluster)
 	m.Status = status
+	m.LatestResourceIndex = plString(versions.Latest)
+	snaps := make([]attr.Value, 0, len(versions.Snapshots))
+	for _, s := range versions.Snapshots {
+		o, d := types.ObjectValue(placementResourceSnapshotType.AttrTypes, map[string]attr.Value{
+			"index": types.StringValue(s.Index), "created_at": types.StringValue(s.CreatedAt.UTC().Format(time.RFC3339)),
+		})
+		diags.Append(d...)
+		snaps = append(snaps, o)
+	}
+	l, d := types.ListValue(placementResourceSnapshotType, snaps)
+	diags.Append(d...)
+	m.ResourceSnapshots = l
+	return diags
+}
+
+// saveWithStatus saves the model with what the hub reports about the placement. Right after a
+// create or update the hub agent may not have cut the new resource snapshot yet: the next refresh
+// shows it.
+func (r *placementResource) saveWithStatus(ctx context.Context, hc *hub.Client, m *placementModel, crp *hub.Placement, state *tfsdk.State, diags *diag.Diagnostics) {
+	versions, err := hc.ResourceVersions(ctx, crp.Name)
+	if err != nil {
+		diags.AddWarning("Reading the placement's resource snapshots",
+			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Name, err))
+	}
+	diags.Append(m.setObserved(crp, versions)...)
 	diags.Append(state.Set(ctx, m)...)
 }
 
 // waitAndSave waits for the rollout and saves the final status; on failure the state is saved
 // all the same and the error says which clusters are not there yet.
-func (r *placementResource) waitAndSave(ctx context.Context, dyn dynamic.Interface, m *placementModel, state *tfsdk.State, diags *diag.Diagnostics) {
+func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *placementModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	name := m.Name.ValueString()
-	crp, u, err := waitForPlacementRollout(ctx, dyn, name, placementPollInterval)
-	if u != nil {
-		r.saveWithStatus(context.WithoutCancel(ctx), m, u, state, diags)
+	crp, err := waitForPlacementRollout(ctx, hc, name, placementPollInterval)
+	if crp != nil {
+		r.saveWithStatus(context.WithoutCancel(ctx), hc, m, crp, state, diags)
 	}
 	if err != nil {
 		diags.AddError("Placement did not roll out", fmt.Sprintf("Waiting for placement %q: %v", name, err))
@@ -1149,33 +1106,28 @@ func placementRolloutProgress(crp *placementv1beta1.ClusterResourcePlacement) (s
 }
 
 // waitForPlacementRollout polls the placement until placementRolloutProgress says it is done, logging each change,
-// until ctx ends (the apply's timeout, or Ctrl-C).
-func waitForPlacementRollout(ctx context.Context, dyn dynamic.Interface, name string, every time.Duration) (*placementv1beta1.ClusterResourcePlacement, *unstructured.Unstructured, error) {
+// until ctx ends (the apply's timeout, or Ctrl-C). It returns the last placement read.
+func waitForPlacementRollout(ctx context.Context, hc *hub.Client, name string, every time.Duration) (*hub.Placement, error) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	var crp *placementv1beta1.ClusterResourcePlacement
-	var u *unstructured.Unstructured
+	var crp *hub.Placement
 	last := ""
 	for {
-		got, err := dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
+		got, err := hc.Placement(ctx, name)
 		switch {
 		case err == nil:
-			decoded, derr := decodePlacement(got)
-			if derr != nil {
-				return crp, u, derr
-			}
-			crp, u = decoded, got
-			progress, done := placementRolloutProgress(crp)
+			crp = got
+			progress, done := placementRolloutProgress(&crp.ClusterResourcePlacement)
 			if progress != last {
 				tflog.Info(ctx, "placement rollout", map[string]any{"placement": name, "generation": crp.Generation, "progress": progress})
 				last = progress
 			}
 			if done {
-				return crp, u, nil
+				return crp, nil
 			}
 		case ctx.Err() != nil:
-		case apierrors.IsNotFound(err):
-			return crp, u, fmt.Errorf("the placement was deleted while waiting for its rollout")
+		case hub.IsNotFound(err):
+			return crp, fmt.Errorf("the placement was deleted while waiting for its rollout")
 		default:
 			tflog.Warn(ctx, "reading the placement failed; retrying", map[string]any{"placement": name, "error": err.Error()})
 		}
@@ -1184,24 +1136,7 @@ func waitForPlacementRollout(ctx context.Context, dyn dynamic.Interface, name st
 			if last == "" {
 				last = "no status read"
 			}
-			return crp, u, fmt.Errorf("not rolled out before the timeout or cancellation (%v): %s", ctx.Err(), last)
-		case <-tick.C:
-		}
-	}
-}
-
-// waitPlacementGone waits until the hub has removed the placement (its finalizers first clean up).
-func waitPlacementGone(ctx context.Context, dyn dynamic.Interface, name string) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		_, err := dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("ClusterResourcePlacement %q is still on the hub (%v): the hub agent has not finished removing it", name, ctx.Err())
+			return crp, fmt.Errorf("not rolled out before the timeout or cancellation (%v): %s", ctx.Err(), last)
 		case <-tick.C:
 		}
 	}

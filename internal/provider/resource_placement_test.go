@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -25,20 +26,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub/hubtest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
 
@@ -118,12 +116,12 @@ const (
 // by name, and one deleted behind Terraform's back is planned again.
 func TestAccPlacementPickN(t *testing.T) {
 	const addr = "fleet_placement.test"
-	hub := hubClients(t)
+	h := hubClients(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { hub.createNamespace(t, "pickn-web") },
+				PreConfig: func() { h.createNamespace(t, "pickn-web") },
 				Config:    pickNConfig("pickn-web", "pickn-web", 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
@@ -178,7 +176,7 @@ func TestAccPlacementPickN(t *testing.T) {
 				// Scaled in behind Terraform's back: refresh sees it, the plan scales out again,
 				// keeping the one cluster the hub agent kept (by its recorded score).
 				PreConfig: func() {
-					hub.patchPlacement(t, "pickn-web", `{"spec":{"policy":{"numberOfClusters":1}}}`)
+					h.scalePlacement(t, "pickn-web", 1)
 					waitForPlacementScheduled(t, "pickn-web", 1)
 				},
 				Config: pickNConfig("pickn-web", "pickn-web", 3),
@@ -192,7 +190,7 @@ func TestAccPlacementPickN(t *testing.T) {
 			},
 			{
 				// Deleted on the hub behind Terraform's back: refresh drops it, the plan creates it again.
-				PreConfig: func() { hub.deletePlacement(t, "pickn-web") },
+				PreConfig: func() { h.deletePlacement(t, "pickn-web") },
 				Config:    pickNConfig("pickn-web", "pickn-web", 3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
@@ -318,29 +316,53 @@ resource "fleet_placement" "test" {
 }
 
 // The External strategy: no RollingUpdate settings (KubeFleet rejects them), stored and read back
-// without a diff; waiting for a rollout that only an update run starts is refused.
+// without a diff; waiting for a rollout that only an update run starts is refused. Refresh shows
+// the resource snapshots the hub agent cuts (index 0 at creation, 1 once a second namespace is
+// selected) and that no cluster runs one before an update run rolls it out, and an unchanged
+// configuration plans empty whatever refresh found.
 func TestAccPlacementExternalStrategy(t *testing.T) {
 	const addr = "fleet_placement.test"
-	hubClients(t)
-	config := func(extra string) string {
+	h := hubClients(t)
+	config := func(extra string, namespaces ...string) string {
+		selectors := make([]string, 0, len(namespaces))
+		for _, ns := range namespaces {
+			selectors = append(selectors, fmt.Sprintf(`{ version = "v1", kind = "Namespace", name = %q }`, ns))
+		}
 		return placementProvider + `
 resource "fleet_placement" "test" {
   name               = "external"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "external" }]
+  resource_selectors = [` + strings.Join(selectors, ", ") + `]
   strategy           = { type = "External" }
   ` + extra + `
 }
 `
 	}
+	snapshots := func(indices ...string) knownvalue.Check {
+		checks := make([]knownvalue.Check, 0, len(indices))
+		for _, i := range indices {
+			checks = append(checks, knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"index": knownvalue.StringExact(i), "created_at": knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)),
+			}))
+		}
+		return knownvalue.ListExact(checks)
+	}
+	refreshed := func(latest string, indices ...string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact(latest)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshots(indices...)),
+			clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+		}
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      config("wait_for_rollout = true"),
+				Config:      config("wait_for_rollout = true", "external"),
 				ExpectError: wrapped(`wait_for_rollout needs strategy.type RollingUpdate`),
 			},
 			{
-				Config: config(""),
+				PreConfig: func() { h.createNamespace(t, "external") },
+				Config:    config("", "external"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("strategy"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"type": knownvalue.StringExact("External"), "max_unavailable": knownvalue.Null(),
@@ -348,8 +370,68 @@ resource "fleet_placement" "test" {
 					})),
 				},
 			},
+			{
+				// Once the hub agent has cut snapshot 0 and scheduled the clusters, refresh shows
+				// them; nothing is planned.
+				PreConfig: func() {
+					h.waitForResourceIndex(t, "external", "0")
+					waitForPlacementScheduled(t, "external", 3)
+				},
+				Config: config("", "external"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: refreshed("0", "0"),
+			},
+			{
+				// A second namespace changes the selected resources: the hub agent cuts snapshot 1.
+				PreConfig: func() { h.createNamespace(t, "external-b") },
+				Config:    config("", "external", "external-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("latest_resource_snapshot_index")),
+				}},
+			},
+			{
+				PreConfig: func() { h.waitForResourceIndex(t, "external", "1") },
+				Config:    config("", "external", "external-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: refreshed("1", "0", "1"),
+			},
 		},
 	})
+}
+
+// clusterSnapshotIndices checks status.placement_statuses: exactly the clusters in want, each with
+// its resource_snapshot_index (nil: null).
+type clusterSnapshotIndices struct {
+	addr string
+	want map[string]*string
+}
+
+func (c clusterSnapshotIndices) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, c.addr)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	got := map[string]string{}
+	for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
+		m := asMap(ps)
+		got[fmt.Sprint(m["cluster"])] = fmt.Sprint(m["resource_snapshot_index"])
+	}
+	want := map[string]string{}
+	for k, v := range c.want {
+		want[k] = fmt.Sprint(v)
+		if v != nil {
+			want[k] = *v
+		}
+	}
+	if fmt.Sprint(sortedPairs(got)) != fmt.Sprint(sortedPairs(want)) {
+		resp.Error = fmt.Errorf("%s: per-cluster resource snapshot indices %v, want %v", c.addr, sortedPairs(got), sortedPairs(want))
+	}
 }
 
 // KubeFleet's rules fail at validate or plan, each error naming its attribute; so do the
@@ -548,7 +630,7 @@ func sortedPairs(m map[string]string) []string {
 // ---- the hub, behind Terraform's back ----
 
 type hubTestClients struct {
-	dyn   dynamic.Interface
+	hub   *hub.Client
 	typed kubernetes.Interface
 }
 
@@ -562,7 +644,11 @@ func hubClients(t *testing.T) *hubTestClients {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &hubTestClients{dyn: dynamic.NewForConfigOrDie(cfg), typed: kubernetes.NewForConfigOrDie(cfg)}
+	kc, err := kube.NewClient(cfg, "acctest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hubTestClients{hub: hub.New(kc), typed: kc.Kubernetes}
 }
 
 func (h *hubTestClients) createNamespace(t *testing.T, name string) {
@@ -573,10 +659,15 @@ func (h *hubTestClients) createNamespace(t *testing.T, name string) {
 	}
 }
 
-// patchPlacement changes a placement on the hub with a JSON merge patch.
-func (h *hubTestClients) patchPlacement(t *testing.T, name, patch string) {
+// scalePlacement sets a PickN placement's number of clusters on the hub.
+func (h *hubTestClients) scalePlacement(t *testing.T, name string, n int32) {
 	t.Helper()
-	if _, err := h.dyn.Resource(placementGVR).Patch(context.Background(), name, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	p, err := h.hub.Placement(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.Policy.NumberOfClusters = &n
+	if _, err := h.hub.UpdatePlacementSpec(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -584,16 +675,31 @@ func (h *hubTestClients) patchPlacement(t *testing.T, name, patch string) {
 // deletePlacement deletes a placement on the hub and waits until the hub agent has finished.
 func (h *hubTestClients) deletePlacement(t *testing.T, name string) {
 	t.Helper()
-	ctx := context.Background()
-	if err := h.dyn.Resource(placementGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.hub.DeletePlacement(ctx, name); err != nil {
 		t.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := h.dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+	if err := h.hub.WaitPlacementGone(ctx, name, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForResourceIndex waits until the hub agent has cut the placement's resource snapshot of
+// that index and labelled it latest.
+func (h *hubTestClients) waitForResourceIndex(t *testing.T, name, index string) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		v, err := h.hub.ResourceVersions(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		last = v.Latest
+		return v.Latest == index, nil
 	})
 	if err != nil {
-		t.Fatalf("placement %s still on the hub: %v", name, err)
+		t.Fatalf("placement %s: want latest resource snapshot %s, have %q: %v", name, index, last, err)
 	}
 }
 
@@ -604,11 +710,7 @@ func waitForPlacementScheduled(t *testing.T, name string, n int) {
 	h := hubClients(t)
 	var last string
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		u, err := h.dyn.Resource(placementGVR).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		crp, err := decodePlacement(u)
+		crp, err := h.hub.Placement(ctx, name)
 		if err != nil {
 			return false, err
 		}
@@ -838,20 +940,15 @@ func TestPlacementRolloutProgress(t *testing.T) {
 func TestWaitForPlacementRolloutHonoursCancellation(t *testing.T) {
 	crp := rolloutCRP(1, map[string]metav1.ConditionStatus{"a": "False"}, "False")
 	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{placementGVR: "ClusterResourcePlacementList"}, &unstructured.Unstructured{Object: obj})
+	hc := hubtest.New(t, crp)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, u, err := waitForPlacementRollout(ctx, dyn, "p", time.Hour)
+	got, err := waitForPlacementRollout(ctx, hc, "p", time.Hour)
 	if err == nil || !strings.Contains(err.Error(), "a: waiting for Available") {
 		t.Fatalf("want an error naming the pending cluster, got %v", err)
 	}
-	if u == nil {
+	if got == nil {
 		t.Fatal("the last status read should be returned, to be saved")
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -862,56 +959,96 @@ func TestWaitForPlacementRolloutHonoursCancellation(t *testing.T) {
 // While the hub agent has not scheduled the placement's current spec, an update plans no preview
 // (it would not survive the re-plan at apply).
 func TestPlacementUnsettled(t *testing.T) {
-	crp := rolloutCRP(1, map[string]metav1.ConditionStatus{"a": "True"}, "True")
-	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
-	settled, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(crp)
-	crp.Name, crp.Generation = "q", 2
-	pending, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(crp)
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{placementGVR: "ClusterResourcePlacementList"},
-		&unstructured.Unstructured{Object: settled}, &unstructured.Unstructured{Object: pending})
+	settled := rolloutCRP(1, map[string]metav1.ConditionStatus{"a": "True"}, "True")
+	settled.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
+	pending := settled.DeepCopy()
+	pending.Name, pending.Generation = "q", 2
+	hc := hubtest.New(t, settled, pending)
 	r := &placementResource{}
-	if why := r.unsettled(context.Background(), dyn, "p"); why != "" {
+	if why := r.unsettled(context.Background(), hc, "p"); why != "" {
 		t.Errorf("p is scheduled for its generation, got %q", why)
 	}
-	if why := r.unsettled(context.Background(), dyn, "q"); !strings.Contains(why, "still scheduling") {
+	if why := r.unsettled(context.Background(), hc, "q"); !strings.Contains(why, "still scheduling") {
 		t.Errorf("q's spec (generation 2) is not scheduled yet, got %q", why)
+	}
+	if why := r.unsettled(context.Background(), hc, "gone"); !strings.Contains(why, "failed") {
+		t.Errorf("a placement the hub lacks: got %q", why)
 	}
 }
 
-// An update writes only the fields the provider manages: what the hub or newer KubeFleet added
-// (applyStrategy, unknown fields) stays.
-func TestMergePlacementSpec(t *testing.T) {
-	current := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"resourceSelectors": []any{map[string]any{"kind": "Namespace"}},
-		"policy":            map[string]any{"placementType": "PickN", "numberOfClusters": int64(2)},
-		"strategy":          map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": "25%"}, "applyStrategy": map[string]any{"type": "ServerSideApply"}},
-		"futureField":       "kept",
-	}}}
+// The configuration → hub.Placement → model round trip keeps the selection scopes, which
+// KubeFleet v0.14.0's types lack (the hub client carries them beside the typed object).
+func TestPlacementSelectorsRoundTrip(t *testing.T) {
+	s := types.StringValue
 	m := &placementModel{
-		Name:              types.StringValue("p"),
-		ResourceSelectors: []resourceSelectorModel{{Version: types.StringValue("v1"), Kind: types.StringValue("Namespace"), Name: types.StringValue("web")}},
-		Strategy:          &placementStrategyModel{Type: types.StringValue("External")},
+		Name: s("p"),
+		ResourceSelectors: []resourceSelectorModel{
+			{Group: s(""), Version: s("v1"), Kind: s("Namespace"), Name: s("web"), SelectionScope: s(placementScopeWithResources)},
+			{Group: s(""), Version: s("v1"), Kind: s("Namespace"), Name: types.StringNull(), SelectionScope: s(placementScopeNamespaceOnly),
+				LabelSelector: &placementLabelSelectorModel{MatchLabels: map[string]string{"app": "db"}}},
+		},
+		Strategy:             &placementStrategyModel{Type: s("External")},
+		RevisionHistoryLimit: types.Int64Value(3),
 	}
-	desired, err := placementObject(m)
-	if err != nil {
-		t.Fatal(err)
+	p := placementFromModel(m)
+	if p.SelectionScope(0) != "" || p.SelectionScope(1) != placementScopeNamespaceOnly {
+		t.Fatalf("selection scopes %q: the default is left unset, NamespaceOnly written", p.SelectionScopes)
 	}
-	mergePlacementSpec(current, desired)
-	spec := asMap(current.Object["spec"])
-	if _, ok := spec["policy"]; ok {
-		t.Error("a removed policy should be removed")
+	if p.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType || p.Spec.Strategy.RollingUpdate != nil || *p.Spec.RevisionHistoryLimit != 3 {
+		t.Fatalf("spec %+v", p.Spec)
 	}
-	strategy := asMap(spec["strategy"])
-	if strategy["type"] != "External" || strategy["rollingUpdate"] != nil {
-		t.Errorf("strategy %v: want External without rollingUpdate", strategy)
+	var back placementModel
+	placementSpecToModel(&back, p)
+	if !reflect.DeepEqual(back.ResourceSelectors, m.ResourceSelectors) {
+		t.Fatalf("round trip changed the selectors:\n got %+v\nwant %+v", back.ResourceSelectors, m.ResourceSelectors)
 	}
-	if strategy["applyStrategy"] == nil || spec["futureField"] != "kept" {
-		t.Errorf("fields the provider does not manage were dropped: %v", spec)
+	if back.Policy != nil || back.RevisionHistoryLimit.ValueInt64() != 3 || back.Strategy.Type.ValueString() != "External" {
+		t.Fatalf("round trip: %+v", back)
 	}
-	if selectors := asList(spec["resourceSelectors"]); len(selectors) != 1 || asMap(selectors[0])["name"] != "web" {
-		t.Errorf("resource selectors not written: %v", spec["resourceSelectors"])
+}
+
+// What the hub reports lands in the model: each cluster's snapshot index (null for a cluster
+// without one and for an entry without a cluster), the latest index and the history.
+func TestPlacementSetObserved(t *testing.T) {
+	crp := &hub.Placement{}
+	crp.Status.PlacementStatuses = []placementv1beta1.ResourcePlacementStatus{{ClusterName: "b"}, {}, {ClusterName: "a"}}
+	t0 := time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("x", 3600))
+	var m placementModel
+	diags := m.setObserved(crp, hub.ResourceVersions{Latest: "1", ByCluster: map[string]string{"a": "1"},
+		Snapshots: []hub.ResourceSnapshot{{Index: "0", CreatedAt: t0}, {Index: "1", CreatedAt: t0.Add(time.Minute)}}})
+	if diags.HasError() {
+		t.Fatal(diags)
 	}
+	if m.LatestResourceIndex.ValueString() != "1" {
+		t.Errorf("latest %s", m.LatestResourceIndex)
+	}
+	var got []string
+	statuses, _ := m.Status.Attributes()["placement_statuses"].(types.List)
+	for _, ps := range statuses.Elements() {
+		a := objectAttributes(ps)
+		got = append(got, fmt.Sprintf("%s=%s", a["cluster"], a["resource_snapshot_index"]))
+	}
+	if got, want := strings.Join(got, " "), `"a"="1" "b"=<null> <null>=<null>`; got != want {
+		t.Errorf("per-cluster indices %s, want %s", got, want)
+	}
+	snaps := m.ResourceSnapshots.Elements()
+	if len(snaps) != 2 || objectAttributes(snaps[0])["created_at"].String() != `"2026-11-23T00:02:03Z"` {
+		t.Errorf("snapshots %v: want two, times in UTC", snaps)
+	}
+	// Before the hub agent cut a snapshot: null latest, an empty history.
+	diags = m.setObserved(crp, hub.ResourceVersions{})
+	if diags.HasError() || !m.LatestResourceIndex.IsNull() || len(m.ResourceSnapshots.Elements()) != 0 || m.ResourceSnapshots.IsNull() {
+		t.Errorf("no snapshot yet: latest %s, snapshots %s", m.LatestResourceIndex, m.ResourceSnapshots)
+	}
+}
+
+// objectAttributes are an object value's attributes (none for another value).
+func objectAttributes(v attr.Value) map[string]attr.Value {
+	o, ok := v.(types.Object)
+	if !ok {
+		return nil
+	}
+	return o.Attributes()
 }
 
 func TestPlacementStrategyMapping(t *testing.T) {

@@ -57,3 +57,20 @@ output "web_picks" {
   description = "The clusters the scheduler picks, in rank order."
   value       = [for s in fleet_placement.web.preview.selected : "${s.cluster}: affinity ${s.affinity_score}, topology ${s.topology_spread_score} (${s.change})"]
 }
+
+# With the External strategy the hub only cuts resource snapshots; staged update runs roll a
+# chosen snapshot index out. Refresh shows the indices the hub keeps and which one each cluster runs.
+resource "fleet_placement" "api" {
+  name               = "api"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
+  strategy           = { type = "External" }
+}
+
+output "api_versions" {
+  description = "The latest resource snapshot index, the ones the hub keeps, and each cluster's."
+  value = {
+    latest   = fleet_placement.api.latest_resource_snapshot_index
+    kept     = [for s in fleet_placement.api.resource_snapshots : "${s.index} (${s.created_at})"]
+    clusters = { for s in fleet_placement.api.status.placement_statuses : s.cluster => s.resource_snapshot_index if s.cluster != null }
+  }
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 
 	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -44,10 +45,21 @@ const FieldManager = "terraform-provider-fleet"
 type Client struct {
 	dyn  dynamic.Interface
 	kube kubernetes.Interface
+	// meta lists objects' metadata only (resource snapshots carry the selected resources: only
+	// their labels are wanted); nil without a REST configuration (hubtest), then lists are full.
+	meta metadata.Interface
 }
 
 // New wraps the clients of a hub connection.
-func New(kc *kube.Client) *Client { return &Client{dyn: kc.Dynamic, kube: kc.Kubernetes} }
+func New(kc *kube.Client) *Client {
+	c := &Client{dyn: kc.Dynamic, kube: kc.Kubernetes}
+	if kc.Config != nil {
+		if m, err := metadata.NewForConfig(kc.Config); err == nil {
+			c.meta = m
+		}
+	}
+	return c
+}
 
 // Kubernetes is the hub's typed core clientset (namespaces, config maps).
 func (c *Client) Kubernetes() kubernetes.Interface { return c.kube }

@@ -1,0 +1,357 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/retry"
+
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+)
+
+// ClusterResourcePlacements: the placement itself, the one field of it that KubeFleet v0.14.0's Go
+// types lack, and the resource snapshot indices a placement's clusters run.
+
+// SelectionScopeField is resourceSelectors[].selectionScope, which newer KubeFleet has and
+// v0.14.0's types (and CRD) lack.
+const SelectionScopeField = "selectionScope"
+
+// Placement is a ClusterResourcePlacement with the fields its v0.14.0 Go type lacks.
+type Placement struct {
+	placementv1beta1.ClusterResourcePlacement
+	// SelectionScopes[i] is spec.resourceSelectors[i].selectionScope ("" when unset; the slice may
+	// be shorter than the selectors).
+	SelectionScopes []string
+}
+
+// SelectionScope is resourceSelectors[i].selectionScope, "" when unset.
+func (p *Placement) SelectionScope(i int) string {
+	if i < len(p.SelectionScopes) {
+		return p.SelectionScopes[i]
+	}
+	return ""
+}
+
+// placementFromUnstructured decodes the typed placement and the selection scopes.
+func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error) {
+	crp, err := decode[placementv1beta1.ClusterResourcePlacement](u)
+	if err != nil {
+		return nil, err
+	}
+	p := &Placement{ClusterResourcePlacement: *crp}
+	selectors, _, _ := unstructured.NestedSlice(u.Object, "spec", "resourceSelectors")
+	for i, s := range selectors {
+		sm, _ := s.(map[string]any)
+		if scope, _ := sm[SelectionScopeField].(string); scope != "" {
+			for len(p.SelectionScopes) <= i {
+				p.SelectionScopes = append(p.SelectionScopes, "")
+			}
+			p.SelectionScopes[i] = scope
+		}
+	}
+	return p, nil
+}
+
+// unstructured encodes the placement without status, with its selection scopes.
+func (p *Placement) unstructured() (*unstructured.Unstructured, error) {
+	crp := p.DeepCopy() // the typed placement's copy
+	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourcePlacementKind}
+	u, err := encode(crp)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.SelectionScopes) == 0 {
+		return u, nil
+	}
+	selectors, _, _ := unstructured.NestedSlice(u.Object, "spec", "resourceSelectors")
+	for i, s := range selectors {
+		if sm, ok := s.(map[string]any); ok && p.SelectionScope(i) != "" {
+			sm[SelectionScopeField] = p.SelectionScope(i)
+		}
+	}
+	if err := unstructured.SetNestedSlice(u.Object, selectors, "spec", "resourceSelectors"); err != nil {
+		return nil, fmt.Errorf("encoding the resource selectors: %w", err)
+	}
+	return u, nil
+}
+
+// managedSpecFields are the spec fields the provider owns; managedStrategyFields those of
+// spec.strategy (applyStrategy and the rest stay as the hub has them).
+var (
+	managedSpecFields     = []string{"resourceSelectors", "policy", "revisionHistoryLimit"}
+	managedStrategyFields = []string{"type", "rollingUpdate"}
+)
+
+// mergeManagedSpec writes the fields the provider manages from desired into the hub's current
+// object, leaving the rest (applyStrategy, fields newer KubeFleet adds, metadata the hub agent
+// owns) as they are.
+func mergeManagedSpec(current, desired *unstructured.Unstructured) {
+	spec, _, _ := unstructured.NestedMap(current.Object, "spec")
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	want, _, _ := unstructured.NestedMap(desired.Object, "spec")
+	for _, f := range managedSpecFields {
+		if v, ok := want[f]; ok {
+			spec[f] = v
+		} else {
+			delete(spec, f)
+		}
+	}
+	strategy, _ := spec["strategy"].(map[string]any)
+	if strategy == nil {
+		strategy = map[string]any{}
+	}
+	wantStrategy, _ := want["strategy"].(map[string]any)
+	for _, f := range managedStrategyFields {
+		if v, ok := wantStrategy[f]; ok {
+			strategy[f] = v
+		} else {
+			delete(strategy, f)
+		}
+	}
+	spec["strategy"] = strategy
+	_ = unstructured.SetNestedMap(current.Object, spec, "spec")
+}
+
+// Placement reads a ClusterResourcePlacement.
+func (c *Client) Placement(ctx context.Context, name string) (*Placement, error) {
+	u, err := c.dyn.Resource(PlacementGVR).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return placementFromUnstructured(u)
+}
+
+// CreatePlacement creates p under the provider's field manager.
+func (c *Client) CreatePlacement(ctx context.Context, p *Placement) (*Placement, error) {
+	u, err := p.unstructured()
+	if err != nil {
+		return nil, err
+	}
+	got, err := c.dyn.Resource(PlacementGVR).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil {
+		return nil, err
+	}
+	return placementFromUnstructured(got)
+}
+
+// UpdatePlacementSpec writes the fields of p's spec the provider manages (resource selectors with
+// their selection scopes, policy, revision history limit, strategy type and rolling update) over
+// the hub's current placement, keeping every other field. The hub agent writes the placement too
+// (finalizers, defaults): conflicts are retried on a fresh read.
+func (c *Client) UpdatePlacementSpec(ctx context.Context, p *Placement) (*Placement, error) {
+	desired, err := p.unstructured()
+	if err != nil {
+		return nil, err
+	}
+	var updated *unstructured.Unstructured
+	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		current, err := c.dyn.Resource(PlacementGVR).Get(ctx, p.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mergeManagedSpec(current, desired)
+		updated, err = c.dyn.Resource(PlacementGVR).Update(ctx, current, metav1.UpdateOptions{FieldManager: FieldManager})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return placementFromUnstructured(updated)
+}
+
+// DeletePlacement deletes a placement; a missing one is not an error. The hub agent's finalizers
+// then remove the placed resources from the clusters (WaitPlacementGone).
+func (c *Client) DeletePlacement(ctx context.Context, name string) error {
+	return remove(ctx, c, PlacementGVR, name)
+}
+
+// PlacementExists reports whether the hub has a placement of that name.
+func (c *Client) PlacementExists(ctx context.Context, name string) (bool, error) {
+	return exists(ctx, c, PlacementGVR, name)
+}
+
+// WaitPlacementGone polls every interval until the hub has removed the placement, or ctx ends.
+func (c *Client) WaitPlacementGone(ctx context.Context, name string, every time.Duration) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		there, err := c.PlacementExists(ctx, name)
+		if err == nil && !there {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("ClusterResourcePlacement %q is still on the hub (%v): the hub agent has not finished removing it", name, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// SupportsSelectionScope reports whether the hub's ClusterResourcePlacement CRD knows
+// resourceSelectors[].selectionScope (KubeFleet v0.14.0 does not: the API server would drop it).
+func (c *Client) SupportsSelectionScope(ctx context.Context) (bool, error) {
+	crd, err := c.dyn.Resource(CRDGVR).Get(ctx, PlacementGVR.GroupResource().String(), metav1.GetOptions{})
+	if err != nil {
+		if IsNotFound(err) {
+			return false, fmt.Errorf("the hub has no ClusterResourcePlacement API (CRD %s): is it a KubeFleet hub?", PlacementGVR.GroupResource())
+		}
+		return false, err
+	}
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		vm, ok := v.(map[string]any)
+		if !ok || vm["name"] != PlacementGVR.Version {
+			continue
+		}
+		_, found, _ := unstructured.NestedFieldNoCopy(vm, "schema", "openAPIV3Schema", "properties", "spec", "properties",
+			"resourceSelectors", "items", "properties", SelectionScopeField)
+		return found, nil
+	}
+	return false, nil
+}
+
+// ResourceSnapshot is one version of a placement's selected resources: the master
+// ClusterResourceSnapshot of an index.
+type ResourceSnapshot struct {
+	// Index is the resource index label, as KubeFleet writes it ("0", "1", ...).
+	Index     string
+	CreatedAt time.Time
+}
+
+// ResourceVersions are the versions of a placement's selected resources and which one each
+// cluster runs.
+type ResourceVersions struct {
+	// Latest is the index of the snapshot labelled latest (the highest index when none is); ""
+	// before the hub agent has cut one.
+	Latest string
+	// Snapshots are the indices the hub keeps (at most revisionHistoryLimit), ordered by index.
+	Snapshots []ResourceSnapshot
+	// ByCluster is, per target cluster, the index its binding points to; a cluster whose binding
+	// names no snapshot yet (an External placement before any update run) is absent.
+	ByCluster map[string]string
+}
+
+// ResourceVersions reads the placement's resource snapshots (their metadata: the selected resources
+// they hold can be megabytes per index) and bindings.
+func (c *Client) ResourceVersions(ctx context.Context, placement string) (ResourceVersions, error) {
+	snaps, err := c.resourceSnapshotsMetadata(ctx, placement)
+	if err != nil {
+		return ResourceVersions{}, err
+	}
+	bindings, err := c.Bindings(ctx, placement)
+	if err != nil {
+		return ResourceVersions{}, err
+	}
+	return resourceVersionsOf(placement, snaps, bindings), nil
+}
+
+// resourceSnapshotsMetadata lists the placement's resource snapshots with their metadata only.
+func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
+	if c.meta == nil {
+		return c.ResourceSnapshots(ctx, placement)
+	}
+	l, err := c.meta.Resource(ResourceSnapshotGVR).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{placementv1beta1.CRPTrackingLabel: placement}.String(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+	}
+	out := make([]placementv1beta1.ClusterResourceSnapshot, 0, len(l.Items))
+	for _, it := range l.Items {
+		out = append(out, placementv1beta1.ClusterResourceSnapshot{ObjectMeta: it.ObjectMeta})
+	}
+	return out, nil
+}
+
+// resourceVersionsOf derives ResourceVersions from the placement's snapshots (every index, master
+// and sub-snapshots) and bindings.
+func resourceVersionsOf(placement string, snaps []placementv1beta1.ClusterResourceSnapshot, bindings []placementv1beta1.ClusterResourceBinding) ResourceVersions {
+	out := ResourceVersions{ByCluster: map[string]string{}}
+	indexOf := map[string]string{} // any snapshot's name → its index
+	latest, highest := -1, -1
+	for i := range snaps {
+		s := &snaps[i]
+		n := SnapshotIndex(s)
+		if n < 0 {
+			continue
+		}
+		idx := strconv.Itoa(n)
+		indexOf[s.Name] = idx
+		if !IsMasterSnapshot(s) {
+			continue
+		}
+		out.Snapshots = append(out.Snapshots, ResourceSnapshot{Index: idx, CreatedAt: s.CreationTimestamp.UTC()})
+		highest = max(highest, n)
+		if s.Labels[placementv1beta1.IsLatestSnapshotLabel] == strconv.FormatBool(true) {
+			latest = max(latest, n)
+		}
+	}
+	sort.SliceStable(out.Snapshots, func(i, j int) bool {
+		a, _ := strconv.Atoi(out.Snapshots[i].Index)
+		b, _ := strconv.Atoi(out.Snapshots[j].Index)
+		return a < b
+	})
+	if latest < 0 {
+		latest = highest
+	}
+	if latest >= 0 {
+		out.Latest = strconv.Itoa(latest)
+	}
+	// A cluster may have two bindings for a moment (one being unscheduled or deleted): the live one counts.
+	rank := func(b *placementv1beta1.ClusterResourceBinding) int {
+		switch {
+		case b.DeletionTimestamp != nil:
+			return 0
+		case b.Spec.State == placementv1beta1.BindingStateUnscheduled:
+			return 1
+		default:
+			return 2
+		}
+	}
+	best := map[string]*placementv1beta1.ClusterResourceBinding{}
+	for i := range bindings {
+		b := &bindings[i]
+		if b.Spec.TargetCluster == "" {
+			continue
+		}
+		if cur := best[b.Spec.TargetCluster]; cur == nil || rank(b) > rank(cur) {
+			best[b.Spec.TargetCluster] = b
+		}
+	}
+	for cluster, b := range best {
+		if idx := snapshotIndexOfName(placement, b.Spec.ResourceSnapshotName, indexOf); idx != "" {
+			out.ByCluster[cluster] = idx
+		}
+	}
+	return out
+}
+
+// snapshotIndexOfName is the index of the named snapshot: its label, or, for a snapshot the hub
+// has already removed (beyond revisionHistoryLimit), the index in its name
+// ({placement}-{index}-snapshot: resourcesnapshot_types.go's ResourceSnapshotNameFmt).
+func snapshotIndexOfName(placement, name string, indexOf map[string]string) string {
+	if name == "" {
+		return ""
+	}
+	if idx, ok := indexOf[name]; ok {
+		return idx
+	}
+	rest, ok := strings.CutPrefix(name, placement+"-")
+	if !ok {
+		return ""
+	}
+	rest, ok = strings.CutSuffix(rest, "-snapshot")
+	if n, err := strconv.Atoi(rest); ok && err == nil && n >= 0 {
+		return strconv.Itoa(n)
+	}
+	return ""
+}
