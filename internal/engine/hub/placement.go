@@ -257,7 +257,11 @@ func (c *Client) ResourceVersions(ctx context.Context, placement string) (Resour
 // resourceSnapshotsMetadata lists the placement's resource snapshots with their metadata only.
 func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
 	if c.meta == nil {
-		return c.ResourceSnapshots(ctx, placement)
+		l, err := list[placementv1beta1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+		if err != nil {
+			return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+		}
+		return l, nil
 	}
 	l, err := c.meta.Resource(ResourceSnapshotGVR).List(ctx, metav1.ListOptions{
 		LabelSelector: labels.Set{placementv1beta1.CRPTrackingLabel: placement}.String(),

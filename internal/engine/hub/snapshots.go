@@ -34,11 +34,12 @@ func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1b
 }
 
 // ResourceSnapshots lists the placement's ClusterResourceSnapshots (every index, master and
-// sub-snapshots), ordered by index then name.
+// sub-snapshots), ordered by index then name: their metadata only, since the selected resources
+// they hold can be megabytes per index.
 func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
-	l, err := list[placementv1beta1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+	l, err := c.resourceSnapshotsMetadata(ctx, placement)
 	if err != nil {
-		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+		return nil, err
 	}
 	sort.SliceStable(l, func(i, j int) bool { return SnapshotIndex(&l[i]) < SnapshotIndex(&l[j]) })
 	return l, nil
@@ -59,14 +60,8 @@ func IsMasterSnapshot(s *placementv1beta1.ClusterResourceSnapshot) bool {
 	return s.Annotations[placementv1beta1.ResourceGroupHashAnnotation] != ""
 }
 
-// LatestResourceSnapshotIndex is the index of the placement's master resource snapshot labelled
-// latest ("" when the hub agent has made none yet).
+// LatestResourceSnapshotIndex is the index of the placement's latest resource snapshot (as
+// ResourceVersions.Latest: labelled latest, else the highest; "" before the hub agent cut one).
 func LatestResourceSnapshotIndex(snaps []placementv1beta1.ClusterResourceSnapshot) string {
-	for i := range snaps {
-		s := &snaps[i]
-		if s.Labels[placementv1beta1.IsLatestSnapshotLabel] == "true" && IsMasterSnapshot(s) {
-			return s.Labels[placementv1beta1.ResourceIndexLabel]
-		}
-	}
-	return ""
+	return resourceVersionsOf("", snaps, nil).Latest
 }
