@@ -397,6 +397,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewUpdateStrategyResource,
 		NewUpdateRunResource,
 		NewAutoUpgradeProfileResource,
+		NewEnvelopeResource,
 	}
 }
 
