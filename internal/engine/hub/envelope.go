@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,11 +79,20 @@ func (c *Client) DeleteEnvelope(ctx context.Context, namespace, name string) err
 // EnvelopeWorks lists the Works the hub agent generated for the envelope namespace/name for member
 // (in the member's namespace fleet-member-<member>), found by the labels the work generator sets.
 func (c *Client) EnvelopeWorks(ctx context.Context, member, namespace, name string) ([]placementv1beta1.Work, error) {
-	sel := labels.Set{
+	return c.memberWorks(ctx, member, labels.Set{
 		placementv1beta1.EnvelopeTypeLabel:      string(placementv1beta1.ConfigMapEnvelopeType),
 		placementv1beta1.EnvelopeNamespaceLabel: namespace,
 		placementv1beta1.EnvelopeNameLabel:      name,
-	}
+	})
+}
+
+// PlacementWorks lists every Work the hub agent generated for a placement for member, envelope
+// Works included.
+func (c *Client) PlacementWorks(ctx context.Context, member, placement string) ([]placementv1beta1.Work, error) {
+	return c.memberWorks(ctx, member, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+}
+
+func (c *Client) memberWorks(ctx context.Context, member string, sel labels.Set) ([]placementv1beta1.Work, error) {
 	l, err := c.dyn.Resource(WorkGVR).Namespace(MemberNamespace(member)).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {
 		return nil, err
@@ -95,6 +105,7 @@ func (c *Client) EnvelopeWorks(ctx context.Context, member, namespace, name stri
 		}
 		out = append(out, *w)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
