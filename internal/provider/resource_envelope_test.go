@@ -114,10 +114,18 @@ func TestEnvelopeFromHub(t *testing.T) {
 
 // ---- acceptance ----
 
-// envelopeConfig places namespace ns on canary-east with an envelope wrapping a webhook
+// The acceptance test's envelope: ConfigMap envNS/envName, placed with its namespace on envMember by
+// the placement envNS.
+const (
+	envNS     = "envelope-web"
+	envName   = "hub-safe"
+	envMember = "canary-east"
+)
+
+// envelopeConfig places namespace envNS on canary-east with an envelope wrapping a webhook
 // configuration (yamlencode) and, in one heredoc, a ClusterRole and a ClusterRoleBinding with the
 // given verbs.
-func envelopeConfig(ns string, verbs string) string {
+func envelopeConfig(verbs string) string {
 	return placementProvider + fmt.Sprintf(`
 resource "fleet_envelope" "test" {
   namespace = %[1]q
@@ -157,7 +165,7 @@ resource "fleet_placement" "test" {
   wait_for_rollout   = true
   depends_on         = [fleet_envelope.test]
 }
-`, ns, verbs)
+`, envNS, verbs)
 }
 
 type envelopeHub struct{ *hub.Client }
@@ -207,7 +215,8 @@ func (h envelopeHub) setData(t *testing.T, ns, name string, data map[string]stri
 // hub, that its Work for member holds exactly what KubeFleet's work generator makes of its data
 // (wantKinds among them), that the placement's other Works do not carry the ConfigMap, and that
 // none of the wrapped cluster-scoped objects exists on the hub.
-func envelopeCarried(t *testing.T, h envelopeHub, ns, name, placement, member string, wantKinds ...string) resource.TestCheckFunc {
+func envelopeCarried(h envelopeHub, wantKinds ...string) resource.TestCheckFunc {
+	ns, name, placement, member := envNS, envName, envNS, envMember
 	return func(*terraform.State) error {
 		ctx := context.Background()
 		cm, err := h.Envelope(ctx, ns, name)
@@ -297,7 +306,8 @@ func sameJSONObject(a, b []byte) bool {
 }
 
 // workHasVerbs checks that the envelope's Work carries the ClusterRole with the verbs (none: no rules).
-func workHasVerbs(h envelopeHub, ns, name, member string, verbs ...string) resource.TestCheckFunc {
+func workHasVerbs(h envelopeHub, verbs ...string) resource.TestCheckFunc {
+	ns, name, member := envNS, envName, envMember
 	return func(*terraform.State) error {
 		var last string
 		err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -337,10 +347,9 @@ func workHasVerbs(h envelopeHub, ns, name, member string, verbs ...string) resou
 // update; the envelope imports by namespace/name; invalid manifests fail at validate.
 func TestAccEnvelope(t *testing.T) {
 	const (
-		addr   = "fleet_envelope.test"
-		ns     = "envelope-web"
-		name   = "hub-safe"
-		member = "canary-east"
+		addr = "fleet_envelope.test"
+		ns   = envNS
+		name = envName
 	)
 	h := envelopeHubClient(t)
 	keys := knownvalue.ListExact([]knownvalue.Check{
@@ -368,7 +377,7 @@ resource "fleet_envelope" "bad" {
 			},
 			{
 				PreConfig: func() { h.createNamespace(t, ns) },
-				Config:    envelopeConfig(ns, `[get, list]`),
+				Config:    envelopeConfig(`[get, list]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("data_keys"), keys),
@@ -376,19 +385,19 @@ resource "fleet_envelope" "bad" {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("data_keys"), keys)},
 				Check: resource.ComposeTestCheckFunc(
-					envelopeCarried(t, h, ns, name, ns, member, "ValidatingWebhookConfiguration", "ClusterRole", "ClusterRoleBinding"),
-					workHasVerbs(h, ns, name, member, "get", "list"),
+					envelopeCarried(h, "ValidatingWebhookConfiguration", "ClusterRole", "ClusterRoleBinding"),
+					workHasVerbs(h, "get", "list"),
 				),
 			},
 			{
 				// Manifests change in place; the member's Work follows.
-				Config: envelopeConfig(ns, `[get, list, watch]`),
+				Config: envelopeConfig(`[get, list, watch]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(
-					workHasVerbs(h, ns, name, member, "get", "list", "watch"),
-					envelopeCarried(t, h, ns, name, ns, member, "ValidatingWebhookConfiguration", "ClusterRole", "ClusterRoleBinding"),
+					workHasVerbs(h, "get", "list", "watch"),
+					envelopeCarried(h, "ValidatingWebhookConfiguration", "ClusterRole", "ClusterRoleBinding"),
 				),
 			},
 			{
@@ -408,7 +417,7 @@ resource "fleet_envelope" "bad" {
 					}
 					h.setData(t, ns, name, data, nil)
 				},
-				Config:   envelopeConfig(ns, `[get, list, watch]`),
+				Config:   envelopeConfig(`[get, list, watch]`),
 				PlanOnly: true,
 			},
 			{
@@ -416,16 +425,16 @@ resource "fleet_envelope" "bad" {
 				PreConfig: func() {
 					h.setData(t, ns, name, map[string]string{"manifest-000.yaml": testWebhook, "by-hand.yaml": testRole}, nil)
 					// The hub agent places the drifted envelope (testRole has no rules) before the plan.
-					if err := workHasVerbs(h, ns, name, member)(nil); err != nil {
+					if err := workHasVerbs(h)(nil); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config: envelopeConfig(ns, `[get, list, watch]`),
+				Config: envelopeConfig(`[get, list, watch]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("data_keys"), keys)},
-				Check:             workHasVerbs(h, ns, name, member, "get", "list", "watch"),
+				Check:             workHasVerbs(h, "get", "list", "watch"),
 			},
 			{
 				// The envelope annotation removed by hand: KubeFleet would place the ConfigMap itself;
@@ -437,7 +446,7 @@ resource "fleet_envelope" "bad" {
 					}
 					h.setData(t, ns, name, cm.Data, map[string]string{"team": "web"})
 				},
-				Config: envelopeConfig(ns, `[get, list, watch]`),
+				Config: envelopeConfig(`[get, list, watch]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
@@ -460,7 +469,7 @@ resource "fleet_envelope" "bad" {
 			},
 			{
 				// Import of a ConfigMap that exists, by plan: creating it again is refused at plan.
-				Config: envelopeConfig(ns, `[get, list, watch]`) + `
+				Config: envelopeConfig(`[get, list, watch]`) + `
 resource "fleet_envelope" "again" {
   namespace = fleet_envelope.test.namespace
   name      = fleet_envelope.test.name
