@@ -25,11 +25,9 @@ import (
 
 // Annotation marks a ConfigMap as an envelope; KubeFleet only checks that its value is not empty
 // (pkg/controllers/workgenerator/controller.go and clusterresourceplacement/resource_selector.go:
-// `len(annotations[EnvelopeConfigMapAnnotation]) != 0`). "true" is what KubeFleet's examples use.
-const (
-	Annotation      = placementv1beta1.EnvelopeConfigMapAnnotation
-	AnnotationValue = "true"
-)
+// `len(annotations[EnvelopeConfigMapAnnotation]) != 0`); internal/engine/hub writes "true", as
+// KubeFleet's examples do.
+const Annotation = placementv1beta1.EnvelopeConfigMapAnnotation
 
 // MaxDataBytes is the most a ConfigMap's data may hold (corev1 validation: MaxSecretSize, 1 MiB,
 // over keys and values).

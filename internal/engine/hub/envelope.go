@@ -19,7 +19,8 @@ import (
 // envelopeAnnotationValue is what the provider writes; KubeFleet checks only that the value is not empty.
 const envelopeAnnotationValue = "true"
 
-// IsEnvelope reports whether KubeFleet treats cm as an envelope.
+// IsEnvelope reports whether KubeFleet treats cm as an envelope: the annotation with any non-empty
+// value (workgenerator/controller.go).
 func IsEnvelope(cm *corev1.ConfigMap) bool {
 	return len(cm.Annotations[placementv1beta1.EnvelopeConfigMapAnnotation]) != 0
 }
