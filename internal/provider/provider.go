@@ -399,6 +399,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewAutoUpgradeProfileResource,
 		NewStagedUpdateStrategyResource,
 		NewStagedUpdateRunResource,
+		NewEnvelopeResource,
 	}
 }
 
