@@ -150,7 +150,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description: "`none` (default) or `completed`: apply waits until the run has succeeded, logging each stage and cluster " +
 					"transition, and fails naming each failed cluster and its message (or KubeFleet's reason when the run fails to " +
 					"initialize). A wait stopped by a timeout or a cancelled apply saves the state, and the next apply resumes waiting " +
-					"for the same run.",
+					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(waitNone, waitCompleted)},
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
