@@ -250,7 +250,12 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !req.State.Raw.IsNull() {
+	replacing, err := configChanged(req.Plan.Raw, req.State.Raw, stagedRunConfigAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Planning the staged update run", err.Error())
+		return
+	}
+	if !req.State.Raw.IsNull() && !replacing {
 		var state stagedRunModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if resp.Diagnostics.HasError() {
@@ -261,6 +266,11 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(stagedRunStatusType.AttrTypes))...)
 		}
 		return
+	}
+	if !req.State.Raw.IsNull() {
+		// A new run replaces this one: nothing of the old one's carries over.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(stagedRunStatusType.AttrTypes))...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
 	}
 	previewPath := path.Root("preview")
 	setUnknown := func(why string) {
