@@ -172,6 +172,9 @@ func (p Preview) summary() string {
 		c, now := len(p.Candidates[r]), p.DisruptableNow[r]
 		total += now
 		part := fmt.Sprintf("%s %d of %d eligible", r, now, c)
+		if r == karpv1.DisruptionReasonDrifted && len(p.Drifted) > c {
+			part += fmt.Sprintf(" of %d drifted", len(p.Drifted))
+		}
 		switch rp, ok := p.reason(r); {
 		case r == ReasonExpired:
 			part += " (expiry is not budgeted)"
@@ -180,9 +183,6 @@ func (p Preview) summary() string {
 		}
 		if r == karpv1.DisruptionReasonEmpty && p.EmptyWaiting > 0 {
 			part += fmt.Sprintf(", %d more empty waiting for consolidateAfter", p.EmptyWaiting)
-		}
-		if r == karpv1.DisruptionReasonDrifted && len(p.Drifted) > c {
-			part += fmt.Sprintf(" of %d drifted", len(p.Drifted))
 		}
 		parts = append(parts, part)
 	}

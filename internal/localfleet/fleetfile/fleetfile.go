@@ -11,8 +11,10 @@ package fleetfile
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,7 +169,67 @@ type KarpenterNodePool struct {
 	AgeHours []float64 `json:"ageHours,omitempty"`
 	// ExpireAfter is the NodePool template's expireAfter ("720h" or "Never").
 	ExpireAfter string `json:"expireAfter,omitempty"`
+	// TemplateAnnotations are the NodePool template's annotations (spec.template.metadata.annotations);
+	// Karpenter copies them to the NodeClaims and Nodes it launches, so the seed does too.
+	TemplateAnnotations map[string]string `json:"templateAnnotations,omitempty"`
+	// NodeAnnotations are extra annotations by node name (<pool>-<index>).
+	NodeAnnotations map[string]map[string]string `json:"nodeAnnotations,omitempty"`
+	// Pods are pods bound to the pool's nodes.
+	Pods []KarpenterPod `json:"pods,omitempty"`
+	// Drifted names nodes whose NodeClaim carries a stale karpenter.sh/nodepool-hash.
+	Drifted []string `json:"drifted,omitempty"`
 }
+
+// KarpenterPod is a pod bound to a node of a Karpenter NodePool.
+type KarpenterPod struct {
+	Node        string            `json:"node"`
+	Namespace   string            `json:"namespace"`
+	Name        string            `json:"name"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// DaemonSet makes the pod owned by a DaemonSet (Karpenter does not reschedule those).
+	DaemonSet bool `json:"daemonSet,omitempty"`
+}
+
+// NodeName is the name of the pool's i-th node (and NodeClaim).
+func (p KarpenterNodePool) NodeName(i int) string { return fmt.Sprintf("%s-%d", p.Name, i) }
+
+// nodeErrors checks that the per-node keys name nodes of the pool and that pods are unique
+// Kubernetes names.
+func (p KarpenterNodePool) nodeErrors() []string {
+	var errs []string
+	nodes := map[string]bool{}
+	for i := range p.Nodes {
+		nodes[p.NodeName(i)] = true
+	}
+	known := func(key, node string) {
+		if !nodes[node] {
+			errs = append(errs, fmt.Sprintf("%s: node %q is not one of the pool's nodes (%s-0 to %s-%d)", key, node, p.Name, p.Name, p.Nodes-1))
+		}
+	}
+	for _, node := range slices.Sorted(maps.Keys(p.NodeAnnotations)) {
+		known("nodeAnnotations", node)
+	}
+	for j, node := range p.Drifted {
+		known(fmt.Sprintf("drifted[%d]", j), node)
+	}
+	pods := map[string]bool{}
+	for j, pod := range p.Pods {
+		at := fmt.Sprintf("pods[%d]", j)
+		known(at+".node", pod.Node)
+		if !namePattern.MatchString(pod.Namespace) || !podNamePattern.MatchString(pod.Name) {
+			errs = append(errs, fmt.Sprintf("%s: namespace %q and name %q must be Kubernetes names", at, pod.Namespace, pod.Name))
+		}
+		if key := pod.Namespace + "/" + pod.Name; pods[key] {
+			errs = append(errs, fmt.Sprintf("%s: pod %s listed twice", at, key))
+		} else {
+			pods[key] = true
+		}
+	}
+	return errs
+}
+
+// podNamePattern is a DNS subdomain, what pod names are.
+var podNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
 // Duration reads "20m"-style strings.
 type Duration struct{ time.Duration }
@@ -348,6 +410,9 @@ func (f *File) validate() error {
 					if _, err := time.ParseDuration(p.ExpireAfter); err != nil {
 						add("%s.expireAfter %q: a duration or Never", pat, p.ExpireAfter)
 					}
+				}
+				for _, e := range p.nodeErrors() {
+					add("%s.%s", pat, e)
 				}
 			}
 		}
