@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kubeversion"
 )
 
 // File is one local fleet.
@@ -228,6 +230,12 @@ func (p KarpenterNodePool) nodeErrors() []string {
 	return errs
 }
 
+// isKubernetesVersion accepts "major.minor.patch" as the Fleet API names versions (no "v").
+func isKubernetesVersion(s string) bool {
+	_, err := kubeversion.Parse(s)
+	return err == nil && !strings.HasPrefix(s, "v")
+}
+
 // podNamePattern is a DNS subdomain, what pod names are.
 var podNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
@@ -285,11 +293,10 @@ func Parse(b []byte) (*File, error) {
 }
 
 var (
-	namePattern    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	versionPattern = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-	hhmm           = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
-	offsetPattern  = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
-	weekdays       = map[string]bool{"Sunday": true, "Monday": true, "Tuesday": true, "Wednesday": true, "Thursday": true, "Friday": true, "Saturday": true}
+	namePattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	hhmm          = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	offsetPattern = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
+	weekdays      = map[string]bool{"Sunday": true, "Monday": true, "Tuesday": true, "Wednesday": true, "Thursday": true, "Friday": true, "Saturday": true}
 )
 
 func (f *File) validate() error {
@@ -312,7 +319,7 @@ func (f *File) validate() error {
 	for _, name := range regionNames {
 		r := f.Regions[name]
 		for _, v := range append(append([]string{}, r.KubernetesVersions...), r.PreviewVersions...) {
-			if !versionPattern.MatchString(v) {
+			if !isKubernetesVersion(v) {
 				add("regions.%s: version %q is not MAJOR.MINOR.PATCH", name, v)
 			}
 		}
@@ -323,7 +330,7 @@ func (f *File) validate() error {
 			if (rel.KubernetesVersion == "") == (rel.NodeImage == "") {
 				add("regions.%s.releases[%d]: set exactly one of kubernetesVersion and nodeImage", name, i)
 			}
-			if rel.KubernetesVersion != "" && !versionPattern.MatchString(rel.KubernetesVersion) {
+			if rel.KubernetesVersion != "" && !isKubernetesVersion(rel.KubernetesVersion) {
 				add("regions.%s.releases[%d].kubernetesVersion %q is not MAJOR.MINOR.PATCH", name, i, rel.KubernetesVersion)
 			}
 			if rel.NodeImage != "" {
@@ -346,7 +353,7 @@ func (f *File) validate() error {
 		if _, ok := f.Regions[m.Location]; !ok {
 			add("%s.location %q: not among regions", at, m.Location)
 		}
-		if !versionPattern.MatchString(m.KubernetesVersion) {
+		if !isKubernetesVersion(m.KubernetesVersion) {
 			add("%s.kubernetesVersion %q: not MAJOR.MINOR.PATCH", at, m.KubernetesVersion)
 		}
 		for j, t := range m.Taints {
