@@ -749,12 +749,12 @@ func TestAccNodePoolDisruption_templateDoNotDisrupt(t *testing.T) {
 	})
 }
 
-// force_conflicts takes a field over from another server-side apply manager; destroy then gives it
+// force_conflicts takes a field over from another server-side apply manager (a GitOps tool); destroy then gives it
 // back to the server default, since the other manager no longer holds it.
 func TestAccNodePoolDisruption_forceConflicts(t *testing.T) {
 	kc := npMember(t)
-	npApplyAs(t, kc, "gitops", `{"disruption":{"budgets":[{"nodes":"2"}]}}`)
-	t.Cleanup(func() { npApplyAs(t, kc, "gitops", "") })
+	npApplyAs(t, kc, "argocd", `{"disruption":{"budgets":[{"nodes":"2"}]}}`)
+	t.Cleanup(func() { npApplyAs(t, kc, "argocd", "") })
 	clock := &npClock{now: npMondayMorning}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: npFactories(clock),
@@ -767,7 +767,7 @@ func TestAccNodePoolDisruption_forceConflicts(t *testing.T) {
   field_manager = { force_conflicts = true }`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				npExpectField(kc, "default", []any{map[string]any{"nodes": "1"}}, npPathBudgets...),
-				npExpectOwnedBy(kc, "default", "gitops"),
+				npExpectOwnedBy(kc, "default", "argocd"),
 				npExpectOwnedBy(kc, "default", nodePoolFieldManager, npPathBudgets),
 			),
 		}},

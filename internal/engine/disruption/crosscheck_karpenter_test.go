@@ -279,7 +279,12 @@ func runKarpenter(t *testing.T, w world) karpenter {
 	tracker := clienttesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder())
 	kc := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjectTracker(tracker).WithObjects(objs...).
 		WithStatusSubresource(&karpv1.NodeClaim{}, &karpv1.NodePool{}).
-		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
+		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+			if p, ok := o.(*corev1.Pod); ok {
+				return []string{p.Spec.NodeName}
+			}
+			return nil
+		}).
 		Build()
 	k := karpenter{ctx: ctx, kc: kc, cp: fakecloud.NewCloudProvider(), clk: clocktesting.NewFakeClock(w.now), claims: map[string]*karpv1.NodeClaim{}}
 	for _, name := range []string{w.pool.Name, w.other.Name} {

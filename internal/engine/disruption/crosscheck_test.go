@@ -171,19 +171,6 @@ func (g gen) budgets() []karpv1.Budget {
 	return out
 }
 
-func (g gen) total() int {
-	switch g.r.IntN(4) {
-	case 0:
-		return g.r.IntN(10)
-	case 1:
-		return g.r.IntN(1000)
-	case 2:
-		return g.r.IntN(100000)
-	default:
-		return g.r.IntN(200)
-	}
-}
-
 // now is a random instant between 1999 and 2031, sometimes on a minute boundary, in a random zone.
 func (g gen) now() time.Time {
 	base := time.Date(1999, time.January, 1, 0, 0, 0, 0, time.UTC)
