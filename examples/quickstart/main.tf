@@ -60,7 +60,9 @@ output "web_placement" {
 
 # Karpenter disruption budgets on canary-east's NodePool "default": a weekday business-hours
 # freeze (UTC) and 20% otherwise. The plan's preview shows how many nodes Karpenter may disrupt now
-# for each reason, when the freeze opens and closes, and which nodes expire within 24 hours.
+# for each reason, which nodes it would take now (empty, drifted, expired) and what holds the rest
+# (karpenter.sh/do-not-disrupt, the budgets), when the freeze opens and closes, and which nodes
+# expire within 24 hours.
 resource "fleet_nodepool_disruption" "default" {
   cluster   = "canary-east"
   node_pool = "default"
@@ -73,12 +75,15 @@ resource "fleet_nodepool_disruption" "default" {
 output "canary_east_disruption" {
   description = "Karpenter on canary-east/default: nodes counted and disrupting, what each reason allows now, the freeze windows, expiring nodes."
   value = {
-    nodes          = fleet_nodepool_disruption.default.preview.nodes
-    disrupting     = fleet_nodepool_disruption.default.preview.disrupting
-    allowed_now    = { for r in fleet_nodepool_disruption.default.preview.reasons : r.reason => r.unbounded ? "unbounded" : tostring(r.allowed) }
-    windows        = [for w in fleet_nodepool_disruption.default.preview.windows : "budget ${w.budget}: ${w.opens_at} to ${coalesce(w.closes_at, "open-ended")}"]
-    expiring_nodes = { for n in fleet_nodepool_disruption.default.preview.expiring_nodes : n.node => n.expires_at }
-    warnings       = fleet_nodepool_disruption.default.preview.warnings
+    nodes           = fleet_nodepool_disruption.default.preview.nodes
+    disrupting      = fleet_nodepool_disruption.default.preview.disrupting
+    allowed_now     = { for r in fleet_nodepool_disruption.default.preview.reasons : r.reason => r.unbounded ? "unbounded" : tostring(r.allowed) }
+    windows         = [for w in fleet_nodepool_disruption.default.preview.windows : "budget ${w.budget}: ${w.opens_at} to ${coalesce(w.closes_at, "open-ended")}"]
+    expiring_nodes  = { for n in fleet_nodepool_disruption.default.preview.expiring_nodes : n.node => n.expires_at }
+    summary         = fleet_nodepool_disruption.default.preview.summary
+    disruptable_now = fleet_nodepool_disruption.default.preview.disruptable_now
+    blocked_nodes   = fleet_nodepool_disruption.default.preview.blocked_nodes
+    warnings        = fleet_nodepool_disruption.default.preview.warnings
   }
 }
 

@@ -3,6 +3,7 @@ package localfleet_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
@@ -190,6 +192,49 @@ func TestKarpenterMemberSeeded(t *testing.T) {
 	}
 	if len(nodes.Items) != 10 || notReady != 1 {
 		t.Errorf("%d nodes with %d not ready, want 10 with 1", len(nodes.Items), notReady)
+	}
+
+	// The disruption keys: the NodePool's hash (Karpenter's own NodePool.Hash of the stored,
+	// defaulted NodePool) on the pool and its NodeClaims, a stale one on the drifted; node
+	// annotations; pods bound to their nodes.
+	b, _ := json.Marshal(np.Object)
+	var typed karpv1.NodePool
+	if err := json.Unmarshal(b, &typed); err != nil {
+		t.Fatal(err)
+	}
+	if got := np.GetAnnotations()[karpv1.NodePoolHashAnnotationKey]; got != typed.Hash() {
+		t.Errorf("NodePool hash annotation %q, want %q", got, typed.Hash())
+	}
+	for _, nc := range claims.Items {
+		stale := nc.GetName() == "default-4" || nc.GetName() == "default-5"
+		if got := nc.GetAnnotations()[karpv1.NodePoolHashAnnotationKey]; (got != typed.Hash()) != stale || got == "" {
+			t.Errorf("NodeClaim %s hash %q (NodePool %s), stale should be %v", nc.GetName(), got, typed.Hash(), stale)
+		}
+	}
+	for _, n := range nodes.Items {
+		if got, want := n.Annotations[karpv1.DoNotDisruptAnnotationKey], map[bool]string{true: "true"}[n.Name == "default-6"]; got != want {
+			t.Errorf("node %s do-not-disrupt %q, want %q", n.Name, got, want)
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, p := range pods.Items {
+		seen[p.Namespace+"/"+p.Name] = p.Spec.NodeName
+		if p.Name == "ledger-0" && p.Annotations[karpv1.DoNotDisruptAnnotationKey] != "true" {
+			t.Errorf("ledger-0 annotations %v", p.Annotations)
+		}
+		if p.Name == "node-exporter-7" && (len(p.OwnerReferences) != 1 || p.OwnerReferences[0].Kind != "DaemonSet") {
+			t.Errorf("node-exporter-7 owners %v", p.OwnerReferences)
+		}
+		if p.Status.Phase != corev1.PodRunning {
+			t.Errorf("pod %s phase %s", p.Name, p.Status.Phase)
+		}
+	}
+	if want := map[string]string{"payments/ledger-0": "default-3", "web/frontend-0": "default-4", "web/frontend-1": "default-5", "kube-system/node-exporter-7": "default-7"}; !maps.Equal(seen, want) {
+		t.Errorf("pods %v, want %v", seen, want)
 	}
 }
 

@@ -4,17 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -65,18 +69,39 @@ func seedKarpenter(ctx context.Context, srv *apiServer, m fleetfile.Member, now 
 			tmpl["expireAfter"] = p.ExpireAfter
 		}
 		// No spec.disruption: the API server defaults it as it would for a user.
-		np.Object["spec"] = map[string]any{"template": map[string]any{"spec": tmpl}}
+		template := map[string]any{"spec": tmpl}
+		if len(p.TemplateAnnotations) > 0 {
+			template["metadata"] = map[string]any{"annotations": stringMap(p.TemplateAnnotations)}
+		}
+		np.Object["spec"] = map[string]any{"template": template}
 		if err := c.Create(ctx, np); err != nil {
 			return fmt.Errorf("nodepool %s: %w", p.Name, err)
 		}
+		hash, stale, err := stampNodePoolHash(ctx, c, np)
+		if err != nil {
+			return fmt.Errorf("nodepool %s: %w", p.Name, err)
+		}
+		drifted := map[string]bool{}
+		for _, n := range p.Drifted {
+			drifted[n] = true
+		}
 		var created []string
 		for i := 0; i < p.Nodes; i++ {
-			name := fmt.Sprintf("%s-%d", p.Name, i)
+			name := p.NodeName(i)
 			ready := i >= p.NotReady
-			if err := createNode(ctx, c, p, name, tmpl, ready); err != nil {
+			claimHash := hash
+			if drifted[name] {
+				claimHash = stale
+			}
+			if err := createNode(ctx, c, p, name, tmpl, claimHash, ready); err != nil {
 				return err
 			}
 			created = append(created, name)
+		}
+		for _, pod := range p.Pods {
+			if err := createPod(ctx, c, pod, now); err != nil {
+				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
 		}
 		// The last `deleting` nodes are being deleted: a finalizer holds them.
 		for i := p.Nodes - p.Deleting; i < p.Nodes; i++ {
@@ -91,12 +116,56 @@ func seedKarpenter(ctx context.Context, srv *apiServer, m fleetfile.Member, now 
 	return nil
 }
 
-func createNode(ctx context.Context, c client.Client, p fleetfile.KarpenterNodePool, name string, tmpl map[string]any, ready bool) error {
+// stampNodePoolHash does what Karpenter's NodePool hash controller does: the NodePool, as the API
+// server stored and defaulted it, gets karpenter.sh/nodepool-hash (Karpenter's own NodePool.Hash)
+// and its version. stale is the hash of a different template, for NodeClaims launched before a
+// change. sigs.k8s.io/karpenter pkg/controllers/nodepool/hash/controller.go.
+func stampNodePoolHash(ctx context.Context, c client.Client, np *unstructured.Unstructured) (hash, stale string, err error) {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(np), np); err != nil {
+		return "", "", err
+	}
+	b, err := json.Marshal(np.Object)
+	if err != nil {
+		return "", "", err
+	}
+	var typed karpv1.NodePool
+	if err := json.Unmarshal(b, &typed); err != nil {
+		return "", "", err
+	}
+	hash = typed.Hash()
+	previous := typed.DeepCopy()
+	previous.Spec.Template.Labels = map[string]string{"localfleet/template": "previous"}
+	stale = previous.Hash()
+	annotations := np.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[karpv1.NodePoolHashAnnotationKey] = hash
+	annotations[karpv1.NodePoolHashVersionAnnotationKey] = karpv1.NodePoolHashVersion
+	np.SetAnnotations(annotations)
+	return hash, stale, c.Update(ctx, np)
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func createNode(ctx context.Context, c client.Client, p fleetfile.KarpenterNodePool, name string, tmpl map[string]any, hash string, ready bool) error {
 	providerID := "azure:///subscriptions/local/resourceGroups/local/providers/Microsoft.Compute/virtualMachines/" + name
 	nc := &unstructured.Unstructured{}
 	nc.SetGroupVersionKind(nodeClaimGVK)
 	nc.SetName(name)
 	nc.SetLabels(map[string]string{labelNodePool: p.Name})
+	// Karpenter launches a NodeClaim with the template's annotations and the NodePool's hash, and
+	// copies the NodeClaim's annotations to the Node at registration.
+	// pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go, pkg/controllers/nodeclaim/lifecycle/registration.go.
+	claimAnnotations := map[string]string{karpv1.NodePoolHashAnnotationKey: hash, karpv1.NodePoolHashVersionAnnotationKey: karpv1.NodePoolHashVersion}
+	maps.Copy(claimAnnotations, p.TemplateAnnotations)
+	nc.SetAnnotations(claimAnnotations)
 	spec := map[string]any{"nodeClassRef": tmpl["nodeClassRef"], "requirements": tmpl["requirements"]}
 	if v, ok := tmpl["expireAfter"]; ok {
 		spec["expireAfter"] = v // NodeClaims carry their own copy (karpenter.sh_nodeclaims.yaml)
@@ -117,8 +186,10 @@ func createNode(ctx context.Context, c client.Client, p fleetfile.KarpenterNodeP
 	if err := c.Status().Update(ctx, nc); err != nil {
 		return fmt.Errorf("nodeclaim %s status: %w", name, err)
 	}
+	nodeAnnotations := maps.Clone(claimAnnotations)
+	maps.Copy(nodeAnnotations, p.NodeAnnotations[name])
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: nodeAnnotations, Labels: map[string]string{
 			labelNodePool: p.Name, labelInitialized: "true", labelRegistered: "true",
 			"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
 		}},
@@ -137,6 +208,35 @@ func createNode(ctx context.Context, c client.Client, p fleetfile.KarpenterNodeP
 	}
 	return nil
 }
+
+// createPod binds a running pod to its node, as the scheduler and the kubelet would leave it: its
+// namespace is created if need be, and a DaemonSet pod gets a DaemonSet owner.
+func createPod(ctx context.Context, c client.Client, p fleetfile.KarpenterPod, now time.Time) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, Annotations: p.Annotations},
+		Spec: corev1.PodSpec{
+			NodeName:                     p.Node,
+			AutomountServiceAccountToken: ptrTo(false),
+			Containers:                   []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}},
+		},
+	}
+	if p.DaemonSet {
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: p.Name + "-ds", UID: k8stypes.UID("localfleet-ds-" + p.Namespace + "-" + p.Name), Controller: ptrTo(true)}}
+	}
+	if err := c.Create(ctx, pod); err != nil {
+		return err
+	}
+	started := metav1.NewTime(now.UTC().Truncate(time.Second))
+	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: started}}}
+	return c.Status().Update(ctx, pod)
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 func markDeleting(ctx context.Context, c client.Client, name string) error {
 	nc := &unstructured.Unstructured{}

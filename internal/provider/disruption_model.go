@@ -23,6 +23,8 @@ type nodePoolDisruptionModel struct {
 	ExpireAfter            npDuration     `tfsdk:"expire_after"`
 	TerminationGracePeriod npDuration     `tfsdk:"termination_grace_period"`
 	Budgets                types.List     `tfsdk:"budgets"`
+	DoNotDisrupt           types.Bool     `tfsdk:"do_not_disrupt"`
+	FieldManager           types.Object   `tfsdk:"field_manager"`
 	Preview                types.Object   `tfsdk:"preview"`
 	Timeouts               timeouts.Value `tfsdk:"timeouts"`
 }
@@ -33,6 +35,25 @@ type npBudgetModel struct {
 	Schedule types.String `tfsdk:"schedule"`
 	Duration npDuration   `tfsdk:"duration"`
 	Reasons  types.List   `tfsdk:"reasons"`
+}
+
+var npFieldManagerAttrTypes = map[string]attr.Type{"name": types.StringType, "force_conflicts": types.BoolType}
+
+// fieldManager is the configured field_manager, defaults filled in (unknown parts are defaults too:
+// npUnknownInput keeps an unknown field_manager from reaching the cluster at plan).
+func (m nodePoolDisruptionModel) fieldManager() npFieldManager {
+	mgr := defaultFieldManager
+	if m.FieldManager.IsNull() || m.FieldManager.IsUnknown() {
+		return mgr
+	}
+	attrs := m.FieldManager.Attributes()
+	if n, ok := attrs["name"].(types.String); ok && !n.IsNull() && !n.IsUnknown() && n.ValueString() != "" {
+		mgr.Name = n.ValueString()
+	}
+	if f, ok := attrs["force_conflicts"].(types.Bool); ok {
+		mgr.Force = f.ValueBool()
+	}
+	return mgr
 }
 
 var npBudgetAttrTypes = map[string]attr.Type{
@@ -46,6 +67,7 @@ func npNullModel() nodePoolDisruptionModel {
 		ID: types.StringNull(), Cluster: types.StringNull(), NodePool: types.StringNull(),
 		ConsolidationPolicy: types.StringNull(), ConsolidateAfter: npDurationNull(), ExpireAfter: npDurationNull(),
 		TerminationGracePeriod: npDurationNull(), Budgets: types.ListNull(types.ObjectType{AttrTypes: npBudgetAttrTypes}),
+		DoNotDisrupt: types.BoolNull(), FieldManager: types.ObjectNull(npFieldManagerAttrTypes),
 		Preview: types.ObjectNull(npPreviewAttrTypes),
 	}
 }
@@ -155,10 +177,18 @@ func npUnknownInput(m nodePoolDisruptionModel) string {
 	}{
 		{"cluster", m.Cluster}, {"node_pool", m.NodePool}, {"consolidation_policy", m.ConsolidationPolicy},
 		{"consolidate_after", m.ConsolidateAfter}, {"expire_after", m.ExpireAfter},
-		{"termination_grace_period", m.TerminationGracePeriod}, {"budgets", m.Budgets},
+		{"termination_grace_period", m.TerminationGracePeriod}, {"budgets", m.Budgets}, {"do_not_disrupt", m.DoNotDisrupt},
+		{"field_manager", m.FieldManager},
 	} {
 		if a.value.IsUnknown() {
 			return a.name
+		}
+	}
+	if !m.FieldManager.IsNull() {
+		for name, a := range m.FieldManager.Attributes() {
+			if a.IsUnknown() {
+				return "field_manager." + name
+			}
 		}
 	}
 	for i, e := range m.Budgets.Elements() {
@@ -185,7 +215,7 @@ func npUnknownInput(m nodePoolDisruptionModel) string {
 func npSameSettings(a, b nodePoolDisruptionModel) bool {
 	if !a.Cluster.Equal(b.Cluster) || !a.NodePool.Equal(b.NodePool) || !a.ConsolidationPolicy.Equal(b.ConsolidationPolicy) ||
 		!npSameDuration(a.ConsolidateAfter, b.ConsolidateAfter) || !npSameDuration(a.ExpireAfter, b.ExpireAfter) ||
-		!npSameDuration(a.TerminationGracePeriod, b.TerminationGracePeriod) {
+		!npSameDuration(a.TerminationGracePeriod, b.TerminationGracePeriod) || !a.DoNotDisrupt.Equal(b.DoNotDisrupt) {
 		return false
 	}
 	if a.Budgets.IsNull() || b.Budgets.IsNull() || a.Budgets.IsUnknown() || b.Budgets.IsUnknown() {

@@ -20,9 +20,22 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-// nodePoolFieldManager is the server-side apply field manager of fleet_nodepool_disruption: it owns
-// exactly the NodePool fields the configuration sets.
+// nodePoolFieldManager is the default server-side apply field manager of fleet_nodepool_disruption
+// (field_manager.name): it owns exactly the NodePool fields the configuration sets.
 const nodePoolFieldManager = "terraform-provider-fleet"
+
+// npFieldManager is the resource's field_manager: the name it applies under, and whether it takes
+// fields over from other server-side apply managers (force_conflicts), as kubernetes_manifest offers.
+type npFieldManager struct {
+	Name  string
+	Force bool
+	// Prior is the manager's previous name when field_manager.name changes: its fields are this
+	// resource's own, so a conflict with it is taken over (it gives them back right after).
+	Prior string
+}
+
+// defaultFieldManager is the field manager of a resource that sets no field_manager.
+var defaultFieldManager = npFieldManager{Name: nodePoolFieldManager}
 
 var (
 	nodePoolGVR  = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
@@ -39,7 +52,11 @@ var (
 	npPathConsolidationPolicy = []string{"spec", "disruption", "consolidationPolicy"}
 	npPathExpireAfter         = []string{"spec", "template", "spec", "expireAfter"}
 	npPathTerminationGrace    = []string{"spec", "template", "spec", "terminationGracePeriod"}
+	npPathDoNotDisrupt        = []string{"spec", "template", "metadata", "annotations", karpv1.DoNotDisruptAnnotationKey}
 )
+
+// npOwnedPaths are every field the resource may own.
+var npOwnedPaths = [][]string{npPathBudgets, npPathConsolidateAfter, npPathConsolidationPolicy, npPathExpireAfter, npPathTerminationGrace, npPathDoNotDisrupt}
 
 // The API server's defaults for fields nobody owns any more (Karpenter v1.14.1's NodePool CRD).
 // pkg/apis/crds/karpenter.sh_nodepools.yaml.
@@ -126,6 +143,16 @@ func readNodePoolCRDEnums(ctx context.Context, kc *kube.Client) (nodePoolCRDEnum
 	return nodePoolCRDEnums{}, false
 }
 
+// listPods lists the cluster's pods (all namespaces): what is on the pool's nodes decides which are
+// empty and which are held by karpenter.sh/do-not-disrupt.
+func listPods(ctx context.Context, kc *kube.Client) ([]corev1.Pod, error) {
+	l, err := kc.Kubernetes.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing Pods: %w", err)
+	}
+	return l.Items, nil
+}
+
 // listNodeClaims lists the cluster's NodeClaims (all of them: Karpenter pairs them with Nodes before
 // grouping by NodePool).
 func listNodeClaims(ctx context.Context, kc *kube.Client) ([]karpv1.NodeClaim, error) {
@@ -157,8 +184,12 @@ type fieldOwner struct {
 	Manager, Operation string
 }
 
-func (o fieldOwner) ours() bool {
-	return o.Manager == nodePoolFieldManager && o.Operation == string(metav1.ManagedFieldsOperationApply)
+// ours: an apply by the default field manager.
+func (o fieldOwner) ours() bool { return o.appliedBy(nodePoolFieldManager) }
+
+// appliedBy: an apply by the named field manager.
+func (o fieldOwner) appliedBy(manager string) bool {
+	return o.Manager == manager && o.Operation == string(metav1.ManagedFieldsOperationApply)
 }
 
 func (o fieldOwner) String() string {
@@ -196,24 +227,35 @@ func fieldSetHas(set map[string]any, path []string) bool {
 	return true
 }
 
-// releasedByUs reports whether applying without the field at path removes it: this provider's
-// apply is its only owner. The API server then restores its default, if it has one.
-func releasedByUs(live *unstructured.Unstructured, path []string) bool {
+// releasedBy reports whether applying without the field at path removes it: the manager's apply is
+// its only owner. The API server then restores its default, if it has one.
+func releasedBy(live *unstructured.Unstructured, path []string, manager string) bool {
 	owners := fieldOwners(live, path)
-	return len(owners) > 0 && !slices.ContainsFunc(owners, func(o fieldOwner) bool { return !o.ours() })
+	return len(owners) > 0 && !slices.ContainsFunc(owners, func(o fieldOwner) bool { return !o.appliedBy(manager) })
 }
 
-// applyNodePool server-side applies obj (a partial NodePool) under nodePoolFieldManager. Conflicts
+// conflictPath turns a conflict's field (".spec.template.metadata.annotations.karpenter.sh/do-not-disrupt")
+// into a path, keeping the dots of the owned annotation's key.
+func conflictPath(field string) []string {
+	for _, p := range npOwnedPaths {
+		if field == "."+strings.Join(p, ".") {
+			return p
+		}
+	}
+	return strings.Split(strings.TrimPrefix(field, "."), ".")
+}
+
+// applyNodePool server-side applies obj (a partial NodePool) under the field manager. Conflicts
 // with managers that wrote the fields imperatively (kubectl edit/patch, Helm, the NodePool's
 // creator, which owns the defaulted disruption block) are forced: Terraform is the declared owner of
 // these fields, and an out-of-band edit is drift that apply corrects. A conflict with another
-// server-side apply manager (a GitOps tool declaring the same field) is not forced: the two would
-// overwrite each other on every sync, so the error names it instead.
-func applyNodePool(ctx context.Context, kc *kube.Client, cluster string, obj map[string]any, dryRun bool) error {
+// server-side apply manager (a GitOps tool declaring the same field) is forced only with
+// force_conflicts: otherwise the two would overwrite each other on every sync, so the error names it.
+func applyNodePool(ctx context.Context, kc *kube.Client, cluster string, obj map[string]any, mgr npFieldManager, dryRun bool) error {
 	res := kc.Dynamic.Resource(nodePoolGVR)
 	u := &unstructured.Unstructured{Object: obj}
 	name := u.GetName()
-	opts := metav1.ApplyOptions{FieldManager: nodePoolFieldManager}
+	opts := metav1.ApplyOptions{FieldManager: mgr.Name, Force: mgr.Force}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
@@ -228,15 +270,16 @@ func applyNodePool(ctx context.Context, kc *kube.Client, cluster string, obj map
 	}
 	var declared []string
 	for _, field := range conflicts {
-		for _, o := range fieldOwners(live, strings.Split(strings.TrimPrefix(field, "."), ".")) {
-			if o.Operation == string(metav1.ManagedFieldsOperationApply) && !o.ours() {
+		for _, o := range fieldOwners(live, conflictPath(field)) {
+			if o.Operation == string(metav1.ManagedFieldsOperationApply) && !o.appliedBy(mgr.Name) && (mgr.Prior == "" || !o.appliedBy(mgr.Prior)) {
 				declared = append(declared, fmt.Sprintf("%s is also applied by %s", field, o))
 			}
 		}
 	}
 	if len(declared) > 0 {
 		return fmt.Errorf("NodePool %q on cluster %q: %s with a different value. Another server-side apply manager declares these fields; "+
-			"remove them from its configuration (or from this resource) so that one tool owns them", name, cluster, strings.Join(declared, "; "))
+			"remove them from its configuration (or from this resource) so that one tool owns them, or set field_manager.force_conflicts "+
+			"to take them over", name, cluster, strings.Join(declared, "; "))
 	}
 	if !dryRun {
 		tflog.Info(ctx, "taking over NodePool fields from other managers", map[string]any{"cluster": cluster, "node_pool": name, "fields": conflicts})
@@ -279,7 +322,7 @@ func applyError(err error, cluster, name string) error {
 // (0s) by this manager gives the field an owner that is not an apply configuration; the apply that
 // follows then releases everything else. Writing the same value would not change ownership, so a
 // field already at 0s is written as 0m first.
-func handOffConsolidateAfter(ctx context.Context, kc *kube.Client, live *unstructured.Unstructured) error {
+func handOffConsolidateAfter(ctx context.Context, kc *kube.Client, live *unstructured.Unstructured, manager string) error {
 	current, _, _ := unstructured.NestedString(live.Object, npPathConsolidateAfter...)
 	values := []string{npDefaultConsolidateAfter}
 	if current == npDefaultConsolidateAfter {
@@ -290,7 +333,7 @@ func handOffConsolidateAfter(ctx context.Context, kc *kube.Client, live *unstruc
 			"metadata": map[string]any{"uid": string(live.GetUID())},
 			"spec":     map[string]any{"disruption": map[string]any{"consolidateAfter": v}},
 		})
-		_, err := kc.Dynamic.Resource(nodePoolGVR).Patch(ctx, live.GetName(), k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: nodePoolFieldManager})
+		_, err := kc.Dynamic.Resource(nodePoolGVR).Patch(ctx, live.GetName(), k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: manager})
 		if err != nil {
 			return fmt.Errorf("handing consolidateAfter back to its default before releasing it: %w", err)
 		}

@@ -28,22 +28,42 @@ var (
 	npWindowAttrTypes   = map[string]attr.Type{"budget": types.Int64Type, "opens_at": types.StringType, "closes_at": types.StringType}
 	npExpiringAttrTypes = map[string]attr.Type{"node": types.StringType, "expires_at": types.StringType}
 	npPreviewAttrTypes  = map[string]attr.Type{
-		"nodes":          types.Int64Type,
-		"disrupting":     types.Int64Type,
-		"reasons":        types.ListType{ElemType: types.ObjectType{AttrTypes: npReasonAttrTypes}},
-		"windows":        types.ListType{ElemType: types.ObjectType{AttrTypes: npWindowAttrTypes}},
-		"expiring_nodes": types.ListType{ElemType: types.ObjectType{AttrTypes: npExpiringAttrTypes}},
-		"warnings":       types.ListType{ElemType: types.StringType},
+		"nodes":                 types.Int64Type,
+		"disrupting":            types.Int64Type,
+		"reasons":               types.ListType{ElemType: types.ObjectType{AttrTypes: npReasonAttrTypes}},
+		"windows":               types.ListType{ElemType: types.ObjectType{AttrTypes: npWindowAttrTypes}},
+		"expiring_nodes":        types.ListType{ElemType: types.ObjectType{AttrTypes: npExpiringAttrTypes}},
+		"blocked_nodes":         types.MapType{ElemType: types.StringType},
+		"blocked_nodes_count":   types.Int64Type,
+		"blocked_nodes_omitted": types.Int64Type,
+		"drifted_nodes":         types.MapType{ElemType: types.StringType},
+		"drifted_nodes_count":   types.Int64Type,
+		"drifted_nodes_omitted": types.Int64Type,
+		"candidates":            types.MapType{ElemType: types.ListType{ElemType: types.StringType}},
+		"candidates_count":      types.MapType{ElemType: types.Int64Type},
+		"disruptable_now":       types.MapType{ElemType: types.Int64Type},
+		"summary":               types.StringType,
+		"warnings":              types.ListType{ElemType: types.StringType},
 	}
 )
 
 type npPreviewModel struct {
-	Nodes         int64             `tfsdk:"nodes"`
-	Disrupting    int64             `tfsdk:"disrupting"`
-	Reasons       []npReasonModel   `tfsdk:"reasons"`
-	Windows       []npWindowModel   `tfsdk:"windows"`
-	ExpiringNodes []npExpiringModel `tfsdk:"expiring_nodes"`
-	Warnings      []string          `tfsdk:"warnings"`
+	Nodes          int64               `tfsdk:"nodes"`
+	Disrupting     int64               `tfsdk:"disrupting"`
+	Reasons        []npReasonModel     `tfsdk:"reasons"`
+	Windows        []npWindowModel     `tfsdk:"windows"`
+	ExpiringNodes  []npExpiringModel   `tfsdk:"expiring_nodes"`
+	Blocked        map[string]string   `tfsdk:"blocked_nodes"`
+	BlockedCount   int64               `tfsdk:"blocked_nodes_count"`
+	BlockedOmitted int64               `tfsdk:"blocked_nodes_omitted"`
+	Drifted        map[string]string   `tfsdk:"drifted_nodes"`
+	DriftedCount   int64               `tfsdk:"drifted_nodes_count"`
+	DriftedOmitted int64               `tfsdk:"drifted_nodes_omitted"`
+	Candidates     map[string][]string `tfsdk:"candidates"`
+	CandidateCount map[string]int64    `tfsdk:"candidates_count"`
+	DisruptableNow map[string]int64    `tfsdk:"disruptable_now"`
+	Summary        string              `tfsdk:"summary"`
+	Warnings       []string            `tfsdk:"warnings"`
 }
 
 type npReasonModel struct {
@@ -70,6 +90,8 @@ type npClusterView struct {
 	pool       *karpv1.NodePool
 	claims     []karpv1.NodeClaim
 	nodes      []corev1.Node
+	pods       []corev1.Pod
+	podsErr    error // pods could not be listed: the preview says what it leaves out
 	enums      nodePoolCRDEnums
 	enumsKnown bool
 }
@@ -90,6 +112,7 @@ func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string)
 	if v.nodes, err = listNodes(ctx, kc); err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
 	}
+	v.pods, v.podsErr = listPods(ctx, kc)
 	v.enums, v.enumsKnown = readNodePoolCRDEnums(ctx, kc)
 	return v, nil
 }
@@ -112,36 +135,67 @@ func (v *npClusterView) effectiveBudgets(ctx context.Context, m nodePoolDisrupti
 		bs, diags := npBudgetsOf(ctx, m.Budgets)
 		return npKarpenterBudgets(bs), diags
 	}
-	if releasedByUs(v.live, npPathBudgets) {
+	if releasedBy(v.live, npPathBudgets, m.fieldManager().Name) {
 		return disruption.DefaultBudgets(), nil
 	}
 	return v.pool.Spec.Disruption.Budgets, nil
 }
 
-// effectiveTemplate is the NodePool's template spec once m is applied, with the same rules.
-func (v *npClusterView) effectiveTemplate(m nodePoolDisruptionModel) (karpv1.NodeClaimTemplateSpec, error) {
-	t := *v.pool.Spec.Template.Spec.DeepCopy()
+// effectiveConsolidateAfter is spec.disruption.consolidateAfter once m is applied, with the same rules.
+func (v *npClusterView) effectiveConsolidateAfter(m nodePoolDisruptionModel) (karpv1.NillableDuration, error) {
+	switch {
+	case !m.ConsolidateAfter.IsNull():
+		return npNillable(m.ConsolidateAfter.ValueString())
+	case releasedBy(v.live, npPathConsolidateAfter, m.fieldManager().Name):
+		return npNillable(npDefaultConsolidateAfter)
+	}
+	return v.pool.Spec.Disruption.ConsolidateAfter, nil
+}
+
+// effectiveTemplate is the NodePool's template (its karpenter.sh/do-not-disrupt annotation,
+// expireAfter and terminationGracePeriod) once m is applied, with the same rules.
+func (v *npClusterView) effectiveTemplate(m nodePoolDisruptionModel) (karpv1.NodeClaimTemplate, error) {
+	tmpl := *v.pool.Spec.Template.DeepCopy()
+	mgr := m.fieldManager().Name
+	switch {
+	case !m.DoNotDisrupt.IsNull():
+		if tmpl.Annotations == nil {
+			tmpl.Annotations = map[string]string{}
+		}
+		tmpl.Annotations[karpv1.DoNotDisruptAnnotationKey] = npDoNotDisruptValue(m.DoNotDisrupt.ValueBool())
+	case releasedBy(v.live, npPathDoNotDisrupt, mgr):
+		delete(tmpl.Annotations, karpv1.DoNotDisruptAnnotationKey)
+	}
+	t := &tmpl.Spec
 	switch {
 	case !m.ExpireAfter.IsNull():
 		d, err := npNillable(m.ExpireAfter.ValueString())
 		if err != nil {
-			return t, err
+			return tmpl, err
 		}
 		t.ExpireAfter = d
-	case releasedByUs(v.live, npPathExpireAfter):
+	case releasedBy(v.live, npPathExpireAfter, mgr):
 		t.ExpireAfter, _ = npNillable(npDefaultExpireAfter)
 	}
 	switch {
 	case !m.TerminationGracePeriod.IsNull():
 		d, err := time.ParseDuration(m.TerminationGracePeriod.ValueString())
 		if err != nil {
-			return t, err
+			return tmpl, err
 		}
 		t.TerminationGracePeriod = &metav1.Duration{Duration: d}
-	case releasedByUs(v.live, npPathTerminationGrace):
+	case releasedBy(v.live, npPathTerminationGrace, mgr):
 		t.TerminationGracePeriod = nil
 	}
-	return t, nil
+	return tmpl, nil
+}
+
+// npDoNotDisruptValue is the template annotation do_not_disrupt writes: Karpenter honours only "true".
+func npDoNotDisruptValue(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
 }
 
 // npNillable decodes a NillableDuration as Karpenter does ("Never" is nil).
@@ -159,51 +213,92 @@ type npDriftWarning struct {
 }
 
 // buildNodePoolPreview computes the preview of m applied to the cluster at now, and the template
-// changes that will drift every node.
-func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npClusterView, now time.Time) (types.Object, []npDriftWarning, diag.Diagnostics) {
+// changes that will drift every node. limit caps the per-node maps (0: no cap).
+func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npClusterView, now time.Time, limit int) (types.Object, []npDriftWarning, diag.Diagnostics) {
 	budgets, diags := v.effectiveBudgets(ctx, m)
 	if diags.HasError() {
 		return types.ObjectNull(npPreviewAttrTypes), nil, diags
 	}
-	pool := v.pool.DeepCopy()
-	pool.Spec.Disruption.Budgets = budgets
-	p := disruption.BuildPreview(disruption.Input{
-		NodePool: pool, NodeClaims: v.claims, Nodes: v.nodes, ExtraReasons: v.extraReasons(), Now: now,
-	})
-
 	planned, err := v.effectiveTemplate(m)
 	if err != nil {
 		diags.AddError("Invalid template duration", err.Error())
 		return types.ObjectNull(npPreviewAttrTypes), nil, diags
 	}
-	current := v.pool.Spec.Template.Spec
-	var drift []npDriftWarning
-	// One field at a time, so each warning points at its attribute.
-	onlyExpire, onlyGrace := current, current
-	onlyExpire.ExpireAfter = planned.ExpireAfter
-	onlyGrace.TerminationGracePeriod = planned.TerminationGracePeriod
-	for _, w := range disruption.TemplateDriftWarnings(current, onlyExpire, p.Nodes) {
-		drift = append(drift, npDriftWarning{Attribute: path.Root("expire_after"), Message: w})
+	consolidateAfter, err := v.effectiveConsolidateAfter(m)
+	if err != nil {
+		diags.AddAttributeError(path.Root("consolidate_after"), "Invalid consolidate_after", err.Error())
+		return types.ObjectNull(npPreviewAttrTypes), nil, diags
 	}
-	for _, w := range disruption.TemplateDriftWarnings(current, onlyGrace, p.Nodes) {
-		drift = append(drift, npDriftWarning{Attribute: path.Root("termination_grace_period"), Message: w})
+	pool := v.pool.DeepCopy()
+	pool.Spec.Disruption.Budgets = budgets
+	pool.Spec.Disruption.ConsolidateAfter = consolidateAfter
+	pool.Spec.Template = planned
+	p := disruption.BuildPreview(disruption.Input{
+		NodePool: pool, Current: v.pool, NodeClaims: v.claims, Nodes: v.nodes, Pods: v.pods, ExtraReasons: v.extraReasons(), Now: now,
+	})
+	if v.podsErr != nil {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("pods could not be read (%v): blocked_nodes leaves out do-not-disrupt pods, and every node without a node-level block counts as empty", v.podsErr))
+	}
+
+	current := v.pool.Spec.Template
+	var drift []npDriftWarning
+	// One field at a time, so each warning points at its attribute; each is Karpenter's own hash of
+	// the template with that one change.
+	for _, f := range []struct {
+		attr  string
+		apply func(t *karpv1.NodeClaimTemplate)
+	}{
+		{"expire_after", func(t *karpv1.NodeClaimTemplate) { t.Spec.ExpireAfter = planned.Spec.ExpireAfter }},
+		{"termination_grace_period", func(t *karpv1.NodeClaimTemplate) { t.Spec.TerminationGracePeriod = planned.Spec.TerminationGracePeriod }},
+		{"do_not_disrupt", func(t *karpv1.NodeClaimTemplate) { t.Annotations = planned.Annotations }},
+	} {
+		only := *current.DeepCopy()
+		f.apply(&only)
+		for _, w := range disruption.TemplateDriftWarnings(current, only, p.Nodes) {
+			drift = append(drift, npDriftWarning{Attribute: path.Root(f.attr), Message: w})
+		}
 	}
 	for _, d := range drift {
 		p.Warnings = append(p.Warnings, d.Message)
 	}
 
-	obj, d := types.ObjectValueFrom(ctx, npPreviewAttrTypes, npPreviewOf(p))
+	obj, d := types.ObjectValueFrom(ctx, npPreviewAttrTypes, npPreviewOf(p, limit))
 	diags.Append(d...)
 	return obj, drift, diags
 }
 
 // npPreviewOf renders the engine's preview (SPEC §6b). A reason no budget limits reports every node
 // not already disrupting as allowed, rather than Karpenter's MaxInt32 sentinel; `unbounded` says so.
-func npPreviewOf(p disruption.Preview) npPreviewModel {
+//
+// blocked_nodes and drifted_nodes are maps keyed by node, the first limit nodes by name (0: all),
+// with exact counts; candidates lists the first limit nodes of each reason, candidates_count and
+// disruptable_now have every candidate reason.
+func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 	out := npPreviewModel{
 		Nodes: int64(p.Nodes), Disrupting: int64(p.Disrupting),
 		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{},
-		Warnings: append([]string{}, p.Warnings...),
+		Blocked: map[string]string{}, Drifted: map[string]string{},
+		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
+		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
+	}
+	blocked, omitted := capList(p.Blocked, limit)
+	for _, b := range blocked {
+		out.Blocked[b.Node] = b.Why
+	}
+	out.BlockedCount, out.BlockedOmitted = int64(len(p.Blocked)), omitted
+	drifted, omitted := capList(p.Drifted, limit)
+	for _, d := range drifted {
+		out.Drifted[d.Node] = d.Why
+	}
+	out.DriftedCount, out.DriftedOmitted = int64(len(p.Drifted)), omitted
+	for _, r := range disruption.CandidateReasons() {
+		nodes := p.Candidates[r]
+		out.CandidateCount[string(r)] = int64(len(nodes))
+		out.DisruptableNow[string(r)] = int64(p.DisruptableNow[r])
+		if len(nodes) > 0 {
+			listed, _ := capList(nodes, limit)
+			out.Candidates[string(r)] = listed
+		}
 	}
 	for _, r := range p.Reasons {
 		allowed := r.Allowed

@@ -75,9 +75,12 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 	}
 	resp.Schema = schema.Schema{
 		Description: "The disruption settings of a Karpenter NodePool (`karpenter.sh/v1`) on a member cluster: consolidation, " +
-			"node expiry, termination grace period and disruption budgets, with a preview of how many nodes Karpenter may " +
-			"disrupt now for each reason and when scheduled budgets open and close. The settings are applied with server-side " +
-			"apply under the field manager `terraform-provider-fleet`, which owns only the fields set here: the rest of the " +
+			"node expiry, termination grace period, the template's `karpenter.sh/do-not-disrupt` and disruption budgets, with a " +
+			"preview of how many nodes Karpenter may disrupt now for each reason, which nodes it would take (empty, drifted, " +
+			"expired), what holds the rest (the budgets, `karpenter.sh/do-not-disrupt` on pods, nodes or the template), and when " +
+			"scheduled budgets open and close — computed with Karpenter v1.14's own functions (budgets, `NodePool.Hash`, pod " +
+			"rules). The settings are applied with server-side " +
+			"apply under the field manager `terraform-provider-fleet` (see `field_manager`), which owns only the fields set here: the rest of the " +
 			"NodePool is left alone, and destroying the resource gives the fields back (they return to the API server's " +
 			"defaults, or to the values other managers hold) instead of deleting the NodePool. Fields last written imperatively " +
 			"by someone else (kubectl edit or patch, Helm, the NodePool's creator) are taken over; a field another server-side " +
@@ -146,9 +149,35 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				}},
 			},
+			"do_not_disrupt": schema.BoolAttribute{
+				Optional: true,
+				Description: "The NodePool template's `karpenter.sh/do-not-disrupt` annotation (`spec.template.metadata.annotations`): " +
+					"`true` writes `\"true\"`, which Karpenter copies to every NodeClaim and Node it launches afterwards and which then " +
+					"keeps them from voluntary disruption (Empty, Underutilized, Drifted; expiry still applies); `false` writes `\"false\"`. " +
+					"The template's annotations are part of its hash, so changing this drifts every existing node (a plan warning says " +
+					"so), and existing nodes never get the annotation. Unset: not managed; destroy removes the annotation if only this " +
+					"resource set it.",
+			},
+			"field_manager": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The server-side apply field manager, as `kubernetes_manifest` offers it. Unset: `terraform-provider-fleet`, " +
+					"without forcing conflicts. Changing the name hands the fields to the new manager and releases them from the old one.",
+				Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						Optional:    true,
+						Description: "The field manager's name (default `terraform-provider-fleet`).",
+						Validators:  []validator.String{stringvalidator.LengthBetween(1, 128)},
+					},
+					"force_conflicts": schema.BoolAttribute{
+						Optional: true,
+						Description: "Take fields over from other server-side apply managers (a GitOps tool) instead of failing the plan. " +
+							"Fields last written imperatively (kubectl edit, Helm) are always taken over. Default false.",
+					},
+				},
+			},
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
-				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims and Nodes at " +
+				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes and Pods at " +
 					"the provider's clock. Computed at plan when the resource is created or its configuration changes, and " +
 					"kept as-is otherwise; unknown (with a warning) when an input is unknown until apply. Times are RFC 3339, UTC.",
 				Attributes: map[string]schema.Attribute{
@@ -187,6 +216,39 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"expires_at": computedStr("Its NodeClaim's creation time plus its expireAfter."),
 						}},
 					},
+					"blocked_nodes": schema.MapAttribute{
+						Computed: true, ElementType: types.StringType,
+						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
+							"`karpenter.sh/do-not-disrupt` is active (`\"true\"`, or a duration not yet elapsed since the pod started), the " +
+							"node's own annotation, or the NodePool template's annotation copied to the node. The first " + fmt.Sprint(summaryListLimit) +
+							" by name unless the provider's `preview_detail` is `full`.",
+					},
+					"blocked_nodes_count":   computedInt("How many nodes `blocked_nodes` would list in full."),
+					"blocked_nodes_omitted": computedInt("How many blocked nodes `blocked_nodes` leaves out."),
+					"drifted_nodes": schema.MapAttribute{
+						Computed: true, ElementType: types.StringType,
+						Description: "Nodes whose NodeClaim is drifted now, by name, with why: a `Drifted` condition, or a " +
+							"`karpenter.sh/nodepool-hash` that no longer matches the NodePool's current hash (Karpenter's own " +
+							"`NodePool.Hash`). Capped as `blocked_nodes`.",
+					},
+					"drifted_nodes_count":   computedInt("How many drifted nodes there are."),
+					"drifted_nodes_omitted": computedInt("How many drifted nodes `drifted_nodes` leaves out."),
+					"candidates": schema.MapAttribute{
+						Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+						Description: "Nodes eligible now, by reason: `Empty` (no reschedulable pods by Karpenter's pod rules, " +
+							"consolidation on and `consolidate_after` elapsed, not blocked), `Drifted` (drifted and not blocked; " +
+							"pods do not block a NodeClaim with a terminationGracePeriod), `Expired` (past expireAfter: nothing " +
+							"blocks expiry). Each list holds the first " + fmt.Sprint(summaryListLimit) + " by name unless `preview_detail` is `full`.",
+					},
+					"candidates_count": schema.MapAttribute{
+						Computed: true, ElementType: types.Int64Type,
+						Description: "Exact number of candidates per reason (`Empty`, `Drifted`, `Expired`).",
+					},
+					"disruptable_now": schema.MapAttribute{
+						Computed: true, ElementType: types.Int64Type,
+						Description: "How many nodes Karpenter may take now per reason: the candidates, at most the reason's `allowed` (Expired is not budgeted).",
+					},
+					"summary": computedStr("One line: how many nodes Karpenter may start disrupting now, for which reason, and what holds the rest."),
 					"warnings": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, template changes that drift every node.",
@@ -305,11 +367,17 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 	}
 	// A server-side dry run: what the API server would reject (its own validation, conflicts with
 	// other apply managers) fails the plan, before anything changes.
-	if err := npApply(ctx, kc, v.live, plan, true); err != nil {
+	var prior []nodePoolDisruptionModel
+	if !req.State.Raw.IsNull() {
+		var state nodePoolDisruptionModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		prior = append(prior, state)
+	}
+	if err := npApply(ctx, kc, v.live, plan, true, prior...); err != nil {
 		resp.Diagnostics.AddError("The cluster would reject these settings", err.Error())
 		return
 	}
-	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, r.clients.Now())
+	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, r.clients.Now(), r.clients.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	for _, w := range drift {
 		resp.Diagnostics.AddAttributeWarning(w.Attribute, "Every node of the NodePool will drift", w.Message)
@@ -383,7 +451,7 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	resp.Diagnostics.Append(npReadLive(ctx, &m, v.live, func(p []string, _ bool) bool {
 		return slices.ContainsFunc(fieldOwners(v.live, p), fieldOwner.ours)
 	})...)
-	preview, _, diags := buildNodePoolPreview(ctx, m, v, r.clients.Now())
+	preview, _, diags := buildNodePoolPreview(ctx, m, v, r.clients.Now(), r.clients.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -391,7 +459,7 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	for attrName, val := range map[string]attr.Value{
 		"id": m.ID, "cluster": m.Cluster, "node_pool": m.NodePool, "consolidation_policy": m.ConsolidationPolicy,
 		"consolidate_after": m.ConsolidateAfter, "expire_after": m.ExpireAfter, "termination_grace_period": m.TerminationGracePeriod,
-		"budgets": m.Budgets, "preview": preview,
+		"budgets": m.Budgets, "do_not_disrupt": m.DoNotDisrupt, "field_manager": m.FieldManager, "preview": preview,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrName), val)...)
 	}
@@ -407,7 +475,7 @@ func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.Cr
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.apply(ctx, &plan, &resp.Diagnostics)
+	r.apply(ctx, &plan, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -451,11 +519,16 @@ func (r *nodePoolDisruptionResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var prior nodePoolDisruptionModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	timeout, diags := plan.Timeouts.Update(ctx, npDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.apply(ctx, &plan, &resp.Diagnostics)
+	r.apply(ctx, &plan, &prior, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -486,9 +559,7 @@ func (r *nodePoolDisruptionResource) Delete(ctx context.Context, req resource.De
 		return
 	}
 	if err == nil {
-		release := npNullModel()
-		release.Cluster, release.NodePool = state.Cluster, state.NodePool
-		err = npApply(ctx, kc, live, release, false)
+		err = npRelease(ctx, kc, live, state)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot give the NodePool's disruption settings back", err.Error())
@@ -511,8 +582,9 @@ func (r *nodePoolDisruptionResource) cluster(ctx context.Context, name string, d
 
 // apply is Create's and Update's work: the planned settings onto the NodePool, and the preview if
 // the plan could not compute it (an input was unknown). A known planned preview is never recomputed:
-// Terraform requires the applied value to equal the planned one.
-func (r *nodePoolDisruptionResource) apply(ctx context.Context, plan *nodePoolDisruptionModel, d *diag.Diagnostics) {
+// Terraform requires the applied value to equal the planned one. When the field manager's name
+// changed (prior is the state), the old manager then gives its fields back.
+func (r *nodePoolDisruptionResource) apply(ctx context.Context, plan, prior *nodePoolDisruptionModel, d *diag.Diagnostics) {
 	cluster, pool := plan.Cluster.ValueString(), plan.NodePool.ValueString()
 	kc := r.cluster(ctx, cluster, d)
 	if kc == nil {
@@ -526,10 +598,33 @@ func (r *nodePoolDisruptionResource) apply(ctx context.Context, plan *nodePoolDi
 	if plan.Preview.IsUnknown() {
 		plan.Preview = r.previewNow(ctx, kc, *plan, d)
 	}
-	tflog.Debug(ctx, "applying NodePool disruption settings", map[string]any{"cluster": cluster, "node_pool": pool, "field_manager": nodePoolFieldManager})
-	if err := npApply(ctx, kc, live, *plan, false); err != nil {
-		d.AddError("Cannot apply the NodePool's disruption settings", err.Error())
+	mgr := plan.fieldManager()
+	tflog.Debug(ctx, "applying NodePool disruption settings", map[string]any{"cluster": cluster, "node_pool": pool, "field_manager": mgr.Name})
+	var priors []nodePoolDisruptionModel
+	if prior != nil {
+		priors = append(priors, *prior)
 	}
+	if err := npApply(ctx, kc, live, *plan, false, priors...); err != nil {
+		d.AddError("Cannot apply the NodePool's disruption settings", err.Error())
+		return
+	}
+	if prior == nil || prior.fieldManager().Name == mgr.Name {
+		return
+	}
+	live, err = getNodePool(ctx, kc, cluster, pool)
+	if err == nil {
+		err = npRelease(ctx, kc, live, *prior)
+	}
+	if err != nil {
+		d.AddError(fmt.Sprintf("Cannot release the NodePool's fields from the previous field manager %q", prior.fieldManager().Name), err.Error())
+	}
+}
+
+// npRelease gives back what m's field manager holds: an apply of an empty configuration under it.
+func npRelease(ctx context.Context, kc *kube.Client, live *unstructured.Unstructured, m nodePoolDisruptionModel) error {
+	release := npNullModel()
+	release.Cluster, release.NodePool, release.FieldManager = m.Cluster, m.NodePool, m.FieldManager
+	return npApply(ctx, kc, live, release, false)
 }
 
 // previewNow computes the preview at apply, before the settings change (as a plan would have).
@@ -539,7 +634,7 @@ func (r *nodePoolDisruptionResource) previewNow(ctx context.Context, kc *kube.Cl
 		npAddNodePoolError(d, err)
 		return types.ObjectNull(npPreviewAttrTypes)
 	}
-	preview, _, diags := buildNodePoolPreview(ctx, m, v, r.clients.Now())
+	preview, _, diags := buildNodePoolPreview(ctx, m, v, r.clients.Now(), r.clients.ListLimit())
 	d.Append(diags...)
 	return preview
 }
@@ -547,19 +642,25 @@ func (r *nodePoolDisruptionResource) previewNow(ctx context.Context, kc *kube.Cl
 // npApply server-side applies m's settings (only the attributes set) to the live NodePool, first
 // handing consolidateAfter back to its default if m stops managing it. A dry run (plan) changes
 // nothing: it applies the value the hand-off would leave instead.
-func npApply(ctx context.Context, kc *kube.Client, live *unstructured.Unstructured, m nodePoolDisruptionModel, dryRun bool) error {
+func npApply(ctx context.Context, kc *kube.Client, live *unstructured.Unstructured, m nodePoolDisruptionModel, dryRun bool, prior ...nodePoolDisruptionModel) error {
 	obj, err := npApplyObject(ctx, m, live)
 	if err != nil {
 		return err
 	}
-	if m.ConsolidateAfter.IsNull() && releasedByUs(live, npPathConsolidateAfter) {
+	mgr := m.fieldManager()
+	for _, p := range prior {
+		if name := p.fieldManager().Name; name != mgr.Name {
+			mgr.Prior = name
+		}
+	}
+	if m.ConsolidateAfter.IsNull() && releasedBy(live, npPathConsolidateAfter, mgr.Name) {
 		if dryRun {
 			_ = unstructured.SetNestedField(obj, npDefaultConsolidateAfter, npPathConsolidateAfter...)
-		} else if err := handOffConsolidateAfter(ctx, kc, live); err != nil {
+		} else if err := handOffConsolidateAfter(ctx, kc, live, mgr.Name); err != nil {
 			return fmt.Errorf("NodePool %q on cluster %q: %w", live.GetName(), m.Cluster.ValueString(), err)
 		}
 	}
-	return applyNodePool(ctx, kc, m.Cluster.ValueString(), obj, dryRun)
+	return applyNodePool(ctx, kc, m.Cluster.ValueString(), obj, mgr, dryRun)
 }
 
 // npApplyObject is the apply configuration: the set attributes, with the user's own strings (the
@@ -591,8 +692,15 @@ func npApplyObject(ctx context.Context, m nodePoolDisruptionModel, live *unstruc
 	if len(dis) > 0 {
 		spec["disruption"] = dis
 	}
+	template := map[string]any{}
 	if len(tmpl) > 0 {
-		spec["template"] = map[string]any{"spec": tmpl}
+		template["spec"] = tmpl
+	}
+	if !m.DoNotDisrupt.IsNull() {
+		template["metadata"] = map[string]any{"annotations": map[string]any{karpv1.DoNotDisruptAnnotationKey: npDoNotDisruptValue(m.DoNotDisrupt.ValueBool())}}
+	}
+	if len(template) > 0 {
+		spec["template"] = template
 	}
 	obj := map[string]any{
 		"apiVersion": "karpenter.sh/v1",
@@ -630,6 +738,13 @@ func npReadLive(ctx context.Context, m *nodePoolDisruptionModel, live *unstructu
 	} {
 		if want(f.field, !f.value.IsNull()) {
 			*f.value = npDurationOrNull(str(f.field))
+		}
+	}
+	if want(npPathDoNotDisrupt, !m.DoNotDisrupt.IsNull()) {
+		s, ok := str(npPathDoNotDisrupt)
+		m.DoNotDisrupt = types.BoolNull()
+		if ok {
+			m.DoNotDisrupt = types.BoolValue(s == "true")
 		}
 	}
 	if want(npPathBudgets, !m.Budgets.IsNull()) {

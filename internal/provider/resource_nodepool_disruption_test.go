@@ -191,12 +191,41 @@ func npOwnedByProvider(kc *kube.Client, pool string) ([][]string, error) {
 		return nil, err
 	}
 	var owned [][]string
-	for _, p := range [][]string{npPathBudgets, npPathConsolidateAfter, npPathConsolidationPolicy, npPathExpireAfter, npPathTerminationGrace} {
+	for _, p := range npOwnedPaths {
 		if slices.ContainsFunc(fieldOwners(np, p), fieldOwner.ours) {
 			owned = append(owned, p)
 		}
 	}
 	return owned, nil
+}
+
+// npOwnedBy lists the fields the named manager's apply owns on the NodePool.
+func npOwnedBy(kc *kube.Client, pool, manager string) ([][]string, error) {
+	np, err := npNodePool(kc, pool)
+	if err != nil {
+		return nil, err
+	}
+	var owned [][]string
+	for _, p := range npOwnedPaths {
+		if slices.ContainsFunc(fieldOwners(np, p), func(o fieldOwner) bool { return o.appliedBy(manager) }) {
+			owned = append(owned, p)
+		}
+	}
+	return owned, nil
+}
+
+// npExpectOwnedBy checks exactly which fields the manager's apply owns.
+func npExpectOwnedBy(kc *kube.Client, pool, manager string, want ...[]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		owned, err := npOwnedBy(kc, pool, manager)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(owned, want) && (len(owned) > 0 || len(want) > 0) {
+			return fmt.Errorf("NodePool %s: %q applies %v, want %v", pool, manager, owned, want)
+		}
+		return nil
+	}
 }
 
 // npExpectReleased is the destroy check: the NodePool is still there, this provider's apply owns
@@ -218,6 +247,7 @@ func npExpectReleased(kc *kube.Client, pool string) resource.TestCheckFunc {
 			}, "spec", "disruption"),
 			npExpectField(kc, pool, "720h", npPathExpireAfter...),
 			npExpectField(kc, pool, nil, npPathTerminationGrace...),
+			npExpectField(kc, pool, nil, npPathDoNotDisrupt...),
 		)(s)
 	}
 }
@@ -399,7 +429,7 @@ func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(npAddr, npPreview("warnings"),
-						npWarning(`changing expireAfter from 720h0m0s to 168h0m0s changes the NodePool's template hash: all 10 node\(s\) become Drifted`)),
+						npWarning(`changing expireAfter from 720h0m0s to 168h0m0s changes the NodePool's template hash \([0-9]+ to [0-9]+\): all 10 node\(s\) become Drifted`)),
 				}},
 				Check: npExpectField(kc, "default", "168h", npPathExpireAfter...),
 			},
@@ -587,6 +617,160 @@ resource "fleet_nodepool_disruption" "test" {
 				}},
 			},
 		},
+	})
+}
+
+// The disruption picture of NodePool "batch" (testdata/fleet.yaml), as the member API server holds it:
+// batch-0 expired (800h old, expireAfter 720h), batch-1 held by its node annotation, batch-2 by a
+// do-not-disrupt pod, batch-3/5/6 running pods, batch-4 only a DaemonSet pod, and the NodeClaims of
+// batch-1/2/5/6/7 stamped with a stale NodePool hash. With a 25% budget Karpenter allows
+// ceil(25% of 8) = 2 minus the expired node (deleted at once, so disrupting) = 1 per reason.
+// Setting do_not_disrupt under another field manager then warns that every node drifts, writes the
+// template annotation under that manager, and destroy gives it back.
+func TestAccNodePoolDisruption_disruptionPicture(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: time.Now().UTC().Truncate(time.Second)}
+	base := `
+  cluster   = "canary-east"
+  node_pool = "batch"
+  budgets   = [{ nodes = "25%" }]`
+	nodes := func(names ...string) knownvalue.Check {
+		var checks []knownvalue.Check
+		for _, n := range names {
+			checks = append(checks, knownvalue.StringExact(n))
+		}
+		return knownvalue.ListExact(checks)
+	}
+	counts := func(empty, drifted, expired int64) knownvalue.Check {
+		return knownvalue.MapExact(map[string]knownvalue.Check{
+			"Empty": knownvalue.Int64Exact(empty), "Drifted": knownvalue.Int64Exact(drifted), "Expired": knownvalue.Int64Exact(expired),
+		})
+	}
+	stale := knownvalue.StringRegexp(regexp.MustCompile(`^NodePool hash [0-9]+ on the NodeClaim, the NodePool's is now [0-9]+ \(NodePoolDrifted\)$`))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			npExpectField(kc, "batch", nil, npPathDoNotDisrupt...),
+			npExpectField(kc, "batch", "data", "spec", "template", "metadata", "annotations", "team"),
+			npExpectOwnedBy(kc, "batch", "platform-team"),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: npConfig(base),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(npAddr, npPreview("nodes"), knownvalue.Int64Exact(8)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("disrupting"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("blocked_nodes"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"batch-1": knownvalue.StringExact(`node annotation karpenter.sh/do-not-disrupt: "true"`),
+						"batch-2": knownvalue.StringExact(`pod etl/spark-driver has karpenter.sh/do-not-disrupt`),
+					})),
+					plancheck.ExpectKnownValue(npAddr, npPreview("blocked_nodes_count"), knownvalue.Int64Exact(2)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("blocked_nodes_omitted"), knownvalue.Int64Exact(0)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("drifted_nodes"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"batch-1": stale, "batch-2": stale, "batch-5": stale, "batch-6": stale, "batch-7": stale,
+					})),
+					plancheck.ExpectKnownValue(npAddr, npPreview("drifted_nodes_count"), knownvalue.Int64Exact(5)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("candidates"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"Empty":   nodes("batch-4", "batch-7"),
+						"Drifted": nodes("batch-5", "batch-6", "batch-7"),
+						"Expired": nodes("batch-0"),
+					})),
+					plancheck.ExpectKnownValue(npAddr, npPreview("candidates_count"), counts(2, 3, 1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("disruptable_now"), counts(1, 1, 1)),
+					plancheck.ExpectKnownValue(npAddr, npPreview("summary"), knownvalue.StringExact(
+						"Karpenter may start disrupting 3 of 8 nodes now: Empty 1 of 2 eligible (the Empty budget allows 1); "+
+							"Drifted 1 of 3 eligible of 5 drifted (the Drifted budget allows 1); Expired 1 of 1 eligible (expiry is not budgeted); "+
+							"2 nodes held by karpenter.sh/do-not-disrupt; 1 already disrupting.")),
+				}},
+			},
+			{
+				Config: npConfig(base + `
+  do_not_disrupt = true
+  field_manager  = { name = "platform-team" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(npAddr, npPreview("warnings"), npWarning(
+						`changing the template annotation karpenter.sh/do-not-disrupt from unset to "true" changes the NodePool's template hash \([0-9]+ to [0-9]+\): all 8 node\(s\) become Drifted`)),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "batch", "true", npPathDoNotDisrupt...),
+					npExpectField(kc, "batch", "data", "spec", "template", "metadata", "annotations", "team"), // the rest stays
+					npExpectOwnedBy(kc, "batch", "platform-team", npPathBudgets, npPathDoNotDisrupt),
+					npExpectOwnedBy(kc, "batch", nodePoolFieldManager), // the old manager gave its fields back
+				),
+			},
+			{
+				// Refresh reads the annotation back: an out-of-band "false" is drift.
+				PreConfig: func() {
+					npPatch(t, kc, "batch", `{"spec":{"template":{"metadata":{"annotations":{"karpenter.sh/do-not-disrupt":"false"}}}}}`)
+				},
+				Config: npConfig(base + `
+  do_not_disrupt = true
+  field_manager  = { name = "platform-team" }`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// Apply takes the annotation back from the imperative edit.
+				Config: npConfig(base + `
+  do_not_disrupt = true
+  field_manager  = { name = "platform-team" }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					npExpectField(kc, "batch", "true", npPathDoNotDisrupt...),
+					npExpectOwnedBy(kc, "batch", "platform-team", npPathBudgets, npPathDoNotDisrupt),
+				),
+			},
+		},
+	})
+}
+
+// The template's do-not-disrupt, copied to every node of NodePool "pinned", holds them all.
+func TestAccNodePoolDisruption_templateDoNotDisrupt(t *testing.T) {
+	kc := npMember(t)
+	clock := &npClock{now: time.Now().UTC().Truncate(time.Second)}
+	held := knownvalue.StringExact(`NodePool template annotation karpenter.sh/do-not-disrupt: "true" (copied to the node at launch)`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectField(kc, "pinned", "true", npPathDoNotDisrupt...), // never ours: left alone
+		Steps: []resource.TestStep{{
+			Config: npConfig(`
+  cluster              = "canary-east"
+  node_pool            = "pinned"
+  consolidation_policy = "WhenEmpty"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(npAddr, npPreview("blocked_nodes"), knownvalue.MapExact(map[string]knownvalue.Check{"pinned-0": held, "pinned-1": held})),
+				plancheck.ExpectKnownValue(npAddr, npPreview("candidates"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				plancheck.ExpectKnownValue(npAddr, npPreview("disruptable_now"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"Empty": knownvalue.Int64Exact(0), "Drifted": knownvalue.Int64Exact(0), "Expired": knownvalue.Int64Exact(0),
+				})),
+				plancheck.ExpectKnownValue(npAddr, npPreview("summary"), knownvalue.StringRegexp(regexp.MustCompile(`^Karpenter may start disrupting 0 of 2 nodes now: .*; 2 nodes held by karpenter.sh/do-not-disrupt\.$`))),
+			}},
+		}},
+	})
+}
+
+// force_conflicts takes a field over from another server-side apply manager (a GitOps tool); destroy then gives it
+// back to the server default, since the other manager no longer holds it.
+func TestAccNodePoolDisruption_forceConflicts(t *testing.T) {
+	kc := npMember(t)
+	npApplyAs(t, kc, "argocd", `{"disruption":{"budgets":[{"nodes":"2"}]}}`)
+	t.Cleanup(func() { npApplyAs(t, kc, "argocd", "") })
+	clock := &npClock{now: npMondayMorning}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(clock),
+		CheckDestroy:             npExpectReleased(kc, "default"),
+		Steps: []resource.TestStep{{
+			Config: npConfig(`
+  cluster       = "canary-east"
+  node_pool     = "default"
+  budgets       = [{ nodes = "1" }]
+  field_manager = { force_conflicts = true }`),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				npExpectField(kc, "default", []any{map[string]any{"nodes": "1"}}, npPathBudgets...),
+				npExpectOwnedBy(kc, "default", "argocd"),
+				npExpectOwnedBy(kc, "default", nodePoolFieldManager, npPathBudgets),
+			),
+		}},
 	})
 }
 

@@ -9,9 +9,13 @@ resource "fleet_nodepool_disruption" "default" {
   consolidation_policy = "WhenEmptyOrUnderutilized"
   consolidate_after    = "5m" # optional; "Never" turns off consolidation and emptiness
 
-  # Optional, in spec.template.spec: changing either drifts (replaces) every node of the pool.
+  # Optional, in spec.template: changing any of these drifts (replaces) every node of the pool.
   # expire_after             = "720h"
   # termination_grace_period = "1h"
+  # do_not_disrupt           = true # the template's karpenter.sh/do-not-disrupt, for nodes launched afterwards
+
+  # Optional: the server-side apply field manager, as kubernetes_manifest offers it.
+  # field_manager = { name = "platform-team", force_conflicts = false }
 
   # Schedules are five-field crons in UTC; a budget limits only while its window is open. Leave
   # budgets unset for the server default (one 10% budget); [] would mean no limit at all.
@@ -29,4 +33,16 @@ output "disruption_allowed_now" {
 
 output "disruption_windows" {
   value = fleet_nodepool_disruption.default.preview.windows
+}
+
+# What Karpenter will actually take now, for which reason, and what holds the rest: nodes held by
+# karpenter.sh/do-not-disrupt (a pod, the node, the NodePool template), drifted NodeClaims, and the
+# Empty / Drifted / Expired candidates capped by the budgets.
+output "disruption_now" {
+  value = {
+    summary         = fleet_nodepool_disruption.default.preview.summary
+    disruptable_now = fleet_nodepool_disruption.default.preview.disruptable_now
+    blocked_nodes   = fleet_nodepool_disruption.default.preview.blocked_nodes
+    drifted         = fleet_nodepool_disruption.default.preview.drifted_nodes_count
+  }
 }

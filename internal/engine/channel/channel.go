@@ -84,7 +84,7 @@ func Resolve(c Channel, o Options, t VersionTable) (Target, error) {
 			// "The Stable channel is always the minor version before the Rapid
 			// channel ... N-1, where N is the latest (Rapid channel) supported
 			// Kubernetes minor version."
-			minor = minorAt(n.minorIndex() - 1)
+			minor = minorAt(n.MinorIndex() - 1)
 		}
 		// "The Rapid channel is always the most recent AKS-supported Kubernetes
 		// minor release"; both take its latest patch (update-automation.md:

@@ -98,9 +98,9 @@ func kubernetesAction(t Target, m rollout.Member, tab VersionTable, haveRegion b
 	// when there's more than one minor Kubernetes version difference".
 	// Choice: this holds for LTS clusters too; the Fleet docs make no exception
 	// (AKS lets an LTS cluster skip minors only in a manual upgrade).
-	if n := cur.minorsBehind(tgt); n > 1 {
+	if n := cur.MinorsBehind(tgt); n > 1 {
 		a.Reason = fmt.Sprintf("%s is %d minor versions behind the target %s: auto-upgrade does not move a cluster across more than one minor version; bring it to %s with an update run first",
-			cur, n, tgt, minorAt(tgt.minorIndex()-1).MinorString())
+			cur, n, tgt, minorAt(tgt.MinorIndex()-1).MinorString())
 		return a
 	}
 	// update-automation.md: "ensure that the clusters in the generated update
@@ -184,7 +184,7 @@ func unsupported(tab VersionTable, cur Version, lts bool) string {
 	if !ok {
 		return "AKS offers no generally available version in the member's region"
 	}
-	if cur.minorIndex() >= oldest.minorIndex() {
+	if cur.MinorIndex() >= oldest.MinorIndex() {
 		return ""
 	}
 	if m, ok := tab.ga(cur); ok && lts && m.LongTermSupport() {

@@ -180,7 +180,7 @@ func (t VersionTable) SupportWindow() (oldest, newest Version, ok bool) {
 	if !ok {
 		return Version{}, Version{}, false
 	}
-	return minorAt(n.minorIndex() - 2), n, true
+	return minorAt(n.MinorIndex() - 2), n, true
 }
 
 // SupportedMinors lists the window's minors, oldest first.
@@ -190,7 +190,7 @@ func (t VersionTable) SupportedMinors() []Version {
 		return nil
 	}
 	var out []Version
-	for i := oldest.minorIndex(); i <= newest.minorIndex(); i++ {
+	for i := oldest.MinorIndex(); i <= newest.MinorIndex(); i++ {
 		out = append(out, minorAt(i))
 	}
 	return out
@@ -212,7 +212,7 @@ func (t VersionTable) DefaultVersion() (Version, bool) {
 // inWindow reports whether v's minor is in the support window.
 func (t VersionTable) inWindow(v Version) bool {
 	oldest, newest, ok := t.SupportWindow()
-	return ok && v.minorIndex() >= oldest.minorIndex() && v.minorIndex() <= newest.minorIndex()
+	return ok && v.MinorIndex() >= oldest.MinorIndex() && v.MinorIndex() <= newest.MinorIndex()
 }
 
 // ga returns the GA entry of a minor.

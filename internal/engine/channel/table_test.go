@@ -182,7 +182,7 @@ func TestParseVersion(t *testing.T) {
 			t.Errorf("ParseVersion(%q) accepted", s)
 		}
 	}
-	if got, err := ParseVersion("v1.33.10"); err != nil || got != (Version{1, 33, 10}) || got.String() != "1.33.10" || got.MinorString() != "1.33" {
+	if got, err := ParseVersion("v1.33.10"); err != nil || got != (Version{Major: 1, Minor: 33, Patch: 10}) || got.String() != "1.33.10" || got.MinorString() != "1.33" {
 		t.Errorf("ParseVersion(v1.33.10) = %v, %v", got, err)
 	}
 	for _, s := range []string{"1.33.0", "1", "1.a"} {

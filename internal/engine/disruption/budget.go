@@ -3,23 +3,27 @@
 // scheduled budgets open and close, and which nodes expire soon (expiry is not budgeted).
 //
 // Everything here is a pure function of Karpenter's API types (sigs.k8s.io/karpenter/pkg/apis/v1),
-// core v1 Nodes and a `now` passed in: no I/O, no clock, no package state.
+// core v1 Nodes and Pods and a `now` passed in: no I/O, no package state. Where Karpenter has the
+// rule as a function of API objects, it is called, with a clock fixed at `now` (budgets:
+// GetAllowedDisruptionsByReason, MustGetAllowedDisruptions, IsActive, GetAllowedDisruptions; drift:
+// NodePool.Hash; pods: pkg/utils/pod; consolidateAfter and eviction cost: pkg/utils/disruption).
+// What Karpenter keeps inside its controllers (cluster state, candidate filters) or does not have
+// (window listing, explanations) is written here.
 //
-// Each rule cites, in a one-line comment, the upstream file it reproduces: paths are files of
+// Each rule cites, in a one-line comment, the upstream file it calls or reproduces: paths are files of
 // sigs.k8s.io/karpenter v1.14.1 unless the comment names another module. Schedules are parsed with
 // github.com/robfig/cron/v3 v3.0.1's ParseStandard, as Karpenter parses them.
 package disruption
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 )
 
@@ -80,71 +84,39 @@ func scheduleText(b karpv1.Budget) string {
 	return *b.Schedule
 }
 
-// BudgetActive reports whether the budget is in force at now. A budget without schedule and duration
-// is always active; otherwise the schedule is parsed (an error means the budget is broken, and
-// Karpenter then fails closed) and the budget is active iff the first hit strictly after
-// now-duration is not after now, i.e. some hit h has h <= now < h+duration. A schedule that never
-// fires (robfig's Next returns the zero time) therefore makes the budget always active, and a zero
-// duration makes it never active. pkg/apis/v1/nodepool.go (*Budget).IsActive.
+// At is Karpenter's clock interface fixed at one instant: the injected clock its own budget
+// functions take. Only Now and Since are meaningful to them.
+func At(now time.Time) clock.Clock { return clocktesting.NewFakeClock(now) }
+
+// BudgetActive reports whether the budget is in force at now: Karpenter's own (*Budget).IsActive
+// at a clock fixed at now. A budget without schedule and duration is always active; a schedule that
+// never fires makes it always active, a zero duration never; a broken schedule is an error.
+// pkg/apis/v1/nodepool.go (*Budget).IsActive.
 func BudgetActive(b karpv1.Budget, now time.Time) (bool, error) {
-	if b.Schedule == nil && b.Duration == nil {
-		return true, nil
-	}
-	sched, err := ParseSchedule(scheduleText(b))
-	if err != nil {
-		return false, fmt.Errorf("invalid cron %q: %w", scheduleText(b), err)
-	}
-	return scheduleActive(sched, budgetDuration(b), now), nil
+	return b.IsActive(At(now))
 }
 
-// scheduleActive is IsActive's test on a parsed schedule. pkg/apis/v1/nodepool.go (*Budget).IsActive.
+// scheduleActive is IsActive's test on a parsed schedule, for the window walk (which evaluates the
+// same schedule at many instants without re-parsing it). pkg/apis/v1/nodepool.go (*Budget).IsActive.
 func scheduleActive(sched cron.Schedule, d time.Duration, now time.Time) bool {
 	now = now.UTC()
 	return !sched.Next(now.Add(-d)).After(now)
 }
 
-// BudgetNodes scales a budget's `nodes` against the node count as Karpenter does: a string that
-// strconv.Atoi accepts is an integer, truncated to int32 (intstr.FromInt) and not capped by the node
-// count; anything else must be a percentage, rounded up against the node count with
-// math.Ceil(p*total/100); any other string is an error.
-// pkg/apis/v1/nodepool.go GetIntStrFromValue + k8s.io/apimachinery/pkg/util/intstr GetScaledValueFromIntOrPercent(roundUp).
-func BudgetNodes(nodes string, total int) (int, error) {
-	if n, err := strconv.Atoi(nodes); err == nil {
-		return int(int32(n)), nil //nolint:gosec // the int32 wrap is Karpenter's (intstr.FromInt)
-	}
-	digits, isPercent := strings.CutSuffix(nodes, "%")
-	if !isPercent {
-		return 0, fmt.Errorf("invalid value for IntOrString: invalid type: string is not a percentage")
-	}
-	p, err := strconv.Atoi(digits)
-	if err != nil {
-		return 0, fmt.Errorf("invalid value for IntOrString: invalid value %q: %v", nodes, err)
-	}
-	return ceilPercent(p, total), nil
-}
-
-// ceilPercent rounds p percent of total up, in float64 exactly as intstr does.
-// k8s.io/apimachinery/pkg/util/intstr GetScaledValueFromIntOrPercent.
-func ceilPercent(p, total int) int {
-	return int(math.Ceil(float64(p) * float64(total) / 100))
-}
-
-// BudgetAllowed is how many disruptions one budget allows now: Unbounded while inactive, the scaled
-// `nodes` while active, and 0 with an error when the schedule or (while active) `nodes` is broken.
+// BudgetNodes scales a budget's `nodes` against the node count with Karpenter's own conversion
+// (GetIntStrFromValue: an integer is truncated to int32 and not capped) and apimachinery's rounding up
+// of percentages; any other string is an error.
 // pkg/apis/v1/nodepool.go (*Budget).GetAllowedDisruptions.
+func BudgetNodes(nodes string, total int) (int, error) {
+	v := karpv1.GetIntStrFromValue(nodes)
+	return intstr.GetScaledValueFromIntOrPercent(&v, total, true)
+}
+
+// BudgetAllowed is how many disruptions one budget allows now: Karpenter's own
+// (*Budget).GetAllowedDisruptions at a clock fixed at now (Unbounded while inactive, 0 with an error
+// when broken). pkg/apis/v1/nodepool.go (*Budget).GetAllowedDisruptions.
 func BudgetAllowed(b karpv1.Budget, total int, now time.Time) (int, error) {
-	active, err := BudgetActive(b, now)
-	if err != nil {
-		return 0, err
-	}
-	if !active {
-		return Unbounded, nil
-	}
-	n, err := BudgetNodes(b.Nodes, total)
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return b.GetAllowedDisruptions(At(now), total)
 }
 
 // BudgetAppliesTo reports whether a budget limits a reason: a budget with nil reasons applies to all
@@ -153,72 +125,36 @@ func BudgetAppliesTo(b karpv1.Budget, reason karpv1.DisruptionReason) bool {
 	return b.Reasons == nil || slices.Contains(b.Reasons, reason)
 }
 
-// budgetEval is one budget evaluated at one instant against one node count.
-type budgetEval struct {
-	active  bool
-	allowed int
-	err     error
+// withBudgets is a NodePool holding only the budgets, for Karpenter's NodePool methods.
+func withBudgets(budgets []karpv1.Budget) *karpv1.NodePool {
+	return &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: budgets}}}
 }
 
-// evaluateBudgets evaluates every budget once. pkg/apis/v1/nodepool.go (*Budget).GetAllowedDisruptions.
-func evaluateBudgets(budgets []karpv1.Budget, total int, now time.Time) []budgetEval {
-	evals := make([]budgetEval, len(budgets))
-	for i, b := range budgets {
-		active, err := BudgetActive(b, now)
-		evals[i] = budgetEval{active: active && err == nil, allowed: 0, err: err}
-		if err != nil {
-			continue
-		}
-		if !active {
-			evals[i].allowed = Unbounded
-			continue
-		}
-		evals[i].allowed, evals[i].err = BudgetNodes(b.Nodes, total)
-		if evals[i].err != nil {
-			evals[i].allowed = 0
-		}
-	}
-	return evals
-}
-
-// minOverReason folds evaluated budgets for one reason: the minimum over the budgets that apply to it
-// (Unbounded if none), with every budget's error collected whether or not it applies to the reason.
-// pkg/apis/v1/nodepool.go (*NodePool).GetAllowedDisruptionsByReason.
-func minOverReason(budgets []karpv1.Budget, evals []budgetEval, reason karpv1.DisruptionReason) (int, []int, error) {
-	allowed := Unbounded
-	var active []int
-	var errs []error
-	for i, b := range budgets {
-		if evals[i].err != nil {
-			errs = append(errs, fmt.Errorf("budget %d: %w", i, evals[i].err))
-		}
-		if !BudgetAppliesTo(b, reason) {
-			continue
-		}
-		allowed = min(allowed, evals[i].allowed)
-		if evals[i].active {
-			active = append(active, i)
-		}
-	}
-	return allowed, active, errors.Join(errs...)
-}
-
-// AllowedByReason is the minimum allowance over the budgets that apply to the reason (Unbounded if
-// none is active), plus the joined errors of every broken budget, whatever its reasons.
+// AllowedByReason is Karpenter's own GetAllowedDisruptionsByReason at a clock fixed at now: the
+// minimum allowance over the budgets that apply to the reason (Unbounded if none is active), plus the
+// errors of every broken budget, whatever its reasons.
 // pkg/apis/v1/nodepool.go (*NodePool).GetAllowedDisruptionsByReason.
 func AllowedByReason(budgets []karpv1.Budget, total int, reason karpv1.DisruptionReason, now time.Time) (int, error) {
-	allowed, _, err := minOverReason(budgets, evaluateBudgets(budgets, total, now), reason)
-	return allowed, err
+	return withBudgets(budgets).GetAllowedDisruptionsByReason(At(now), total, reason)
 }
 
-// MustAllowedByReason is AllowedByReason with Karpenter's fail-closed rule: one broken budget makes
-// the NodePool allow 0 disruptions for every reason. pkg/apis/v1/nodepool.go (*NodePool).MustGetAllowedDisruptions.
+// MustAllowedByReason is Karpenter's own MustGetAllowedDisruptions: one broken budget makes the
+// NodePool allow 0 disruptions for every reason. pkg/apis/v1/nodepool.go (*NodePool).MustGetAllowedDisruptions.
 func MustAllowedByReason(budgets []karpv1.Budget, total int, reason karpv1.DisruptionReason, now time.Time) int {
-	allowed, err := AllowedByReason(budgets, total, reason, now)
-	if err != nil {
-		return 0
+	return withBudgets(budgets).MustGetAllowedDisruptions(At(now), total, reason)
+}
+
+// ActiveBudgets lists the indexes of the budgets active at now (by Karpenter's IsActive, broken ones
+// excluded) that apply to the reason. Karpenter has no such listing; the preview shows it.
+func ActiveBudgets(budgets []karpv1.Budget, reason karpv1.DisruptionReason, now time.Time) []int {
+	clk := At(now)
+	var out []int
+	for i := range budgets {
+		if ok, err := budgets[i].IsActive(clk); ok && err == nil && BudgetAppliesTo(budgets[i], reason) {
+			out = append(out, i)
+		}
 	}
-	return allowed
+	return out
 }
 
 // RemainingDisruptions is what the disruption controller may still start: the NodePool's allowance

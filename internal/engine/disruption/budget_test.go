@@ -158,6 +158,7 @@ func TestBudgetActiveUpstream(t *testing.T) {
 
 // The quirks of shared/reference/karpenter-disruption.md §2–3, each checked by the cross-check too.
 func TestBudgetQuirks(t *testing.T) {
+	quietKlog(t)
 	now := time.Date(2025, time.March, 5, 10, 17, 0, 0, time.UTC)
 	tests := []struct {
 		name    string

@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -114,26 +115,31 @@ func taintedDisrupted(node *corev1.Node) bool {
 }
 
 // markedForDeletion: Karpenter's in-memory mark (proxied by the disrupted taint) or deleted — the
-// NodeClaim has a deletion timestamp or is InstanceTerminating. A Node's own deletion timestamp only
-// counts for Nodes without a NodeClaim, which are never counted here.
-// pkg/controllers/state/statenode.go (*StateNode).MarkedForDeletion, Deleted.
-func (n stateNode) markedForDeletion() bool {
+// NodeClaim has a deletion timestamp or is InstanceTerminating — or expired at now: the expiration
+// controller deletes an expired NodeClaim on its next reconcile, so by the disruption controller's
+// next pass it is deleting. A Node's own deletion timestamp only counts for Nodes without a
+// NodeClaim, which are never counted here.
+// pkg/controllers/state/statenode.go (*StateNode).MarkedForDeletion, Deleted + pkg/controllers/nodeclaim/expiration/controller.go.
+func (n stateNode) markedForDeletion(now time.Time) bool {
+	if at, ok := ExpiresAt(*n.claim); ok && Expired(at, now) {
+		return true
+	}
 	return taintedDisrupted(n.node) || n.claim.DeletionTimestamp != nil || instanceTerminating(n.claim)
 }
 
 // CountNodes counts the NodePool's nodes as the disruption controller does before each pass: only
 // Nodes paired with a NodeClaim (managed) and labeled initialized, skipping InstanceTerminating
 // NodeClaims, grouped by the karpenter.sh/nodepool label; a counted node is disrupting when its Ready
-// condition is not True or it is marked for deletion.
+// condition is not True or it is marked for deletion (expired at now included).
 // pkg/controllers/disruption/helpers.go BuildDisruptionBudgetMapping.
-func CountNodes(nodePool string, nodeClaims []karpv1.NodeClaim, nodes []corev1.Node) Counts {
+func CountNodes(nodePool string, nodeClaims []karpv1.NodeClaim, nodes []corev1.Node, now time.Time) Counts {
 	var c Counts
 	for _, n := range pairByProviderID(nodeClaims, nodes) {
 		if !n.initialized() || instanceTerminating(n.claim) || n.nodePool() != nodePool {
 			continue
 		}
 		c.Nodes++
-		if !nodeReady(n.node) || n.markedForDeletion() {
+		if !nodeReady(n.node) || n.markedForDeletion(now) {
 			c.Disrupting++
 		}
 	}

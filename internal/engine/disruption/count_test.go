@@ -104,7 +104,7 @@ func TestBuildDisruptionBudgetMappingUpstream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			claims, nodes := tt.mutate(pool("default", 10))
 			budgets := []karpv1.Budget{{Nodes: tt.nodes}}
-			c := CountNodes("default", claims, nodes)
+			c := CountNodes("default", claims, nodes, time.Time{})
 			for _, reason := range DefaultReasons() {
 				got := RemainingDisruptions(MustAllowedByReason(budgets, c.Nodes, reason, now), c.Disrupting)
 				if got != tt.want {
@@ -179,7 +179,7 @@ func TestCountNodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			claims, nodes := tt.mutate(pool("default", 3))
-			c := CountNodes("default", claims, nodes)
+			c := CountNodes("default", claims, nodes, time.Time{})
 			if c.Nodes != tt.wantNodes || c.Disrupting != tt.wantDisrupting {
 				t.Errorf("got %+v, want {Nodes:%d Disrupting:%d}", c, tt.wantNodes, tt.wantDisrupting)
 			}

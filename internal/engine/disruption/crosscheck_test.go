@@ -5,14 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/awslabs/operatorpkg/status"
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -174,19 +171,6 @@ func (g gen) budgets() []karpv1.Budget {
 	return out
 }
 
-func (g gen) total() int {
-	switch g.r.IntN(4) {
-	case 0:
-		return g.r.IntN(10)
-	case 1:
-		return g.r.IntN(1000)
-	case 2:
-		return g.r.IntN(100000)
-	default:
-		return g.r.IntN(200)
-	}
-}
-
 // now is a random instant between 1999 and 2031, sometimes on a minute boundary, in a random zone.
 func (g gen) now() time.Time {
 	base := time.Date(1999, time.January, 1, 0, 0, 0, 0, time.UTC)
@@ -207,54 +191,6 @@ func (g gen) now() time.Time {
 func describe(budgets []karpv1.Budget, total int, now time.Time) string {
 	b, _ := json.Marshal(budgets)
 	return fmt.Sprintf("budgets=%s total=%d now=%s", b, total, now.Format(time.RFC3339Nano))
-}
-
-// TestCrossCheckAllowedByReason compares this package with Karpenter v1.14.1's own functions on
-// random budgets, node counts and times: GetAllowedDisruptionsByReason and MustGetAllowedDisruptions
-// per reason, and (*Budget).IsActive / GetAllowedDisruptions per budget. 100 % equal is the bar.
-func TestCrossCheckAllowedByReason(t *testing.T) {
-	quietKlog(t)
-	g := newGen(20260820)
-	reasons := []karpv1.DisruptionReason{"Empty", "Underutilized", "Drifted", "Unhealthy"}
-	clk := clocktesting.NewFakeClock(time.Time{})
-	var compared, budgetsCompared, errCases, unboundedCases int
-	for range *crossCheckCases {
-		budgets, total, now := g.budgets(), g.total(), g.now()
-		clk.SetTime(now)
-		np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "pool"}, Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: budgets}}}
-		for _, reason := range reasons {
-			want, wantErr := np.GetAllowedDisruptionsByReason(clk, total, reason)
-			got, gotErr := AllowedByReason(budgets, total, reason, now)
-			if got != want || (gotErr != nil) != (wantErr != nil) {
-				t.Fatalf("%s: got %d (err %v), Karpenter %d (err %v)\n%s", reason, got, gotErr, want, wantErr, describe(budgets, total, now))
-			}
-			if m, wantM := MustAllowedByReason(budgets, total, reason, now), np.MustGetAllowedDisruptions(clk, total, reason); m != wantM {
-				t.Fatalf("%s: Must got %d, Karpenter %d\n%s", reason, m, wantM, describe(budgets, total, now))
-			}
-			compared++
-			if wantErr != nil {
-				errCases++
-			} else if want == Unbounded {
-				unboundedCases++
-			}
-		}
-		for i := range budgets {
-			b := budgets[i]
-			wantActive, wantErr := b.IsActive(clk)
-			gotActive, gotErr := BudgetActive(b, now)
-			if gotActive != wantActive || (gotErr != nil) != (wantErr != nil) {
-				t.Fatalf("budget %d IsActive: got %v (err %v), Karpenter %v (err %v)\n%s", i, gotActive, gotErr, wantActive, wantErr, describe(budgets, total, now))
-			}
-			wantN, wantErr := b.GetAllowedDisruptions(clk, total)
-			gotN, gotErr := BudgetAllowed(b, total, now)
-			if gotN != wantN || (gotErr != nil) != (wantErr != nil) {
-				t.Fatalf("budget %d GetAllowedDisruptions: got %d (err %v), Karpenter %d (err %v)\n%s", i, gotN, gotErr, wantN, wantErr, describe(budgets, total, now))
-			}
-			budgetsCompared++
-		}
-	}
-	t.Logf("%d NodePools: %d (NodePool, reason) allowances equal to GetAllowedDisruptionsByReason (%d failing closed, %d unbounded), %d budgets equal to IsActive and GetAllowedDisruptions",
-		*crossCheckCases, compared, errCases, unboundedCases, budgetsCompared)
 }
 
 // TestCrossCheckWindows checks every window NextSpan reports against Karpenter's own IsActive: closed
@@ -336,61 +272,4 @@ func TestCrossCheckWindows(t *testing.T) {
 		}
 	}
 	t.Logf("%d schedules: %d windows checked against IsActive (%d open now, %d continuous), %d without a window", *crossCheckCases, windows, open, continuous, none)
-}
-
-// cluster makes a random pool of NodeClaims and Nodes in every state the counting distinguishes.
-func (g gen) cluster(poolName string) ([]karpv1.NodeClaim, []corev1.Node) {
-	claims, nodes := pool(poolName, g.r.IntN(40))
-	for i := range claims {
-		switch g.r.IntN(12) {
-		case 0:
-			nodes[i].Status.Conditions = nil
-		case 1:
-			claims[i].DeletionTimestamp = deleted
-		case 2:
-			nodes[i].Spec.Taints = append(nodes[i].Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-		case 3:
-			delete(nodes[i].Labels, karpv1.NodeInitializedLabelKey)
-		case 4:
-			claims[i].Status.Conditions = []status.Condition{{Type: karpv1.ConditionTypeInstanceTerminating, Status: metav1.ConditionTrue}}
-		case 5:
-			nodes[i].Labels[karpv1.NodePoolLabelKey] = "other"
-		}
-	}
-	return claims, nodes
-}
-
-// TestCrossCheckPreview checks BuildPreview's per-reason numbers against Karpenter's own functions on
-// the node counts: Budgeted = MustGetAllowedDisruptions, Allowed = max(Budgeted - disrupting, 0) as in
-// BuildDisruptionBudgetMapping, ActiveBudgets = the budgets whose IsActive is true and that apply to
-// the reason, and Unbounded only where Karpenter returns MaxInt32 without error.
-func TestCrossCheckPreview(t *testing.T) {
-	quietKlog(t)
-	g := newGen(42)
-	clk := clocktesting.NewFakeClock(time.Time{})
-	extra := []karpv1.DisruptionReason{"Unhealthy"}
-	var compared int
-	for range *crossCheckCases / 3 {
-		budgets, now := g.budgets(), g.now()
-		claims, nodes := g.cluster("pool")
-		clk.SetTime(now)
-		np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "pool"}, Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: budgets}}}
-		p := BuildPreview(Input{NodePool: np, NodeClaims: claims, Nodes: nodes, Now: now, ExtraReasons: extra})
-		for _, r := range p.Reasons {
-			want := np.MustGetAllowedDisruptions(clk, p.Nodes, r.Reason)
-			_, wantErr := np.GetAllowedDisruptionsByReason(clk, p.Nodes, r.Reason)
-			var active []int
-			for i := range budgets {
-				if ok, err := budgets[i].IsActive(clk); ok && err == nil && (budgets[i].Reasons == nil || slices.Contains(budgets[i].Reasons, r.Reason)) {
-					active = append(active, i)
-				}
-			}
-			if r.Budgeted != want || r.Allowed != max(want-p.Disrupting, 0) || !slices.Equal(r.ActiveBudgets, active) ||
-				r.Unbounded && (want != Unbounded || wantErr != nil) || r.Unbounded != (wantErr == nil && len(active) == 0) {
-				t.Fatalf("%s: %+v; Karpenter %d (err %v), active %v, disrupting %d\n%s", r.Reason, r, want, wantErr, active, p.Disrupting, describe(budgets, p.Nodes, now))
-			}
-			compared++
-		}
-	}
-	t.Logf("%d NodePools: %d preview reasons equal to MustGetAllowedDisruptions and IsActive", *crossCheckCases/3, compared)
 }

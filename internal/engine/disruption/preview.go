@@ -12,13 +12,17 @@ import (
 
 // Input is what a preview of one NodePool's disruption settings needs.
 type Input struct {
-	// NodePool carries the name and the budgets to preview (the planned configuration). Budgets are
-	// taken as they are: for a configuration that leaves budgets unset pass DefaultBudgets(), the
-	// API server's default; an empty list means no limit.
+	// NodePool carries the name, the budgets and the consolidateAfter to preview (the planned
+	// configuration). Budgets are taken as they are: for a configuration that leaves budgets unset
+	// pass DefaultBudgets(), the API server's default; an empty list means no limit.
 	NodePool *karpv1.NodePool
-	// NodeClaims and Nodes are the cluster's (list Items); other pools' objects are ignored.
+	// Current is the NodePool as it is on the cluster: drift is measured against its template hash.
+	// Nil means NodePool.
+	Current *karpv1.NodePool
+	// NodeClaims, Nodes and Pods are the cluster's (list Items); other pools' objects are ignored.
 	NodeClaims []karpv1.NodeClaim
 	Nodes      []corev1.Node
+	Pods       []corev1.Pod
 	// ExtraReasons are reasons the cluster's CRD enum adds to Empty, Underutilized and Drifted.
 	ExtraReasons []karpv1.DisruptionReason
 	// Now is the provider's clock.
@@ -35,7 +39,14 @@ type Preview struct {
 	Reasons       []ReasonPreview
 	Windows       []Window
 	ExpiringNodes []ExpiringNode
-	Warnings      []string
+	Disruption
+	// DisruptableNow is, per candidate reason, how many nodes Karpenter may take now: the candidates,
+	// at most the reason's allowance (Expired is not budgeted).
+	DisruptableNow map[karpv1.DisruptionReason]int
+	// Summary says in one line how many nodes Karpenter will disrupt now, for which reason, and what
+	// holds the rest.
+	Summary  string
+	Warnings []string
 }
 
 // ReasonPreview is one disruption reason now.
@@ -73,21 +84,20 @@ func BuildPreview(in Input) Preview {
 		budgets = in.NodePool.Spec.Disruption.Budgets
 	}
 	now := in.Now.UTC()
-	counts := CountNodes(name, in.NodeClaims, in.Nodes)
+	counts := CountNodes(name, in.NodeClaims, in.Nodes, now)
 	p.Nodes, p.Disrupting = counts.Nodes, counts.Disrupting
 
 	reasons := ReasonsWith(in.ExtraReasons...)
-	evals := evaluateBudgets(budgets, counts.Nodes, now)
 	var unbounded []string
 	var broken error
 	for _, reason := range reasons {
-		allowed, active, err := minOverReason(budgets, evals, reason)
-		rp := ReasonPreview{Reason: reason, Budgeted: allowed, ActiveBudgets: active}
+		// Karpenter's own functions, at a clock fixed at now.
+		budgeted, err := AllowedByReason(budgets, counts.Nodes, reason, now)
+		rp := ReasonPreview{Reason: reason, Budgeted: MustAllowedByReason(budgets, counts.Nodes, reason, now), ActiveBudgets: ActiveBudgets(budgets, reason, now)}
 		if err != nil {
 			broken = err
-			rp.Budgeted = 0
 		}
-		rp.Unbounded = err == nil && len(active) == 0
+		rp.Unbounded = err == nil && budgeted == Unbounded && len(rp.ActiveBudgets) == 0
 		rp.Allowed = RemainingDisruptions(rp.Budgeted, counts.Disrupting)
 		if rp.Unbounded {
 			unbounded = append(unbounded, string(reason))
@@ -118,7 +128,81 @@ func BuildPreview(in Input) Preview {
 		lookahead = DefaultExpiryLookahead
 	}
 	p.ExpiringNodes = ExpiringNodes(name, in.NodeClaims, now, lookahead)
+
+	if in.NodePool != nil {
+		current := in.Current
+		if current == nil {
+			current = in.NodePool
+		}
+		p.Disruption = Candidates(in.NodePool, current, in.NodeClaims, in.Nodes, in.Pods, now)
+	}
+	p.DisruptableNow = map[karpv1.DisruptionReason]int{}
+	for _, r := range CandidateReasons() {
+		n := len(p.Candidates[r])
+		if rp, ok := p.reason(r); ok {
+			n = min(n, rp.Allowed)
+		}
+		p.DisruptableNow[r] = n
+	}
+	if len(p.ExpiredHeld) > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d expired %s (%s) %s do-not-disrupt pods: Karpenter deletes them anyway (expiry ignores budgets and do-not-disrupt), and their drain waits for those pods until the NodeClaim's terminationGracePeriod, if any",
+			len(p.ExpiredHeld), plural(len(p.ExpiredHeld), "node", "nodes"), nameSample(p.ExpiredHeld), plural(len(p.ExpiredHeld), "has", "have")))
+	}
+	p.Summary = p.summary()
 	return p
+}
+
+// reason is the preview of one budget reason.
+func (p Preview) reason(r karpv1.DisruptionReason) (ReasonPreview, bool) {
+	for _, rp := range p.Reasons {
+		if rp.Reason == r {
+			return rp, true
+		}
+	}
+	return ReasonPreview{}, false
+}
+
+// summary is the preview in one line: per candidate reason how many nodes go now out of how many are
+// eligible and what holds the rest (the budget; do-not-disrupt; consolidateAfter), then the nodes
+// already disrupting.
+func (p Preview) summary() string {
+	var parts []string
+	total := 0
+	for _, r := range CandidateReasons() {
+		c, now := len(p.Candidates[r]), p.DisruptableNow[r]
+		total += now
+		part := fmt.Sprintf("%s %d of %d eligible", r, now, c)
+		if r == karpv1.DisruptionReasonDrifted && len(p.Drifted) > c {
+			part += fmt.Sprintf(" of %d drifted", len(p.Drifted))
+		}
+		switch rp, ok := p.reason(r); {
+		case r == ReasonExpired:
+			part += " (expiry is not budgeted)"
+		case ok && now < c:
+			part += fmt.Sprintf(" (the %s budget allows %d)", r, rp.Allowed)
+		}
+		if r == karpv1.DisruptionReasonEmpty && p.EmptyWaiting > 0 {
+			part += fmt.Sprintf(", %d more empty waiting for consolidateAfter", p.EmptyWaiting)
+		}
+		parts = append(parts, part)
+	}
+	s := fmt.Sprintf("Karpenter may start disrupting %d of %d %s now: %s", total, p.Nodes, plural(p.Nodes, "node", "nodes"), strings.Join(parts, "; "))
+	if len(p.Blocked) > 0 {
+		s += fmt.Sprintf("; %d %s held by %s", len(p.Blocked), plural(len(p.Blocked), "node", "nodes"), karpv1.DoNotDisruptAnnotationKey)
+	}
+	if p.Disrupting > 0 {
+		s += fmt.Sprintf("; %d already disrupting", p.Disrupting)
+	}
+	return s + "."
+}
+
+// nameSample spells out the first few names and how many more there are.
+func nameSample(names []string) string {
+	const n = 5
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // budgetWarnings lists what is odd about one budget at now: CRD-valid schedules Karpenter cannot
@@ -178,21 +262,47 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// TemplateDriftWarnings warns when a planned expireAfter or terminationGracePeriod differs by value
-// from the NodePool's current one: both are hashed into the NodePool's template hash, so every
-// existing NodeClaim becomes Drifted (and is replaced within the Drifted budgets). Durations are
-// compared by value (720h equals 720h0m0s). pkg/apis/v1/nodepool.go (*NodePool).Hash.
-func TemplateDriftWarnings(current, planned karpv1.NodeClaimTemplateSpec, nodes int) []string {
-	var out []string
-	if !sameNillable(current.ExpireAfter, planned.ExpireAfter) {
-		out = append(out, fmt.Sprintf("changing expireAfter from %s to %s changes the NodePool's template hash: all %d node(s) become Drifted and are replaced as the Drifted budgets allow",
-			nillableText(current.ExpireAfter), nillableText(planned.ExpireAfter), nodes))
+// TemplateHash is Karpenter's own hash of a NodePool template, the value it stamps on NodeClaims as
+// karpenter.sh/nodepool-hash. pkg/apis/v1/nodepool.go (*NodePool).Hash.
+func TemplateHash(t karpv1.NodeClaimTemplate) string {
+	return (&karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: t}}).Hash()
+}
+
+// TemplateDriftWarnings warns when the planned template's hash (Karpenter's own NodePool.Hash)
+// differs from the current one's: every existing NodeClaim then becomes Drifted and is replaced within
+// the Drifted budgets. It names what changed among the fields this provider sets (expireAfter,
+// terminationGracePeriod, the karpenter.sh/do-not-disrupt annotation), durations compared by value.
+// pkg/apis/v1/nodepool.go (*NodePool).Hash + pkg/controllers/nodeclaim/disruption/drift.go.
+func TemplateDriftWarnings(current, planned karpv1.NodeClaimTemplate, nodes int) []string {
+	from, to := TemplateHash(current), TemplateHash(planned)
+	if from == to {
+		return nil
 	}
-	if !sameDuration(current.TerminationGracePeriod, planned.TerminationGracePeriod) {
-		out = append(out, fmt.Sprintf("changing terminationGracePeriod from %s to %s changes the NodePool's template hash: all %d node(s) become Drifted and are replaced as the Drifted budgets allow",
-			durationText(current.TerminationGracePeriod), durationText(planned.TerminationGracePeriod), nodes))
+	tail := fmt.Sprintf(" changes the NodePool's template hash (%s to %s): all %d node(s) become Drifted and are replaced as the Drifted budgets allow", from, to, nodes)
+	var out []string
+	if !sameNillable(current.Spec.ExpireAfter, planned.Spec.ExpireAfter) {
+		out = append(out, fmt.Sprintf("changing expireAfter from %s to %s", nillableText(current.Spec.ExpireAfter), nillableText(planned.Spec.ExpireAfter))+tail)
+	}
+	if !sameDuration(current.Spec.TerminationGracePeriod, planned.Spec.TerminationGracePeriod) {
+		out = append(out, fmt.Sprintf("changing terminationGracePeriod from %s to %s", durationText(current.Spec.TerminationGracePeriod), durationText(planned.Spec.TerminationGracePeriod))+tail)
+	}
+	a, aok := current.Annotations[karpv1.DoNotDisruptAnnotationKey]
+	b, bok := planned.Annotations[karpv1.DoNotDisruptAnnotationKey]
+	if a != b || aok != bok {
+		out = append(out, fmt.Sprintf("changing the template annotation %s from %s to %s", karpv1.DoNotDisruptAnnotationKey, annotationText(a, aok), annotationText(b, bok))+tail+
+			" (only NodeClaims launched after the change carry the new annotation)")
+	}
+	if len(out) == 0 {
+		out = append(out, "this configuration"+tail)
 	}
 	return out
+}
+
+func annotationText(v string, ok bool) string {
+	if !ok {
+		return "unset"
+	}
+	return fmt.Sprintf("%q", v)
 }
 
 func sameNillable(a, b karpv1.NillableDuration) bool {

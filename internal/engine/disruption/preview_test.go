@@ -1,9 +1,12 @@
 package disruption
 
 import (
+	"github.com/awslabs/operatorpkg/status"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -42,8 +45,13 @@ func TestBuildPreview(t *testing.T) {
 	)
 	p := BuildPreview(Input{NodePool: np, NodeClaims: claims, Nodes: nodes, Now: now, ExtraReasons: []karpv1.DisruptionReason{"Unhealthy"}})
 
-	if p.Nodes != 20 || p.Disrupting != 2 {
-		t.Fatalf("counts %d/%d, want 20/2", p.Nodes, p.Disrupting)
+	// Disrupting: the NotReady node, the deleting one, and default-3, expired: the expiration
+	// controller deletes it before the disruption controller's next pass.
+	if p.Nodes != 20 || p.Disrupting != 3 {
+		t.Fatalf("counts %d/%d, want 20/3", p.Nodes, p.Disrupting)
+	}
+	if got := p.Candidates[ReasonExpired]; !slices.Equal(got, []string{"node-default-3"}) || p.DisruptableNow[ReasonExpired] != 1 {
+		t.Errorf("expired candidates %v, disruptable %v", got, p.DisruptableNow)
 	}
 	want := []ReasonPreview{
 		{Reason: "Empty", Allowed: 0, Budgeted: 2, ActiveBudgets: []int{0, 2}},
@@ -76,6 +84,7 @@ func TestBuildPreview(t *testing.T) {
 }
 
 func TestBuildPreviewUnboundedAndBroken(t *testing.T) {
+	quietKlog(t)
 	now := utc("2025-03-08T12:00:00Z")
 	claims, nodes := pool("default", 4)
 
@@ -153,28 +162,41 @@ func TestExpiringNodes(t *testing.T) {
 	}
 }
 
-// TemplateDriftWarnings agrees with Karpenter's own NodePool.Hash: a warning exactly when the hash
-// of the template changes.
-func TestTemplateDriftWarningsMatchHash(t *testing.T) {
+// TemplateDriftWarnings warns exactly when Karpenter's NodePool.Hash of the template changes, and
+// names the field that changed (durations compared by value, the do-not-disrupt annotation included).
+func TestTemplateDriftWarnings(t *testing.T) {
 	expire := func(s string) karpv1.NillableDuration { return karpv1.MustParseNillableDuration(s) }
+	spec := func(s karpv1.NodeClaimTemplateSpec) karpv1.NodeClaimTemplate {
+		return karpv1.NodeClaimTemplate{Spec: s}
+	}
+	annotated := func(v string) karpv1.NodeClaimTemplate {
+		return karpv1.NodeClaimTemplate{ObjectMeta: karpv1.ObjectMeta{Annotations: map[string]string{karpv1.DoNotDisruptAnnotationKey: v}}}
+	}
 	tests := []struct {
 		name          string
-		current, plan karpv1.NodeClaimTemplateSpec
+		current, plan karpv1.NodeClaimTemplate
+		want          string // "" for no warning
 	}{
-		{"same expireAfter spelled differently", karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}, karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h0m0s")}},
-		{"expireAfter changed", karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}, karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("336h")}},
-		{"expireAfter to Never", karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}, karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("Never")}},
-		{"terminationGracePeriod set", karpv1.NodeClaimTemplateSpec{}, karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}},
-		{"terminationGracePeriod same value", karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("60m")}, karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}},
-		{"terminationGracePeriod changed", karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}, karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("2h")}},
+		{"same expireAfter spelled differently", spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}), spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h0m0s")}), ""},
+		{"expireAfter changed", spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}), spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("336h")}), "changing expireAfter from 720h0m0s to 336h0m0s changes the NodePool's template hash"},
+		{"expireAfter to Never", spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("720h")}), spec(karpv1.NodeClaimTemplateSpec{ExpireAfter: expire("Never")}), "to Never"},
+		{"terminationGracePeriod set", spec(karpv1.NodeClaimTemplateSpec{}), spec(karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}), "terminationGracePeriod from unset to 1h0m0s"},
+		{"terminationGracePeriod same value", spec(karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("60m")}), spec(karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}), ""},
+		{"terminationGracePeriod changed", spec(karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("1h")}), spec(karpv1.NodeClaimTemplateSpec{TerminationGracePeriod: dur("2h")}), "all 7 node(s) become Drifted"},
+		{"do-not-disrupt set", karpv1.NodeClaimTemplate{}, annotated("true"), `annotation karpenter.sh/do-not-disrupt from unset to "true"`},
+		{"do-not-disrupt same", annotated("true"), annotated("true"), ""},
+		{"do-not-disrupt to false", annotated("true"), annotated("false"), `from "true" to "false"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: tt.current}}}
-			b := karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: tt.plan}}}
-			drifts := a.Hash() != b.Hash()
-			if warned := len(TemplateDriftWarnings(tt.current, tt.plan, 7)) > 0; warned != drifts {
-				t.Errorf("warned %v, hash changes %v", warned, drifts)
+			a := karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: tt.current}}
+			b := karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: tt.plan}}
+			got := TemplateDriftWarnings(tt.current, tt.plan, 7)
+			if (len(got) > 0) != (a.Hash() != b.Hash()) || (tt.want == "") != (len(got) == 0) {
+				t.Fatalf("warnings %q, hash %s -> %s", got, a.Hash(), b.Hash())
+			}
+			if tt.want != "" && !strings.Contains(got[0], tt.want) {
+				t.Errorf("warning %q does not contain %q", got[0], tt.want)
 			}
 		})
 	}
@@ -191,5 +213,86 @@ func BenchmarkBuildPreview(b *testing.B) {
 	in := Input{NodePool: nodePool(budgets...), NodeClaims: claims, Nodes: nodes, Now: utc("2025-03-08T12:00:00Z")}
 	for b.Loop() {
 		BuildPreview(in)
+	}
+}
+
+// The disruption picture of one pool: a drifted node (condition) and a stale-hash one, a node held by
+// a do-not-disrupt pod, one by its own annotation, one by the template's, empty nodes, and what the
+// budgets let through now.
+func TestBuildPreviewCandidates(t *testing.T) {
+	now := utc("2025-03-08T12:00:00Z")
+	claims, nodes := pool("default", 8)
+	np := nodePool(karpv1.Budget{Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty}}, karpv1.Budget{Nodes: "50%"})
+	np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("10m")
+	np.Spec.Template.Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+	hash := np.Hash()
+	for i := range claims {
+		claims[i].Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: hash, karpv1.NodePoolHashVersionAnnotationKey: karpv1.NodePoolHashVersion}
+		claims[i].Status.Conditions = []status.Condition{
+			{Type: karpv1.ConditionTypeLaunched, Status: metav1.ConditionTrue},
+			{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, LastTransitionTime: metav1.Time{Time: now.Add(-time.Hour)}},
+		}
+	}
+	busy := func(node, name string, annotations map[string]string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: name, Annotations: annotations},
+			Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &metav1.Time{Time: now.Add(-time.Hour)}}}
+	}
+	claims[0].Status.Conditions = append(claims[0].Status.Conditions, status.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "ImageDrift"})
+	claims[1].Annotations[karpv1.NodePoolHashAnnotationKey] = "123"                    // stale: drifted
+	claims[2].Annotations[karpv1.NodePoolHashVersionAnnotationKey] = "v2"              // another hash version: re-stamped, not drifted
+	nodes[3].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"} // blocked by the node
+	claims[4].Annotations[karpv1.DoNotDisruptAnnotationKey] = "true"                   // from the template
+	nodes[4].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+	claims[6].Status.LastPodEventTime = metav1.Time{Time: now.Add(-5 * time.Minute)} // empty, within consolidateAfter
+	ds := busy("node-default-7", "agent", nil)
+	ds.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent"}}
+	pods := []corev1.Pod{
+		busy("node-default-1", "web", nil), // drifted, not empty
+		busy("node-default-5", "db-0", map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}), // blocks
+		busy("node-default-5", "db-1", map[string]string{karpv1.DoNotDisruptAnnotationKey: "2h"}),   // blocks until 2h after start
+		busy("node-default-2", "batch", map[string]string{karpv1.DoNotDisruptAnnotationKey: "30m"}), // elapsed: no block
+		ds, // DaemonSet pods are not reschedulable: node 7 is empty
+	}
+	p := BuildPreview(Input{NodePool: np, NodeClaims: claims, Nodes: nodes, Pods: pods, Now: now})
+
+	var drifted []string
+	for _, d := range p.Drifted {
+		drifted = append(drifted, d.Node+": "+d.Why)
+	}
+	if len(drifted) != 2 || !strings.Contains(drifted[0], "node-default-0: Drifted condition (ImageDrift)") ||
+		!strings.Contains(drifted[1], "node-default-1: NodePool hash 123 on the NodeClaim, the NodePool's is now "+hash) {
+		t.Errorf("drifted %q", drifted)
+	}
+	var blocked []string
+	for _, b := range p.Blocked {
+		blocked = append(blocked, b.Node+": "+b.Why)
+	}
+	if !slices.Equal(blocked, []string{
+		`node-default-3: node annotation karpenter.sh/do-not-disrupt: "true"`,
+		`node-default-4: NodePool template annotation karpenter.sh/do-not-disrupt: "true" (copied to the node at launch)`,
+		`node-default-5: pod apps/db-0 has karpenter.sh/do-not-disrupt (and 1 more pod)`,
+	}) {
+		t.Errorf("blocked %q", blocked)
+	}
+	wantCandidates := map[karpv1.DisruptionReason][]string{
+		karpv1.DisruptionReasonEmpty:   {"node-default-0", "node-default-7"},
+		karpv1.DisruptionReasonDrifted: {"node-default-0", "node-default-1"},
+	}
+	for r, want := range wantCandidates {
+		if got := p.Candidates[r]; !slices.Equal(got, want) {
+			t.Errorf("%s candidates %v, want %v", r, got, want)
+		}
+	}
+	// Empty: 1 allowed (budget 0); Drifted: ceil(50% of 8) = 4 allowed, 2 candidates.
+	if p.DisruptableNow[karpv1.DisruptionReasonEmpty] != 1 || p.DisruptableNow[karpv1.DisruptionReasonDrifted] != 2 || p.DisruptableNow[ReasonExpired] != 0 {
+		t.Errorf("disruptable now %v", p.DisruptableNow)
+	}
+	if p.EmptyWaiting != 1 {
+		t.Errorf("empty waiting %d, want 1 (node-default-6)", p.EmptyWaiting)
+	}
+	want := "Karpenter may start disrupting 3 of 8 nodes now: Empty 1 of 2 eligible (the Empty budget allows 1), 1 more empty waiting for consolidateAfter; " +
+		"Drifted 2 of 2 eligible; Expired 0 of 0 eligible (expiry is not budgeted); 3 nodes held by karpenter.sh/do-not-disrupt."
+	if p.Summary != want {
+		t.Errorf("summary\n %q\nwant\n %q", p.Summary, want)
 	}
 }

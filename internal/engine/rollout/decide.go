@@ -258,7 +258,7 @@ func sameKube(a, b string) bool {
 	if ea != nil || eb != nil {
 		return a == b
 	}
-	return va.compare(vb) == 0
+	return va.Compare(vb) == 0
 }
 
 func atTarget(m Member, u Update, tg Target) bool {
@@ -293,7 +293,7 @@ func rejectedUpgrade(m Member, u Update) string {
 		return fmt.Sprintf("target Kubernetes version: %v", err)
 	}
 	// supported-kubernetes-versions.md: "Downgrades or rollback to an unsupported version aren't supported."
-	if tgt.compare(cur) < 0 {
+	if tgt.Compare(cur) < 0 {
 		return fmt.Sprintf("AKS does not downgrade Kubernetes: %s → %s", m.KubernetesVersion, u.KubernetesVersion)
 	}
 	// upgrade-aks-control-plane.md: "When you upgrade a supported non-LTS AKS cluster, you can't skip

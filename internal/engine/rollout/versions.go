@@ -1,47 +1,20 @@
 package rollout
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kubeversion"
 )
 
-// kubeVersion is a Kubernetes version major.minor.patch.
-type kubeVersion struct{ major, minor, patch int }
-
-func parseKubeVersion(s string) (kubeVersion, error) {
-	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return kubeVersion{}, fmt.Errorf("%q is not a Kubernetes version (major.minor.patch)", s)
-	}
-	var n [3]int
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 {
-			return kubeVersion{}, fmt.Errorf("%q is not a Kubernetes version (major.minor.patch)", s)
-		}
-		n[i] = v
-	}
-	return kubeVersion{n[0], n[1], n[2]}, nil
-}
-
-func (a kubeVersion) compare(b kubeVersion) int {
-	switch {
-	case a.major != b.major:
-		return cmpInt(a.major, b.major)
-	case a.minor != b.minor:
-		return cmpInt(a.minor, b.minor)
-	default:
-		return cmpInt(a.patch, b.patch)
-	}
-}
+// parseKubeVersion reads an update's or a member's Kubernetes version: "major.minor.patch", or
+// "major.minor" (kubeversion, shared with the channel rules).
+func parseKubeVersion(s string) (kubeversion.Version, error) { return kubeversion.ParseAny(s) }
 
 // minorsBetween is the number of minor versions from a to b (b newer), across majors as 100 minors.
-func minorsBetween(a, b kubeVersion) int {
-	return (b.major*100 + b.minor) - (a.major*100 + a.minor)
-}
+func minorsBetween(a, b kubeversion.Version) int { return a.MinorsBehind(b) }
 
 func cmpInt(a, b int) int {
 	switch {

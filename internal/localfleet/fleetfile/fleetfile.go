@@ -11,13 +11,17 @@ package fleetfile
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kubeversion"
 )
 
 // File is one local fleet.
@@ -167,7 +171,73 @@ type KarpenterNodePool struct {
 	AgeHours []float64 `json:"ageHours,omitempty"`
 	// ExpireAfter is the NodePool template's expireAfter ("720h" or "Never").
 	ExpireAfter string `json:"expireAfter,omitempty"`
+	// TemplateAnnotations are the NodePool template's annotations (spec.template.metadata.annotations);
+	// Karpenter copies them to the NodeClaims and Nodes it launches, so the seed does too.
+	TemplateAnnotations map[string]string `json:"templateAnnotations,omitempty"`
+	// NodeAnnotations are extra annotations by node name (<pool>-<index>).
+	NodeAnnotations map[string]map[string]string `json:"nodeAnnotations,omitempty"`
+	// Pods are pods bound to the pool's nodes.
+	Pods []KarpenterPod `json:"pods,omitempty"`
+	// Drifted names nodes whose NodeClaim carries a stale karpenter.sh/nodepool-hash.
+	Drifted []string `json:"drifted,omitempty"`
 }
+
+// KarpenterPod is a pod bound to a node of a Karpenter NodePool.
+type KarpenterPod struct {
+	Node        string            `json:"node"`
+	Namespace   string            `json:"namespace"`
+	Name        string            `json:"name"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// DaemonSet makes the pod owned by a DaemonSet (Karpenter does not reschedule those).
+	DaemonSet bool `json:"daemonSet,omitempty"`
+}
+
+// NodeName is the name of the pool's i-th node (and NodeClaim).
+func (p KarpenterNodePool) NodeName(i int) string { return fmt.Sprintf("%s-%d", p.Name, i) }
+
+// nodeErrors checks that the per-node keys name nodes of the pool and that pods are unique
+// Kubernetes names.
+func (p KarpenterNodePool) nodeErrors() []string {
+	var errs []string
+	nodes := map[string]bool{}
+	for i := range p.Nodes {
+		nodes[p.NodeName(i)] = true
+	}
+	known := func(key, node string) {
+		if !nodes[node] {
+			errs = append(errs, fmt.Sprintf("%s: node %q is not one of the pool's nodes (%s-0 to %s-%d)", key, node, p.Name, p.Name, p.Nodes-1))
+		}
+	}
+	for _, node := range slices.Sorted(maps.Keys(p.NodeAnnotations)) {
+		known("nodeAnnotations", node)
+	}
+	for j, node := range p.Drifted {
+		known(fmt.Sprintf("drifted[%d]", j), node)
+	}
+	pods := map[string]bool{}
+	for j, pod := range p.Pods {
+		at := fmt.Sprintf("pods[%d]", j)
+		known(at+".node", pod.Node)
+		if !namePattern.MatchString(pod.Namespace) || !podNamePattern.MatchString(pod.Name) {
+			errs = append(errs, fmt.Sprintf("%s: namespace %q and name %q must be Kubernetes names", at, pod.Namespace, pod.Name))
+		}
+		if key := pod.Namespace + "/" + pod.Name; pods[key] {
+			errs = append(errs, fmt.Sprintf("%s: pod %s listed twice", at, key))
+		} else {
+			pods[key] = true
+		}
+	}
+	return errs
+}
+
+// isKubernetesVersion accepts "major.minor.patch" as the Fleet API names versions (no "v").
+func isKubernetesVersion(s string) bool {
+	_, err := kubeversion.Parse(s)
+	return err == nil && !strings.HasPrefix(s, "v")
+}
+
+// podNamePattern is a DNS subdomain, what pod names are.
+var podNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
 // Duration reads "20m"-style strings.
 type Duration struct{ time.Duration }
@@ -223,11 +293,10 @@ func Parse(b []byte) (*File, error) {
 }
 
 var (
-	namePattern    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	versionPattern = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-	hhmm           = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
-	offsetPattern  = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
-	weekdays       = map[string]bool{"Sunday": true, "Monday": true, "Tuesday": true, "Wednesday": true, "Thursday": true, "Friday": true, "Saturday": true}
+	namePattern   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	hhmm          = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	offsetPattern = regexp.MustCompile(`^[+-](0\d|1[0-4]):[0-5]\d$`)
+	weekdays      = map[string]bool{"Sunday": true, "Monday": true, "Tuesday": true, "Wednesday": true, "Thursday": true, "Friday": true, "Saturday": true}
 )
 
 func (f *File) validate() error {
@@ -250,7 +319,7 @@ func (f *File) validate() error {
 	for _, name := range regionNames {
 		r := f.Regions[name]
 		for _, v := range append(append([]string{}, r.KubernetesVersions...), r.PreviewVersions...) {
-			if !versionPattern.MatchString(v) {
+			if !isKubernetesVersion(v) {
 				add("regions.%s: version %q is not MAJOR.MINOR.PATCH", name, v)
 			}
 		}
@@ -261,7 +330,7 @@ func (f *File) validate() error {
 			if (rel.KubernetesVersion == "") == (rel.NodeImage == "") {
 				add("regions.%s.releases[%d]: set exactly one of kubernetesVersion and nodeImage", name, i)
 			}
-			if rel.KubernetesVersion != "" && !versionPattern.MatchString(rel.KubernetesVersion) {
+			if rel.KubernetesVersion != "" && !isKubernetesVersion(rel.KubernetesVersion) {
 				add("regions.%s.releases[%d].kubernetesVersion %q is not MAJOR.MINOR.PATCH", name, i, rel.KubernetesVersion)
 			}
 			if rel.NodeImage != "" {
@@ -284,7 +353,7 @@ func (f *File) validate() error {
 		if _, ok := f.Regions[m.Location]; !ok {
 			add("%s.location %q: not among regions", at, m.Location)
 		}
-		if !versionPattern.MatchString(m.KubernetesVersion) {
+		if !isKubernetesVersion(m.KubernetesVersion) {
 			add("%s.kubernetesVersion %q: not MAJOR.MINOR.PATCH", at, m.KubernetesVersion)
 		}
 		for j, t := range m.Taints {
@@ -348,6 +417,9 @@ func (f *File) validate() error {
 					if _, err := time.ParseDuration(p.ExpireAfter); err != nil {
 						add("%s.expireAfter %q: a duration or Never", pat, p.ExpireAfter)
 					}
+				}
+				for _, e := range p.nodeErrors() {
+					add("%s.%s", pat, e)
 				}
 			}
 		}

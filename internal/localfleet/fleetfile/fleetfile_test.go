@@ -58,3 +58,41 @@ members:
 		}
 	}
 }
+
+// The disruption keys of a Karpenter NodePool: accepted when they name the pool's nodes, rejected
+// with the key's path otherwise.
+func TestKarpenterDisruptionKeys(t *testing.T) {
+	member := func(pool string) string {
+		return `fleet: {name: demo, subscriptionId: s, resourceGroup: rg, location: eastus}
+regions: {eastus: {kubernetesVersions: ["1.32.5"]}}
+members:
+  - name: a
+    location: eastus
+    kubernetesVersion: 1.32.5
+    karpenter:
+      nodePools:
+        - ` + pool + "\n"
+	}
+	f, err := Parse([]byte(member(`{name: p, nodes: 3, templateAnnotations: {team: x}, nodeAnnotations: {p-1: {karpenter.sh/do-not-disrupt: "true"}},
+           pods: [{node: p-0, namespace: db, name: db-0, annotations: {karpenter.sh/do-not-disrupt: "true"}}, {node: p-2, namespace: kube-system, name: agent, daemonSet: true}],
+           drifted: [p-2]}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Members[0].Karpenter.NodePools[0]
+	if p.NodeAnnotations["p-1"]["karpenter.sh/do-not-disrupt"] != "true" || len(p.Pods) != 2 || !p.Pods[1].DaemonSet || p.Drifted[0] != "p-2" || p.TemplateAnnotations["team"] != "x" {
+		t.Errorf("parsed %+v", p)
+	}
+	for pool, want := range map[string]string{
+		`{name: p, nodes: 2, drifted: [p-2]}`:                                                                   `members[0].karpenter.nodePools[0].drifted[0]: node "p-2" is not one of the pool's nodes (p-0 to p-1)`,
+		`{name: p, nodes: 2, nodeAnnotations: {q-0: {a: b}}}`:                                                   `nodeAnnotations: node "q-0"`,
+		`{name: p, nodes: 2, pods: [{node: p-3, namespace: db, name: x}]}`:                                      `pods[0].node: node "p-3"`,
+		`{name: p, nodes: 2, pods: [{node: p-0, namespace: DB, name: x}]}`:                                      `pods[0]: namespace "DB" and name "x" must be Kubernetes names`,
+		`{name: p, nodes: 2, pods: [{node: p-0, namespace: db, name: x}, {node: p-1, namespace: db, name: x}]}`: `pods[1]: pod db/x listed twice`,
+		`{name: p, nodes: 2, pods: [{node: p-0, namespace: db, name: x, colour: red}]}`:                         `colour`,
+	} {
+		if _, err := Parse([]byte(member(pool))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error containing %q", pool, err, want)
+		}
+	}
+}
