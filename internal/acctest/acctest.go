@@ -31,6 +31,9 @@ var current *Fleet
 // Current is the fleet Main started; tests that need it call it.
 func Current(t testing.TB) *Fleet {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make test does)")
+	}
 	if current == nil {
 		t.Fatal("no local fleet: the package's TestMain must call acctest.Main")
 	}

@@ -366,12 +366,12 @@ resource "fleet_update_run" "r" {
 // transiently (429 with Retry-After, 500, connection reset), apply converges:
 // the run completes and exactly one exists, every fault was hit.
 func TestAccUpdateRun_transientFaults(t *testing.T) {
-	t.Cleanup(func() { clearFaults(t) })
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             runGone(t, "faulty-run"),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
+				t.Cleanup(func() { clearFaults(t) })
 				base := `/updateRuns/faulty-run`
 				for _, r := range []faultRule{
 					{Method: "PUT", Path: base + `$`, Count: 1, Status: 429, RetryAfterSeconds: 1},
