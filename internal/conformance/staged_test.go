@@ -389,4 +389,3 @@ func compareStaged(p staged.Plan, run *placementv1beta1.ClusterStagedUpdateRun) 
 	}
 	return out
 }
-
