@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -295,7 +296,12 @@ func runStagedCase(ctx context.Context, h *hub, hc *fleethub.Client, c stagedCas
 func waitStagedScheduled(ctx context.Context, h *hub, name, snapshot string) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		snap, err := h.latestPolicySnapshot(ctx, name)
-		if err != nil || snap.Name != snapshot {
+		switch {
+		case errors.Is(err, errNoLatestSnapshot):
+			return false, nil // the scheduler has not made it yet
+		case err != nil:
+			return false, err
+		case snap.Name != snapshot:
 			return false, nil
 		}
 		cond := meta.FindStatusCondition(snap.Status.Conditions, string(placementv1beta1.PolicySnapshotScheduled))
