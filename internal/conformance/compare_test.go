@@ -10,7 +10,6 @@ import (
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 )
 
 // The comparison itself is checked without a hub: a hub outcome written the way v0.14.0 writes it
@@ -121,51 +120,3 @@ func TestCompareCatchesMismatches(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// The staged comparison finds each kind of difference: the outcome, the message, a stage's clusters
-// or order, its tasks, and the deletion stage.
-func TestCompareStagedCatchesMismatches(t *testing.T) {
-	run := func(init metav1.ConditionStatus, msg string, clusters ...string) *placementv1beta1.ClusterStagedUpdateRun {
-		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
-		r.Status.Conditions = []metav1.Condition{{Type: string(placementv1beta1.StagedUpdateRunConditionInitialized), Status: init, ObservedGeneration: 1, Message: msg}}
-		st := placementv1beta1.StageUpdatingStatus{StageName: "one", AfterStageTaskStatus: []placementv1beta1.AfterStageTaskStatus{{Type: placementv1beta1.AfterStageTaskTypeApproval, ApprovalRequestName: "r-one"}}}
-		for _, c := range clusters {
-			st.Clusters = append(st.Clusters, placementv1beta1.ClusterUpdatingStatus{ClusterName: c})
-		}
-		r.Status.StagesStatus = []placementv1beta1.StageUpdatingStatus{st}
-		r.Status.DeletionStageStatus = &placementv1beta1.StageUpdatingStatus{Clusters: []placementv1beta1.ClusterUpdatingStatus{{ClusterName: "z"}}}
-		return r
-	}
-	plan := staged.Plan{Stages: []staged.Stage{{Name: "one", Clusters: []string{"a", "b"}, Tasks: []staged.Task{{Type: placementv1beta1.AfterStageTaskTypeApproval, ApprovalRequest: "r-one"}}}}, Deletion: []string{"z"}}
-	if got := compareStaged(plan, run(metav1.ConditionTrue, "", "a", "b")); len(got) != 0 {
-		t.Fatalf("equal initializations differ: %v", got)
-	}
-	failed := plan
-	failed.Failure = "x"
-	withOther := failed
-	withOther.OtherFailures = []string{"y"}
-	noTasks := plan
-	noTasks.Stages = []staged.Stage{{Name: "one", Clusters: []string{"a", "b"}}}
-	cases := map[string]struct {
-		p   staged.Plan
-		run *placementv1beta1.ClusterStagedUpdateRun
-	}{
-		"outcome":        {failed, run(metav1.ConditionTrue, "", "a", "b")},
-		"message":        {failed, run(metav1.ConditionFalse, "y", "a", "b")},
-		"cluster order":  {plan, run(metav1.ConditionTrue, "", "b", "a")},
-		"missing member": {plan, run(metav1.ConditionTrue, "", "a")},
-		"tasks":          {noTasks, run(metav1.ConditionTrue, "", "a", "b")},
-	}
-	for name, c := range cases {
-		if got := compareStaged(c.p, c.run); len(got) == 0 {
-			t.Errorf("%s: no mismatch found", name)
-		}
-	}
-	if got := compareStaged(withOther, run(metav1.ConditionFalse, "y", "a", "b")); len(got) != 0 {
-		t.Errorf("a message among the possible others is not a mismatch: %v", got)
-	}
-	noDeletion := plan
-	noDeletion.Deletion = nil
-	if got := compareStaged(noDeletion, run(metav1.ConditionTrue, "", "a", "b")); len(got) == 0 {
-		t.Errorf("deletion stage: no mismatch found")
-	}
-}

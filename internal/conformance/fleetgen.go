@@ -22,9 +22,6 @@ const (
 	LabelTeam = "team"
 	LabelRack = "rack" // a custom topology key; absent on some members (keyless for spread)
 	LabelGPU  = "gpu"  // "true" on a few members
-	// LabelOrder is an integer on most members (values that sort differently as strings), absent on
-	// some and not a number on a few: staged update strategies sort stages by it.
-	LabelOrder = "rollout-order"
 
 	// PropCost is a custom property some members do not report (a missing property fails a
 	// required term and scores 0 in a sorter).
@@ -95,9 +92,6 @@ func GenerateFleet(seed uint64, n int) *fleetfile.File {
 		if rng.IntN(5) != 0 {
 			m.Labels[LabelTier] = tiers[rng.IntN(len(tiers))]
 		}
-		if o, ok := orderLabel(i); ok {
-			m.Labels[LabelOrder] = o
-		}
 		if rng.IntN(7) != 0 {
 			m.Labels[LabelRack] = racks[rng.IntN(len(racks))]
 		}
@@ -165,17 +159,4 @@ func WriteFleet(f *fleetfile.File, path string) error {
 	}
 	_, err = fleetfile.Load(path)
 	return err
-}
-
-// orderLabel is member i's rollout-order label, drawn without the generator's random stream (so
-// adding it changed no other part of the fleet): absent on every 9th member, not a number on every
-// 31st, else an integer in [0, 150) with repeats, so that "10" < "9" as strings but not as numbers.
-func orderLabel(i int) (string, bool) {
-	switch {
-	case i%9 == 4:
-		return "", false
-	case i%31 == 7:
-		return fmt.Sprintf("r%d", i), true
-	}
-	return fmt.Sprint((i * 37) % 150), true
 }
