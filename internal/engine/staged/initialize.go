@@ -5,13 +5,18 @@
 package staged
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -110,11 +115,12 @@ func Initialize(in Inputs) Plan {
 	if pol := snap.Spec.Policy; pol != nil {
 		switch pol.PlacementType {
 		case placementv1beta1.PickNPlacementType:
-			n, err := strconv.Atoi(snap.Annotations[placementv1beta1.NumberOfClustersAnnotation])
-			if err != nil || n < 0 {
-				// annotations.ExtractNumOfClustersFromPolicySnapshot's wording varies; this is rare
-				// (the hub agent always writes the annotation).
-				return fail(unexpected + fmt.Sprintf("the policy snapshot `%s` doesn't have valid cluster count annotation", snap.Name))
+			n, why := clusterCount(snap)
+			if why != "" {
+				// determinePolicySnapshot joins this one with a comma, not a colon.
+				p.Failure = strings.TrimSuffix(initFailed, ": ") + ", " + unexpected +
+					fmt.Sprintf("%s: the policy snapshot `%s` doesn't have valid cluster count annotation", why, snap.Name)
+				return p
 			}
 			count = n
 		case placementv1beta1.PickFixedPlacementType:
@@ -195,7 +201,8 @@ func Initialize(in Inputs) Plan {
 	return p
 }
 
-// failAll is a failure after the stages were computed: the controller records none of them.
+// failAll is a failure after the stages were computed (recordOverrideSnapshots): the controller
+// records the stages and the deletion stage with it, as the plan keeps them.
 func failAll(p Plan, msg string) Plan {
 	p.Failure = initFailed + msg
 	return p
@@ -267,7 +274,7 @@ func StageClusters(strategy string, spec placementv1beta1.StagedUpdateStrategySp
 		sel, err := metav1.LabelSelectorAsSelector(stage.LabelSelector)
 		if err != nil {
 			if serr.Message == "" {
-				serr.Message = userError + fmt.Sprintf("the stage label selector is invalid, clusterStagedUpdateStrategy: %s, stage: %s, err: %s", strategy, stage.Name, err)
+				serr.Message = userError + fmt.Sprintf("the stage label selector is invalid, clusterStagedUpdateStrategy: %s, stage: %s, err: %s", strategy, stage.Name, selectorError(err))
 			}
 			out = append(out, StageResult{Name: stage.Name})
 			continue
@@ -328,6 +335,89 @@ func sortStage(in []clusterv1beta1.MemberCluster, key *string) {
 		}
 		return in[i].Name < in[j].Name
 	})
+}
+
+// clusterCount is annotations.ExtractNumOfClustersFromPolicySnapshot: the PickN snapshot's cluster
+// count, or why it has none, in its words.
+func clusterCount(snap *placementv1beta1.ClusterSchedulingPolicySnapshot) (int, string) {
+	raw, ok := snap.Annotations[placementv1beta1.NumberOfClustersAnnotation]
+	if !ok {
+		return 0, "cannot find annotation " + placementv1beta1.NumberOfClustersAnnotation
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		// %w of a nil error, as upstream prints it for a negative count
+		return 0, fmt.Errorf("invalid annotation %s: %s is not a valid count: %w", placementv1beta1.NumberOfClustersAnnotation, raw, err).Error()
+	}
+	return n, ""
+}
+
+// selectorError is metav1.LabelSelectorAsSelector's error as the hub agent words it: v0.14.0 is
+// built with k8s.io/apimachinery v0.30, whose field errors print a list value in Go syntax
+// (`Invalid value: []string(nil)`, where later versions print JSON `null`) and call a label key
+// with two slashes "a qualified name" (pkg/util/validation/field/errors.go ErrorBody,
+// pkg/util/validation/validation.go IsQualifiedName, pkg/util/errors/errors.go aggregate.Error).
+func selectorError(err error) string {
+	var agg utilerrors.Aggregate
+	if !errors.As(err, &agg) {
+		return err.Error()
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, e := range utilerrors.Flatten(agg).Errors() {
+		msg := e.Error()
+		var fe *field.Error
+		if errors.As(e, &fe) {
+			msg = fe.Field + ": " + fieldErrorBody(fe)
+		}
+		if !seen[msg] {
+			seen[msg] = true
+			msgs = append(msgs, msg)
+		}
+	}
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
+}
+
+// fieldErrorBody is apimachinery v0.30's field.Error.ErrorBody.
+func fieldErrorBody(e *field.Error) string {
+	var s string
+	_, omit := e.BadValue.(field.OmitValueType)
+	switch {
+	case e.Type == field.ErrorTypeRequired, e.Type == field.ErrorTypeForbidden, e.Type == field.ErrorTypeTooLong, e.Type == field.ErrorTypeInternal, omit:
+		s = e.Type.String()
+	default:
+		value := e.BadValue
+		if rt := reflect.TypeOf(value); value == nil || rt == nil {
+			value = "null"
+		} else if rt.Kind() == reflect.Pointer {
+			if rv := reflect.ValueOf(value); rv.IsNil() {
+				value = "null"
+			} else {
+				value = rv.Elem().Interface()
+			}
+		}
+		switch t := value.(type) {
+		case int64, int32, float64, float32, bool:
+			s = fmt.Sprintf("%s: %v", e.Type, value)
+		case string:
+			s = fmt.Sprintf("%s: %q", e.Type, t)
+		case fmt.Stringer:
+			s = fmt.Sprintf("%s: %s", e.Type, t.String())
+		default:
+			s = fmt.Sprintf("%s: %#v", e.Type, value)
+		}
+	}
+	detail := e.Detail
+	if strings.HasSuffix(e.Field, "key") {
+		detail = strings.Replace(detail, "a valid label key ", "a qualified name ", 1)
+	}
+	if detail != "" {
+		s += ": " + detail
+	}
+	return s
 }
 
 // validateAfterStageTasks is updaterun/initialization.go validateAfterStageTask.
