@@ -119,4 +119,3 @@ func TestCompareCatchesMismatches(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
