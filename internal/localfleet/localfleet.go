@@ -191,10 +191,14 @@ func (f *Fleet) writeEnv(tenant, clientID, secret string) error {
 		"FLEET_RESOURCE_GROUP_NAME": f.File.Fleet.ResourceGroup,
 		"FLEET_NAME":                f.File.Fleet.Name,
 		"SSL_CERT_FILE":             bundleFile,
-		"KUBE_CONFIG_PATH":          f.hub.kubeconfigPath(dir),
-		"LOCALFLEET_URL":            f.Fleet.URL(),
-		"LOCALFLEET_DIR":            dir,
-		EnvAdminURL:                 f.admin.url,
+		// The provider reaches the hub through FLEET_HUB_CONFIG_PATH;
+		// KUBE_CONFIG_PATH is for kubectl and the tests' own clients (the
+		// provider ignores it).
+		"FLEET_HUB_CONFIG_PATH": f.hub.kubeconfigPath(dir),
+		"KUBE_CONFIG_PATH":      f.hub.kubeconfigPath(dir),
+		"LOCALFLEET_URL":        f.Fleet.URL(),
+		"LOCALFLEET_DIR":        dir,
+		EnvAdminURL:             f.admin.url,
 	}
 	keys := make([]string, 0, len(f.Env))
 	for k := range f.Env {
