@@ -227,7 +227,7 @@ func (s *Server) checkAssertion(r *http.Request, tenant string, f map[string][]s
 			}
 			sum256 := sha256.Sum256(s.identity.cert.Raw)
 			sum1 := sha1.Sum(s.identity.cert.Raw) //nolint:gosec // thumbprint, not a signature
-			if t.Header["x5t#S256"] != base64.RawURLEncoding.EncodeToString(sum256[:]) && t.Header["x5t"] != base64.RawURLEncoding.EncodeToString(sum1[:]) {
+			if !thumbprintIs(t.Header["x5t#S256"], sum256[:]) && !thumbprintIs(t.Header["x5t"], sum1[:]) {
 				return nil, fmt.Errorf("the assertion's certificate thumbprint is not registered for application '%s'", client)
 			}
 			kind = "certificate"
@@ -285,4 +285,19 @@ func (s *Server) serveIdentityAdmin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"counts": s.IdentityCounts(), "issuer": s.Issuer()})
+}
+
+// thumbprintIs compares a JWT thumbprint header with sum: base64url as
+// RFC 7515 says, or standard base64 as MSAL sends it.
+func thumbprintIs(h any, sum []byte) bool {
+	v, ok := h.(string)
+	if !ok || v == "" {
+		return false
+	}
+	for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.StdEncoding, base64.RawStdEncoding} {
+		if b, err := enc.DecodeString(v); err == nil && subtle.ConstantTimeCompare(b, sum) == 1 {
+			return true
+		}
+	}
+	return false
 }
