@@ -399,7 +399,7 @@ func TestConfigureHub(t *testing.T) {
 		t.Fatal(r.diags)
 	}
 	h, err = r.clients.Hub(ctx)
-	if err != nil || h.Config.TLSClientConfig.ServerName != "hub.internal" || h.Config.Proxy == nil {
+	if err != nil || h.Config.ServerName != "hub.internal" || h.Config.Proxy == nil {
 		t.Fatalf("proxy and server name: %v %v", h, err)
 	}
 	if u, _ := h.Config.Proxy(&http.Request{URL: mustURL(t, "https://10.0.0.1")}); u == nil || u.Host != "proxy.example:3128" {
