@@ -15,7 +15,9 @@ provider "fleet" {
     # tenant_id     = "..."        # ARM_TENANT_ID
     # client_id     = "..."        # ARM_CLIENT_ID
     # client_secret = "..."        # ARM_CLIENT_SECRET
-    # use_oidc             = true  # ARM_USE_OIDC, with oidc_token_file_path / ARM_OIDC_TOKEN_FILE_PATH
+    # use_oidc             = true  # ARM_USE_OIDC: GitHub Actions / Azure DevOps (ARM_OIDC_REQUEST_URL, ARM_OIDC_REQUEST_TOKEN), or ARM_OIDC_TOKEN_FILE_PATH
+    # client_certificate_path = "sp.pfx" # ARM_CLIENT_CERTIFICATE_PATH, with ARM_CLIENT_CERTIFICATE_PASSWORD
+    # use_aks_workload_identity = true   # ARM_USE_AKS_WORKLOAD_IDENTITY
     # use_msi              = true  # ARM_USE_MSI
     use_cli = true # ARM_USE_CLI
 
@@ -26,8 +28,8 @@ provider "fleet" {
   # Optional: without it, the hub's kubeconfig comes from the Fleet API
   # (fleets/listCredentials), as `az fleet get-credentials` does.
   hub = {
-    config_path    = "~/.kube/config" # KUBE_CONFIG_PATH
-    config_context = "hub"            # KUBE_CTX
+    config_path    = "~/.kube/config" # FLEET_HUB_CONFIG_PATH (KUBE_* are not read)
+    config_context = "hub"            # FLEET_HUB_CONFIG_CONTEXT
   }
 
   # Optional: member clusters by name, for fleet_nodepool_disruption. Without

@@ -78,7 +78,7 @@ func BenchmarkFleetScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, k := range []string{"KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "TF_CLI_CONFIG_FILE"} {
+	for _, k := range []string{"FLEET_HUB_CONFIG_PATH", "KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "TF_CLI_CONFIG_FILE"} {
 		b.Setenv(k, "")
 	}
 	b.Setenv("CHECKPOINT_DISABLE", "1")

@@ -36,7 +36,7 @@ func (e *NotConfiguredError) Error() string {
 	case "azure":
 		msg = "the provider's azure block (or ARM_* environment) is not configured"
 	case "hub":
-		msg = "the provider's hub block (or KUBE_CONFIG_PATH) is not configured, nor its azure block (or ARM_* environment) to get the hub's credentials from the Fleet API"
+		msg = "the provider's hub block (or FLEET_HUB_CONFIG_PATH) is not configured, nor its azure block (or ARM_* environment) to get the hub's credentials from the Fleet API"
 	default:
 		msg = "the provider's " + e.Block + " block is not configured"
 	}
@@ -356,6 +356,9 @@ func (c *Clients) fromKubeconfig(kc []byte) (*rest.Config, error) {
 	}
 	if serverID, ok := kube.KubeloginServerID(cfg); ok && c.o.Azure != nil {
 		cfg = kube.WithAzureToken(cfg, serverID, c.o.Azure.Token)
+	}
+	if err := kube.CheckServed(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

@@ -129,15 +129,24 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 	}
 
 	tenant, clientID, secret := "00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000c", randomSecret()
+	ids, err := newIdentities()
+	if err != nil {
+		return f, err
+	}
 	f.Fleet, err = emulator.New(emulator.Config{
-		File:              file,
-		Clock:             simclock.New(file.Clock.Start, file.Clock.Speed, time.Now),
-		TenantID:          tenant,
-		ClientID:          clientID,
-		ClientSecret:      secret,
-		HubKubeconfig:     f.hub.kubeconfig,
-		MemberKubeconfigs: memberKubeconfigs,
-		Logf:              cfg.Logf,
+		File:                   file,
+		Clock:                  simclock.New(file.Clock.Start, file.Clock.Speed, time.Now),
+		TenantID:               tenant,
+		ClientID:               clientID,
+		ClientSecret:           secret,
+		FederatedClientID:      ids.federatedClientID,
+		OIDCRequestToken:       ids.oidcRequestToken,
+		ADOServiceConnectionID: ids.adoConnectionID,
+		CertificateClientID:    ids.certificateClientID,
+		ClientCertificate:      ids.certPEM,
+		HubKubeconfig:          f.hub.kubeconfig,
+		MemberKubeconfigs:      memberKubeconfigs,
+		Logf:                   cfg.Logf,
 	})
 	if err != nil {
 		return f, err
@@ -145,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 	if err := f.Fleet.Start(); err != nil {
 		return f, err
 	}
-	if err := f.writeEnv(tenant, clientID, secret); err != nil {
+	if err := f.writeEnv(tenant, clientID, secret, ids); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -166,7 +175,7 @@ func randomSecret() string {
 
 // writeEnv writes <Dir>/env: with it sourced, an empty provider "fleet" {}
 // reaches this fleet through the ARM_* variables (SPEC §6).
-func (f *Fleet) writeEnv(tenant, clientID, secret string) error {
+func (f *Fleet) writeEnv(tenant, clientID, secret string, ids *identities) error {
 	dir, err := filepath.Abs(f.cfg.Dir)
 	if err != nil {
 		return err
@@ -191,10 +200,21 @@ func (f *Fleet) writeEnv(tenant, clientID, secret string) error {
 		"FLEET_RESOURCE_GROUP_NAME": f.File.Fleet.ResourceGroup,
 		"FLEET_NAME":                f.File.Fleet.Name,
 		"SSL_CERT_FILE":             bundleFile,
-		"KUBE_CONFIG_PATH":          f.hub.kubeconfigPath(dir),
-		"LOCALFLEET_URL":            f.Fleet.URL(),
-		"LOCALFLEET_DIR":            dir,
-		EnvAdminURL:                 f.admin.url,
+		// The provider reaches the hub through FLEET_HUB_CONFIG_PATH;
+		// KUBE_CONFIG_PATH is for kubectl and the tests' own clients (the
+		// provider ignores it).
+		"FLEET_HUB_CONFIG_PATH": f.hub.kubeconfigPath(dir),
+		"KUBE_CONFIG_PATH":      f.hub.kubeconfigPath(dir),
+		"LOCALFLEET_URL":        f.Fleet.URL(),
+		"LOCALFLEET_DIR":        dir,
+		EnvAdminURL:             f.admin.url,
+	}
+	idEnv, err := ids.writeFiles(dir, f.Fleet.URL())
+	if err != nil {
+		return err
+	}
+	for k, v := range idEnv {
+		f.Env[k] = v
 	}
 	keys := make([]string, 0, len(f.Env))
 	for k := range f.Env {

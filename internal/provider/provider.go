@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -52,7 +53,7 @@ func WithAzureTransport(t policy.Transporter) Option {
 	return func(p *FleetProvider) { p.transport = t }
 }
 
-// WithGetenv replaces os.Getenv for the ARM_*, FLEET_* and KUBE_*
+// WithGetenv replaces os.Getenv for the ARM_*, AZURE_* and FLEET_*
 // fallbacks.
 func WithGetenv(getenv func(string) string) Option {
 	return func(p *FleetProvider) { p.getenv = getenv }
@@ -99,11 +100,13 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"hub": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "The fleet hub cluster's Kubernetes API (placements, member clusters), with the kubernetes provider's " +
-					"attribute names. `config_path` comes from `KUBE_CONFIG_PATH` (its first path), `config_context` from `KUBE_CTX`, " +
-					"`host` from `KUBE_HOST`, `token` from `KUBE_TOKEN`, `cluster_ca_certificate` from `KUBE_CLUSTER_CA_CERT_DATA`, " +
-					"`client_certificate` from `KUBE_CLIENT_CERT_DATA`, `client_key` from `KUBE_CLIENT_KEY_DATA` and `insecure` from " +
-					"`KUBE_INSECURE`. When neither is set and Azure is configured, the hub's kubeconfig comes from the default fleet's " +
-					"`listCredentials`, as `az fleet get-credentials` gets it.",
+					"attribute names. Each attribute also comes from a variable of this provider's own, `FLEET_HUB_<ATTRIBUTE>`: " +
+					"`FLEET_HUB_CONFIG_PATH` (a path, or a list separated by `:` merged as `KUBECONFIG` merges), `FLEET_HUB_CONFIG_PATHS`, " +
+					"`FLEET_HUB_CONFIG_CONTEXT` (or `FLEET_HUB_CONTEXT`), `FLEET_HUB_HOST`, `FLEET_HUB_TOKEN`, " +
+					"`FLEET_HUB_CLUSTER_CA_CERTIFICATE`, `FLEET_HUB_CLIENT_CERTIFICATE`, `FLEET_HUB_CLIENT_KEY`, `FLEET_HUB_INSECURE`, " +
+					"`FLEET_HUB_PROXY_URL` and `FLEET_HUB_TLS_SERVER_NAME`; an attribute set here wins over its variable. The kubernetes " +
+					"provider's `KUBE_*` variables are not read. When neither sets a connection and Azure is configured, the hub's " +
+					"kubeconfig comes from the default fleet's `listCredentials`, as `az fleet get-credentials` gets it.",
 				Attributes: kubeAttributes("the hub"),
 			},
 			"preview_detail": schema.StringAttribute{
@@ -168,14 +171,57 @@ func azureAttributes() map[string]schema.Attribute {
 			Sensitive:   true,
 			Description: "The service principal's client secret; when set, it is the authentication method. Environment: `ARM_CLIENT_SECRET`.",
 		},
+		"client_certificate_path": schema.StringAttribute{
+			Optional: true,
+			Description: "A PKCS#12 (`.pfx`) bundle, or PEM with the certificate and its unencrypted key, of the service principal's " +
+				"client certificate; when set, it is the authentication method. Environment: `ARM_CLIENT_CERTIFICATE_PATH`.",
+		},
+		"client_certificate": schema.StringAttribute{
+			Optional:    true,
+			Sensitive:   true,
+			Description: "The same bundle as `client_certificate_path`, base64-encoded. Environment: `ARM_CLIENT_CERTIFICATE`.",
+		},
+		"client_certificate_password": schema.StringAttribute{
+			Optional:    true,
+			Sensitive:   true,
+			Description: "The password of the PKCS#12 bundle. Environment: `ARM_CLIENT_CERTIFICATE_PASSWORD`.",
+		},
 		"use_oidc": schema.BoolAttribute{
 			Optional: true,
-			Description: "Authenticate with an OIDC (workload identity federation) token: the file `oidc_token_file_path`, " +
-				"or the token in `ARM_OIDC_TOKEN`. Used when no client secret is set. Environment: `ARM_USE_OIDC`. Default: false.",
+			Description: "Authenticate with OIDC (workload identity federation): the token in `ARM_OIDC_TOKEN` or the file " +
+				"`oidc_token_file_path`; else a fresh token requested for every access token from `oidc_request_url` with " +
+				"`oidc_request_token` — GitHub Actions, or Azure DevOps when `ado_pipeline_service_connection_id` is set — so waits " +
+				"longer than a CI token's lifetime keep working. Used when neither a client certificate nor a secret is set. " +
+				"Environment: `ARM_USE_OIDC`. Default: false.",
 		},
 		"oidc_token_file_path": schema.StringAttribute{
-			Optional:    true,
-			Description: "The file holding the OIDC token, read again for every token request. Environment: `ARM_OIDC_TOKEN_FILE_PATH`.",
+			Optional: true,
+			Description: "The file holding the OIDC token, read again for every token request. Environment: `ARM_OIDC_TOKEN_FILE_PATH` " +
+				"(with `use_aks_workload_identity`, also `AZURE_FEDERATED_TOKEN_FILE`).",
+		},
+		"oidc_request_url": schema.StringAttribute{
+			Optional: true,
+			Description: "The CI system's OIDC token endpoint. Environment: `ARM_OIDC_REQUEST_URL`, else GitHub Actions' " +
+				"`ACTIONS_ID_TOKEN_REQUEST_URL` or Azure DevOps' `SYSTEM_OIDCREQUESTURI`.",
+		},
+		"oidc_request_token": schema.StringAttribute{
+			Optional:  true,
+			Sensitive: true,
+			Description: "The bearer token of `oidc_request_url`. Environment: `ARM_OIDC_REQUEST_TOKEN`, else " +
+				"`ACTIONS_ID_TOKEN_REQUEST_TOKEN` or `SYSTEM_ACCESSTOKEN`.",
+		},
+		"ado_pipeline_service_connection_id": schema.StringAttribute{
+			Optional: true,
+			Description: "The Azure DevOps service connection (workload identity federation) to request the OIDC token for; " +
+				"set, `oidc_request_url` is Azure DevOps'. Environment: `ARM_ADO_PIPELINE_SERVICE_CONNECTION_ID` or " +
+				"`ARM_OIDC_AZURE_SERVICE_CONNECTION_ID`.",
+		},
+		"use_aks_workload_identity": schema.BoolAttribute{
+			Optional: true,
+			Description: "Authenticate as the AKS workload identity of the pod Terraform runs in: the federated token file " +
+				"`AZURE_FEDERATED_TOKEN_FILE` (re-read as it rotates), `AZURE_TENANT_ID` and `AZURE_CLIENT_ID` (the ARM_* " +
+				"variables and attributes win). Used when no certificate, secret or OIDC is configured. Environment: " +
+				"`ARM_USE_AKS_WORKLOAD_IDENTITY`. Default: false.",
 		},
 		"use_msi": schema.BoolAttribute{
 			Optional: true,
@@ -210,9 +256,15 @@ func kubeAttributes(what string) map[string]schema.Attribute {
 			Optional:    true,
 			Description: "A kubeconfig file for " + what + " (a leading `~` is the home directory).",
 		},
+		"config_paths": schema.ListAttribute{
+			Optional:    true,
+			ElementType: types.StringType,
+			Description: "Kubeconfig files for " + what + ", merged as `KUBECONFIG` merges them (the first file that sets a value wins). Conflicts with `config_path`.",
+			Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_path"))},
+		},
 		"config_context": schema.StringAttribute{
 			Optional:    true,
-			Description: "The context of the kubeconfig at `config_path` to use (default: its current context).",
+			Description: "The context of the kubeconfig at `config_path` (or `config_paths`) to use (default: its current context).",
 		},
 		"host": schema.StringAttribute{
 			Optional:    true,
@@ -237,12 +289,23 @@ func kubeAttributes(what string) map[string]schema.Attribute {
 			Description: "PEM-encoded private key of `client_certificate`.",
 		},
 		"insecure": schema.BoolAttribute{
+			Optional: true,
+			Description: "Skip the verification of the API server's certificate. Not for production; conflicts with `cluster_ca_certificate`. " +
+				"This is the only setting that turns TLS verification off: a kubeconfig the Fleet API or AKS returns that asks for it is refused.",
+		},
+		"proxy_url": schema.StringAttribute{
 			Optional:    true,
-			Description: "Skip the verification of the API server's certificate. Not for production; conflicts with `cluster_ca_certificate`.",
+			Description: "The proxy every request to " + what + " goes through: an `http://`, `https://` or `socks5://` URL.",
+		},
+		"tls_server_name": schema.StringAttribute{
+			Optional:    true,
+			Description: "The server name the API server's certificate is verified against (and sent as SNI), instead of the host's.",
 		},
 		"exec": schema.SingleNestedAttribute{
-			Optional:    true,
-			Description: "An exec credential plugin (e.g. `kubelogin`) that prints the credentials of " + what + ".",
+			Optional: true,
+			Description: "An exec credential plugin (e.g. `kubelogin`) that prints the credentials of " + what + ". Commands run only " +
+				"when configured here or in a kubeconfig file you name: an `exec` entry in a kubeconfig the Fleet API or AKS returns is " +
+				"refused (except Azure's `kubelogin`, which the provider replaces with its own Azure credential).",
 			Attributes: map[string]schema.Attribute{
 				"api_version": schema.StringAttribute{
 					Required:    true,
@@ -370,15 +433,20 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	case hub.Unknown:
 		hubSource = "unknown until apply"
 	case opts.Hub != nil:
-		hubSource = "hub block"
+		hubSource = "hub block or FLEET_HUB_* environment"
 	case opts.Azure != nil:
 		hubSource = "Fleet API listCredentials"
 	}
-	tflog.Debug(ctx, "fleet provider configured", map[string]any{
+	fields := map[string]any{
 		"azure":    opts.Azure != nil,
 		"hub":      hubSource,
 		"clusters": names,
-	})
+	}
+	if ignored := r.ignoredKubeEnv(); len(ignored) != 0 {
+		// The kubernetes provider's variables often name a member cluster.
+		fields["ignored_environment"] = ignored
+	}
+	tflog.Debug(ctx, "fleet provider configured", fields)
 
 	clients := engine.New(opts)
 	resp.ResourceData = clients

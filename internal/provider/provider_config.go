@@ -38,6 +38,13 @@ type azureModel struct {
 	ClientSecret      types.String `tfsdk:"client_secret"`
 	UseOIDC           types.Bool   `tfsdk:"use_oidc"`
 	OIDCTokenFilePath types.String `tfsdk:"oidc_token_file_path"`
+	OIDCRequestURL    types.String `tfsdk:"oidc_request_url"`
+	OIDCRequestToken  types.String `tfsdk:"oidc_request_token"`
+	ADOConnectionID   types.String `tfsdk:"ado_pipeline_service_connection_id"`
+	CertPath          types.String `tfsdk:"client_certificate_path"`
+	Cert              types.String `tfsdk:"client_certificate"`
+	CertPassword      types.String `tfsdk:"client_certificate_password"`
+	UseAKSWorkloadID  types.Bool   `tfsdk:"use_aks_workload_identity"`
 	UseMSI            types.Bool   `tfsdk:"use_msi"`
 	UseCLI            types.Bool   `tfsdk:"use_cli"`
 	Environment       types.String `tfsdk:"environment"`
@@ -47,6 +54,7 @@ type azureModel struct {
 // kubeModel is the hub block and each value of clusters.
 type kubeModel struct {
 	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigPaths          types.List   `tfsdk:"config_paths"`
 	ConfigContext        types.String `tfsdk:"config_context"`
 	Host                 types.String `tfsdk:"host"`
 	Token                types.String `tfsdk:"token"`
@@ -54,6 +62,8 @@ type kubeModel struct {
 	ClientCertificate    types.String `tfsdk:"client_certificate"`
 	ClientKey            types.String `tfsdk:"client_key"`
 	Insecure             types.Bool   `tfsdk:"insecure"`
+	ProxyURL             types.String `tfsdk:"proxy_url"`
+	TLSServerName        types.String `tfsdk:"tls_server_name"`
 	Exec                 types.Object `tfsdk:"exec"`
 }
 
@@ -74,6 +84,21 @@ const (
 	envUseOIDC           = "ARM_USE_OIDC"
 	envOIDCToken         = "ARM_OIDC_TOKEN"
 	envOIDCTokenFilePath = "ARM_OIDC_TOKEN_FILE_PATH"
+	envOIDCRequestURL    = "ARM_OIDC_REQUEST_URL"
+	envOIDCRequestToken  = "ARM_OIDC_REQUEST_TOKEN"
+	envADOConnectionID   = "ARM_ADO_PIPELINE_SERVICE_CONNECTION_ID"
+	envADOConnectionID2  = "ARM_OIDC_AZURE_SERVICE_CONNECTION_ID"
+	envGitHubRequestURL  = "ACTIONS_ID_TOKEN_REQUEST_URL"
+	envGitHubRequestTok  = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+	envADORequestURL     = "SYSTEM_OIDCREQUESTURI"
+	envADOAccessToken    = "SYSTEM_ACCESSTOKEN"
+	envCertPath          = "ARM_CLIENT_CERTIFICATE_PATH"
+	envCert              = "ARM_CLIENT_CERTIFICATE"
+	envCertPassword      = "ARM_CLIENT_CERTIFICATE_PASSWORD"
+	envUseAKSWorkloadID  = "ARM_USE_AKS_WORKLOAD_IDENTITY"
+	envAzureTenantID     = "AZURE_TENANT_ID"
+	envAzureClientID     = "AZURE_CLIENT_ID"
+	envAzureTokenFile    = "AZURE_FEDERATED_TOKEN_FILE"
 	envUseMSI            = "ARM_USE_MSI"
 	envUseCLI            = "ARM_USE_CLI"
 	envEnvironment       = "ARM_ENVIRONMENT"
@@ -81,14 +106,21 @@ const (
 	envResourceGroupName = "FLEET_RESOURCE_GROUP_NAME"
 	envFleetName         = "FLEET_NAME"
 
-	envKubeConfigPath = "KUBE_CONFIG_PATH"
-	envKubeContext    = "KUBE_CTX"
-	envKubeHost       = "KUBE_HOST"
-	envKubeToken      = "KUBE_TOKEN"
-	envKubeCACert     = "KUBE_CLUSTER_CA_CERT_DATA"
-	envKubeClientCert = "KUBE_CLIENT_CERT_DATA"
-	envKubeClientKey  = "KUBE_CLIENT_KEY_DATA"
-	envKubeInsecure   = "KUBE_INSECURE"
+	// The hub's variables are our own: the kubernetes provider's KUBE_*
+	// variables (often set for a member cluster) never change where the hub
+	// is. Each hub attribute X comes from FLEET_HUB_<X>.
+	envHubConfigPath    = "FLEET_HUB_CONFIG_PATH"
+	envHubConfigPaths   = "FLEET_HUB_CONFIG_PATHS"
+	envHubConfigContext = "FLEET_HUB_CONFIG_CONTEXT"
+	envHubContext       = "FLEET_HUB_CONTEXT" // alias of FLEET_HUB_CONFIG_CONTEXT
+	envHubHost          = "FLEET_HUB_HOST"
+	envHubToken         = "FLEET_HUB_TOKEN"
+	envHubCACert        = "FLEET_HUB_CLUSTER_CA_CERTIFICATE"
+	envHubClientCert    = "FLEET_HUB_CLIENT_CERTIFICATE"
+	envHubClientKey     = "FLEET_HUB_CLIENT_KEY"
+	envHubInsecure      = "FLEET_HUB_INSECURE"
+	envHubProxyURL      = "FLEET_HUB_PROXY_URL"
+	envHubTLSServerName = "FLEET_HUB_TLS_SERVER_NAME"
 )
 
 // resolver applies environment fallbacks and collects diagnostics.
@@ -195,17 +227,37 @@ func (r *resolver) resolveAzure(ctx context.Context, obj types.Object) azureSett
 		}
 	}
 	at := func(name string) path.Path { return root.AtName(name) }
+	// AKS workload identity: the pod's AZURE_* variables fill in what the
+	// ARM_* ones leave out, as azurerm does.
+	useWI := r.boolean(at("use_aks_workload_identity"), m.UseAKSWorkloadID, false, envUseAKSWorkloadID)
+	wi := func(env string) []string {
+		if useWI {
+			return []string{env}
+		}
+		return nil
+	}
 	c := azure.Config{
-		SubscriptionID:    r.str(at("subscription_id"), m.SubscriptionID, envSubscriptionID),
-		TenantID:          r.str(at("tenant_id"), m.TenantID, envTenantID),
-		ClientID:          r.str(at("client_id"), m.ClientID, envClientID),
-		ClientSecret:      r.str(at("client_secret"), m.ClientSecret, envClientSecret),
-		UseOIDC:           r.boolean(at("use_oidc"), m.UseOIDC, false, envUseOIDC),
-		OIDCTokenFilePath: r.str(at("oidc_token_file_path"), m.OIDCTokenFilePath, envOIDCTokenFilePath),
-		UseMSI:            r.boolean(at("use_msi"), m.UseMSI, false, envUseMSI),
-		UseCLI:            r.boolean(at("use_cli"), m.UseCLI, true, envUseCLI),
-		Environment:       r.str(at("environment"), m.Environment, envEnvironment),
-		MetadataHost:      r.str(at("metadata_host"), m.MetadataHost, envMetadataHost),
+		SubscriptionID:            r.str(at("subscription_id"), m.SubscriptionID, envSubscriptionID),
+		TenantID:                  r.str(at("tenant_id"), m.TenantID, append([]string{envTenantID}, wi(envAzureTenantID)...)...),
+		ClientID:                  r.str(at("client_id"), m.ClientID, append([]string{envClientID}, wi(envAzureClientID)...)...),
+		ClientSecret:              r.str(at("client_secret"), m.ClientSecret, envClientSecret),
+		ClientCertificatePath:     r.str(at("client_certificate_path"), m.CertPath, envCertPath),
+		ClientCertificate:         r.str(at("client_certificate"), m.Cert, envCert),
+		ClientCertificatePassword: r.str(at("client_certificate_password"), m.CertPassword, envCertPassword),
+		UseOIDC:                   r.boolean(at("use_oidc"), m.UseOIDC, false, envUseOIDC),
+		OIDCTokenFilePath:         r.str(at("oidc_token_file_path"), m.OIDCTokenFilePath, append([]string{envOIDCTokenFilePath}, wi(envAzureTokenFile)...)...),
+		UseAKSWorkloadIdentity:    useWI,
+		UseMSI:                    r.boolean(at("use_msi"), m.UseMSI, false, envUseMSI),
+		UseCLI:                    r.boolean(at("use_cli"), m.UseCLI, true, envUseCLI),
+		Environment:               r.str(at("environment"), m.Environment, envEnvironment),
+		MetadataHost:              r.str(at("metadata_host"), m.MetadataHost, envMetadataHost),
+	}
+	if c.UseOIDC {
+		// GitHub Actions and Azure DevOps set their own variables; the ARM_*
+		// ones win.
+		c.OIDCRequestURL = r.str(at("oidc_request_url"), m.OIDCRequestURL, envOIDCRequestURL, envGitHubRequestURL, envADORequestURL)
+		c.OIDCRequestToken = r.str(at("oidc_request_token"), m.OIDCRequestToken, envOIDCRequestToken, envGitHubRequestTok, envADOAccessToken)
+		c.ADOServiceConnectionID = r.str(at("ado_pipeline_service_connection_id"), m.ADOConnectionID, envADOConnectionID, envADOConnectionID2)
 	}
 	if c.UseOIDC && c.OIDCTokenFilePath == "" {
 		c.OIDCToken = strings.TrimSpace(r.getenv(envOIDCToken))
@@ -220,6 +272,7 @@ func (r *resolver) resolveAzure(ctx context.Context, obj types.Object) azureSett
 	// block, or any ARM_* / FLEET_* variable), so a forgotten subscription is
 	// reported by name instead of as "Azure not configured".
 	anySet := c.SubscriptionID != "" || c.TenantID != "" || c.ClientID != "" || c.ClientSecret != "" ||
+		c.ClientCertificatePath != "" || c.ClientCertificate != "" ||
 		c.MetadataHost != "" || c.OIDCTokenFilePath != "" || rg != "" || name != ""
 	if obj.IsNull() && !anySet {
 		// Azure is not configured: resources that need it say so at plan.
@@ -257,8 +310,24 @@ type kubeSettings struct {
 	Unknown bool
 }
 
-// resolveKube reads a hub or cluster object; withEnv applies the KUBE_*
-// fallbacks (the hub only).
+// hubEnv lists the hub's environment variables, by attribute.
+var hubEnv = map[string][]string{
+	"config_path":            {envHubConfigPath},
+	"config_paths":           {envHubConfigPaths},
+	"config_context":         {envHubConfigContext, envHubContext},
+	"host":                   {envHubHost},
+	"token":                  {envHubToken},
+	"cluster_ca_certificate": {envHubCACert},
+	"client_certificate":     {envHubClientCert},
+	"client_key":             {envHubClientKey},
+	"insecure":               {envHubInsecure},
+	"proxy_url":              {envHubProxyURL},
+	"tls_server_name":        {envHubTLSServerName},
+}
+
+// resolveKube reads a hub or cluster object; withEnv applies the FLEET_HUB_*
+// fallbacks (the hub only). An attribute set in the block wins over its
+// variable.
 func (r *resolver) resolveKube(ctx context.Context, root path.Path, obj types.Object, withEnv bool) kubeSettings {
 	if isUnknown(obj) {
 		return kubeSettings{Unknown: true}
@@ -272,33 +341,51 @@ func (r *resolver) resolveKube(ctx context.Context, root path.Path, obj types.Ob
 	}
 	env := func(name string) []string {
 		if withEnv {
-			return []string{name}
+			return hubEnv[name]
 		}
 		return nil
 	}
 	var insecureEnv string
 	if withEnv {
-		insecureEnv = envKubeInsecure
+		insecureEnv = envHubInsecure
 	}
 	at := func(name string) path.Path { return root.AtName(name) }
 	c := kube.Config{
-		ConfigContext:        r.str(at("config_context"), m.ConfigContext, env(envKubeContext)...),
-		Host:                 r.str(at("host"), m.Host, env(envKubeHost)...),
-		Token:                r.str(at("token"), m.Token, env(envKubeToken)...),
-		ClusterCACertificate: r.str(at("cluster_ca_certificate"), m.ClusterCACertificate, env(envKubeCACert)...),
-		ClientCertificate:    r.str(at("client_certificate"), m.ClientCertificate, env(envKubeClientCert)...),
-		ClientKey:            r.str(at("client_key"), m.ClientKey, env(envKubeClientKey)...),
+		ConfigContext:        r.str(at("config_context"), m.ConfigContext, env("config_context")...),
+		Host:                 r.str(at("host"), m.Host, env("host")...),
+		Token:                r.str(at("token"), m.Token, env("token")...),
+		ClusterCACertificate: r.str(at("cluster_ca_certificate"), m.ClusterCACertificate, env("cluster_ca_certificate")...),
+		ClientCertificate:    r.str(at("client_certificate"), m.ClientCertificate, env("client_certificate")...),
+		ClientKey:            r.str(at("client_key"), m.ClientKey, env("client_key")...),
 		Insecure:             r.boolean(at("insecure"), m.Insecure, false, insecureEnv),
+		ProxyURL:             r.str(at("proxy_url"), m.ProxyURL, env("proxy_url")...),
+		TLSServerName:        r.str(at("tls_server_name"), m.TLSServerName, env("tls_server_name")...),
 	}
 	c.ConfigPath = r.str(at("config_path"), m.ConfigPath)
-	if c.ConfigPath == "" && withEnv {
-		// KUBE_CONFIG_PATH may hold a list (as KUBECONFIG): its first path.
-		for _, p := range filepath.SplitList(r.getenv(envKubeConfigPath)) {
-			if p = strings.TrimSpace(p); p != "" {
-				c.ConfigPath = p
-				r.fromEnv[at("config_path").String()] = envKubeConfigPath
-				break
+	if !m.ConfigPaths.IsNull() {
+		r.diags.Append(m.ConfigPaths.ElementsAs(ctx, &c.ConfigPaths, false)...)
+	}
+	if c.ConfigPath == "" && len(c.ConfigPaths) == 0 && withEnv {
+		// FLEET_HUB_CONFIG_PATH(S) may hold a list, as KUBECONFIG: the files
+		// are merged.
+		for _, e := range []string{envHubConfigPath, envHubConfigPaths} {
+			var paths []string
+			for _, p := range filepath.SplitList(r.getenv(e)) {
+				if p = strings.TrimSpace(p); p != "" {
+					paths = append(paths, p)
+				}
 			}
+			if len(paths) == 0 {
+				continue
+			}
+			if len(paths) == 1 {
+				c.ConfigPath = paths[0]
+				r.fromEnv[at("config_path").String()] = e
+			} else {
+				c.ConfigPaths = paths
+				r.fromEnv[at("config_paths").String()] = e
+			}
+			break
 		}
 	}
 	if !m.Exec.IsNull() {
@@ -317,6 +404,20 @@ func (r *resolver) resolveKube(ctx context.Context, root path.Path, obj types.Ob
 		c.Exec = ec
 	}
 	return kubeSettings{Config: c}
+}
+
+// ignoredKubeEnv lists the kubernetes provider's variables that are set:
+// the provider does not read them (they name a member cluster as often as
+// the hub), and says so in its log.
+func (r *resolver) ignoredKubeEnv() []string {
+	var set []string
+	for _, e := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBE_HOST", "KUBE_TOKEN",
+		"KUBE_CLUSTER_CA_CERT_DATA", "KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA", "KUBE_INSECURE", "KUBE_PROXY_URL", "KUBE_TLS_SERVER_NAME"} {
+		if strings.TrimSpace(r.getenv(e)) != "" {
+			set = append(set, e)
+		}
+	}
+	return set
 }
 
 // addKubeError reports a kube.RESTConfig error on the attribute it names.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +161,7 @@ func TestMetadataAndSchema(t *testing.T) {
 		}
 	}
 	walk("", s.Attributes)
-	if count != 4+12+2*(9+4) {
+	if count != 4+19+2*(12+4) {
 		t.Errorf("%d attributes", count)
 	}
 	if s.Description == "" {
@@ -358,26 +359,81 @@ func TestConfigureHub(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	// KUBE_CONFIG_PATH holds a list: the first path is taken
-	r := configure(t, map[string]any{}, map[string]string{"KUBE_CONFIG_PATH": kc + string(os.PathListSeparator) + "/nope", "KUBE_CTX": "other"})
+	// FLEET_HUB_CONFIG_PATH and FLEET_HUB_CONTEXT
+	r := configure(t, map[string]any{}, map[string]string{"FLEET_HUB_CONFIG_PATH": kc, "FLEET_HUB_CONTEXT": "other"})
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
 	h, err := r.clients.Hub(ctx)
 	if err != nil || h.Config.Host != "https://hub.example:6443" || h.Config.BearerToken != "kc-token" {
-		t.Fatalf("hub from KUBE_CONFIG_PATH: %v %v", h, err)
+		t.Fatalf("hub from FLEET_HUB_CONFIG_PATH: %v %v", h, err)
 	}
 	if !strings.HasPrefix(h.Config.UserAgent, "terraform-provider-fleet/1.2.3") {
 		t.Errorf("user agent %q", h.Config.UserAgent)
 	}
 
-	r = configure(t, map[string]any{}, map[string]string{"KUBE_HOST": "https://env.example", "KUBE_TOKEN": "env-token", "KUBE_INSECURE": "true"})
+	// FLEET_HUB_CONFIG_PATH holds a list: the files are merged, the first
+	// one's values winning (here the second file adds the context "extra").
+	kc2 := filepath.Join(dir, "extra.yaml")
+	if err := os.WriteFile(kc2, []byte(strings.ReplaceAll(strings.ReplaceAll(kubeconfig, "hub.example", "extra.example"), "name: other", "name: extra")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = configure(t, map[string]any{}, map[string]string{"FLEET_HUB_CONFIG_PATH": kc + string(os.PathListSeparator) + kc2, "FLEET_HUB_CONFIG_CONTEXT": "extra"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if h, err = r.clients.Hub(ctx); err != nil || h.Config.Host != "https://hub.example:6443" {
+		t.Fatalf("hub from two merged kubeconfigs: %v %v", h, err)
+	}
+	r = configure(t, map[string]any{"hub": map[string]any{"config_paths": []string{kc2, kc}}}, nil)
+	if h, err = r.clients.Hub(ctx); err != nil || h.Config.Host != "https://extra.example:6443" {
+		t.Fatalf("hub from config_paths (first wins): %v %v", h, err)
+	}
+	r = configure(t, map[string]any{"hub": map[string]any{"config_paths": []string{kc}, "config_path": kc}}, nil)
+	errorAt(t, r.diags, path.Root("hub").AtName("config_paths"))
+
+	// proxy_url and tls_server_name, from the block and the environment
+	r = configure(t, map[string]any{"hub": map[string]any{"host": "https://10.0.0.1", "token": "t", "proxy_url": "http://proxy.example:3128"}},
+		map[string]string{"FLEET_HUB_TLS_SERVER_NAME": "hub.internal", "FLEET_HUB_PROXY_URL": "http://ignored.example"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	h, err = r.clients.Hub(ctx)
+	if err != nil || h.Config.ServerName != "hub.internal" || h.Config.Proxy == nil {
+		t.Fatalf("proxy and server name: %v %v", h, err)
+	}
+	if u, _ := h.Config.Proxy(&http.Request{URL: mustURL(t, "https://10.0.0.1")}); u == nil || u.Host != "proxy.example:3128" {
+		t.Errorf("proxy: the block's value must win over FLEET_HUB_PROXY_URL, got %v", u)
+	}
+	r = configure(t, map[string]any{"hub": map[string]any{"host": "https://h", "proxy_url": "ftp://p"}}, nil)
+	errorAt(t, r.diags, path.Root("hub").AtName("proxy_url"))
+
+	r = configure(t, map[string]any{}, map[string]string{"FLEET_HUB_HOST": "https://env.example", "FLEET_HUB_TOKEN": "env-token", "FLEET_HUB_INSECURE": "true"})
 	h, err = r.clients.Hub(ctx)
 	if err != nil || h.Config.Host != "https://env.example" || h.Config.BearerToken != "env-token" || !h.Config.Insecure {
-		t.Fatalf("hub from KUBE_HOST: %v %v", h, err)
+		t.Fatalf("hub from FLEET_HUB_HOST: %v %v", h, err)
 	}
 	if strings.Contains(r.logs, "env-token") {
 		t.Error("the hub token was logged")
+	}
+	// the block's attributes win over FLEET_HUB_*
+	r = configure(t, map[string]any{"hub": map[string]any{"host": "https://block.example", "token": "block-token"}},
+		map[string]string{"FLEET_HUB_HOST": "https://env.example", "FLEET_HUB_TOKEN": "env-token"})
+	if h, err = r.clients.Hub(ctx); err != nil || h.Config.Host != "https://block.example" || h.Config.BearerToken != "block-token" {
+		t.Fatalf("block over environment: %v %v", h, err)
+	}
+
+	// The kubernetes provider's KUBE_* variables never make a hub: they are
+	// only named in the log as ignored.
+	r = configure(t, map[string]any{}, map[string]string{"KUBE_CONFIG_PATH": kc, "KUBE_CTX": "other", "KUBE_HOST": "https://member.example", "KUBE_TOKEN": "kube-token"})
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if _, err := r.clients.Hub(ctx); !engine.IsNotConfigured(err) {
+		t.Fatalf("KUBE_* made a hub: %v", err)
+	}
+	if !strings.Contains(r.logs, "KUBE_CONFIG_PATH") || strings.Contains(r.logs, "kube-token") {
+		t.Errorf("ignored KUBE_* not logged by name (or a token logged): %s", r.logs)
 	}
 
 	missing := filepath.Join(dir, "missing.yaml")
@@ -386,9 +442,9 @@ func TestConfigureHub(t *testing.T) {
 	if !strings.Contains(d.Detail(), missing) || !strings.Contains(d.Detail(), "no such file or directory") {
 		t.Errorf("unreadable kubeconfig: %s", d.Detail())
 	}
-	r = configure(t, map[string]any{}, map[string]string{"KUBE_CONFIG_PATH": missing})
+	r = configure(t, map[string]any{}, map[string]string{"FLEET_HUB_CONFIG_PATH": missing})
 	d = errorAt(t, r.diags, path.Root("hub").AtName("config_path"))
-	if !strings.Contains(d.Detail(), "KUBE_CONFIG_PATH") {
+	if !strings.Contains(d.Detail(), "FLEET_HUB_CONFIG_PATH") {
 		t.Errorf("env source not named: %s", d.Detail())
 	}
 	r = configure(t, map[string]any{"hub": map[string]any{"config_path": kc, "config_context": "nope"}}, nil)
@@ -422,7 +478,7 @@ func TestConfigureClusters(t *testing.T) {
 	r := configure(t, map[string]any{"clusters": map[string]any{
 		"aks-east-1": map[string]any{"host": srv.URL, "token": "t1", "cluster_ca_certificate": ca},
 		"aks-west-1": map[string]any{"host": unknown{}},
-	}}, map[string]string{"KUBE_HOST": "https://hub-only.example"})
+	}}, map[string]string{"FLEET_HUB_HOST": "https://hub-only.example"})
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
@@ -488,4 +544,13 @@ func TestConfigurePreviewDetail(t *testing.T) {
 	if !strings.Contains(d.Detail(), `FLEET_PREVIEW_DETAIL="everything"`) {
 		t.Errorf("error %q does not name the variable and its value", d.Detail())
 	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -174,9 +174,10 @@ func FetchCloud(ctx context.Context, host, environment string, transport policy.
 		return cloud.Configuration{}, err
 	}
 	pl := runtime.NewPipeline(telemetryModule, "v"+moduleSemver, runtime.PipelineOptions{}, &policy.ClientOptions{
-		Transport: transport,
-		Retry:     metadataRetryOptions(),
-		Telemetry: policy.TelemetryOptions{ApplicationID: ApplicationID},
+		Transport:        transport,
+		Retry:            metadataRetryOptions(),
+		Telemetry:        policy.TelemetryOptions{ApplicationID: ApplicationID},
+		PerRetryPolicies: []policy.Policy{LogPolicy()},
 	})
 	req, err := runtime.NewRequest(ctx, http.MethodGet, u)
 	if err != nil {

@@ -24,10 +24,17 @@ var Environments = []string{EnvironmentPublic, EnvironmentUSGovernment, Environm
 type AuthMethod string
 
 const (
-	AuthClientSecret AuthMethod = "client_secret"
-	AuthOIDC         AuthMethod = "oidc"
-	AuthMSI          AuthMethod = "msi"
-	AuthCLI          AuthMethod = "azure_cli"
+	AuthClientCertificate AuthMethod = "client_certificate"
+	AuthClientSecret      AuthMethod = "client_secret"
+	// AuthOIDC is a given federated token (ARM_OIDC_TOKEN or a token file).
+	AuthOIDC AuthMethod = "oidc"
+	// AuthOIDCGitHub and AuthOIDCAzureDevOps request a fresh federated token
+	// from the CI system for every access token.
+	AuthOIDCGitHub       AuthMethod = "oidc_github_actions"
+	AuthOIDCAzureDevOps  AuthMethod = "oidc_azure_devops"
+	AuthWorkloadIdentity AuthMethod = "aks_workload_identity"
+	AuthMSI              AuthMethod = "msi"
+	AuthCLI              AuthMethod = "azure_cli"
 )
 
 // Config is the provider's `azure` block after the environment fallbacks
@@ -44,6 +51,24 @@ type Config struct {
 	UseOIDC           bool
 	OIDCToken         string
 	OIDCTokenFilePath string
+	// OIDCRequestURL and OIDCRequestToken reach the CI system's OIDC token
+	// endpoint (GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_*, Azure DevOps'
+	// SYSTEM_OIDCREQUESTURI and SYSTEM_ACCESSTOKEN); with
+	// ADOServiceConnectionID it is Azure DevOps.
+	OIDCRequestURL         string
+	OIDCRequestToken       string
+	ADOServiceConnectionID string
+
+	// ClientCertificate is a PKCS#12 or PEM bundle (certificate and key),
+	// from ClientCertificatePath or base64 in ARM_CLIENT_CERTIFICATE;
+	// ClientCertificatePassword decrypts a PKCS#12 bundle.
+	ClientCertificatePath     string
+	ClientCertificate         string
+	ClientCertificatePassword string
+
+	// UseAKSWorkloadIdentity signs in with the federated token file AKS
+	// mounts (AZURE_FEDERATED_TOKEN_FILE), re-read as it rotates.
+	UseAKSWorkloadIdentity bool
 
 	UseMSI bool
 	UseCLI bool
@@ -59,8 +84,9 @@ func (c Config) GoString() string { return c.String() }
 
 // String describes the configuration without its secrets.
 func (c Config) String() string {
-	return fmt.Sprintf("azure.Config{subscription=%q tenant=%q client=%q secret=%t oidc=%t msi=%t cli=%t environment=%q metadata_host=%q}",
-		c.SubscriptionID, c.TenantID, c.ClientID, c.ClientSecret != "", c.UseOIDC, c.UseMSI, c.UseCLI, c.Environment, c.MetadataHost)
+	return fmt.Sprintf("azure.Config{subscription=%q tenant=%q client=%q secret=%t certificate=%t oidc=%t oidc_request=%t workload_identity=%t msi=%t cli=%t environment=%q metadata_host=%q}",
+		c.SubscriptionID, c.TenantID, c.ClientID, c.ClientSecret != "", c.ClientCertificatePath != "" || c.ClientCertificate != "",
+		c.UseOIDC, c.OIDCRequestURL != "", c.UseAKSWorkloadIdentity, c.UseMSI, c.UseCLI, c.Environment, c.MetadataHost)
 }
 
 // NormalizeEnvironment lower-cases name and maps "" to public. It reports

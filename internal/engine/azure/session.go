@@ -15,6 +15,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/httplog"
 )
 
 // ApplicationID goes into every request's User-Agent (azcore allows 24
@@ -180,7 +182,7 @@ func (s *Session) ClientOptions() *arm.ClientOptions {
 			Transport:        s.transport,
 			Retry:            retryOptions(),
 			Telemetry:        policy.TelemetryOptions{ApplicationID: ApplicationID},
-			PerRetryPolicies: []policy.Policy{s.Clock.Policy()},
+			PerRetryPolicies: []policy.Policy{s.Clock.Policy(), LogPolicy()},
 		},
 	}
 }
@@ -189,10 +191,11 @@ func (s *Session) ClientOptions() *arm.ClientOptions {
 // requests (the token endpoint): same cloud, transport and retries.
 func (s *Session) credentialOptions() azcore.ClientOptions {
 	return azcore.ClientOptions{
-		Cloud:     copyCloud(s.Cloud),
-		Transport: s.transport,
-		Retry:     retryOptions(),
-		Telemetry: policy.TelemetryOptions{ApplicationID: ApplicationID},
+		Cloud:            copyCloud(s.Cloud),
+		Transport:        s.transport,
+		Retry:            retryOptions(),
+		Telemetry:        policy.TelemetryOptions{ApplicationID: ApplicationID},
+		PerRetryPolicies: []policy.Policy{LogPolicy()},
 	}
 }
 
@@ -268,5 +271,19 @@ func (p datePolicy) Do(req *policy.Request) (*http.Response, error) {
 	if resp != nil {
 		p.c.Observe(resp.Header.Get("Date"))
 	}
+	return resp, err
+}
+
+// LogPolicy logs every ARM, token-endpoint and OIDC request (httplog,
+// subsystem "arm"). It runs per retry, so each attempt is a line.
+func LogPolicy() policy.Policy { return logPolicy{trace: httplog.TraceEnabled()} }
+
+type logPolicy struct{ trace bool }
+
+func (p logPolicy) Do(req *policy.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := req.Next()
+	raw := req.Raw()
+	httplog.Request(raw.Context(), httplog.ARM, raw, resp, err, time.Since(start), httplog.ResponseBody(p.trace, raw, resp))
 	return resp, err
 }

@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/httplog"
 )
 
 // Default client-side rate limits: a plan against a 1,000-member hub lists
@@ -45,6 +47,16 @@ func NewClient(cfg *rest.Config, userAgent string) (*Client, error) {
 	}
 	if userAgent != "" {
 		c.UserAgent = userAgent
+	}
+	// The request log sits innermost, so it sees the Authorization header
+	// the outer layers set, and masks it.
+	prev := c.WrapTransport
+	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		rt = httplog.Transport(rt)
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return rt
 	}
 	dyn, err := dynamic.NewForConfig(c)
 	if err != nil {

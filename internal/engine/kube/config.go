@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,7 +37,10 @@ var ExecAPIVersions = []string{"client.authentication.k8s.io/v1", "client.authen
 // Config holds one connection's attributes, named as the kubernetes
 // provider names them. It carries secrets: never log it with %v.
 type Config struct {
-	ConfigPath           string
+	ConfigPath string
+	// ConfigPaths are kubeconfig files merged as KUBECONFIG merges them
+	// (the first file that sets a value wins); exclusive with ConfigPath.
+	ConfigPaths          []string
 	ConfigContext        string
 	Host                 string
 	Token                string
@@ -44,13 +48,19 @@ type Config struct {
 	ClientCertificate    string
 	ClientKey            string
 	Insecure             bool
-	Exec                 *ExecConfig
+	// ProxyURL is the proxy of every request to the API server (http,
+	// https or socks5); TLSServerName is the name the server's certificate
+	// is checked against instead of the host's.
+	ProxyURL      string
+	TLSServerName string
+	Exec          *ExecConfig
 }
 
 // IsZero reports that nothing is set: the connection is not configured.
 func (c Config) IsZero() bool {
-	return c.ConfigPath == "" && c.ConfigContext == "" && c.Host == "" && c.Token == "" &&
-		c.ClusterCACertificate == "" && c.ClientCertificate == "" && c.ClientKey == "" && !c.Insecure && c.Exec == nil
+	return c.ConfigPath == "" && len(c.ConfigPaths) == 0 && c.ConfigContext == "" && c.Host == "" && c.Token == "" &&
+		c.ClusterCACertificate == "" && c.ClientCertificate == "" && c.ClientKey == "" && !c.Insecure &&
+		c.ProxyURL == "" && c.TLSServerName == "" && c.Exec == nil
 }
 
 // String describes the connection without its secrets.
@@ -58,6 +68,9 @@ func (c Config) String() string {
 	var parts []string
 	if c.ConfigPath != "" {
 		parts = append(parts, "config_path="+c.ConfigPath)
+	}
+	if len(c.ConfigPaths) != 0 {
+		parts = append(parts, "config_paths="+strings.Join(c.ConfigPaths, string(filepath.ListSeparator)))
 	}
 	if c.ConfigContext != "" {
 		parts = append(parts, "config_context="+c.ConfigContext)
@@ -79,6 +92,12 @@ func (c Config) String() string {
 	}
 	if c.Insecure {
 		parts = append(parts, "insecure=true")
+	}
+	if c.ProxyURL != "" {
+		parts = append(parts, "proxy_url=(set)")
+	}
+	if c.TLSServerName != "" {
+		parts = append(parts, "tls_server_name="+c.TLSServerName)
 	}
 	if c.Exec != nil {
 		parts = append(parts, "exec="+c.Exec.Command)
@@ -117,31 +136,68 @@ func RESTConfig(c Config) (*rest.Config, error) {
 	loader := &clientcmd.ClientConfigLoadingRules{}
 	overrides := &clientcmd.ConfigOverrides{}
 
+	if c.ConfigPath != "" && len(c.ConfigPaths) != 0 {
+		return nil, attrErr("config_paths", "Conflicting kubeconfig settings", errors.New("config_path and config_paths are both set: set one of them"))
+	}
+	paths := c.ConfigPaths
+	attr := "config_paths"
 	if c.ConfigPath != "" {
-		p, err := expandHome(c.ConfigPath)
-		if err != nil {
-			return nil, attrErr("config_path", "Invalid kubeconfig path", err)
+		paths, attr = []string{c.ConfigPath}, "config_path"
+	}
+	if len(paths) != 0 {
+		var (
+			expanded []string
+			contexts = map[string]bool{}
+		)
+		for _, cp := range paths {
+			p, err := expandHome(cp)
+			if err != nil {
+				return nil, attrErr(attr, "Invalid kubeconfig path", err)
+			}
+			// Read each once here so an unreadable file is reported with the
+			// OS's own error, naming the path.
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, attrErr(attr, "Cannot read kubeconfig", err)
+			}
+			raw, err := clientcmd.Load(data)
+			if err != nil {
+				return nil, attrErr(attr, "Invalid kubeconfig", fmt.Errorf("parsing %s: %w", p, err))
+			}
+			for n := range raw.Contexts {
+				contexts[n] = true
+			}
+			expanded = append(expanded, p)
 		}
-		// Read it once here so an unreadable file is reported with the
-		// OS's own error, naming the path.
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, attrErr("config_path", "Cannot read kubeconfig", err)
+		if len(expanded) == 1 {
+			loader.ExplicitPath = expanded[0]
+		} else {
+			loader.Precedence = expanded
 		}
-		raw, err := clientcmd.Load(data)
-		if err != nil {
-			return nil, attrErr("config_path", "Invalid kubeconfig", fmt.Errorf("parsing %s: %w", p, err))
-		}
-		loader.ExplicitPath = p
 		if c.ConfigContext != "" {
-			if _, ok := raw.Contexts[c.ConfigContext]; !ok {
+			if !contexts[c.ConfigContext] {
+				names := make([]string, 0, len(contexts))
+				for n := range contexts {
+					names = append(names, n)
+				}
+				sort.Strings(names)
 				return nil, attrErr("config_context", "Unknown kubeconfig context",
-					fmt.Errorf("context %q is not in %s (contexts: %s)", c.ConfigContext, p, strings.Join(contextNames(raw), ", ")))
+					fmt.Errorf("context %q is not in %s (contexts: %s)", c.ConfigContext, strings.Join(expanded, ", "), strings.Join(names, ", ")))
 			}
 			overrides.CurrentContext = c.ConfigContext
 		}
 	} else if c.ConfigContext != "" {
 		return nil, attrErr("config_context", "Context without kubeconfig", errors.New("config_context selects a context of the kubeconfig at config_path, which is not set"))
+	}
+	if c.ProxyURL != "" {
+		u, err := url.Parse(c.ProxyURL)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
+			return nil, attrErr("proxy_url", "Invalid proxy URL", errors.New("proxy_url must be an http://, https:// or socks5:// URL with a host"))
+		}
+		overrides.ClusterInfo.ProxyURL = c.ProxyURL
+	}
+	if c.TLSServerName != "" {
+		overrides.ClusterInfo.TLSServerName = c.TLSServerName
 	}
 
 	if c.Insecure {
@@ -229,9 +285,14 @@ func classify(c Config, err error) error {
 		if c.ConfigPath != "" {
 			return attrErr("config_path", "Incomplete kubeconfig", err)
 		}
+		if len(c.ConfigPaths) != 0 {
+			return attrErr("config_paths", "Incomplete kubeconfig", err)
+		}
 		return attrErr("host", "Missing host", fmt.Errorf("set host or config_path: %w", err))
 	case c.ConfigPath != "":
 		return attrErr("config_path", "Invalid kubeconfig", err)
+	case len(c.ConfigPaths) != 0:
+		return attrErr("config_paths", "Invalid kubeconfig", err)
 	}
 	return attrErr("host", "Invalid connection settings", err)
 }
@@ -243,15 +304,6 @@ func validExecAPIVersion(v string) bool {
 		}
 	}
 	return false
-}
-
-func contextNames(c *clientcmdapi.Config) []string {
-	names := make([]string, 0, len(c.Contexts))
-	for n := range c.Contexts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // expandHome expands a leading ~ as the kubernetes provider (go-homedir) does.
@@ -277,4 +329,21 @@ func FromKubeconfig(data []byte) (*rest.Config, error) {
 		return nil, fmt.Errorf("invalid kubeconfig: %w", err)
 	}
 	return cfg, nil
+}
+
+// CheckServed refuses what a kubeconfig returned by an API (the Fleet API's
+// listCredentials, AKS's listClusterUserCredential) must not make the
+// provider do on its own: run a command (an exec plugin or an auth
+// provider; Azure's kubelogin is replaced before this check) or skip TLS
+// verification. Both happen only when the user configures them.
+func CheckServed(cfg *rest.Config) error {
+	switch {
+	case cfg.ExecProvider != nil:
+		return fmt.Errorf("the kubeconfig asks to run the command %q for credentials; the provider runs commands only from its own configuration (exec)", cfg.ExecProvider.Command)
+	case cfg.AuthProvider != nil:
+		return fmt.Errorf("the kubeconfig asks for the auth provider %q, which the provider does not run", cfg.AuthProvider.Name)
+	case cfg.Insecure:
+		return errors.New("the kubeconfig turns TLS verification off (insecure-skip-tls-verify); the provider skips verification only when its own insecure attribute says so")
+	}
+	return nil
 }

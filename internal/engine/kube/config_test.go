@@ -354,3 +354,32 @@ func testPKI(t *testing.T) (caPEM, certPEM, keyPEM string) {
 		string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
 }
+
+// A kubeconfig an API returns never runs a command or skips TLS
+// verification on its own.
+func TestCheckServed(t *testing.T) {
+	for name, doc := range map[string]string{
+		"exec":     "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: [-c, 'curl evil'], interactiveMode: Never}}}]",
+		"insecure": "users: [{name: u, user: {token: t}}]",
+	} {
+		cluster := `{server: "https://h:443"}`
+		if name == "insecure" {
+			cluster = `{server: "https://h:443", insecure-skip-tls-verify: true}`
+		}
+		kc := "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, cluster: " + cluster + "}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n" + doc + "\n"
+		cfg, err := FromKubeconfig([]byte(kc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckServed(cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	cfg, err := FromKubeconfig([]byte("apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, cluster: {server: \"https://h:443\"}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nusers: [{name: u, user: {token: t}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckServed(cfg); err != nil {
+		t.Errorf("plain kubeconfig: %v", err)
+	}
+}

@@ -11,11 +11,16 @@ import (
 	"time"
 )
 
-// The Microsoft Entra ID (AAD) endpoints that azidentity's client-secret
-// flow calls: tenant discovery, then the v2.0 token endpoint. Tokens are
-// opaque; ARM routes accept only tokens issued here.
+// The Microsoft Entra ID (AAD) endpoints that azidentity's flows call:
+// tenant discovery, then the v2.0 token endpoint (client secret, client
+// certificate or a federated token as client assertion; federation.go).
+// Access tokens are opaque; ARM routes accept only tokens issued here.
 
 const tokenLifetime = time.Hour
+
+// AccessTokenPrefix starts every access token the emulator issues, so a
+// test can search logs for any of them.
+const AccessTokenPrefix = "lfat_"
 
 type tokens struct {
 	mu     sync.Mutex
@@ -23,18 +28,23 @@ type tokens struct {
 	now    func() time.Time     // real time: clients judge expiry by it
 }
 
-func newTokens() *tokens { return &tokens{issued: map[string]time.Time{}, now: time.Now} }
+func newTokens(now func() time.Time) *tokens {
+	if now == nil {
+		now = time.Now
+	}
+	return &tokens{issued: map[string]time.Time{}, now: now}
+}
 
-func (t *tokens) issue() (string, time.Duration) {
+func (t *tokens) issue(life time.Duration) (string, time.Duration) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
 	}
-	tok := base64.RawURLEncoding.EncodeToString(b[:])
+	tok := AccessTokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.issued[tok] = t.now().Add(tokenLifetime)
-	return tok, tokenLifetime
+	t.issued[tok] = t.now().Add(life)
+	return tok, life
 }
 
 func (t *tokens) valid(tok string) (ok, expired bool) {
@@ -107,7 +117,7 @@ func (s *Server) openIDConfiguration(w http.ResponseWriter, r *http.Request, ten
 		"device_authorization_endpoint":         base + "/oauth2/v2.0/devicecode",
 		"end_session_endpoint":                  base + "/oauth2/v2.0/logout",
 		"jwks_uri":                              baseURL(r) + "/" + tenant + "/discovery/v2.0/keys",
-		"token_endpoint_auth_methods_supported": []string{"client_secret_post"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_post", "private_key_jwt"},
 		"response_types_supported":              []string{"code", "id_token", "code id_token", "id_token token"},
 		"scopes_supported":                      []string{"openid", "profile", "email", "offline_access"},
 		"subject_types_supported":               []string{"pairwise"},
@@ -129,29 +139,45 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 			fmt.Sprintf("Tenant '%s' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.", tenant))
 	case f.Get("grant_type") != "client_credentials":
 		s.writeAADError(w, r, http.StatusBadRequest, "unsupported_grant_type", 70003,
-			fmt.Sprintf("The app requested an unsupported grant type '%s'. The local Fleet API emulator supports client_credentials with a client secret.", f.Get("grant_type")))
-	case f.Get("client_id") != s.cfg.ClientID:
+			fmt.Sprintf("The app requested an unsupported grant type '%s'. The local Fleet API emulator supports client_credentials.", f.Get("grant_type")))
+	case f.Get("client_id") != s.cfg.ClientID && !s.federatedClient(f.Get("client_id")) && !s.certificateClient(f.Get("client_id")):
 		s.writeAADError(w, r, http.StatusBadRequest, "unauthorized_client", 700016,
 			fmt.Sprintf("Application with identifier '%s' was not found in the directory '%s'.", f.Get("client_id"), tenant))
-	case f.Get("client_secret") == "":
-		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 7000216,
-			"'client_assertion', 'client_secret' or 'request' is required for the 'client_credentials' grant type. The local Fleet API emulator supports client secrets only.")
-	case subtle.ConstantTimeCompare([]byte(f.Get("client_secret")), []byte(s.cfg.ClientSecret)) != 1:
-		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 7000215,
-			fmt.Sprintf("Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", s.cfg.ClientID))
 	case !defaultScope(f.Get("scope")):
 		s.writeAADError(w, r, http.StatusBadRequest, "invalid_scope", 1002012,
 			fmt.Sprintf("The provided value for scope %s is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).", f.Get("scope")))
+	case f.Get("client_assertion") != "" || f.Get("client_assertion_type") != "":
+		life, aerr := s.checkAssertion(r, tenant, f)
+		if aerr != nil {
+			s.identity.count("rejected_assertion")
+			s.writeAADError(w, r, aerr.status, aerr.code, aerr.aadsts, aerr.description)
+			return
+		}
+		s.writeToken(w, life)
+	case f.Get("client_id") != s.cfg.ClientID:
+		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 700027,
+			fmt.Sprintf("Application '%s' authenticates with a certificate or a federated token: a client_assertion is required.", f.Get("client_id")))
+	case f.Get("client_secret") == "":
+		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 7000216,
+			"'client_assertion', 'client_secret' or 'request' is required for the 'client_credentials' grant type.")
+	case subtle.ConstantTimeCompare([]byte(f.Get("client_secret")), []byte(s.cfg.ClientSecret)) != 1:
+		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 7000215,
+			fmt.Sprintf("Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", s.cfg.ClientID))
 	default:
-		tok, life := s.tokens.issue()
-		w.Header().Set("Cache-Control", "no-store, no-cache")
-		writeJSON(w, http.StatusOK, map[string]any{
-			"token_type":     "Bearer",
-			"expires_in":     int(life.Seconds()) - 1,
-			"ext_expires_in": int(life.Seconds()) - 1,
-			"access_token":   tok,
-		})
+		s.identity.count("token_client_secret")
+		s.writeToken(w, tokenLifetime)
 	}
+}
+
+func (s *Server) writeToken(w http.ResponseWriter, life time.Duration) {
+	tok, life := s.tokens.issue(life)
+	w.Header().Set("Cache-Control", "no-store, no-cache")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"token_type":     "Bearer",
+		"expires_in":     int(life.Seconds()) - 1,
+		"ext_expires_in": int(life.Seconds()) - 1,
+		"access_token":   tok,
+	})
 }
 
 // instanceDiscovery answers MSAL's instance discovery, for clients that do

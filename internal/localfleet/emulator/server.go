@@ -35,6 +35,25 @@ type Config struct {
 	// TenantID, ClientID and ClientSecret are the service principal the
 	// token endpoint accepts.
 	TenantID, ClientID, ClientSecret string
+	// FederatedClientID is an application that trusts the emulator's OIDC
+	// issuer (workload identity federation): the GitHub Actions and Azure
+	// DevOps OIDC request endpoints, which want OIDCRequestToken as bearer
+	// (and ADOServiceConnectionID), and tokens from FederatedToken (an AKS
+	// workload identity's token file).
+	FederatedClientID      string
+	OIDCRequestToken       string
+	ADOServiceConnectionID string
+	// CertificateClientID authenticates with ClientCertificate (PEM).
+	CertificateClientID string
+	ClientCertificate   []byte
+	// ShortTokenLifetime is the lifetime of the access tokens of the
+	// federated and certificate clients (default 2 minutes);
+	// FederatedTokenLifetime that of federated tokens (default 10 minutes).
+	ShortTokenLifetime     time.Duration
+	FederatedTokenLifetime time.Duration
+	// IdentityNow is the clock of token expiry and assertion validity
+	// (default: real time, which clients judge expiry by).
+	IdentityNow func() time.Time
 	// HubKubeconfig is served by fleets/listCredentials.
 	HubKubeconfig []byte
 	// MemberKubeconfigs maps a member name to its kubeconfig, served by
@@ -53,13 +72,14 @@ type Config struct {
 
 // Server is the Fleet API emulator.
 type Server struct {
-	cfg    Config
-	tls    *serverTLS
-	world  *world
-	tokens *tokens
-	faults *faults
-	router *router
-	runner *runner
+	cfg      Config
+	tls      *serverTLS
+	world    *world
+	tokens   *tokens
+	identity *identity
+	faults   *faults
+	router   *router
+	runner   *runner
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -90,13 +110,18 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
+	id, err := newIdentity(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
 	s := &Server{
-		cfg:    cfg,
-		tls:    t,
-		world:  newWorld(cfg.File, cfg.Clock, cfg.HubKubeconfig, cfg.HubKubernetesVersion),
-		tokens: newTokens(),
-		faults: &faults{},
-		router: &router{},
+		cfg:      cfg,
+		tls:      t,
+		world:    newWorld(cfg.File, cfg.Clock, cfg.HubKubeconfig, cfg.HubKubernetesVersion),
+		tokens:   newTokens(cfg.IdentityNow),
+		identity: id,
+		faults:   &faults{},
+		router:   &router{},
 	}
 	s.registerFleetRoutes()
 	s.registerManagedClusterRoutes()
@@ -195,7 +220,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metadataEndpoints(rec, r)
 		return
 	}
-	if s.serveIdentity(rec, r) {
+	if s.serveIdentity(rec, r) || s.serveOIDC(rec, r) {
 		return
 	}
 	s.serveARM(rec, r)
@@ -211,6 +236,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.serveFaultsAdmin(w, r)
 	case "/_emulator/releases":
 		s.serveReleasesAdmin(w, r)
+	case "/_emulator/identity":
+		s.serveIdentityAdmin(w, r)
 	default:
 		writeARMError(w, armErrorf(http.StatusNotFound, "NotFound", "no emulator endpoint %s", r.URL.Path))
 	}

@@ -53,7 +53,7 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	// The provider must reach only the hub below, not a local fleet from the environment.
-	for _, k := range []string{"KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "ARM_SUBSCRIPTION_ID"} {
+	for _, k := range []string{"FLEET_HUB_CONFIG_PATH", "KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "ARM_SUBSCRIPTION_ID"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("CHECKPOINT_DISABLE", "1")
