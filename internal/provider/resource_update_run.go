@@ -562,6 +562,9 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 		return types.Object{}, &invalidRunError{err}
 	}
 	m := runPreviewFrom(p, r.clients.ListLimit(), facts.Unreadable)
+	if facts.NodeImageWarning != "" {
+		m.Warnings = append(m.Warnings, facts.NodeImageWarning)
+	}
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
 		return types.Object{}, fmt.Errorf("preview: %v", d)

@@ -27,6 +27,8 @@ type world struct {
 	clusters map[string]*cluster // by lower-cased name
 	order    []string            // cluster names in fleet file order
 	ops      map[string]*operation
+	// retryAfter is the Retry-After (seconds) of running operations' answers.
+	retryAfter int
 }
 
 // cluster is the state of one member's AKS managed cluster.
