@@ -137,6 +137,7 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		ClientSecret:      secret,
 		HubKubeconfig:     f.hub.kubeconfig,
 		MemberKubeconfigs: memberKubeconfigs,
+		Members:           f.agents,
 		Logf:              cfg.Logf,
 	})
 	if err != nil {

@@ -85,7 +85,9 @@ func (s *Server) registerChild(k *childKind) {
 	}
 }
 
-func (k *childKind) id(fleet *record, name string) string { return fleet.ID + "/" + k.segment + "/" + name }
+func (k *childKind) id(fleet *record, name string) string {
+	return fleet.ID + "/" + k.segment + "/" + name
+}
 
 // find looks a request's resource up, the fleet advanced to now when the
 // kind asks for it. The caller holds w.mu.

@@ -49,6 +49,9 @@ type Config struct {
 	// wait for nothing on operations that are done at once); default the
 	// fleet file's fleetAPI.retryAfterSeconds, else DefaultRetryAfterSeconds.
 	RetryAfterSeconds *int
+	// Members, when set, makes the hub follow members that join, change or
+	// leave through the Fleet API (the local fleet's member agents).
+	Members MemberHooks
 	// Addr is the listen address; default "127.0.0.1:0".
 	Addr string
 	// Logf, when set, receives one line per request (method, path, status,

@@ -105,7 +105,15 @@ type Member struct {
 	Resources               *Resources         `json:"resources,omitempty"`
 	Upgrade                 Upgrade            `json:"upgrade,omitempty"`
 	Karpenter               *Karpenter         `json:"karpenter,omitempty"`
+	// Joined false declares a managed cluster that is not (yet) a fleet
+	// member: the Fleet API lists no member for it and the hub has no
+	// MemberCluster until a PUT of fleets/members (e.g. fleet_member) joins
+	// it; its group and labels are then the member's. Default true.
+	Joined *bool `json:"joined,omitempty"`
 }
+
+// IsJoined reports whether the cluster is a fleet member from the start.
+func (m Member) IsJoined() bool { return m.Joined == nil || *m.Joined }
 
 // IsHealthy reports whether the simulated member agent heartbeats.
 func (m Member) IsHealthy() bool { return m.Healthy == nil || *m.Healthy }
