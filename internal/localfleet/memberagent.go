@@ -580,7 +580,8 @@ func (a *memberAgents) awaitCopiedOne(ctx context.Context, name string) error {
 // stops, its MemberCluster is deleted and, with the hub agent, the agent
 // reports that it left when the hub agent asks it to (the IMC's spec.state
 // Leave; member_controller.go markInternalMemberClusterLeft), so the hub agent
-// garbage-collects the member's namespace and lets the MemberCluster go.
+// garbage-collects the member's namespace (finalized here, as the hub has no
+// namespace controller) and lets the MemberCluster go.
 func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
 	a.mu.Lock()
 	if _, ok := a.members[member]; !ok {
@@ -607,6 +608,16 @@ func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
 		}
 		if err != nil || a.direct {
 			return false, err
+		}
+		// The hub has no namespace controller: once the hub agent deletes the
+		// member's namespace, finalize it as that controller would.
+		var ns corev1.Namespace
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: imcKey(member).Namespace}, &ns); err == nil && ns.DeletionTimestamp != nil && len(ns.Spec.Finalizers) > 0 {
+			ns.Spec.Finalizers = nil
+			if err := a.hub.SubResource("finalize").Update(ctx, &ns); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, err
+			}
+			return false, nil
 		}
 		var imc clusterv1beta1.InternalMemberCluster
 		if err := a.hub.Get(ctx, imcKey(member), &imc); err != nil || imc.Spec.State != clusterv1beta1.ClusterStateLeave {

@@ -83,7 +83,7 @@ resource "fleet_update_strategy" "s" {
 
 resource "fleet_update_run" "r" {
   name               = "rings-run"
-  update_strategy_id = fleet_update_strategy.s.id
+  stages             = fleet_update_strategy.s.stages
   wait_for           = "completed"
   managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
   %s
