@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 )
@@ -18,6 +20,10 @@ type RolloutFacts struct {
 	// Unreadable are the members left out because their managed cluster could not be read, in
 	// the inventory's order.
 	Unreadable []UnreadableMember
+	// NodeImageWarning, when set, says in which regions AKS's node image
+	// list could not be read, so that their node images are only those the
+	// members run (one warning for a whole preview).
+	NodeImageWarning string
 }
 
 // UnreadableMember is a member whose managed cluster could not be read.
@@ -27,15 +33,18 @@ type UnreadableMember struct {
 }
 
 // RolloutFacts reads a fleet's members (the inventory, once per provider
-// process) and, per region of their clusters, AKS's Kubernetes versions.
+// process) and, per region of their clusters, AKS's Kubernetes versions and
+// node images.
 //
-// Node images per region: AKS has no location-scoped list of node images in
-// the API the provider reaches, so a region offers the node images its
-// members' pools run now (an agent pool's latestNodeImageVersion would add
-// newer ones; Choice: not read, one request per pool). Region.Releases stay
-// empty: Azure does not announce releases. Member.Upgrade stays zero (an
-// instant, successful upgrade): the preview cannot know a future failure.
-// This is the same shape the emulator's fidelity test builds from HTTP reads.
+// Node images per region: the latest version of each image type from AKS's
+// nodeImageVersions list of the region (RegionNodeImages: read once per
+// location and process; it may name images no member runs yet, which is what
+// Latest, Consistent and the NodeImage channel pick), plus the images the
+// members' pools run now. Where the list cannot be read the region offers
+// only the latter, and NodeImageWarning says so. Region.Releases stay empty:
+// Azure does not announce releases. Member.Upgrade stays zero (an instant,
+// successful upgrade): the preview cannot know a future failure. This is the
+// same shape the emulator's fidelity test builds from HTTP reads.
 func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (RolloutFacts, error) {
 	members, err := c.Members(ctx, fleet)
 	if err != nil {
@@ -81,6 +90,14 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 		sort.Strings(reg.KubernetesVersions)
 		out.Regions[loc] = reg
 	}
+	images := RegionNodeImages(ctx, ac, names)
+	out.NodeImageWarning = images.Warning()
+	for loc, byFamily := range images.Images {
+		reg := out.Regions[loc]
+		for family, vs := range byFamily {
+			reg.NodeImages[family] = append(reg.NodeImages[family], vs...)
+		}
+	}
 	for _, m := range out.Members {
 		reg := out.Regions[m.Location]
 		for _, p := range m.NodePools {
@@ -92,6 +109,57 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 		}
 	}
 	return out, nil
+}
+
+// NodeImages are the node images AKS lists for some locations.
+type NodeImages struct {
+	// Images by location: image type ("AKSUbuntu-2204gen2containerd") →
+	// versions ("202512.01.0"), the latest of each type.
+	Images map[string]map[string][]string
+	// Failed are the locations whose list could not be read, sorted, and Err
+	// the first of their errors.
+	Failed []string
+	Err    error
+}
+
+// RegionNodeImages reads AKS's nodeImageVersions list of each location
+// (aks.Client caches it per location and process, failures too).
+func RegionNodeImages(ctx context.Context, ac *aks.Client, locations []string) NodeImages {
+	out := NodeImages{Images: map[string]map[string][]string{}}
+	sorted := append([]string(nil), locations...)
+	sort.Strings(sorted)
+	for _, loc := range sorted {
+		list, err := ac.ListNodeImageVersions(ctx, loc)
+		if err != nil {
+			out.Failed = append(out.Failed, loc)
+			if out.Err == nil {
+				out.Err = err
+			}
+			continue
+		}
+		byFamily := map[string][]string{}
+		for _, v := range list {
+			family, version := rollout.SplitNodeImage(v.FullName)
+			if family == "" || version == "" || contains(byFamily[family], version) {
+				continue
+			}
+			byFamily[family] = append(byFamily[family], version)
+		}
+		out.Images[loc] = byFamily
+	}
+	return out
+}
+
+// Warning is the one warning a preview gives when some lists could not be
+// read; "" when all were.
+func (n NodeImages) Warning() string {
+	if len(n.Failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("AKS's node image list (locations/nodeImageVersions, api-version %s) could not be read for %s: %v. "+
+		"There the preview knows only the node images the members' pools run now, so a newer image AKS offers (which Latest, "+
+		"Consistent and the NodeImage channel would pick) is not shown.",
+		aks.NodeImageVersionsAPIVersion, strings.Join(n.Failed, ", "), n.Err)
 }
 
 // RolloutMember converts an inventory member; false when its cluster is unreadable.

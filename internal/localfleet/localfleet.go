@@ -146,6 +146,7 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		ClientCertificate:      ids.certPEM,
 		HubKubeconfig:          f.hub.kubeconfig,
 		MemberKubeconfigs:      memberKubeconfigs,
+		Members:                f.agents,
 		Logf:                   cfg.Logf,
 	})
 	if err != nil {

@@ -43,6 +43,7 @@ const (
 const (
 	nodeCountProperty = "kubernetes-fleet.io/node-count"
 	reasonJoined      = "InternalMemberClusterJoined"
+	reasonLeft        = "InternalMemberClusterLeft"
 	reasonHealthy     = "InternalMemberClusterHealthy"
 	reasonUnhealthy   = "InternalMemberClusterUnhealthy"
 	// The hub agent's MemberCluster reasons
@@ -74,8 +75,11 @@ type memberAgents struct {
 
 	mu      sync.Mutex
 	members map[string]fleetfile.Member
-	// state is per member and fixed after construction, so it needs no lock
-	// of its own to look up.
+	// order is the members' names: the fleet file's joined members in file
+	// order, then those that joined through the Fleet API.
+	order []string
+	// state is per member (a member that leaves and joins again keeps its
+	// own); look it up with stateOf.
 	state map[string]*agentState
 }
 
@@ -99,10 +103,26 @@ func newMemberAgents(hub client.Client, file *fleetfile.File, interval time.Dura
 	a := &memberAgents{hub: hub, file: file, interval: interval, direct: direct, logf: logf,
 		members: map[string]fleetfile.Member{}, state: map[string]*agentState{}}
 	for _, m := range file.Members {
+		if !m.IsJoined() {
+			continue // a cluster a PUT of fleets/members may join later (JoinMember)
+		}
 		a.members[m.Name] = m
+		a.order = append(a.order, m.Name)
 		a.state[m.Name] = &agentState{}
 	}
 	return a
+}
+
+// stateOf is a member's agent state, made on first use.
+func (a *memberAgents) stateOf(name string) *agentState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st, ok := a.state[name]
+	if !ok {
+		st = &agentState{}
+		a.state[name] = st
+	}
+	return st
 }
 
 // hubLabels are the MemberCluster's labels: the file's plus Azure's own.
@@ -158,7 +178,7 @@ func (a *memberAgents) awaitCopied(ctx context.Context, n int) error {
 		}
 		missing = n
 		for i := range list.Items {
-			if _, ok := a.state[list.Items[i].Name]; ok && list.Items[i].GetAgentStatus(clusterv1beta1.MemberAgent) != nil {
+			if _, ok := a.Member(list.Items[i].Name); ok && list.Items[i].GetAgentStatus(clusterv1beta1.MemberAgent) != nil {
 				missing--
 			}
 		}
@@ -197,7 +217,7 @@ func (a *memberAgents) reportAsJoined(ctx context.Context, members []fleetfile.M
 				continue
 			}
 			delete(pending, m.Name)
-			st := a.state[m.Name]
+			st := a.stateOf(m.Name)
 			st.mu.Lock()
 			st.generation = imc.Generation
 			st.mu.Unlock()
@@ -225,9 +245,9 @@ func (a *memberAgents) reportAsJoined(ctx context.Context, members []fleetfile.M
 func (a *memberAgents) snapshot() []fleetfile.Member {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]fleetfile.Member, 0, len(a.members))
-	for _, m := range a.file.Members { // file order, stable
-		out = append(out, a.members[m.Name])
+	out := make([]fleetfile.Member, 0, len(a.order))
+	for _, name := range a.order { // file order, then join order: stable
+		out = append(out, a.members[name])
 	}
 	return out
 }
@@ -291,7 +311,7 @@ func (a *memberAgents) setClusterGeneration(name string, gen int64) {
 	if !a.direct {
 		return
 	}
-	st := a.state[name]
+	st := a.stateOf(name)
 	st.mu.Lock()
 	st.generation = gen
 	st.mu.Unlock()
@@ -310,7 +330,7 @@ func imcKey(name string) types.NamespacedName {
 // heartbeat (heartbeat true) of an unhealthy member writes nothing, so the
 // hub keeps its stale heartbeat.
 func (a *memberAgents) report(ctx context.Context, name string, heartbeat bool) error {
-	st := a.state[name]
+	st := a.stateOf(name)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	m, ok := a.Member(name)
@@ -448,11 +468,7 @@ func (a *memberAgents) run(ctx context.Context) {
 const heartbeatSlot = 500 * time.Millisecond
 
 func (a *memberAgents) heartbeats(ctx context.Context) {
-	names := make([]string, 0, len(a.file.Members))
-	for _, m := range a.file.Members {
-		names = append(names, m.Name)
-	}
-	slots := max(1, min(len(names), int(a.interval/heartbeatSlot)))
+	slots := max(1, min(len(a.file.Members), int(a.interval/heartbeatSlot)))
 	tick := time.NewTicker(a.interval / time.Duration(slots))
 	defer tick.Stop()
 	round := time.Now()
@@ -468,6 +484,7 @@ func (a *memberAgents) heartbeats(ctx context.Context) {
 			}
 			round = time.Now()
 		}
+		names := a.names() // members join and leave through the Fleet API
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
 		for i := slot; i < len(names); i += slots {
@@ -498,6 +515,127 @@ func (a *memberAgents) Update(ctx context.Context, m fleetfile.Member) error {
 		return err
 	}
 	return a.report(ctx, m.Name, false)
+}
+
+// names are the members' names in order.
+func (a *memberAgents) names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.order...)
+}
+
+// JoinMember makes the hub follow a Fleet API member that joined or
+// changed (emulator.MemberHooks): a new member gets its MemberCluster, named
+// after the member, with the managed cluster's facts from the fleet file and
+// the member's labels (as Fleet Manager propagates them), and its simulated
+// member agent reports it joined; a known member's labels are updated.
+func (a *memberAgents) JoinMember(ctx context.Context, member, cluster string, labels map[string]string) error {
+	base, ok := a.file.Member(cluster)
+	if !ok {
+		return fmt.Errorf("no managed cluster %q in the fleet file", cluster)
+	}
+	m := *base
+	m.Name, m.Labels, m.Joined = member, labels, nil
+	a.mu.Lock()
+	old, known := a.members[member]
+	if known {
+		// A member's cluster does not change; what the admin API changed stays.
+		old.Labels = labels
+		m = old
+	} else {
+		a.order = append(a.order, member)
+	}
+	a.members[member] = m
+	a.mu.Unlock()
+	if known {
+		if err := a.applyMemberCluster(ctx, m); err != nil {
+			return err
+		}
+		return a.report(ctx, member, false)
+	}
+	if err := a.createMemberCluster(ctx, m); err != nil {
+		return err
+	}
+	if a.direct {
+		return a.report(ctx, member, false)
+	}
+	if err := a.reportAsJoined(ctx, []fleetfile.Member{m}); err != nil {
+		return err
+	}
+	return a.awaitCopiedOne(ctx, member)
+}
+
+// awaitCopiedOne waits until the hub agent has copied a member's report into its MemberCluster.
+func (a *memberAgents) awaitCopiedOne(ctx context.Context, name string) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var mc clusterv1beta1.MemberCluster
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: name}, &mc); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return mc.GetAgentStatus(clusterv1beta1.MemberAgent) != nil, nil
+	})
+}
+
+// LeaveMember makes the hub follow a member that left the fleet: its agent
+// stops, its MemberCluster is deleted and, with the hub agent, the agent
+// reports that it left when the hub agent asks it to (the IMC's spec.state
+// Leave; member_controller.go markInternalMemberClusterLeft), so the hub agent
+// garbage-collects the member's namespace (finalized here, as the hub has no
+// namespace controller) and lets the MemberCluster go.
+func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
+	a.mu.Lock()
+	if _, ok := a.members[member]; !ok {
+		a.mu.Unlock()
+		return nil
+	}
+	delete(a.members, member)
+	for i, n := range a.order {
+		if n == member {
+			a.order = append(a.order[:i:i], a.order[i+1:]...)
+			break
+		}
+	}
+	a.mu.Unlock()
+	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: member}}
+	if err := a.hub.Delete(ctx, mc); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("member cluster %s: %w", member, err)
+	}
+	st := a.stateOf(member)
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := a.hub.Get(ctx, client.ObjectKey{Name: member}, mc)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		if err != nil || a.direct {
+			return false, err
+		}
+		// The hub has no namespace controller: once the hub agent deletes the
+		// member's namespace, finalize it as that controller would.
+		var ns corev1.Namespace
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: imcKey(member).Namespace}, &ns); err == nil && ns.DeletionTimestamp != nil && len(ns.Spec.Finalizers) > 0 {
+			ns.Spec.Finalizers = nil
+			if err := a.hub.SubResource("finalize").Update(ctx, &ns); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return false, err
+			}
+			return false, nil
+		}
+		var imc clusterv1beta1.InternalMemberCluster
+		if err := a.hub.Get(ctx, imcKey(member), &imc); err != nil || imc.Spec.State != clusterv1beta1.ClusterStateLeave {
+			return false, client.IgnoreNotFound(err)
+		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		now := time.Now()
+		setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionFalse, Reason: reasonLeft, ObservedGeneration: imc.Generation}, now)
+		status := clusterv1beta1.InternalMemberClusterStatus{AgentStatus: []clusterv1beta1.AgentStatus{{
+			Type: clusterv1beta1.MemberAgent, Conditions: st.agent, LastReceivedHeartbeat: metav1.NewTime(now),
+		}}}
+		patch, err := json.Marshal([]map[string]any{{"op": "add", "path": "/status", "value": status}})
+		if err != nil {
+			return false, err
+		}
+		return false, client.IgnoreNotFound(a.hub.Status().Patch(ctx, &imc, client.RawPatch(types.JSONPatchType, patch)))
+	})
 }
 
 // Member returns a member's current description.

@@ -468,6 +468,7 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewStagedUpdateStrategyResource,
 		NewStagedUpdateRunResource,
 		NewEnvelopeResource,
+		NewMemberResource,
 	}
 }
 
@@ -478,5 +479,8 @@ func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataS
 		NewMembersDataSource,
 		NewPlacementPreviewDataSource,
 		NewKubernetesVersionsDataSource,
+		NewUpdateRunDataSource,
+		NewUpdateStrategyDataSource,
+		NewAutoUpgradeProfileDataSource,
 	}
 }

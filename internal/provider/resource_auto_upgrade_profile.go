@@ -575,7 +575,24 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 			}
 			regions[rm.Location] = tab
 		}
-		// AKS lists no node images per location: a region offers what its members run.
+		// A region offers the latest images of AKS's nodeImageVersions list and what its members run.
+		locs := make([]string, 0, len(regions))
+		for l := range regions {
+			locs = append(locs, l)
+		}
+		images := engine.RegionNodeImages(ctx, ac, locs)
+		if w := images.Warning(); w != "" {
+			d.AddAttributeWarning(path.Root("preview"), "Node images from the members' pools only", w)
+		}
+		for loc, byFamily := range images.Images {
+			tab := regions[loc]
+			for family, vs := range byFamily {
+				for _, v := range vs {
+					tab.AddNodeImage(rollout.JoinNodeImage(family, v))
+				}
+			}
+			regions[loc] = tab
+		}
 		for _, rm := range members {
 			tab := regions[rm.Location]
 			for _, p := range rm.NodePools {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -81,7 +82,7 @@ const (
 
 // updateRunDefinitionAttributes define the run: the preview follows them,
 // and changing one after the run started replaces it.
-var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stages", "managed_cluster_update"}
+var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stages", "managed_cluster_update", "triggers"}
 
 func (r *updateRunResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_update_run"
@@ -183,6 +184,17 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"goes on, the state is saved (a warning on create, which must not taint the run; an error on update) and the next plan is " +
 					"an in-place update whose apply resumes waiting for the same run.",
 				Validators: []validator.String{stringvalidator.OneOf(waitNone, waitStarted, waitCompleted)},
+			},
+			"triggers": rschema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				Description: "Arbitrary values (as `terraform_data`'s `triggers_replace`) whose change runs the update again: the run is " +
+					"deleted and created anew under the same name over the members as they are then, and started as `state` says. " +
+					"This is how a run that ended Completed or Skipped is re-run to apply updates it skipped or that failed — the " +
+					"Fleet API starts only runs that are NotStarted, Stopped or Failed (a Stopped or Failed run is re-started in place by " +
+					"`state = \"Running\"`, which the next apply does after refresh reads Stopped). The plan's `preview` of the " +
+					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
+					"last time are upgraded.",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 			"preview":  runPreviewAttribute(),
@@ -435,6 +447,13 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				}
 			}
 		}
+		if retrigger, err := configChanged(req.Plan.Raw, req.State.Raw, "triggers"); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("triggers"), "Planning the update run", err.Error())
+			return
+		} else if retrigger {
+			// A new run replaces this one: nothing of the old one's status carries over.
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
+		}
 		if !changed && (r.approvalWaiting(ctx, state, plan) || waitResumes(ctx, req.Private, state, plan, &resp.Diagnostics)) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
 		}
@@ -562,6 +581,9 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 		return types.Object{}, &invalidRunError{err}
 	}
 	m := runPreviewFrom(p, r.clients.ListLimit(), facts.Unreadable)
+	if facts.NodeImageWarning != "" {
+		m.Warnings = append(m.Warnings, facts.NodeImageWarning)
+	}
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
 		return types.Object{}, fmt.Errorf("preview: %v", d)
@@ -1146,6 +1168,7 @@ type updateRunModel struct {
 	Skip                 []skipModel     `tfsdk:"skip"`
 	Approvals            []approvalModel `tfsdk:"approvals"`
 	WaitFor              types.String    `tfsdk:"wait_for"`
+	Triggers             types.Map       `tfsdk:"triggers"`
 	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
 	Preview              types.Object    `tfsdk:"preview"`
 	Status               types.Object    `tfsdk:"status"`

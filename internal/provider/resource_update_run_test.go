@@ -35,8 +35,8 @@ func runModel(typ string) updateRunModel {
 		ID: types.StringNull(), Name: types.StringValue("r"), FleetID: types.StringNull(), UpdateStrategyID: types.StringNull(),
 		ManagedClusterUpdate: &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(typ), KubernetesVersion: types.StringNull()}},
 		State:                types.StringValue(runStateRunning), WaitFor: types.StringValue(waitNone),
-		Timeouts: nullTimeouts("create", "update", "delete"),
-		Preview:  types.ObjectNull(runPreviewType.AttrTypes), Status: types.ObjectNull(runStatusType.AttrTypes),
+		Triggers: types.MapNull(types.StringType), Timeouts: nullTimeouts("create", "update", "delete"),
+		Preview: types.ObjectNull(runPreviewType.AttrTypes), Status: types.ObjectNull(runStatusType.AttrTypes),
 	}
 }
 

@@ -40,6 +40,11 @@ resource "fleet_update_run" "k8s_1_33" {
   state    = "Running"
   wait_for = "completed"
   timeouts = { create = "6h" }
+
+  # Run it again later (e.g. once prod-legacy may be upgraded, or after members failed): a Completed
+  # run cannot be started again, so a new value here replaces it with a new run of the same name,
+  # whose plan previews what the re-run does (members already at 1.33.1 are skipped).
+  triggers = { rerun = "1" }
 }
 
 output "rollout_plan" {

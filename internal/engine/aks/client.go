@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
@@ -59,6 +61,10 @@ type Client struct {
 
 	versionsMu sync.Mutex
 	versions   map[string][]*armcontainerservice.KubernetesVersion
+
+	imagesMu sync.Mutex
+	images   map[string]nodeImagesResult
+	raw      *arm.Client
 
 	mu   sync.Mutex
 	subs map[string]*subscriptionClients
@@ -156,6 +162,93 @@ func (c *Client) ListKubernetesVersions(ctx context.Context, location string) ([
 	}
 	c.versions[location] = resp.Values
 	return resp.Values, nil
+}
+
+// NodeImageVersionsAPIVersion is the api-version of
+// locations/nodeImageVersions, which only AKS's preview API versions serve
+// (specification/containerservice/.../aks/preview/2025-07-02-preview,
+// example NodeImageVersions_List.json); armcontainerservice v6 has no client for it.
+const NodeImageVersionsAPIVersion = "2025-07-02-preview"
+
+// NodeImageVersion is one entry of locations/nodeImageVersions: the latest
+// version of one node image ("AKSUbuntu-2204gen2containerd-202511.04.0" is
+// os AKSUbuntu, sku 2204gen2containerd, version 202511.04.0).
+type NodeImageVersion struct {
+	FullName string `json:"fullName,omitempty"`
+	OS       string `json:"os,omitempty"`
+	SKU      string `json:"sku,omitempty"`
+	Version  string `json:"version,omitempty"`
+}
+
+// NodeImageVersionsListResult is a page of locations/nodeImageVersions.
+type NodeImageVersionsListResult struct {
+	Value    []NodeImageVersion `json:"value"`
+	NextLink string             `json:"nextLink,omitempty"`
+}
+
+type nodeImagesResult struct {
+	values []NodeImageVersion
+	err    error
+}
+
+// ListNodeImageVersions lists the latest version of each node image AKS
+// offers in a location (GET .../locations/{location}/nodeImageVersions, in
+// the session's subscription), once per location and process. A failure is
+// kept too: where the API is not served (a cloud without the preview API),
+// every preview of a plan falls back the same way after one request.
+func (c *Client) ListNodeImageVersions(ctx context.Context, location string) ([]NodeImageVersion, error) {
+	c.imagesMu.Lock()
+	defer c.imagesMu.Unlock()
+	if r, ok := c.images[location]; ok {
+		return r.values, r.err
+	}
+	values, err := c.listNodeImageVersions(ctx, location)
+	if ctx.Err() != nil {
+		return nil, err // a cancelled read says nothing about the API
+	}
+	if c.images == nil {
+		c.images = map[string]nodeImagesResult{}
+	}
+	c.images[location] = nodeImagesResult{values, err}
+	return values, err
+}
+
+func (c *Client) listNodeImageVersions(ctx context.Context, location string) ([]NodeImageVersion, error) {
+	if c.raw == nil {
+		raw, err := arm.NewClient("aks-nodeimageversions", "v0.0.0", c.cred, c.opts)
+		if err != nil {
+			return nil, err
+		}
+		c.raw = raw
+	}
+	next := runtime.JoinPaths(c.raw.Endpoint(), "/subscriptions/"+url.PathEscape(c.subscriptionID)+
+		"/providers/Microsoft.ContainerService/locations/"+url.PathEscape(location)+"/nodeImageVersions") +
+		"?api-version=" + NodeImageVersionsAPIVersion
+	var out []NodeImageVersion
+	for pages := 0; next != ""; pages++ {
+		if pages == 100 {
+			return nil, fmt.Errorf("nodeImageVersions of %s: more than 100 pages", location)
+		}
+		req, err := runtime.NewRequest(ctx, http.MethodGet, next)
+		if err != nil {
+			return nil, err
+		}
+		req.Raw().Header.Set("Accept", "application/json")
+		resp, err := c.raw.Pipeline().Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if !runtime.HasStatusCode(resp, http.StatusOK) {
+			return nil, runtime.NewResponseError(resp)
+		}
+		var page NodeImageVersionsListResult
+		if err := runtime.UnmarshalAsJSON(resp, &page); err != nil {
+			return nil, fmt.Errorf("nodeImageVersions of %s: %w", location, err)
+		}
+		out = append(out, page.Value...)
+		next = page.NextLink
+	}
+	return out, nil
 }
 
 // ListMaintenanceConfigurations lists a cluster's maintenance

@@ -134,3 +134,55 @@ func TestClient(t *testing.T) {
 		t.Errorf("requests: %v", seen)
 	}
 }
+
+// TestListNodeImageVersions: the preview api-version, pages followed, once
+// per location and process, a failure kept (one request where the API is not served).
+func TestListNodeImageVersions(t *testing.T) {
+	var srvURL string
+	reads := map[string]int{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reads[r.URL.Path]++
+		if v := r.URL.Query().Get("api-version"); v != NodeImageVersionsAPIVersion {
+			t.Errorf("api-version %q, want %q", v, NodeImageVersionsAPIVersion)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/subscriptions/sub1/providers/Microsoft.ContainerService/locations/eastus/nodeImageVersions":
+			if r.URL.Query().Get("page") == "" {
+				fmt.Fprintf(w, `{"value":[{"fullName":"AKSUbuntu-2204gen2containerd-202512.01.0","os":"AKSUbuntu","sku":"2204gen2containerd","version":"202512.01.0"}],"nextLink":"%s%s?api-version=%s&page=2"}`,
+					srvURL, r.URL.Path, NodeImageVersionsAPIVersion)
+				return
+			}
+			fmt.Fprint(w, `{"value":[{"fullName":"AKSAzureLinux-V2gen2-202512.02.0","os":"AKSAzureLinux","sku":"V2gen2","version":"202512.02.0"}]}`)
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"code":"NoRegisteredProviderFound","message":"No registered resource provider found for location 'mars' and API version '2025-07-02-preview'"}}`)
+		}
+	}))
+	defer srv.Close()
+	srvURL = srv.URL
+	c := NewClientWithOptions("sub1", fakeCredential{}, &arm.ClientOptions{
+		ClientOptions: policy.ClientOptions{
+			Cloud:     cloud.Configuration{ActiveDirectoryAuthorityHost: srv.URL + "/", Services: map[cloud.ServiceName]cloud.ServiceConfiguration{cloud.ResourceManager: {Endpoint: srv.URL, Audience: "https://aks.test"}}},
+			Transport: srv.Client(),
+			Retry:     policy.RetryOptions{MaxRetries: -1},
+		},
+		DisableRPRegistration: true,
+	})
+	ctx := context.Background()
+	for range 2 {
+		got, err := c.ListNodeImageVersions(ctx, "eastus")
+		if err != nil || len(got) != 2 || got[0].FullName != "AKSUbuntu-2204gen2containerd-202512.01.0" || got[1].SKU != "V2gen2" {
+			t.Fatalf("eastus = %+v, %v", got, err)
+		}
+		if _, err := c.ListNodeImageVersions(ctx, "mars"); err == nil || !strings.Contains(err.Error(), "NoRegisteredProviderFound") {
+			t.Fatalf("mars: %v, want the API's error", err)
+		}
+	}
+	if n := reads["/subscriptions/sub1/providers/Microsoft.ContainerService/locations/eastus/nodeImageVersions"]; n != 2 {
+		t.Errorf("eastus read %d times, want its 2 pages once", n)
+	}
+	if n := reads["/subscriptions/sub1/providers/Microsoft.ContainerService/locations/mars/nodeImageVersions"]; n != 1 {
+		t.Errorf("the failing mars read %d times, want once", n)
+	}
+}

@@ -288,6 +288,11 @@ func TestClientBuildsExampleRequests(t *testing.T) {
 			}
 			return putRun(t, c, p, run), b
 		}},
+		{"stable/2026-06-01/examples/FleetMembers_Create.json", http.MethodPut, "/members/member-1", func(t *testing.T, c *Client, p exampleParams) (any, json.RawMessage) {
+			var m FleetMember
+			p.decode(t, "resource", &m)
+			return must(t)(done(c.BeginCreateOrUpdateMember(ctx, p.fleet(t), p.str(t, "fleetMemberName"), m, pre(t, p)))), p.ex.Parameters["resource"]
+		}},
 		{"stable/2025-03-01/examples/UpdateStrategies_CreateOrUpdate.json", http.MethodPut, "/updateStrategies/strartegy1", func(t *testing.T, c *Client, p exampleParams) (any, json.RawMessage) {
 			var s FleetUpdateStrategy
 			p.decode(t, "resource", &s)

@@ -3,7 +3,6 @@ package emulator
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"sort"
@@ -59,12 +58,11 @@ type profileRecord struct {
 }
 
 func (s *Server) registerAutoUpgradeRoutes() {
-	prof := fleetPath + "/autoUpgradeProfiles/{profileName}"
-	s.router.handle(http.MethodGet, fleetPath+"/autoUpgradeProfiles", fleetAPI, s.listAutoUpgradeProfiles)
-	s.router.handle(http.MethodGet, prof, fleetAPI, s.getAutoUpgradeProfile)
-	s.router.handle(http.MethodPut, prof, fleetAPI, s.putAutoUpgradeProfile)
-	s.router.handle(http.MethodDelete, prof, fleetAPI, s.deleteAutoUpgradeProfile)
-	s.router.handle(http.MethodPost, prof+"/generateUpdateRun", fleetAPI, s.generateUpdateRun)
+	s.registerChild(&childKind{
+		typ: typeAutoUpgradeProfiles, segment: "autoUpgradeProfiles", param: "profileName", label: "auto-upgrade profile",
+		advance: true, view: viewOf(s.profileView), decode: decodeProfile, build: s.buildProfile,
+	})
+	s.router.handle(http.MethodPost, fleetPath+"/autoUpgradeProfiles/{profileName}/generateUpdateRun", fleetAPI, s.generateUpdateRun)
 }
 
 func profileOfRecord(rec *record) *profileRecord {
@@ -120,85 +118,58 @@ func nodeImageSelectionType(p *fleetapi.AutoUpgradeProfileProperties) fleetapi.A
 	return p.NodeImageSelection.Type
 }
 
-func (s *Server) putAutoUpgradeProfile(w http.ResponseWriter, r *http.Request, p params) error {
-	name := p["profileName"]
-	if err := checkChildName("auto-upgrade profile", name); err != nil {
-		return err
-	}
+// decodeProfile reads a profile's PUT body.
+func decodeProfile(r *http.Request) (any, error) {
 	var body fleetapi.AutoUpgradeProfile
 	if err := decodeBody(r, &body); err != nil {
-		return err
+		return nil, err
 	}
-	props := body.Properties
-	if err := validateProfile(props); err != nil {
-		return err
+	if err := validateProfile(body.Properties); err != nil {
+		return nil, err
 	}
-	var op *operation
-	var etag string
-	status := http.StatusOK
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
+	return *body.Properties, nil
+}
+
+// buildProfile makes the stored profile of a PUT (its runs stay when it
+// is deleted). The caller holds w.mu.
+func (s *Server) buildProfile(c childWrite) (any, bool, error) {
+	props, _ := c.body.(fleetapi.AutoUpgradeProfileProperties)
+	if props.UpdateStrategyID != "" {
+		f, sname, err := fleetapi.ParseChildID(props.UpdateStrategyID, "updateStrategies")
+		if err != nil || !strings.EqualFold(f.String(), c.fleet.ID) {
+			return nil, false, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.updateStrategyId: '%s' is not an update strategy of this fleet.", props.UpdateStrategyID)
 		}
-		now := s.world.clock.Now()
-		s.advanceRuns(now)
-		id := fleet.ID + "/autoUpgradeProfiles/" + name
-		old, exists := s.world.store.get(id)
-		if err := preconditionOf(r).check(old, exists); err != nil {
-			return nil, err
+		if _, ok := s.world.store.get(c.fleet.ID + "/updateStrategies/" + sname); !ok && c.old == nil {
+			return nil, false, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.updateStrategyId: update strategy '%s' was not found.", sname)
 		}
-		if props.UpdateStrategyID != "" {
-			f, sname, err := fleetapi.ParseChildID(props.UpdateStrategyID, "updateStrategies")
-			if err != nil || !strings.EqualFold(f.String(), fleet.ID) {
-				return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.updateStrategyId: '%s' is not an update strategy of this fleet.", props.UpdateStrategyID)
-			}
-			if _, ok := s.world.store.get(fleet.ID + "/updateStrategies/" + sname); !ok && !exists {
-				return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.updateStrategyId: update strategy '%s' was not found.", sname)
-			}
-		}
-		pr := &profileRecord{api: fleetapi.AutoUpgradeProfile{
-			Resource: fleetapi.Resource{ID: id, Name: name, Type: typeAutoUpgradeProfiles},
-			Properties: &fleetapi.AutoUpgradeProfileProperties{
-				UpdateStrategyID: props.UpdateStrategyID, Channel: props.Channel, NodeImageSelection: props.NodeImageSelection,
-				Disabled: props.Disabled, TargetKubernetesVersion: props.TargetKubernetesVersion, LongTermSupport: props.LongTermSupport,
-			},
-		}}
-		resetBaseline := true
-		if exists {
-			prev := profileOfRecord(old)
-			pp := prev.api.Properties
-			// fleets.json: updateStrategyId and nodeImageSelection.type are x-ms-mutability read, create.
-			if !strings.EqualFold(pp.UpdateStrategyID, props.UpdateStrategyID) {
-				return nil, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed", "properties.updateStrategyId can only be set when the auto-upgrade profile is created.")
-			}
-			if nodeImageSelectionType(pp) != nodeImageSelectionType(props) {
-				return nil, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed", "properties.nodeImageSelection.type can only be set when the auto-upgrade profile is created.")
-			}
-			pr.api.Properties.AutoUpgradeProfileStatus = pp.AutoUpgradeProfileStatus
-			pr.baseline = prev.baseline
-			resetBaseline = pp.Channel != props.Channel || pp.TargetKubernetesVersion != props.TargetKubernetesVersion ||
-				boolValue(pp.LongTermSupport) != boolValue(props.LongTermSupport)
-		}
-		if resetBaseline {
-			pr.baseline, _, _, _ = s.profileTarget(pr, now)
-		}
-		rec, created, err := s.world.store.put(id, typeAutoUpgradeProfiles, pr, precondition{}, now)
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			status = http.StatusCreated
-		}
-		op, etag = s.finishedOperation(id, nil), rec.ETag
-		return s.profileView(rec), nil
-	})
-	if err != nil {
-		return err
 	}
-	w.Header().Set("ETag", etag)
-	writeLROAccepted(w, r, op, status, json.RawMessage(b))
-	return nil
+	pr := &profileRecord{api: fleetapi.AutoUpgradeProfile{
+		Resource: fleetapi.Resource{ID: c.id, Name: c.name, Type: typeAutoUpgradeProfiles},
+		Properties: &fleetapi.AutoUpgradeProfileProperties{
+			UpdateStrategyID: props.UpdateStrategyID, Channel: props.Channel, NodeImageSelection: props.NodeImageSelection,
+			Disabled: props.Disabled, TargetKubernetesVersion: props.TargetKubernetesVersion, LongTermSupport: props.LongTermSupport,
+		},
+	}}
+	resetBaseline := true
+	if c.old != nil {
+		prev := profileOfRecord(c.old)
+		pp := prev.api.Properties
+		// fleets.json: updateStrategyId and nodeImageSelection.type are x-ms-mutability read, create.
+		if !strings.EqualFold(pp.UpdateStrategyID, props.UpdateStrategyID) {
+			return nil, false, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed", "properties.updateStrategyId can only be set when the auto-upgrade profile is created.")
+		}
+		if nodeImageSelectionType(pp) != nodeImageSelectionType(&props) {
+			return nil, false, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed", "properties.nodeImageSelection.type can only be set when the auto-upgrade profile is created.")
+		}
+		pr.api.Properties.AutoUpgradeProfileStatus = pp.AutoUpgradeProfileStatus
+		pr.baseline = prev.baseline
+		resetBaseline = pp.Channel != props.Channel || pp.TargetKubernetesVersion != props.TargetKubernetesVersion ||
+			boolValue(pp.LongTermSupport) != boolValue(props.LongTermSupport)
+	}
+	if resetBaseline {
+		pr.baseline, _, _, _ = s.profileTarget(pr, c.now)
+	}
+	return pr, false, nil
 }
 
 func boolValue(b *bool) bool { return b != nil && *b }
@@ -215,44 +186,6 @@ func (s *Server) profileOf(p params) (*record, error) {
 		return nil, notFound("autoUpgradeProfiles", p["fleetName"], p["profileName"], p["resourceGroupName"])
 	}
 	return rec, nil
-}
-
-func (s *Server) getAutoUpgradeProfile(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveRecord(s, w, func() (*record, error) { return s.profileOf(p) }, s.profileView)
-}
-
-func (s *Server) listAutoUpgradeProfiles(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveChildren(s, w, r, p, typeAutoUpgradeProfiles, s.profileView, nil)
-}
-
-// deleteAutoUpgradeProfile deletes a profile; the runs it created stay.
-func (s *Server) deleteAutoUpgradeProfile(w http.ResponseWriter, r *http.Request, p params) error {
-	var op *operation
-	gone := false
-	_, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		s.advanceRuns(s.world.clock.Now())
-		id := fleet.ID + "/autoUpgradeProfiles/" + p["profileName"]
-		existed, err := s.world.store.delete(id, preconditionOf(r))
-		if err != nil {
-			return nil, err
-		}
-		gone = !existed
-		op = s.finishedOperation(id, nil)
-		return nil, nil
-	})
-	if err != nil {
-		return err
-	}
-	if gone {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	writeLROAccepted(w, r, op, http.StatusAccepted, nil)
-	return nil
 }
 
 // generateUpdateRun creates the run the profile's channel implies now, not

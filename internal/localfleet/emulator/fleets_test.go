@@ -161,7 +161,7 @@ func TestARMErrorShapes(t *testing.T) {
 		{"old api-version", "GET", fx.fleetPath("") + "?api-version=2025-03-01", 400, "InvalidApiVersion"},
 		{"no api-version", "GET", fx.fleetPath(""), 400, "MissingApiVersionParameter"},
 		{"unknown resource type", "GET", fx.fleetPath("/widgets") + av, 404, "InvalidResourceType"},
-		{"unsupported method", "DELETE", fx.fleetPath("/members/prod-east-1") + av, 405, "MethodNotAllowed"},
+		{"unsupported method", "POST", fx.fleetPath("/members/prod-east-1") + av, 405, "MethodNotAllowed"},
 	} {
 		resp, b := fx.do(t, tc.method, tc.path)
 		e := armError(t, b)

@@ -16,8 +16,16 @@ import (
 // resource. PATCH {"properties":{"state":"Completed"}} approves a Pending gate.
 
 func (s *Server) registerGateRoutes() {
-	s.router.handle(http.MethodGet, fleetPath+"/gates", fleetAPI, s.listGates)
-	s.router.handle(http.MethodGet, fleetPath+"/gates/{gateName}", fleetAPI, s.getGate)
+	s.registerChild(&childKind{
+		typ: typeGates, segment: "gates", param: "gateName", label: "gate", advance: true, view: viewOf(s.gateView),
+		filter: func(f string) (func(any) bool, error) {
+			match, err := parseGateFilter(f)
+			if err != nil {
+				return nil, err
+			}
+			return func(v any) bool { g, _ := v.(fleetapi.Gate); return match(g) }, nil
+		},
+	})
 	s.router.handle(http.MethodPatch, fleetPath+"/gates/{gateName}", fleetAPI, s.patchGate)
 }
 
@@ -85,18 +93,6 @@ func (s *Server) gateOf(p params) (*record, error) {
 		return nil, notFound("gates", p["fleetName"], p["gateName"], p["resourceGroupName"])
 	}
 	return rec, nil
-}
-
-func (s *Server) getGate(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveRecord(s, w, func() (*record, error) { return s.gateOf(p) }, s.gateView)
-}
-
-func (s *Server) listGates(w http.ResponseWriter, r *http.Request, p params) error {
-	match, err := parseGateFilter(r.URL.Query().Get("$filter"))
-	if err != nil {
-		return err
-	}
-	return serveChildren(s, w, r, p, typeGates, s.gateView, match)
 }
 
 // patchGate completes a gate. update-strategies-gates-approvals.md: an

@@ -39,6 +39,9 @@ type operation struct {
 	// result, when set, is the body of the operation result once it
 	// succeeded (e.g. the updated resource); nil answers 204.
 	result func() any
+	// retryAfter is the Retry-After (seconds) of its answers while it runs;
+	// 0 sends none.
+	retryAfter int
 }
 
 // operationStatus is common-types v5 OperationStatusResult.
@@ -58,6 +61,7 @@ func (w *world) beginOperation(op *operation, now time.Time) *operation {
 	op.ID = newUUID()
 	op.Status = opInProgress
 	op.Start = now
+	op.retryAfter = w.retryAfter
 	w.ops[strings.ToLower(op.ID)] = op
 	return op
 }
@@ -97,8 +101,17 @@ func operationResultPath(op *operation) string {
 	return "/subscriptions/" + op.Subscription + "/providers/" + providerNS + "/locations/" + normalizeLocation(op.Location) + "/operationresults/" + op.ID
 }
 
-// pollRetryAfterSeconds is the Retry-After of in-progress answers.
-const pollRetryAfterSeconds = 1
+// DefaultRetryAfterSeconds is the Retry-After of the answers of a
+// long-running operation unless Config.RetryAfterSeconds or the fleet
+// file's fleetAPI.retryAfterSeconds says otherwise.
+const DefaultRetryAfterSeconds = 1
+
+// setRetryAfter sends an operation's Retry-After, if it has one.
+func setRetryAfter(w http.ResponseWriter, op *operation) {
+	if op.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(op.retryAfter))
+	}
+}
 
 // writeLROAccepted answers the request that started op: status (201 for a
 // PUT that creates, 200 for one that replaces, 202 for actions) with body
@@ -107,7 +120,7 @@ func writeLROAccepted(w http.ResponseWriter, r *http.Request, op *operation, sta
 	q := "?api-version=" + r.URL.Query().Get("api-version")
 	w.Header().Set("Azure-AsyncOperation", baseURL(r)+operationStatusPath(op)+q)
 	w.Header().Set("Location", baseURL(r)+operationResultPath(op)+q)
-	w.Header().Set("Retry-After", strconv.Itoa(pollRetryAfterSeconds))
+	setRetryAfter(w, op)
 	if body == nil {
 		w.WriteHeader(status)
 		return
@@ -134,9 +147,10 @@ func (s *Server) lookupOperation(p params) (*operation, error) {
 
 func (s *Server) getOperationStatus(w http.ResponseWriter, r *http.Request, p params) error {
 	inProgress := false
+	var op *operation
 	b, err := s.world.render(func() (any, error) {
-		op, err := s.lookupOperation(p)
-		if err != nil {
+		var err error
+		if op, err = s.lookupOperation(p); err != nil {
 			return nil, err
 		}
 		st := operationStatus{
@@ -155,7 +169,7 @@ func (s *Server) getOperationStatus(w http.ResponseWriter, r *http.Request, p pa
 		return err
 	}
 	if inProgress {
-		w.Header().Set("Retry-After", strconv.Itoa(pollRetryAfterSeconds))
+		setRetryAfter(w, op)
 	}
 	writeRawJSON(w, http.StatusOK, b)
 	return nil
@@ -166,9 +180,10 @@ func (s *Server) getOperationStatus(w http.ResponseWriter, r *http.Request, p pa
 func (s *Server) getOperationResult(w http.ResponseWriter, r *http.Request, p params) error {
 	var status string
 	var errd *fleetapi.ErrorDetail
+	var op *operation
 	b, err := s.world.render(func() (any, error) {
-		op, err := s.lookupOperation(p)
-		if err != nil {
+		var err error
+		if op, err = s.lookupOperation(p); err != nil {
 			return nil, err
 		}
 		status, errd = op.Status, op.Error
@@ -182,7 +197,7 @@ func (s *Server) getOperationResult(w http.ResponseWriter, r *http.Request, p pa
 		return err
 	case status == opInProgress:
 		w.Header().Set("Location", baseURL(r)+r.URL.RequestURI())
-		w.Header().Set("Retry-After", strconv.Itoa(pollRetryAfterSeconds))
+		setRetryAfter(w, op)
 		w.WriteHeader(http.StatusAccepted)
 	case status != opSucceeded:
 		if errd == nil {

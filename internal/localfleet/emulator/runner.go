@@ -162,13 +162,13 @@ func (s *Server) facts() rollout.Facts {
 	f := rollout.Facts{Regions: s.runner.regions}
 	for _, rec := range s.world.store.children(s.fleetResourceID(), typeFleetMembers) {
 		m := memberView(rec)
-		c, ok := s.world.clusters[strings.ToLower(m.Name)]
+		c, ok := s.world.memberCluster(m.Name)
 		if !ok {
 			continue
 		}
 		rm := rollout.Member{
 			Name: m.Name, Location: c.Location, KubernetesVersion: c.CurrentKubernetesVersion,
-			Upgrade: s.runner.upgrades[strings.ToLower(m.Name)],
+			Upgrade: s.runner.upgrades[strings.ToLower(c.Name)],
 		}
 		if m.Properties != nil {
 			rm.Group = m.Properties.Group
@@ -209,7 +209,7 @@ func (c *cluster) pools() []rollout.NodePool {
 func (s *Server) applyEvents(rr *runRecord, evs []rollout.Event) {
 	upgrade := rr.run.Update.Upgrade
 	for _, e := range evs {
-		c := s.world.clusters[strings.ToLower(e.Member)]
+		c, _ := s.world.memberCluster(e.Member)
 		switch {
 		case e.Kind == rollout.EventMemberStarted:
 			if ms := memberStatus(rr.run, e.Member); ms != nil {

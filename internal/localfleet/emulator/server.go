@@ -63,6 +63,14 @@ type Config struct {
 	// HubKubernetesVersion is the fleet's hubProfile.kubernetesVersion;
 	// default: the newest GA version of the fleet's region.
 	HubKubernetesVersion string
+	// RetryAfterSeconds, when set, is the Retry-After of long-running
+	// operations' answers (0 sends none: clients poll at their own pace and
+	// wait for nothing on operations that are done at once); default the
+	// fleet file's fleetAPI.retryAfterSeconds, else DefaultRetryAfterSeconds.
+	RetryAfterSeconds *int
+	// Members, when set, makes the hub follow members that join, change or
+	// leave through the Fleet API (the local fleet's member agents).
+	Members MemberHooks
 	// Addr is the listen address; default "127.0.0.1:0".
 	Addr string
 	// Logf, when set, receives one line per request (method, path, status,
@@ -122,6 +130,16 @@ func New(cfg Config) (*Server, error) {
 		identity: id,
 		faults:   &faults{},
 		router:   &router{},
+	}
+	s.world.retryAfter = DefaultRetryAfterSeconds
+	if v := cfg.File.FleetAPI.RetryAfterSeconds; v != nil {
+		s.world.retryAfter = *v
+	}
+	if v := cfg.RetryAfterSeconds; v != nil {
+		if *v < 0 {
+			return nil, errors.New("emulator: RetryAfterSeconds must not be negative")
+		}
+		s.world.retryAfter = *v
 	}
 	s.registerFleetRoutes()
 	s.registerManagedClusterRoutes()

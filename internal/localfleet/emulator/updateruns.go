@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -28,11 +27,12 @@ type runRecord struct {
 }
 
 func (s *Server) registerUpdateRunRoutes() {
+	s.registerChild(&childKind{
+		typ: typeUpdateRuns, segment: "updateRuns", param: "updateRunName", label: "update run",
+		advance: true, kick: true,
+		view: viewOf(s.runView), decode: decodeRun, build: s.buildRun, remove: s.removeRun,
+	})
 	run := fleetPath + "/updateRuns/{updateRunName}"
-	s.router.handle(http.MethodGet, fleetPath+"/updateRuns", fleetAPI, s.listUpdateRuns)
-	s.router.handle(http.MethodGet, run, fleetAPI, s.getUpdateRun)
-	s.router.handle(http.MethodPut, run, fleetAPI, s.putUpdateRun)
-	s.router.handle(http.MethodDelete, run, fleetAPI, s.deleteUpdateRun)
 	s.router.handle(http.MethodPost, run+"/start", fleetAPI, s.startUpdateRun)
 	s.router.handle(http.MethodPost, run+"/stop", fleetAPI, s.stopUpdateRun)
 	s.router.handle(http.MethodPost, run+"/skip", fleetAPI, s.skipUpdateRun)
@@ -69,80 +69,54 @@ func (s *Server) runOf(p params) (*record, *runRecord, error) {
 	return rec, runOfRecord(rec), nil
 }
 
-func (s *Server) putUpdateRun(w http.ResponseWriter, r *http.Request, p params) error {
-	name := p["updateRunName"]
-	if err := checkChildName("update run", name); err != nil {
-		return err
-	}
+// decodeRun reads a run's PUT body.
+func decodeRun(r *http.Request) (any, error) {
 	var body fleetapi.UpdateRun
 	if err := decodeBody(r, &body); err != nil {
-		return err
+		return nil, err
 	}
 	props := body.Properties
 	if props == nil || props.ManagedClusterUpdate == nil {
-		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.managedClusterUpdate is required.")
+		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.managedClusterUpdate is required.")
 	}
 	props.AutoUpgradeProfileID = "" // read-only
-	var op *operation
-	var etag string
-	status := http.StatusOK
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
+	return *props, nil
+}
+
+// buildRun makes a NotStarted run over the fleet's members as they are now,
+// or replaces one that has not started; a run that has started takes only a
+// PUT that changes nothing. The caller holds w.mu.
+func (s *Server) buildRun(c childWrite) (any, bool, error) {
+	props, _ := c.body.(fleetapi.UpdateRunProperties)
+	if c.old != nil {
+		prev := runOfRecord(c.old)
+		pp := prev.api.Properties
+		if prev.deleting {
+			return nil, false, armErrorf(http.StatusConflict, "Conflict", "Update run '%s' is being deleted.", c.name)
 		}
-		now := s.world.clock.Now()
-		s.advanceRuns(now)
-		id := fleet.ID + "/updateRuns/" + name
-		old, exists := s.world.store.get(id)
-		if err := preconditionOf(r).check(old, exists); err != nil {
-			return nil, err
+		if !sameJSON(props.ManagedClusterUpdate.NodeImageSelection, pp.ManagedClusterUpdate.NodeImageSelection) {
+			return nil, false, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed",
+				"properties.managedClusterUpdate.nodeImageSelection can only be set when the update run is created.")
 		}
-		if exists {
-			prev := runOfRecord(old)
-			pp := prev.api.Properties
-			if prev.deleting {
-				return nil, armErrorf(http.StatusConflict, "Conflict", "Update run '%s' is being deleted.", name)
+		props.AutoUpgradeProfileID = pp.AutoUpgradeProfileID
+		if st := prev.run.Status.State; st != rollout.NotStarted {
+			// fleets.json: strategy and managedClusterUpdate "can be modified until the run is started".
+			strategy, err := s.runStrategy(c.fleet.ID, &props, prev)
+			if err != nil {
+				return nil, false, err
 			}
-			if !sameJSON(props.ManagedClusterUpdate.NodeImageSelection, pp.ManagedClusterUpdate.NodeImageSelection) {
-				return nil, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed",
-					"properties.managedClusterUpdate.nodeImageSelection can only be set when the update run is created.")
+			if !sameJSON(strategy, pp.Strategy) || !sameJSON(props.ManagedClusterUpdate, pp.ManagedClusterUpdate) {
+				return nil, false, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed",
+					"properties.strategy and properties.managedClusterUpdate can be changed only until the update run starts; update run '%s' is %s.", c.name, st)
 			}
-			props.AutoUpgradeProfileID = pp.AutoUpgradeProfileID
-			if st := prev.run.Status.State; st != rollout.NotStarted {
-				// fleets.json: strategy and managedClusterUpdate "can be modified until the run is started".
-				strategy, err := s.runStrategy(fleet.ID, props, prev)
-				if err != nil {
-					return nil, err
-				}
-				if !sameJSON(strategy, pp.Strategy) || !sameJSON(props.ManagedClusterUpdate, pp.ManagedClusterUpdate) {
-					return nil, armErrorf(http.StatusBadRequest, "PropertyChangeNotAllowed",
-						"properties.strategy and properties.managedClusterUpdate can be changed only until the update run starts; update run '%s' is %s.", name, st)
-				}
-				op, etag = s.finishedOperation(id, nil), old.ETag
-				return s.runView(old), nil
-			}
+			return nil, true, nil
 		}
-		rr, err := s.newRunRecord(fleet.ID, name, *props, now)
-		if err != nil {
-			return nil, err
-		}
-		rec, created, err := s.world.store.put(id, typeUpdateRuns, rr, precondition{}, now)
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			status = http.StatusCreated
-		}
-		op, etag = s.finishedOperation(id, nil), rec.ETag
-		return s.runView(rec), nil
-	})
-	if err != nil {
-		return err
 	}
-	w.Header().Set("ETag", etag)
-	writeLROAccepted(w, r, op, status, json.RawMessage(b))
-	return nil
+	rr, err := s.newRunRecord(c.fleet.ID, c.name, props, c.now)
+	if err != nil {
+		return nil, false, err
+	}
+	return rr, false, nil
 }
 
 // newRunRecord checks a run's properties and makes it NotStarted over the
@@ -231,75 +205,37 @@ func (s *Server) runStrategy(fleetID string, props *fleetapi.UpdateRunProperties
 	return snapshot, nil
 }
 
-func (s *Server) getUpdateRun(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveRecord(s, w, func() (*record, error) {
-		rec, _, err := s.runOf(p)
-		return rec, err
-	}, s.runView)
-}
-
-func (s *Server) listUpdateRuns(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveChildren(s, w, r, p, typeUpdateRuns, s.runView, nil)
-}
-
-// deleteUpdateRun deletes a run and its gates.
+// removeRun deletes a run and its gates.
 // Choice: the Fleet API documents no answer for deleting a run that is
 // under way; the emulator stops it first (as POST stop does) and the
 // operation ends once the upgrades already started have ended and the run
 // is gone, so no cluster is left mid-upgrade by a run that no longer exists.
-func (s *Server) deleteUpdateRun(w http.ResponseWriter, r *http.Request, p params) error {
-	var op *operation
-	gone := false
-	_, err := s.world.render(func() (any, error) {
-		rec, rr, err := s.runOf(p)
-		var ae *armError
-		if errors.As(err, &ae) && ae.code == "ResourceNotFound" {
-			gone = true
-			return nil, nil
-		}
+// The caller holds w.mu.
+func (s *Server) removeRun(rec *record, now time.Time) (*operation, error) {
+	rr := runOfRecord(rec)
+	if st := rr.run.Status.State; st == rollout.Running || st == rollout.Pending {
+		evs, err := rr.run.Stop(s.facts(), now)
+		s.applyEvents(rr, evs)
 		if err != nil {
 			return nil, err
 		}
-		if err := preconditionOf(r).check(rec, true); err != nil {
-			return nil, err
-		}
-		now := s.world.clock.Now()
-		if st := rr.run.Status.State; st == rollout.Running || st == rollout.Pending {
-			evs, err := rr.run.Stop(s.facts(), now)
-			s.applyEvents(rr, evs)
-			if err != nil {
-				return nil, err
-			}
-		}
-		id := rec.ID
-		if !active(rr.run.Status.State) {
-			s.deleteRun(rr)
-			op = s.finishedOperation(id, nil)
-			return nil, nil
-		}
-		rr.deleting = true
-		op = s.world.beginOperation(&operation{
-			Subscription: s.cfg.File.Fleet.SubscriptionID, Location: s.cfg.File.Fleet.Location, ResourceID: id,
-			progress: func(now time.Time) (string, *fleetapi.ErrorDetail) {
-				s.advanceRuns(now)
-				if _, ok := s.world.store.get(id); ok {
-					return opInProgress, nil
-				}
-				return opSucceeded, nil
-			},
-		}, now)
+	}
+	if !active(rr.run.Status.State) {
+		s.deleteRun(rr)
 		return nil, nil
-	})
-	if err != nil {
-		return err
 	}
-	if gone {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	s.runner.kick()
-	writeLROAccepted(w, r, op, http.StatusAccepted, nil)
-	return nil
+	id := rec.ID
+	rr.deleting = true
+	return s.world.beginOperation(&operation{
+		Subscription: s.cfg.File.Fleet.SubscriptionID, Location: s.cfg.File.Fleet.Location, ResourceID: id,
+		progress: func(now time.Time) (string, *fleetapi.ErrorDetail) {
+			s.advanceRuns(now)
+			if _, ok := s.world.store.get(id); ok {
+				return opInProgress, nil
+			}
+			return opSucceeded, nil
+		},
+	}, now), nil
 }
 
 // deleteRun removes a run and the gates it created. The caller holds w.mu.

@@ -24,10 +24,10 @@ const (
 )
 
 func (s *Server) registerUpdateRoutes() {
-	s.router.handle(http.MethodGet, fleetPath+"/updateStrategies", fleetAPI, s.listUpdateStrategies)
-	s.router.handle(http.MethodGet, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.getUpdateStrategy)
-	s.router.handle(http.MethodPut, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.putUpdateStrategy)
-	s.router.handle(http.MethodDelete, fleetPath+"/updateStrategies/{strategyName}", fleetAPI, s.deleteUpdateStrategy)
+	s.registerChild(&childKind{
+		typ: typeUpdateStrategies, segment: "updateStrategies", param: "strategyName", label: "update strategy",
+		view: viewOf(s.strategyView), decode: decodeStrategy, build: buildStrategy,
+	})
 	s.registerUpdateRunRoutes()
 	s.registerGateRoutes()
 }
@@ -95,97 +95,29 @@ func writeResource(w http.ResponseWriter, etag string, b []byte) {
 	writeRawJSON(w, http.StatusOK, b)
 }
 
-func (s *Server) putUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
-	name := p["strategyName"]
-	if err := checkChildName("update strategy", name); err != nil {
-		return err
-	}
+// decodeStrategy reads a strategy's PUT body and checks its stages.
+func decodeStrategy(r *http.Request) (any, error) {
 	var body fleetapi.FleetUpdateStrategy
 	if err := decodeBody(r, &body); err != nil {
-		return err
+		return nil, err
 	}
 	if body.Properties == nil {
-		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.strategy is required.")
+		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.strategy is required.")
 	}
 	if err := rollout.ValidateStrategy(strategyFromAPI(&body.Properties.Strategy)); err != nil {
-		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.%v", err)
+		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.%v", err)
 	}
-	var op *operation
-	var etag string
-	status := http.StatusOK
-	b, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		id := fleet.ID + "/updateStrategies/" + name
-		v := fleetapi.FleetUpdateStrategy{
-			Resource:   fleetapi.Resource{ID: id, Name: name, Type: typeUpdateStrategies},
-			Properties: &fleetapi.FleetUpdateStrategyProperties{ProvisioningState: "Succeeded", Strategy: body.Properties.Strategy},
-		}
-		rec, created, err := s.world.store.put(id, typeUpdateStrategies, v, preconditionOf(r), s.world.clock.Now())
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			status = http.StatusCreated
-		}
-		op, etag = s.finishedOperation(id, nil), rec.ETag
-		return s.strategyView(rec), nil
-	})
-	if err != nil {
-		return err
-	}
-	w.Header().Set("ETag", etag)
-	writeLROAccepted(w, r, op, status, json.RawMessage(b))
-	return nil
+	return body, nil
 }
 
-func (s *Server) getUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveRecord(s, w, func() (*record, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		rec, ok := s.world.store.get(fleet.ID + "/updateStrategies/" + p["strategyName"])
-		if !ok {
-			return nil, notFound("updateStrategies", p["fleetName"], p["strategyName"], p["resourceGroupName"])
-		}
-		return rec, nil
-	}, s.strategyView)
-}
-
-func (s *Server) listUpdateStrategies(w http.ResponseWriter, r *http.Request, p params) error {
-	return serveChildren(s, w, r, p, typeUpdateStrategies, s.strategyView, nil)
-}
-
-// deleteUpdateStrategy deletes a strategy; runs keep the copy they took.
-func (s *Server) deleteUpdateStrategy(w http.ResponseWriter, r *http.Request, p params) error {
-	var op *operation
-	gone := false
-	_, err := s.world.render(func() (any, error) {
-		fleet, err := s.parentFleet(p)
-		if err != nil {
-			return nil, err
-		}
-		id := fleet.ID + "/updateStrategies/" + p["strategyName"]
-		existed, err := s.world.store.delete(id, preconditionOf(r))
-		if err != nil {
-			return nil, err
-		}
-		gone = !existed
-		op = s.finishedOperation(id, nil)
-		return nil, nil
-	})
-	if err != nil {
-		return err
-	}
-	if gone {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	writeLROAccepted(w, r, op, http.StatusAccepted, nil)
-	return nil
+// buildStrategy stores a strategy's writable part. Deleting a strategy
+// leaves the runs made from it alone: they keep the copy they took.
+func buildStrategy(c childWrite) (any, bool, error) {
+	body, _ := c.body.(fleetapi.FleetUpdateStrategy)
+	return fleetapi.FleetUpdateStrategy{
+		Resource:   fleetapi.Resource{ID: c.id, Name: c.name, Type: typeUpdateStrategies},
+		Properties: &fleetapi.FleetUpdateStrategyProperties{ProvisioningState: "Succeeded", Strategy: body.Properties.Strategy},
+	}, false, nil
 }
 
 // pageOf answers a list: all items, or pages of $top with a nextLink that

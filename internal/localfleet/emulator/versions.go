@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -10,6 +11,53 @@ import (
 
 func (s *Server) registerVersionRoutes() {
 	s.router.handle(http.MethodGet, "/subscriptions/{subscriptionId}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions", nil, s.listKubernetesVersions)
+	s.router.handle(http.MethodGet, "/subscriptions/{subscriptionId}/providers/Microsoft.ContainerService/locations/{location}/nodeImageVersions", nil, s.listNodeImageVersions)
+}
+
+// nodeImageVersion is an entry of AKS's locations/nodeImageVersions
+// (api-version 2025-07-02-preview, example NodeImageVersions_List.json).
+type nodeImageVersion struct {
+	FullName string `json:"fullName"`
+	OS       string `json:"os"`
+	SKU      string `json:"sku"`
+	Version  string `json:"version"`
+}
+
+// listNodeImageVersions answers the latest version of each node image of a
+// region at the simulated time (the fleet file's regions.<r>.nodeImages plus
+// releases whose time has come), as AKS does: "Only returns the latest
+// version of each node image". An image type "AKSUbuntu-2204gen2containerd"
+// is os AKSUbuntu, sku 2204gen2containerd.
+func (s *Server) listNodeImageVersions(w http.ResponseWriter, r *http.Request, p params) error {
+	if err := s.checkSubscription(p); err != nil {
+		return err
+	}
+	s.world.mu.Lock()
+	images, ok := s.world.nodeImages(p["location"], s.world.clock.Now())
+	regions := s.world.regionNames()
+	s.world.mu.Unlock()
+	if !ok {
+		return armErrorf(http.StatusBadRequest, "LocationNotAvailableForResourceType",
+			"The provided location '%s' is not available for resource type 'Microsoft.ContainerService/locations/nodeImageVersions'. List of available regions for the resource type is '%s'.",
+			p["location"], strings.Join(regions, ","))
+	}
+	families := make([]string, 0, len(images))
+	for f := range images {
+		families = append(families, f)
+	}
+	sort.Strings(families)
+	out := listResult[nodeImageVersion]{Value: []nodeImageVersion{}}
+	for _, f := range families {
+		vs := images[f]
+		if len(vs) == 0 {
+			continue
+		}
+		latest := vs[len(vs)-1] // sorted ascending
+		osName, sku, _ := strings.Cut(f, "-")
+		out.Value = append(out.Value, nodeImageVersion{FullName: f + "-" + latest, OS: osName, SKU: sku, Version: latest})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // listKubernetesVersions answers a region's versions at the simulated time

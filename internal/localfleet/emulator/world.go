@@ -27,6 +27,8 @@ type world struct {
 	clusters map[string]*cluster // by lower-cased name
 	order    []string            // cluster names in fleet file order
 	ops      map[string]*operation
+	// retryAfter is the Retry-After (seconds) of running operations' answers.
+	retryAfter int
 }
 
 // cluster is the state of one member's AKS managed cluster.
@@ -89,6 +91,10 @@ func newWorld(f *fleetfile.File, clock *simclock.Clock, hubKubeconfig []byte, hu
 		panic(err) // an empty store accepts every put
 	}
 	for _, m := range f.Members {
+		if !m.IsJoined() {
+			w.addCluster(m)
+			continue
+		}
 		member := fleetapi.FleetMember{
 			Resource: fleetapi.Resource{ID: memberID(sub, rg, name, m.Name), Name: m.Name, Type: typeFleetMembers, SystemData: sys},
 			Properties: &fleetapi.FleetMemberProperties{
@@ -101,28 +107,50 @@ func newWorld(f *fleetfile.File, clock *simclock.Clock, hubKubeconfig []byte, hu
 		if _, _, err := w.store.put(member.ID, typeFleetMembers, member, precondition{}, now); err != nil {
 			panic(err)
 		}
-		c := &cluster{
-			Name: m.Name, Location: m.Location,
-			KubernetesVersion: m.KubernetesVersion, CurrentKubernetesVersion: m.KubernetesVersion,
-			ProvisioningState: "Succeeded", PowerState: "Running",
-			MaintenanceWindow: m.MaintenanceWindow, NodeOSMaintenanceWindow: m.NodeOSMaintenanceWindow,
-			ETag: newETag(),
-		}
-		for i, p := range m.NodePools {
-			mode := "User"
-			if i == 0 {
-				mode = "System"
-			}
-			c.NodePools = append(c.NodePools, &nodePool{
-				Name: p.Name, Count: p.Count, Mode: mode, NodeImage: p.NodeImage,
-				OrchestratorVersion: m.KubernetesVersion, CurrentOrchestratorVersion: m.KubernetesVersion,
-				ETag: newETag(),
-			})
-		}
-		w.clusters[strings.ToLower(m.Name)] = c
-		w.order = append(w.order, m.Name)
+		w.addCluster(m)
 	}
 	return w
+}
+
+// addCluster adds a fleet file member's managed cluster.
+func (w *world) addCluster(m fleetfile.Member) {
+	c := &cluster{
+		Name: m.Name, Location: m.Location,
+		KubernetesVersion: m.KubernetesVersion, CurrentKubernetesVersion: m.KubernetesVersion,
+		ProvisioningState: "Succeeded", PowerState: "Running",
+		MaintenanceWindow: m.MaintenanceWindow, NodeOSMaintenanceWindow: m.NodeOSMaintenanceWindow,
+		ETag: newETag(),
+	}
+	for i, p := range m.NodePools {
+		mode := "User"
+		if i == 0 {
+			mode = "System"
+		}
+		c.NodePools = append(c.NodePools, &nodePool{
+			Name: p.Name, Count: p.Count, Mode: mode, NodeImage: p.NodeImage,
+			OrchestratorVersion: m.KubernetesVersion, CurrentOrchestratorVersion: m.KubernetesVersion,
+			ETag: newETag(),
+		})
+	}
+	w.clusters[strings.ToLower(m.Name)] = c
+	w.order = append(w.order, m.Name)
+}
+
+// memberCluster is the managed cluster of a fleet member: the one its
+// clusterResourceId names. The caller holds w.mu.
+func (w *world) memberCluster(member string) (*cluster, bool) {
+	f := w.file.Fleet
+	rec, ok := w.store.get(memberID(f.SubscriptionID, f.ResourceGroup, f.Name, member))
+	if !ok {
+		return nil, false
+	}
+	m, _ := rec.Value.(fleetapi.FleetMember)
+	if m.Properties == nil {
+		return nil, false
+	}
+	id := m.Properties.ClusterResourceID
+	c, ok := w.clusters[strings.ToLower(id[strings.LastIndex(id, "/")+1:])]
+	return c, ok
 }
 
 // render runs fn under the world's lock and marshals what it returns there,

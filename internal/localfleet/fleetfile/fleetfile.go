@@ -5,7 +5,8 @@
 // Top-level keys: fleet, clock, regions, members, generate (many members
 // from a seed: count, namePrefix, seed, regions, groups, labels,
 // properties, nodeCount, taint, unhealthyFraction, maintenanceWindows,
-// resources; see Generate) and hub (agent: false runs no hub agent).
+// resources; see Generate), hub (agent: false runs no hub agent) and
+// fleetAPI (retryAfterSeconds of the emulator's long-running operations).
 package fleetfile
 
 import (
@@ -33,6 +34,16 @@ type File struct {
 	// Generate appends generated members to Members (generate.go).
 	Generate *Generate `json:"generate,omitempty"`
 	Hub      Hub       `json:"hub,omitempty"`
+	// FleetAPI tunes the Fleet API emulator.
+	FleetAPI FleetAPI `json:"fleetAPI,omitempty"`
+}
+
+// FleetAPI tunes the Fleet API emulator.
+type FleetAPI struct {
+	// RetryAfterSeconds is the Retry-After of long-running operations'
+	// answers (default 1, as the Fleet RP sends; 0 sends none, so tests do
+	// not wait a second for every write, which the emulator finishes at once).
+	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
 }
 
 // Hub says how the hub runs.
@@ -94,7 +105,15 @@ type Member struct {
 	Resources               *Resources         `json:"resources,omitempty"`
 	Upgrade                 Upgrade            `json:"upgrade,omitempty"`
 	Karpenter               *Karpenter         `json:"karpenter,omitempty"`
+	// Joined false declares a managed cluster that is not (yet) a fleet
+	// member: the Fleet API lists no member for it and the hub has no
+	// MemberCluster until a PUT of fleets/members (e.g. fleet_member) joins
+	// it; its group and labels are then the member's. Default true.
+	Joined *bool `json:"joined,omitempty"`
 }
+
+// IsJoined reports whether the cluster is a fleet member from the start.
+func (m Member) IsJoined() bool { return m.Joined == nil || *m.Joined }
 
 // IsHealthy reports whether the simulated member agent heartbeats.
 func (m Member) IsHealthy() bool { return m.Healthy == nil || *m.Healthy }
@@ -310,6 +329,9 @@ func (f *File) validate() error {
 	}
 	if f.Clock.Speed < 0 {
 		add("clock.speed: must not be negative")
+	}
+	if v := f.FleetAPI.RetryAfterSeconds; v != nil && (*v < 0 || *v > 3600) {
+		add("fleetAPI.retryAfterSeconds: must be between 0 and 3600")
 	}
 	regionNames := make([]string, 0, len(f.Regions))
 	for name := range f.Regions {

@@ -1,0 +1,174 @@
+// Package memberacc holds the acceptance tests of fleet_member (groups and
+// labels set from Terraform, reaching the hub) and of re-running an update
+// run with `triggers`, against a local fleet of their own.
+package memberacc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+)
+
+func TestMain(m *testing.M) {
+	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
+	acctest.Main(m, "internal/provider/memberacc/testdata/fleet.yaml")
+}
+
+var factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+func at(root string, parts ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(root)
+	for _, s := range parts {
+		switch v := s.(type) {
+		case string:
+			p = p.AtMapKey(v)
+		case int:
+			p = p.AtSliceIndex(v)
+		}
+	}
+	return p
+}
+
+// hub reads the local fleet's hub directly.
+func hub(t *testing.T) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func member(group string) string {
+	return fmt.Sprintf(`
+resource "fleet_member" "spare" {
+  name                = "spare-1"
+  cluster_resource_id = "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg-members/providers/Microsoft.ContainerService/managedClusters/spare-1"
+  group               = %q
+  labels              = { ring = "2", team = "payments" }
+}
+`, group)
+}
+
+const strategyAndRun = `
+resource "fleet_update_strategy" "s" {
+  name   = "rings"
+  stages = [{ name = "first", groups = [{ name = "canary" }] }, { name = "second", groups = [{ name = "ring2" }] }]
+}
+
+resource "fleet_update_run" "r" {
+  name               = "rings-run"
+  stages             = fleet_update_strategy.s.stages
+  wait_for           = "completed"
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  %s
+}
+
+data "fleet_update_run" "r" {
+  name       = fleet_update_run.r.name
+  depends_on = [fleet_update_run.r]
+}
+`
+
+// TestAccMember_groupsFromTerraformAndReRun: fleet_member joins spare-1 in
+// group ring2 with labels (the hub's MemberCluster gets them); a strategy and
+// run planned after it show spare-1 in ring2 and the region's newest node
+// image from AKS's list (202512.01.0, on no member); a run that skipped
+// canary-1 ends Completed; changing its triggers re-runs it, and the plan's
+// preview says canary-1 is upgraded now and spare-1 is already there;
+// destroying the member removes its MemberCluster.
+func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	h := hub(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy: func(*terraform.State) error {
+			err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &clusterv1beta1.MemberCluster{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("MemberCluster spare-1 after destroy: %v, want NotFound", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: member("ring2"),
+				Check: func(*terraform.State) error {
+					var mc clusterv1beta1.MemberCluster
+					if err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &mc); err != nil {
+						return fmt.Errorf("MemberCluster spare-1: %w", err)
+					}
+					if mc.Labels["ring"] != "2" || mc.Labels["team"] != "payments" || mc.Labels[localfleet.LabelLocation] != "eastus" {
+						return fmt.Errorf("MemberCluster spare-1 labels %v: want ring=2, team=payments and Azure's", mc.Labels)
+					}
+					if mc.GetAgentStatus(clusterv1beta1.MemberAgent) == nil {
+						return fmt.Errorf("MemberCluster spare-1 has no member agent status: its agent did not join")
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName: "fleet_member.spare", ImportState: true, ImportStateVerify: true,
+				ImportStateId: "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg-members/providers/Microsoft.ContainerService/fleets/members/members/spare-1",
+			},
+			{
+				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `skip = [{ type = "Member", name = "canary-1" }]
+  triggers = { run = "1" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("spare-1")})),
+					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "name"), knownvalue.StringExact("spare-1")),
+					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
+						knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202512.01.0")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Skipped")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 1, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("data.fleet_update_run.r", at("remaining_member_count"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue("data.fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+				},
+			},
+			{
+				// Re-run: a Completed run cannot be started again; new triggers replace it.
+				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `triggers = { run = "2" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionReplace),
+					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
+					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "action"), knownvalue.StringExact("skip")),
+					plancheck.ExpectUnknownValue("fleet_update_run.r", at("status")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+				},
+			},
+		},
+	})
+}
