@@ -556,7 +556,7 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	}
 	p, err := rollout.Plan(rollout.PlanInput{
 		Strategy: strategyToRollout(strategy), Update: plan.ManagedClusterUpdate.toRollout(),
-		Members: facts.Members, Regions: facts.Regions,
+		Members: facts.Members, Regions: facts.Regions, Skip: skipTargetsToRollout(plan.Skip),
 	}, r.clients.FleetNow())
 	if err != nil {
 		return types.Object{}, &invalidRunError{err}
@@ -567,6 +567,16 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 		return types.Object{}, fmt.Errorf("preview: %v", d)
 	}
 	return obj, nil
+}
+
+// skipTargetsToRollout are the configured skip targets, which apply skips
+// before it starts the run.
+func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
+	var out []rollout.SkipTarget
+	for _, s := range skips {
+		out = append(out, rollout.SkipTarget{Type: rollout.SkipTargetType(s.Type.ValueString()), Name: s.Name.ValueString()})
+	}
+	return out
 }
 
 // strategyOf is the run's strategy: the update strategy's (read now), the
