@@ -56,7 +56,7 @@ import (
 // with all it could know).
 func TestRolloutFidelityRealPath(t *testing.T) {
 	const fleets, runsPerFleet = 10, 12
-	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, examples: map[string][]string{}}
+	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, warned: map[string]int{}, examples: map[string][]string{}}
 	for seed := uint64(1); seed <= fleets; seed++ {
 		rf := newRealPathFleet(t, seed)
 		for k := range runsPerFleet {
@@ -70,7 +70,7 @@ func TestRolloutFidelityRealPath(t *testing.T) {
 	sort.Strings(classes)
 	var b strings.Builder
 	for _, c := range classes {
-		fmt.Fprintf(&b, "\n  %-62s %4d  e.g. %s", c, st.classes[c], strings.Join(st.examples[c], " | "))
+		fmt.Fprintf(&b, "\n  %-62s %4d (%d under a warning of the preview)  e.g. %s", c, st.classes[c], st.warned[c], strings.Join(st.examples[c], " | "))
 	}
 	t.Logf("real-path fidelity: %d runs on %d fleets, %d members compared; %d runs match in full; %d mismatches by class:%s\n"+
 		"  runs with a release after the plan %d, with an unannounced failure %d; outcomes %v; windows at plan %v; actions %v; mismatch kinds %v",
@@ -110,6 +110,7 @@ type realPathStats struct {
 	runs, members, cleanRuns, releaseRuns, failureRuns int
 	classes, outcomes, windows, actions, kinds         map[string]int
 	examples                                           map[string][]string
+	warned                                             map[string]int // mismatches the preview's warnings announce
 }
 
 func (s *realPathStats) total() int {
@@ -737,6 +738,14 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 		}
 		st.classes[class]++
 		st.kinds[kind]++
+		if class == classRelease || class == classRegionImages {
+			for _, w := range pm.Warnings {
+				if strings.Contains(w, "does not announce releases") || strings.Contains(w, "Latest takes the newest image") {
+					st.warned[class]++
+					break
+				}
+			}
+		}
 		msg := fmt.Sprintf("fleet %d %s %s %s: %s", rf.seed, name, member, kind, detail)
 		if len(st.examples[class]) < 2 {
 			st.examples[class] = append(st.examples[class], msg)
