@@ -563,8 +563,8 @@ func (r *Run) FactsChanged(now time.Time) {
 					continue
 				}
 				m.EligibleKnown, m.EligibleFrom = true, now
-				if n := (now.Sub(m.PendingSince) - 1) / PollInterval; n >= 1 {
-					if last := m.PendingSince.Add(n * PollInterval); last.After(m.LastChecked) {
+				if n := int64((now.Sub(m.PendingSince) - 1) / PollInterval); n >= 1 {
+					if last := m.PendingSince.Add(time.Duration(n * int64(PollInterval))); last.After(m.LastChecked) {
 						m.LastChecked = last
 					}
 				}
