@@ -43,8 +43,14 @@ type UnreadableMember struct {
 // members' pools run now. Where the list cannot be read the region offers
 // only the latter, and NodeImageWarning says so. Region.Releases stay empty:
 // Azure does not announce releases. Member.Upgrade stays zero (an instant,
-// successful upgrade): the preview cannot know a future failure. This is the
-// same shape the emulator's fidelity test builds from HTTP reads.
+// successful upgrade): the preview cannot know a future failure.
+//
+// How far previews built on these facts are from what then executes is
+// measured by TestRolloutFidelityRealPath (internal/provider), which takes
+// the preview through this function over HTTP; the emulator's
+// TestPreviewMatchesExecution instead feeds rollout.Plan the emulator's own
+// inputs (durations, failures, every image, releases) and so compares the
+// engine with itself, not these facts with the service.
 func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (RolloutFacts, error) {
 	members, err := c.Members(ctx, fleet)
 	if err != nil {

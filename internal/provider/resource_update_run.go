@@ -575,7 +575,7 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	}
 	p, err := rollout.Plan(rollout.PlanInput{
 		Strategy: strategyToRollout(strategy), Update: plan.ManagedClusterUpdate.toRollout(),
-		Members: facts.Members, Regions: facts.Regions,
+		Members: facts.Members, Regions: facts.Regions, Skip: skipTargetsToRollout(plan.Skip),
 	}, r.clients.FleetNow())
 	if err != nil {
 		return types.Object{}, &invalidRunError{err}
@@ -584,11 +584,56 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	if facts.NodeImageWarning != "" {
 		m.Warnings = append(m.Warnings, facts.NodeImageWarning)
 	}
+	if w := releaseWarnings(p, plan.ManagedClusterUpdate.toRollout()); len(w) > 0 {
+		m.Warnings = append(m.Warnings, w...)
+	}
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
 		return types.Object{}, fmt.Errorf("preview: %v", d)
 	}
 	return obj, nil
+}
+
+// releaseWarnings say where the preview cannot know: AKS offers new
+// Kubernetes versions and node images without announcing them, so a release
+// in a member's region while the run goes on changes what happens
+// (TestRolloutFidelityRealPath counts these as "unknowable at plan").
+func releaseWarnings(p rollout.Preview, u rollout.Update) []string {
+	waiting, images := 0, 0
+	for _, st := range p.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				if m.Action == rollout.ActionPending && strings.Contains(m.Reason, "is not yet available in region") {
+					waiting++
+				}
+				if m.Action == rollout.ActionUpgrade || m.Action == rollout.ActionPending {
+					images++
+				}
+			}
+		}
+	}
+	var out []string
+	if waiting > 0 {
+		out = append(out, fmt.Sprintf("%d member(s) wait for a Kubernetes version or node image their region does not offer now: "+
+			"AKS does not announce releases, so when they proceed is unknown at plan; the preview shows them pending and the outcome assumes no release", waiting))
+	}
+	sel := u.NodeImageSelection
+	if images > 0 && u.Upgrade != rollout.ControlPlaneOnly && (sel == "" || sel == rollout.Latest) {
+		out = append(out, "target node images are the newest the members' regions offer now as far as the provider can read them "+
+			"(the images fleet members run): Latest takes the newest image in a member's region when its upgrade starts, "+
+			"so an image released before then, or one no member runs yet, replaces the one shown")
+	}
+	return out
+}
+
+// skipTargetsToRollout are the configured skip targets, which apply skips
+// before it starts the run.
+func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
+	var out []rollout.SkipTarget
+	for _, s := range skips {
+		out = append(out, rollout.SkipTarget{Type: rollout.SkipTargetType(s.Type.ValueString()), Name: s.Name.ValueString()})
+	}
+	return out
 }
 
 // strategyOf is the run's strategy: the update strategy's (read now), the

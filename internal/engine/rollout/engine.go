@@ -547,6 +547,32 @@ func (r *Run) advance(f Facts, idx map[string]*Member, now time.Time) []Event {
 	return evs
 }
 
+// FactsChanged tells the run that the region offerings changed outside the facts it was given
+// (a release nobody announced): members Pending for a version or image their region did not
+// offer are polled again at their next poll. faq.md: "Fleet Manager polls for open maintenance
+// windows every 60 minutes"; concepts-update-orchestration.md "Pending status": "Target
+// Kubernetes or node image version isn't yet available in the cluster's Azure region" — so a
+// member proceeds after the release, at its next poll. The polls before now found nothing.
+// (Found by the hand-written oracle traces, internal/localfleet/emulator/testdata/oracle/pending.yaml.)
+func (r *Run) FactsChanged(now time.Time) {
+	for i := range r.Status.Stages {
+		for j := range r.Status.Stages[i].Groups {
+			for k := range r.Status.Stages[i].Groups[j].Members {
+				m := &r.Status.Stages[i].Groups[j].Members[k]
+				if m.State != Pending || m.EligibleKnown {
+					continue
+				}
+				m.EligibleKnown, m.EligibleFrom = true, now
+				if n := int64((now.Sub(m.PendingSince) - 1) / PollInterval); n >= 1 {
+					if last := m.PendingSince.Add(time.Duration(n * int64(PollInterval))); last.After(m.LastChecked) {
+						m.LastChecked = last
+					}
+				}
+			}
+		}
+	}
+}
+
 // NextWake returns the next instant after the run's clock at which something happens on its
 // own (an upgrade ends, a wait elapses, a pending member's re-check can succeed). ok is false
 // when nothing will happen without an action (approval, start, skip) or a change of facts.

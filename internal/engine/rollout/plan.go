@@ -16,6 +16,9 @@ type PlanInput struct {
 	Update   Update
 	Members  []Member
 	Regions  map[string]Region
+	// Skip are the targets skipped before the run starts (the provider's skip, applied on
+	// create before start).
+	Skip []SkipTarget
 }
 
 // Preview is the rollout plan of an update run (SPEC §6b fleet_update_run.preview).
@@ -190,6 +193,12 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		return Preview{}, err
 	}
 	p.Warnings = append(p.Warnings, warnings...)
+	if len(in.Skip) > 0 {
+		// The provider skips its configured targets before it starts the run.
+		if _, err := run.Skip(in.Skip, facts, now); err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("skip: %v; the Fleet API rejects it", err))
+		}
+	}
 
 	type reached struct {
 		seq   int
@@ -289,6 +298,16 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 					continue
 				}
 				mp := MemberPreview{Name: ms.Name, CurrentKubernetesVersion: cm.KubernetesVersion, CurrentNodeImageVersions: poolImages(*cm)}
+				if ms.UserSkipped {
+					// Skipped before the run reached it: never decided, nothing changes.
+					d := Decide(*cm, in.Update, run.selected(), in.Regions, now)
+					mp.Action, mp.Reason = ActionSkip, ms.Message
+					mp.MaintenanceWindow, mp.WindowOpensAt = d.Window, d.WindowOpensAt
+					fillTarget(&mp, *cm, in.Update, Target{})
+					reachedMembers = append(reachedMembers, mp)
+					order[ms.Name] = 1 << 30
+					continue
+				}
 				if rc, ok := seen[ms.Name]; ok {
 					d := rc.first
 					mp.Action, mp.Reason = d.Action, d.Reason

@@ -27,10 +27,13 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/simclock"
 )
 
-// TestPreviewMatchesExecution is the update-run fidelity bar (SPEC §8): on
-// generated fleets, the preview the provider shows (rollout.Plan, computed
-// from the fleet as the Fleet API and AKS show it) equals what the emulator
-// then executes: for every member, its final state, its message and when
+// TestPreviewMatchesExecution checks the engine's consistency, not fidelity:
+// rollout.Plan, given the emulator's own inputs (upgrade durations, planned
+// failures, every region's images and scheduled releases — more than the
+// provider ever reads), equals what the emulator, running the same engine,
+// then executes. The fidelity figures are TestRolloutFidelityRealPath
+// (internal/provider: the provider's own preview over HTTP) and
+// TestOracleTraces (hand-written traces from the documentation). Compared: for every member, its final state, its message and when
 // its upgrade started, and the run's outcome and completion time. Runs
 // follow one another on each fleet, so later runs start from what earlier
 // ones did. Time is driven by hand from one due instant to the next (or,

@@ -81,6 +81,10 @@ func (s *Server) Release(req ReleaseRequest) (ReleaseStatus, error) {
 	regions[name] = rr
 	s.runner.regions = regions
 
+	// Members Pending for what was just released are polled again (rollout.Run.FactsChanged).
+	for _, rr := range s.runs() {
+		rr.run.FactsChanged(now)
+	}
 	s.advanceRuns(now)
 	s.runner.kick()
 	return ReleaseStatus{Region: name, Release: rel}, nil

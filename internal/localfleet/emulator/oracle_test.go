@@ -1,0 +1,424 @@
+package emulator_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"sigs.k8s.io/yaml"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/simclock"
+)
+
+// TestOracleTraces is the update-run oracle (issue #11 item 2): traces
+// written by hand from Microsoft's update-run documentation
+// (testdata/oracle/*.yaml; each cites the sentence it checks), not derived
+// from the rollout engine. This file shares no code with the engine: each
+// trace is a small fleet, a run, and steps of actions (start, stop, skip,
+// approve, release, advance the clock) with the states expected over HTTP
+// after each step; the emulator is reached only through the Fleet API, AKS
+// and its admin endpoints.
+func TestOracleTraces(t *testing.T) {
+	files, err := filepath.Glob("testdata/oracle/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no traces: %v", err)
+	}
+	traces, steps, mismatches := 0, 0, 0
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Traces []oracleTrace `json:"traces"`
+		}
+		if err := yaml.UnmarshalStrict(b, &doc); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, tr := range doc.Traces {
+			traces++
+			s, m := runOracleTrace(t, filepath.Base(file), tr)
+			steps += s
+			mismatches += m
+		}
+	}
+	t.Logf("oracle: %d traces, %d steps, %d mismatches", traces, steps, mismatches)
+	if traces < 30 {
+		t.Errorf("%d traces, want at least 30", traces)
+	}
+}
+
+type oracleTrace struct {
+	Name string `json:"name"`
+	// Doc is the documentation the trace is written from.
+	Doc   string `json:"doc"`
+	Start string `json:"start"` // the simulated clock at the beginning (RFC 3339)
+	// Regions replace the default regions when set.
+	Regions map[string]fleetfile.Region `json:"regions,omitempty"`
+	Members []oracleMember              `json:"members"`
+	Run     oracleRun                   `json:"run"`
+	Steps   []oracleStep                `json:"steps"`
+}
+
+type oracleMember struct {
+	Name     string                       `json:"name"`
+	Group    string                       `json:"group,omitempty"`
+	Location string                       `json:"location,omitempty"` // default eastus
+	Kube     string                       `json:"kube,omitempty"`     // default 1.32.5
+	Images   []string                     `json:"images,omitempty"`   // node pools' images; default one Ubuntu 202510.01.0 pool
+	Window   *fleetfile.MaintenanceWindow `json:"window,omitempty"`
+	NodeOS   *fleetfile.MaintenanceWindow `json:"nodeOSWindow,omitempty"`
+	Duration string                       `json:"duration,omitempty"` // default 1h
+	Fail     string                       `json:"fail,omitempty"`     // planned failure message
+}
+
+type oracleRun struct {
+	Upgrade   string   `json:"upgrade"` // Full | ControlPlaneOnly | NodeImageOnly
+	Kube      string   `json:"kube,omitempty"`
+	Selection string   `json:"selection,omitempty"`
+	Custom    []string `json:"custom,omitempty"`
+	// Stages: absent means members one by one.
+	Stages []struct {
+		Name        string `json:"name"`
+		Groups      []string
+		Wait        int32 `json:"wait,omitempty"`
+		BeforeGate  bool  `json:"beforeGate,omitempty"`
+		AfterGate   bool  `json:"afterGate,omitempty"`
+		Concurrency string
+	} `json:"stages,omitempty"`
+}
+
+type oracleStep struct {
+	// One action: start, stop, approve (every Pending gate), skip, release, or advance.
+	Do      string                   `json:"do,omitempty"`
+	Skip    []fleetapi.SkipTarget    `json:"skip,omitempty"`
+	Release *emulator.ReleaseRequest `json:"release,omitempty"`
+	Advance string                   `json:"advance,omitempty"`
+	// Error: the action must be refused with a message containing it.
+	Error  string       `json:"error,omitempty"`
+	Expect oracleExpect `json:"expect"`
+}
+
+type oracleExpect struct {
+	Run     string            `json:"run,omitempty"`
+	Members map[string]string `json:"members,omitempty"`
+	// Order lists members by the start time of their upgrade, earliest first.
+	Order []string `json:"order,omitempty"`
+	// Messages: member → a substring of its message.
+	Messages map[string]string `json:"messages,omitempty"`
+	// Gates is the number of Pending gates.
+	Gates *int `json:"gates,omitempty"`
+	// Selected is the Consistent image set (selectedNodeImageVersions).
+	Selected []string `json:"selected,omitempty"`
+	// Clusters: member → "kube image image…" the managed cluster runs.
+	Clusters map[string]string `json:"clusters,omitempty"`
+	Wait     string            `json:"wait,omitempty"` // the first stage's after-stage wait state
+}
+
+const (
+	oracleUbuntu = "AKSUbuntu-2204gen2containerd"
+	oracleSub    = "00000000-0000-0000-0000-000000000009"
+)
+
+func oracleFile(tr oracleTrace) (*fleetfile.File, error) {
+	start, err := time.Parse(time.RFC3339, tr.Start)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	f := &fleetfile.File{
+		Fleet: fleetfile.Fleet{Name: "oracle", SubscriptionID: oracleSub, ResourceGroup: "rg-oracle", Location: "eastus"},
+		Clock: fleetfile.Clock{Start: start, Speed: 1},
+		Regions: map[string]fleetfile.Region{
+			"eastus":     {KubernetesVersions: []string{"1.31.9", "1.32.5", "1.33.1"}, NodeImages: map[string][]string{oracleUbuntu: {"202510.01.0", "202511.04.0"}}},
+			"westeurope": {KubernetesVersions: []string{"1.31.9", "1.32.5"}, NodeImages: map[string][]string{oracleUbuntu: {"202510.01.0"}}},
+		},
+	}
+	if tr.Regions != nil {
+		f.Regions = tr.Regions
+	}
+	for _, m := range tr.Members {
+		fm := fleetfile.Member{Name: m.Name, Group: m.Group, Location: m.Location, KubernetesVersion: m.Kube, MaintenanceWindow: m.Window, NodeOSMaintenanceWindow: m.NodeOS}
+		if fm.Group == "" {
+			fm.Group = "g"
+		}
+		if fm.Location == "" {
+			fm.Location = "eastus"
+		}
+		if fm.KubernetesVersion == "" {
+			fm.KubernetesVersion = "1.32.5"
+		}
+		d := time.Hour
+		if m.Duration != "" {
+			if d, err = time.ParseDuration(m.Duration); err != nil {
+				return nil, err
+			}
+		}
+		fm.Upgrade = fleetfile.Upgrade{Duration: fleetfile.Duration{Duration: d}, Fail: m.Fail != "", Message: m.Fail}
+		images := m.Images
+		if len(images) == 0 {
+			images = []string{oracleUbuntu + "-202510.01.0"}
+		}
+		for i, img := range images {
+			fm.NodePools = append(fm.NodePools, fleetfile.NodePool{Name: fmt.Sprintf("pool%d", i), Count: 1, NodeImage: img})
+		}
+		f.Members = append(f.Members, fm)
+	}
+	b, err := yaml.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return fleetfile.Parse(b)
+}
+
+type oracleDrop struct{}
+
+func (oracleDrop) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	if err == nil && resp.StatusCode < 300 {
+		resp.Header.Del("Retry-After")
+	}
+	return resp, err
+}
+
+func oracleDone[T any](p *runtime.Poller[T], err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.PollUntilDone(context.Background(), &runtime.PollUntilDoneOptions{Frequency: time.Millisecond})
+	return &v, err
+}
+
+// runOracleTrace executes one trace and returns its steps and mismatches.
+func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatches int) {
+	t.Helper()
+	where := file + " " + tr.Name
+	f, err := oracleFile(tr)
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	man := simclock.NewManual(time.Unix(0, 0))
+	srv, err := emulator.New(emulator.Config{File: f, Clock: simclock.New(f.Clock.Start, 1, man.Now), TenantID: "t", ClientID: "c", ClientSecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Close() }()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(srv.CACertPEM())
+	htr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	defer htr.CloseIdleConnections()
+	hc := &http.Client{Transport: htr}
+	opts := azcore.ClientOptions{
+		Cloud: cloud.Configuration{ActiveDirectoryAuthorityHost: srv.URL() + "/", Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
+			cloud.ResourceManager: {Endpoint: srv.URL(), Audience: srv.URL() + "/"},
+		}},
+		Transport: hc, PerCallPolicies: []policy.Policy{oracleDrop{}},
+	}
+	cred, err := azidentity.NewClientSecretCredential("t", "c", "s", &azidentity.ClientSecretCredentialOptions{ClientOptions: opts, DisableInstanceDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := fleetapi.NewClientWithOptions(cred, &arm.ClientOptions{ClientOptions: opts}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := aks.NewClientWithOptions(oracleSub, cred, &arm.ClientOptions{ClientOptions: opts})
+	fleet := fleetapi.FleetID{SubscriptionID: oracleSub, ResourceGroupName: "rg-oracle", Name: "oracle"}
+	ctx := context.Background()
+
+	u := &fleetapi.ManagedClusterUpdate{Upgrade: fleetapi.ManagedClusterUpgradeSpec{Type: fleetapi.ManagedClusterUpgradeType(tr.Run.Upgrade), KubernetesVersion: tr.Run.Kube}}
+	if tr.Run.Selection != "" {
+		u.NodeImageSelection = &fleetapi.NodeImageSelection{Type: fleetapi.NodeImageSelectionType(tr.Run.Selection)}
+		for _, v := range tr.Run.Custom {
+			u.NodeImageSelection.CustomNodeImageVersions = append(u.NodeImageSelection.CustomNodeImageVersions, fleetapi.NodeImageVersion{Version: v})
+		}
+	}
+	props := fleetapi.UpdateRunProperties{ManagedClusterUpdate: u}
+	if len(tr.Run.Stages) > 0 {
+		s := &fleetapi.UpdateRunStrategy{}
+		for _, st := range tr.Run.Stages {
+			us := fleetapi.UpdateStage{Name: st.Name, AfterStageWaitInSeconds: st.Wait, MaxConcurrency: st.Concurrency}
+			if st.BeforeGate {
+				us.BeforeGates = []fleetapi.GateConfiguration{{DisplayName: "before " + st.Name, Type: fleetapi.GateTypeApproval}}
+			}
+			if st.AfterGate {
+				us.AfterGates = []fleetapi.GateConfiguration{{DisplayName: "after " + st.Name, Type: fleetapi.GateTypeApproval}}
+			}
+			for _, g := range st.Groups {
+				us.Groups = append(us.Groups, fleetapi.UpdateGroup{Name: g})
+			}
+			s.Stages = append(s.Stages, us)
+		}
+		props.Strategy = s
+	}
+	const name = "oracle-run"
+	if _, err := oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil)); err != nil {
+		t.Fatalf("%s: create: %v", where, err)
+	}
+	runID := fleet.ChildID("updateRuns", name)
+	for i, step := range tr.Steps {
+		steps++
+		at := fmt.Sprintf("%s step %d", where, i+1)
+		var actErr error
+		switch {
+		case step.Do == "start":
+			_, actErr = oracleDone(fc.BeginStartUpdateRun(ctx, fleet, name, nil))
+		case step.Do == "stop":
+			_, actErr = oracleDone(fc.BeginStopUpdateRun(ctx, fleet, name, nil))
+		case step.Do == "approve":
+			gates, err := fc.ListGates(ctx, fleet, fleetapi.GateFilter(runID, fleetapi.GateStatePending))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range gates {
+				if _, err := oracleDone(fc.BeginApproveGate(ctx, fleet, g.Name, &fleetapi.Precondition{IfMatch: g.ETag})); err != nil {
+					actErr = err
+				}
+			}
+		case len(step.Skip) > 0:
+			_, actErr = oracleDone(fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: step.Skip}, nil))
+		case step.Release != nil:
+			b, _ := json.Marshal(step.Release)
+			resp, err := hc.Post(srv.URL()+"/_emulator/releases", "application/json", bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				actErr = fmt.Errorf("release: %s", resp.Status)
+			}
+		case step.Advance != "":
+			d, err := time.ParseDuration(step.Advance)
+			if err != nil {
+				t.Fatalf("%s: %v", at, err)
+			}
+			man.Advance(d)
+		case step.Do != "":
+			t.Fatalf("%s: unknown action %q", at, step.Do)
+		}
+		mismatch := func(format string, args ...any) {
+			mismatches++
+			t.Errorf("%s (%s): "+format, append([]any{at, tr.Doc}, args...)...)
+		}
+		switch {
+		case step.Error != "" && (actErr == nil || !strings.Contains(actErr.Error(), step.Error)):
+			mismatch("want the action refused with %q, got %v", step.Error, actErr)
+		case step.Error == "" && actErr != nil:
+			mismatch("action failed: %v", actErr)
+		}
+		run, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := run.Properties.Status
+		e := step.Expect
+		if e.Run != "" && string(st.Status.State) != e.Run {
+			mismatch("run %s, want %s", st.Status.State, e.Run)
+		}
+		got := map[string]fleetapi.MemberUpdateStatus{}
+		for _, stg := range st.Stages {
+			for _, g := range stg.Groups {
+				for _, m := range g.Members {
+					got[m.Name] = m
+				}
+			}
+		}
+		for m, want := range e.Members {
+			if g, ok := got[m]; !ok || string(g.Status.State) != want {
+				mismatch("member %s %s (%q), want %s", m, g.Status.State, g.Message, want)
+			}
+		}
+		for m, want := range e.Messages {
+			if !strings.Contains(got[m].Message, want) {
+				mismatch("member %s message %q, want it to contain %q", m, got[m].Message, want)
+			}
+		}
+		if len(e.Order) > 0 {
+			var order []string
+			for n, m := range got {
+				if m.Status.StartTime != nil {
+					order = append(order, n)
+				}
+			}
+			sort.Slice(order, func(a, b int) bool {
+				ta, tb := *got[order[a]].Status.StartTime, *got[order[b]].Status.StartTime
+				if !ta.Equal(tb) {
+					return ta.Before(tb)
+				}
+				return order[a] < order[b]
+			})
+			if strings.Join(order, ",") != strings.Join(e.Order, ",") {
+				mismatch("upgrade order %v, want %v", order, e.Order)
+			}
+		}
+		if e.Gates != nil {
+			gates, err := fc.ListGates(ctx, fleet, fleetapi.GateFilter(runID, fleetapi.GateStatePending))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gates) != *e.Gates {
+				mismatch("%d Pending gates, want %d", len(gates), *e.Gates)
+			}
+		}
+		if e.Selected != nil {
+			var sel []string
+			if st.NodeImageSelection != nil {
+				for _, v := range st.NodeImageSelection.SelectedNodeImageVersions {
+					sel = append(sel, v.Version)
+				}
+			}
+			if strings.Join(sel, ",") != strings.Join(e.Selected, ",") {
+				mismatch("selected images %v, want %v", sel, e.Selected)
+			}
+		}
+		if e.Wait != "" {
+			w := ""
+			if len(st.Stages) > 0 && st.Stages[0].AfterStageWaitStatus != nil && st.Stages[0].AfterStageWaitStatus.Status != nil {
+				w = string(st.Stages[0].AfterStageWaitStatus.Status.State)
+			}
+			if w != e.Wait {
+				mismatch("after-stage wait %s, want %s", w, e.Wait)
+			}
+		}
+		for m, want := range e.Clusters {
+			id, err := aks.ParseClusterID(got[m].ClusterResourceID)
+			if err != nil {
+				t.Fatalf("%s: member %s: %v", at, m, err)
+			}
+			mc, err := ac.GetCluster(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := []string{*mc.Properties.CurrentKubernetesVersion}
+			for _, p := range mc.Properties.AgentPoolProfiles {
+				have = append(have, strings.TrimPrefix(*p.NodeImageVersion, oracleUbuntu+"-"))
+			}
+			if strings.Join(have, " ") != want {
+				mismatch("cluster %s runs %q, want %q", m, strings.Join(have, " "), want)
+			}
+		}
+	}
+	return steps, mismatches
+}
