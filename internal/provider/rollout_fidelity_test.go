@@ -51,9 +51,12 @@ import (
 // Every difference is counted and classified: "unknowable at plan" (a
 // release after the plan, an upgrade failure nobody announced, upgrade
 // durations that move later members across window boundaries),
-// "knowable: region node images not read" (RolloutFacts offers only the images
-// members run today; issue #11 item 3) and "error" (the preview was wrong
-// with all it could know).
+// "knowable: node image choice" (RolloutFacts reads each region's latest node
+// image of each type from AKS and the images members run; the emulator also
+// knows older versions, which Consistent can pick across regions: open work in
+// issue #11) and "error" (the preview was wrong with all it could know).
+// Failures come before images: a failed member and the members its run never
+// reached are the failure's doing.
 func TestRolloutFidelityRealPath(t *testing.T) {
 	const fleets, runsPerFleet = 10, 12
 	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, warned: map[string]int{}, examples: map[string][]string{}}
@@ -103,7 +106,7 @@ const (
 	classRelease      = "unknowable at plan: a release during the run"
 	classFailure      = "unknowable at plan: an upgrade failed (no API announces it)"
 	classTiming       = "unknowable at plan: upgrade durations (window boundaries)"
-	classRegionImages = "knowable: region node images not read (issue #11 item 3)"
+	classRegionImages = "knowable: node image choice (the provider reads each region's latest image only)"
 )
 
 type realPathStats struct {
@@ -718,11 +721,11 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 				return classRelease
 			}
 		}
-		if imagesUnread(member) && kind != "order" && (strings.Contains(detail, "node image") || kind == "node image" || kind == "state") {
-			return classRegionImages
-		}
 		if failed != "" {
 			return classFailure
+		}
+		if imagesUnread(member) && kind != "order" && (strings.Contains(detail, "node image") || kind == "node image" || kind == "state") {
+			return classRegionImages
 		}
 		if a != nil && a.reached.After(planAt) && (kind == "order" || strings.Contains(detail, "maintenance window")) {
 			return classTiming
