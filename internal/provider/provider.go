@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -29,7 +30,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-var _ provider.Provider = (*FleetProvider)(nil)
+var (
+	_ provider.Provider                       = (*FleetProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*FleetProvider)(nil)
+)
 
 // FleetProvider is the `fleet` provider.
 type FleetProvider struct {
@@ -400,6 +404,14 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewStagedUpdateStrategyResource,
 		NewStagedUpdateRunResource,
 		NewEnvelopeResource,
+	}
+}
+
+// EphemeralResources implements provider.ProviderWithEphemeralResources.
+func (p *FleetProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewHubCredentialsEphemeral,
+		NewMemberCredentialsEphemeral,
 	}
 }
 
