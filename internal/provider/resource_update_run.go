@@ -184,7 +184,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"an in-place update whose apply resumes waiting for the same run.",
 				Validators: []validator.String{stringvalidator.OneOf(waitNone, waitStarted, waitCompleted)},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", updateRunCreateTimeout}, timeoutDefault{"update", updateRunCreateTimeout}, timeoutDefault{"delete", updateRunDeleteTimeout}),
 			"preview":  runPreviewAttribute(),
 			"status":   runStatusAttribute(),
 		},
