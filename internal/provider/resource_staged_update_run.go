@@ -58,8 +58,6 @@ const (
 	stagedRunMaxNameLength = 127
 )
 
-var stagedRunConfigAttributes = []string{"name", "placement_name", "resource_snapshot_index", "staged_update_strategy_name"}
-
 var (
 	stagedClusterStepAttrTypes = map[string]attr.Type{
 		"state": types.StringType, "started_at": types.StringType, "finished_at": types.StringType, "message": types.StringType,

@@ -32,10 +32,8 @@ func timeoutsAttribute(ctx context.Context, opts timeouts.Opts, defaults ...time
 }
 
 func formatTimeout(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
+	if d%time.Hour == 0 {
 		return fmt.Sprintf("%dh", d/time.Hour)
-	default:
-		return fmt.Sprintf("%dm", d/time.Minute)
 	}
+	return fmt.Sprintf("%dm", d/time.Minute)
 }
