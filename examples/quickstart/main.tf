@@ -6,12 +6,39 @@ terraform {
     fleet = {
       source = "fleetops/fleet"
     }
+    # Built from the Go module proxy into the local mirror by `make demo` (1.13.4 is the release the
+    # proxy serves). With the registry, use a 2.x release and drop `load_config_file`.
+    kubernetes = {
+      source  = "hashicorp/kubernetes"
+      version = "1.13.4"
+    }
   }
 }
 
 # Empty: with the ARM_* environment set, the provider reaches the Fleet API
 # and gets the hub's and members' credentials from it.
 provider "fleet" {}
+
+# The hub's connection from the Fleet API (listCredentials), opened for each plan and apply and
+# never written to the plan or state: the kubernetes provider is configured from it.
+ephemeral "fleet_hub_credentials" "hub" {}
+
+provider "kubernetes" {
+  load_config_file       = false # 1.x only: do not read ~/.kube/config
+  host                   = ephemeral.fleet_hub_credentials.hub.host
+  cluster_ca_certificate = ephemeral.fleet_hub_credentials.hub.cluster_ca_certificate
+  client_certificate     = ephemeral.fleet_hub_credentials.hub.client_certificate
+  client_key             = ephemeral.fleet_hub_credentials.hub.client_key
+  token                  = ephemeral.fleet_hub_credentials.hub.token # set instead for Entra ID hubs
+}
+
+# The namespace the placement below selects, created on the hub.
+resource "kubernetes_namespace" "web" {
+  metadata {
+    name   = "web"
+    labels = { app = "web" }
+  }
+}
 
 data "fleet_members" "all" {}
 
@@ -32,8 +59,8 @@ output "members" {
 }
 
 # A placement: the plan's preview shows which clusters KubeFleet's scheduler will pick, in which
-# order and with which scores, and why each other cluster is left out. The namespace comes from
-# the hub (`kubectl --kubeconfig "$KUBE_CONFIG_PATH" create namespace web` to give it content).
+# order and with which scores, and why each other cluster is left out. It places the namespace
+# created above (and what is in it) on the picked clusters.
 resource "fleet_placement" "web" {
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
@@ -46,6 +73,7 @@ resource "fleet_placement" "web" {
     }]
   }
   wait_for_rollout = true
+  depends_on       = [kubernetes_namespace.web]
 }
 
 output "web_placement" {

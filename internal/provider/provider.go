@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -30,7 +31,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-var _ provider.Provider = (*FleetProvider)(nil)
+var (
+	_ provider.Provider                       = (*FleetProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*FleetProvider)(nil)
+)
 
 // FleetProvider is the `fleet` provider.
 type FleetProvider struct {
@@ -469,6 +473,14 @@ func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource 
 		NewStagedUpdateRunResource,
 		NewEnvelopeResource,
 		NewMemberResource,
+	}
+}
+
+// EphemeralResources implements provider.ProviderWithEphemeralResources.
+func (p *FleetProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewHubCredentialsEphemeral,
+		NewMemberCredentialsEphemeral,
 	}
 }
 

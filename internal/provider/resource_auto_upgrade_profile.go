@@ -182,7 +182,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, timeoutDefault{"create", aupDefaultTimeout}, timeoutDefault{"read", aupDefaultTimeout}, timeoutDefault{"update", aupDefaultTimeout}, timeoutDefault{"delete", aupDefaultTimeout}),
 		},
 	}
 }

@@ -111,7 +111,7 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
 					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", placementCreateTimeout}, timeoutDefault{"update", placementUpdateTimeout}, timeoutDefault{"delete", placementDeleteTimeout}),
 			"preview":  placementPreviewAttribute(),
 			"status":   placementStatusAttribute(),
 			"latest_resource_snapshot_index": rschema.StringAttribute{

@@ -58,6 +58,7 @@ const (
 	stagedRunMaxNameLength = 127
 )
 
+// stagedRunConfigAttributes make up the run's spec: a change replaces the run.
 var stagedRunConfigAttributes = []string{"name", "placement_name", "resource_snapshot_index", "staged_update_strategy_name"}
 
 var (
@@ -153,7 +154,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(waitNone, waitCompleted)},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", stagedRunCreateTimeout}, timeoutDefault{"update", stagedRunCreateTimeout}, timeoutDefault{"delete", stagedRunDeleteTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.14.0's rules, " +

@@ -81,7 +81,7 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 					stringvalidator.RegexMatches(placementNameRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
 			},
 			"stages":   stagedStagesAttribute(),
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", stagedStrategyTimeout}, timeoutDefault{"update", stagedStrategyTimeout}, timeoutDefault{"delete", stagedStrategyTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the stages hold now (computed at plan from the hub's joined member clusters, when the strategy is " +

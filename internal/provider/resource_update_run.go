@@ -196,7 +196,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
 					"last time are upgraded.",
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", updateRunCreateTimeout}, timeoutDefault{"update", updateRunCreateTimeout}, timeoutDefault{"delete", updateRunDeleteTimeout}),
 			"preview":  runPreviewAttribute(),
 			"status":   runStatusAttribute(),
 		},

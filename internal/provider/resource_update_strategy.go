@@ -74,7 +74,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				},
 			},
 			"stages":   stagesAttribute(true, ""),
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, timeoutDefault{"create", updateStrategyTimeout}, timeoutDefault{"update", updateStrategyTimeout}, timeoutDefault{"delete", updateStrategyTimeout}),
 			"preview":  strategyPreviewAttribute(),
 		},
 	}

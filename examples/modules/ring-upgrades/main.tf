@@ -1,0 +1,41 @@
+# Ring-based Kubernetes upgrades on an Azure Kubernetes Fleet Manager fleet: one update strategy whose
+# stages are the rings, an update run over it, and optionally an auto-upgrade profile that follows the
+# same rings. Every resource's plan preview is an output.
+
+locals {
+  run_name = var.kubernetes_version == null ? null : "${var.name}-${replace(var.kubernetes_version, ".", "-")}"
+}
+
+resource "fleet_update_strategy" "rings" {
+  name     = var.name
+  fleet_id = var.fleet_id
+  stages = [for r in var.rings : {
+    name                        = r.name
+    groups                      = [for g in r.groups : { name = g }]
+    after_stage_wait_in_seconds = r.wait_seconds
+  }]
+}
+
+resource "fleet_update_run" "upgrade" {
+  count    = var.kubernetes_version == null ? 0 : 1
+  name     = local.run_name
+  fleet_id = var.fleet_id
+  # The strategy's stages inline, so the run's preview is known at the first plan (an
+  # update_strategy_id is unknown until the strategy exists).
+  stages = fleet_update_strategy.rings.stages
+  managed_cluster_update = {
+    upgrade              = { type = var.upgrade_type, kubernetes_version = var.upgrade_type == "NodeImageOnly" ? null : var.kubernetes_version }
+    node_image_selection = { type = var.node_image_selection }
+  }
+  state    = var.run_state
+  wait_for = var.wait_for
+}
+
+resource "fleet_auto_upgrade_profile" "rings" {
+  count                     = var.channel == null ? 0 : 1
+  name                      = var.name
+  fleet_id                  = var.fleet_id
+  channel                   = var.channel
+  target_kubernetes_version = var.target_kubernetes_version
+  update_strategy_id        = fleet_update_strategy.rings.id
+}
