@@ -32,6 +32,7 @@ const (
 	azurermUpdateStrategyType     = "azurerm_kubernetes_fleet_update_strategy"
 	azurermUpdateRunType          = "azurerm_kubernetes_fleet_update_run"
 	azurermAutoUpgradeProfileType = "azurerm_kubernetes_fleet_auto_upgrade_profile"
+	azurermFleetMemberType        = "azurerm_kubernetes_fleet_member"
 )
 
 // azurermMover is a StateMover for sourceType that decodes azurerm's JSON
@@ -242,7 +243,35 @@ func (r *autoUpgradeProfileResource) MoveState(context.Context) []resource.State
 	})}
 }
 
+// --- fleet_member <- azurerm_kubernetes_fleet_member
+
+type azurermFleetMember struct {
+	ID                  string `json:"id"`
+	Name                string `json:"name"`
+	KubernetesFleetID   string `json:"kubernetes_fleet_id"`
+	KubernetesClusterID string `json:"kubernetes_cluster_id"`
+	Group               string `json:"group"`
+}
+
+// MoveState accepts azurerm_kubernetes_fleet_member (kubernetes_fleet_id, kubernetes_cluster_id,
+// group); labels, which azurerm does not manage, stay null until refresh reads them.
+func (r *memberResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{azurermMover(azurermFleetMemberType, func(ctx context.Context, src azurermFleetMember, st *tfsdk.State) diag.Diagnostics {
+		fleet, name, diags := azurermChild(src.ID, src.KubernetesFleetID, src.Name, "members")
+		if diags.HasError() {
+			return diags
+		}
+		m := fleetMemberModel{
+			ID: types.StringValue(fleet.ChildID("members", name)), Name: types.StringValue(name), FleetID: types.StringValue(fleet.String()),
+			ClusterResourceID: stringOrNull(src.KubernetesClusterID), Group: stringOrNull(src.Group), Labels: types.MapNull(types.StringType),
+		}
+		diags.Append(st.Set(ctx, m)...)
+		return diags
+	})}
+}
+
 var (
+	_ resource.ResourceWithMoveState = (*memberResource)(nil)
 	_ resource.ResourceWithMoveState = (*updateStrategyResource)(nil)
 	_ resource.ResourceWithMoveState = (*updateRunResource)(nil)
 	_ resource.ResourceWithMoveState = (*autoUpgradeProfileResource)(nil)

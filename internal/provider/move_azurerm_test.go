@@ -158,11 +158,29 @@ func TestMoveFromAzurermAutoUpgradeProfile(t *testing.T) {
 	}
 }
 
+func TestMoveFromAzurermFleetMember(t *testing.T) {
+	cluster := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks-1"
+	src := `{
+  "id": "` + testFleetID + `/members/aks-1",
+  "name": "aks-1",
+  "kubernetes_fleet_id": "` + testFleetID + `",
+  "kubernetes_cluster_id": "` + cluster + `",
+  "group": "ring2"
+}`
+	var m fleetMemberModel
+	if d := moveState(t, azurermProviderAddress, azurermFleetMemberType, "fleet_member", &memberResource{}, src, &m); len(d) > 0 {
+		t.Fatal(d)
+	}
+	if m.ID.ValueString() != testFleetID+"/members/aks-1" || m.Name.ValueString() != "aks-1" || m.FleetID.ValueString() != testFleetID ||
+		m.ClusterResourceID.ValueString() != cluster || m.Group.ValueString() != "ring2" || !m.Labels.IsNull() {
+		t.Errorf("moved member %+v", m)
+	}
+}
+
 // Sources we do not move from are refused with an error, not moved wrongly.
 func TestMoveFromOtherSources(t *testing.T) {
 	strategy := `{"id": "` + testFleetID + `/updateStrategies/s", "name": "s", "kubernetes_fleet_manager_id": "` + testFleetID + `", "stage": []}`
 	for name, tc := range map[string]struct{ address, source string }{
-		"fleet member (no fleet_member resource)": {azurermProviderAddress, "azurerm_kubernetes_fleet_member"},
 		"strategy into a run":                     {azurermProviderAddress, azurermUpdateStrategyType},
 		"another provider's namesake":             {"registry.terraform.io/example/azurerm", azurermUpdateStrategyType},
 	} {
