@@ -181,8 +181,8 @@ func TestMoveFromAzurermFleetMember(t *testing.T) {
 func TestMoveFromOtherSources(t *testing.T) {
 	strategy := `{"id": "` + testFleetID + `/updateStrategies/s", "name": "s", "kubernetes_fleet_manager_id": "` + testFleetID + `", "stage": []}`
 	for name, tc := range map[string]struct{ address, source string }{
-		"strategy into a run":                     {azurermProviderAddress, azurermUpdateStrategyType},
-		"another provider's namesake":             {"registry.terraform.io/example/azurerm", azurermUpdateStrategyType},
+		"strategy into a run":         {azurermProviderAddress, azurermUpdateStrategyType},
+		"another provider's namesake": {"registry.terraform.io/example/azurerm", azurermUpdateStrategyType},
 	} {
 		t.Run(name, func(t *testing.T) {
 			target, r := "fleet_update_strategy", fwresource.Resource(&updateStrategyResource{})
