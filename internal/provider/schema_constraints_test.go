@@ -268,6 +268,18 @@ func setAt(cfg map[string]any, p string, v any) {
 	}
 }
 
+// applySets sets each path's value, outer paths before the paths inside them.
+func applySets(cfg map[string]any, set map[string]any) {
+	paths := make([]string, 0, len(set))
+	for p := range set {
+		paths = append(paths, p)
+	}
+	sort.Slice(paths, func(i, j int) bool { return len(paths[i]) < len(paths[j]) })
+	for _, p := range paths {
+		setAt(cfg, p, set[p])
+	}
+}
+
 // toTF builds a tftypes value of type t from nested maps, slices and scalars; absent is null.
 func toTF(t tftypes.Type, v any) (tftypes.Value, error) {
 	if v == nil {
@@ -467,9 +479,7 @@ func TestSchemaConstraints(t *testing.T) {
 					continue
 				}
 				cfg := deepCopy(constraintBases[cc.resource])
-				for p, v := range cc.set {
-					setAt(cfg, p, v)
-				}
+				applySets(cfg, cc.set)
 				errs := h.validate(t, cc.resource, cfg)
 				hit := false
 				for _, e := range errs {
@@ -530,9 +540,7 @@ func TestValidationRulePaths(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := deepCopy(constraintBases[tc.resource])
-			for p, v := range tc.set {
-				setAt(cfg, p, v)
-			}
+			applySets(cfg, tc.set)
 			errs := h.validate(t, tc.resource, cfg)
 			if len(errs) != 1 || !strings.HasPrefix(errs[0], tc.want+": ") {
 				t.Errorf("want one error at %s, got %q", tc.want, errs)
