@@ -106,7 +106,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Validators:    childNameValidators(),
 			},
 			"fleet_id": rschema.StringAttribute{
-				Optional: true, Computed: true, Description: fleetIDAttribute("run").Description,
+				Optional: true, Computed: true, Description: fleetIDAttribute("run").Description, Validators: fleetIDAttribute("run").Validators,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 			},
 			"update_strategy_id": rschema.StringAttribute{

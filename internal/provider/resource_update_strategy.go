@@ -68,7 +68,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true,
-				Description: fleetIDAttribute("strategy").Description,
+				Description: fleetIDAttribute("strategy").Description, Validators: fleetIDAttribute("strategy").Validators,
 				PlanModifiers: []planmodifier.String{
 					stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace(),
 				},

@@ -83,16 +83,16 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 		Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 			"name": rschema.StringAttribute{
-				Required: true, Description: "The stage's name, unique in the strategy (1 to 50 characters).",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 50)},
+				Required: true, Description: "The stage's name, unique in the strategy: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
+				Validators: childNameValidators(),
 			},
 			"groups": rschema.ListNestedAttribute{
 				Required: true, Description: "The stage's groups: fleet members' update groups, each in one stage only.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 					"name": rschema.StringAttribute{
-						Required: true, Description: "An update group of the fleet's members (1 to 50 characters).",
-						Validators: []validator.String{stringvalidator.LengthBetween(1, 50)},
+						Required: true, Description: "An update group of the fleet's members: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
+						Validators: childNameValidators(),
 					},
 					"before_gates": gatesAttribute("before the group starts"),
 					"after_gates":  gatesAttribute("after the group completes"),
@@ -277,6 +277,7 @@ func fleetIDAttribute(what string) rschema.StringAttribute {
 		Optional: true, Computed: true,
 		Description: "The fleet's ARM resource ID. Default: the provider's fleet (`azure.resource_group_name` and `azure.fleet_name`). " +
 			"Changing it replaces the " + what + ".",
+		Validators: []validator.String{fleetIDValidator{}},
 	}
 }
 

@@ -4,6 +4,7 @@ package kubeversion
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -57,9 +58,16 @@ func parse(s string, parts ...int) (Version, error) {
 	if v.String() != strings.TrimPrefix(s, "v") {
 		return Version{}, fmt.Errorf("not in canonical form")
 	}
-	out := Version{Major: int(c[0]), Minor: int(c[1])} //nolint:gosec // components are small
+	// util/version reads components as uint; one beyond int32 would wrap negative as int (found
+	// by FuzzParse: "0.9227000000000000000.0").
+	for _, x := range c {
+		if x > math.MaxInt32 {
+			return Version{}, fmt.Errorf("component %d out of range", x)
+		}
+	}
+	out := Version{Major: int(c[0]), Minor: int(c[1])}
 	if len(c) == 3 {
-		out.Patch = int(c[2]) //nolint:gosec // components are small
+		out.Patch = int(c[2])
 	}
 	return out, nil
 }

@@ -1,0 +1,303 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+)
+
+// constraintBases are valid configurations of each resource; a case sets violating values into one.
+var constraintBases = map[string]map[string]any{
+	"fleet_update_strategy": {"name": "rollout", "stages": []any{
+		map[string]any{"name": "one", "groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}},
+	}},
+	"fleet_update_run": {"name": "run", "managed_cluster_update": map[string]any{"upgrade": map[string]any{"type": "Full", "kubernetes_version": "1.30.1"}},
+		"stages": []any{map[string]any{"name": "one", "groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}}},
+	"fleet_auto_upgrade_profile": {"name": "prof", "channel": "Stable"},
+	"fleet_member":               {"name": "mem", "group": "g", "cluster_resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c"},
+	"fleet_placement": {"name": "prof", "resource_selectors": []any{map[string]any{"group": "", "version": "v1", "kind": "Namespace", "name": "ns"}},
+		"policy": map[string]any{"placement_type": "PickAll"}},
+	"fleet_staged_update_strategy": {"name": "rollout", "stages": []any{map[string]any{"name": "one", "after_stage_tasks": []any{map[string]any{"type": "TimedWait", "wait_time": "1h"}}}}},
+	"fleet_staged_update_run":      {"name": "run", "placement_name": "web", "staged_update_strategy_name": "rollout"},
+	"fleet_nodepool_disruption":    {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budgets": []any{map[string]any{"nodes": "10%"}}},
+}
+
+const (
+	rUS  = "fleet_update_strategy"
+	rUR  = "fleet_update_run"
+	rAUP = "fleet_auto_upgrade_profile"
+	rMem = "fleet_member"
+	rPl  = "fleet_placement"
+	rSS  = "fleet_staged_update_strategy"
+	rSR  = "fleet_staged_update_run"
+	rNP  = "fleet_nodepool_disruption"
+)
+
+// bad is a case putting v at p and expecting the error there.
+func bad(res, p string, v any) constraintCase {
+	return constraintCase{resource: res, set: map[string]any{p: v}, want: p}
+}
+
+// badAt is a case setting several values and expecting the error at want.
+func badAt(res, want string, set map[string]any) constraintCase {
+	return constraintCase{resource: res, set: set, want: want}
+}
+
+func req(res, p string) constraintCase { return constraintCase{resource: res, required: p} }
+
+func many(n int, f func(i int) any) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+func obj(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].(string)
+		m[k] = kv[i+1]
+	}
+	return m
+}
+
+var (
+	armSub = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/"
+	// a preferred term with a valid weight, for the policies below.
+	pickN = func(terms ...any) map[string]any {
+		return obj("placement_type", "PickN", "number_of_clusters", 2, "preferred_cluster_selectors", terms)
+	}
+	pickAllRequired = func(terms ...any) map[string]any {
+		return obj("placement_type", "PickAll", "required_cluster_selectors", terms)
+	}
+)
+
+// nameCases: a name attribute against the pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ and its lengths (1 to 50).
+func nameCases(kind string, res []string, p string) []constraintCase {
+	var out []constraintCase
+	for _, r := range res {
+		switch kind {
+		case "pattern":
+			out = append(out, bad(r, p, "Canary_1"), bad(r, p, "-canary"))
+		case "minLength":
+			out = append(out, bad(r, p, ""))
+		case "maxLength":
+			out = append(out, bad(r, p, strings.Repeat("a", 51)))
+		}
+	}
+	return out
+}
+
+var constraintCases = map[string][]constraintCase{
+	// ---- Fleet API, fleets.json 2026-06-01 ----
+	"fleets.json:FleetUpdateStrategyProperties.strategy:required": {req(rUS, "stages")},
+	"fleets.json:UpdateRunStrategy.stages:required":               {req(rUS, "stages")},
+	"fleets.json:UpdateStage.name:required":                       {req(rUS, "stages[0].name"), req(rUR, "stages[0].name")},
+	"fleets.json:UpdateStage.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stages[0].name"),
+	"fleets.json:UpdateStage.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stages[0].name"),
+	"fleets.json:UpdateStage.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stages[0].name"),
+	"fleets.json:UpdateGroup.name:required":                       {req(rUS, "stages[0].groups[0].name"), req(rUR, "stages[0].groups[0].name")},
+	"fleets.json:UpdateGroup.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stages[0].groups[1].name"),
+	"fleets.json:UpdateGroup.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stages[0].groups[1].name"),
+	"fleets.json:UpdateGroup.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stages[0].groups[1].name"),
+	"fleets.json:GateConfiguration.type:required":                 {req(rUS, "stages[0].before_gates[0].type"), req(rUS, "stages[0].groups[0].after_gates[0].type")},
+	"fleets.json:GateConfiguration.type:enum": {
+		badAt(rUS, "stages[0].before_gates[0].type", map[string]any{"stages[0].before_gates": []any{obj("type", "Manual")}}),
+		badAt(rUR, "stages[0].groups[1].after_gates[0].type", map[string]any{"stages[0].groups[1].after_gates": []any{obj("type", "approval")}}),
+	},
+	"fleets.json:GateConfiguration.displayName:minLength":           {badAt(rUS, "stages[0].after_gates[0].display_name", map[string]any{"stages[0].after_gates": []any{obj("type", "Approval", "display_name", "")}})},
+	"fleets.json:GateConfiguration.displayName:maxLength":           {badAt(rUS, "stages[0].groups[0].before_gates[0].display_name", map[string]any{"stages[0].groups[0].before_gates": []any{obj("type", "Approval", "display_name", strings.Repeat("x", 101))}})},
+	"fleets.json:UpdateRunProperties.managedClusterUpdate:required": {req(rUR, "managed_cluster_update")},
+	"fleets.json:ManagedClusterUpdate.upgrade:required":             {req(rUR, "managed_cluster_update.upgrade")},
+	"fleets.json:ManagedClusterUpgradeSpec.type:required":           {req(rUR, "managed_cluster_update.upgrade.type")},
+	"fleets.json:ManagedClusterUpgradeSpec.type:enum":               {bad(rUR, "managed_cluster_update.upgrade.type", "Partial")},
+	"fleets.json:NodeImageSelection.type:required":                  {req(rUR, "managed_cluster_update.node_image_selection.type")},
+	"fleets.json:NodeImageSelection.type:enum":                      {badAt(rUR, "managed_cluster_update.node_image_selection.type", map[string]any{"managed_cluster_update.node_image_selection": obj("type", "Newest")})},
+	"fleets.json:UpdateRunProperties.updateStrategyId:arm-id": {
+		badAt(rUR, "update_strategy_id", map[string]any{"stages": nil, "update_strategy_id": armSub + "managedClusters/c"}),
+	},
+	"fleets.json:SkipTarget.type:required":                             {req(rUR, "skip[0].type")},
+	"fleets.json:SkipTarget.name:required":                             {req(rUR, "skip[0].name")},
+	"fleets.json:SkipTarget.type:enum":                                 {badAt(rUR, "skip[0].type", map[string]any{"skip": []any{obj("type", "Cluster", "name", "a")}})},
+	"fleets.json:AutoUpgradeProfileProperties.channel:required":        {req(rAUP, "channel")},
+	"fleets.json:AutoUpgradeProfileProperties.channel:enum":            {bad(rAUP, "channel", "Beta")},
+	"fleets.json:AutoUpgradeNodeImageSelection.type:enum":              {bad(rAUP, "node_image_selection_type", "Custom")},
+	"fleets.json:AutoUpgradeProfileProperties.updateStrategyId:arm-id": {bad(rAUP, "update_strategy_id", "strategy-1")},
+	"fleets.json:FleetMemberProperties.clusterResourceId:required":     {req(rMem, "cluster_resource_id")},
+	"fleets.json:FleetMemberProperties.clusterResourceId:arm-id": {
+		bad(rMem, "cluster_resource_id", "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm"),
+	},
+	"fleets.json:FleetMemberProperties.group:pattern":         nameCases("pattern", []string{rMem}, "group"),
+	"fleets.json:FleetMemberProperties.group:minLength":       nameCases("minLength", []string{rMem}, "group"),
+	"fleets.json:FleetMemberProperties.group:maxLength":       nameCases("maxLength", []string{rMem}, "group"),
+	"fleets.json:FleetMemberUpdateProperties.group:pattern":   nameCases("pattern", []string{rMem}, "group"),
+	"fleets.json:FleetMemberUpdateProperties.group:minLength": nameCases("minLength", []string{rMem}, "group"),
+	"fleets.json:FleetMemberUpdateProperties.group:maxLength": nameCases("maxLength", []string{rMem}, "group"),
+	"fleets.json:parameters.fleetName:pattern": {
+		bad(rUS, "fleet_id", armSub+"fleets/Fleet_1"), bad(rUR, "fleet_id", armSub+"fleets/-fleet"), bad(rMem, "fleet_id", armSub+"fleets/Fleet_1"),
+	},
+	"fleets.json:parameters.fleetName:minLength":              {bad(rUS, "fleet_id", armSub+"fleets/"), bad(rUR, "fleet_id", armSub+"fleets")},
+	"fleets.json:parameters.fleetName:maxLength":              {bad(rAUP, "fleet_id", armSub+"fleets/"+strings.Repeat("f", 64))},
+	"fleets.json:parameters.fleetMemberName:pattern":          nameCases("pattern", []string{rMem}, "name"),
+	"fleets.json:parameters.fleetMemberName:minLength":        nameCases("minLength", []string{rMem}, "name"),
+	"fleets.json:parameters.fleetMemberName:maxLength":        nameCases("maxLength", []string{rMem}, "name"),
+	"fleets.json:parameters.autoUpgradeProfileName:pattern":   nameCases("pattern", []string{rAUP}, "name"),
+	"fleets.json:parameters.autoUpgradeProfileName:minLength": nameCases("minLength", []string{rAUP}, "name"),
+	"fleets.json:parameters.autoUpgradeProfileName:maxLength": nameCases("maxLength", []string{rAUP}, "name"),
+	"fleets.json:parameters.updateRunName:pattern":            nameCases("pattern", []string{rUR}, "name"),
+	"fleets.json:parameters.updateRunName:minLength":          nameCases("minLength", []string{rUR}, "name"),
+	"fleets.json:parameters.updateRunName:maxLength":          nameCases("maxLength", []string{rUR}, "name"),
+	"fleets.json:parameters.updateStrategyName:pattern":       nameCases("pattern", []string{rUS}, "name"),
+	"fleets.json:parameters.updateStrategyName:minLength":     nameCases("minLength", []string{rUS}, "name"),
+	"fleets.json:parameters.updateStrategyName:maxLength":     nameCases("maxLength", []string{rUS}, "name"),
+
+	// ---- KubeFleet v0.14.0, ClusterResourcePlacement v1beta1 ----
+	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selectors")},
+	"crp:spec.resourceSelectors:minItems": {bad(rPl, "resource_selectors", []any{})},
+	"crp:spec.resourceSelectors:maxItems": {bad(rPl, "resource_selectors", many(101, func(i int) any {
+		return obj("group", "", "version", "v1", "kind", "Namespace", "name", fmt.Sprintf("ns-%d", i))
+	}))},
+	"crp:spec.resourceSelectors[].kind:required":    {req(rPl, "resource_selectors[0].kind")},
+	"crp:spec.resourceSelectors[].version:required": {req(rPl, "resource_selectors[0].version")},
+	"crp:spec.resourceSelectors[].labelSelector.matchExpressions[].key:required": {
+		req(rPl, "resource_selectors[0].label_selector.match_expressions[0].key")},
+	"crp:spec.resourceSelectors[].labelSelector.matchExpressions[].operator:required": {
+		req(rPl, "resource_selectors[0].label_selector.match_expressions[0].operator")},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:required": {
+		req(rPl, "policy.preferred_cluster_selectors[0].weight")},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:minimum": {
+		badAt(rPl, "policy.preferred_cluster_selectors[1].weight", map[string]any{"policy": pickN(
+			obj("weight", 10, "labels", obj("env", "prod")), obj("weight", -101, "labels", obj("env", "test")))})},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:maximum": {
+		badAt(rPl, "policy.preferred_cluster_selectors[0].weight", map[string]any{"policy": pickN(obj("weight", 101, "labels", obj("env", "prod")))})},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.labelSelector.matchExpressions[].key:required": {
+		req(rPl, "policy.preferred_cluster_selectors[0].label_expressions[0].key")},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.labelSelector.matchExpressions[].operator:required": {
+		req(rPl, "policy.preferred_cluster_selectors[0].label_expressions[0].operator")},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySorter.name:required": {
+		req(rPl, "policy.preferred_cluster_selectors[0].property_sorter.name")},
+	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySorter.sortOrder:required": {
+		req(rPl, "policy.preferred_cluster_selectors[0].property_sorter.sort_order")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms:maxItems": {
+		badAt(rPl, "policy.required_cluster_selectors", map[string]any{"policy": pickAllRequired(many(11, func(i int) any {
+			return obj("labels", obj("env", fmt.Sprint(i)))
+		})...)})},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].labelSelector.matchExpressions[].key:required": {
+		req(rPl, "policy.required_cluster_selectors[0].label_expressions[0].key")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].labelSelector.matchExpressions[].operator:required": {
+		req(rPl, "policy.required_cluster_selectors[0].label_expressions[0].operator")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].name:required": {
+		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].name")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].operator:required": {
+		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].operator")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].values:required": {
+		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].values")},
+	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].values:maxItems": {
+		badAt(rPl, "policy.required_cluster_selectors[0].property_expressions[0].values", map[string]any{"policy": pickAllRequired(
+			obj("property_expressions", []any{obj("name", "kubernetes-fleet.io/node-count", "operator", "Ge", "values", []any{"1", "2"})}))})},
+	"crp:spec.policy.clusterNames:maxItems": {badAt(rPl, "policy.cluster_names", map[string]any{"policy": obj("placement_type", "PickFixed",
+		"cluster_names", many(101, func(i int) any { return fmt.Sprintf("c%d", i) }))})},
+	"crp:spec.policy.numberOfClusters:minimum": {badAt(rPl, "policy.number_of_clusters", map[string]any{"policy": obj("placement_type", "PickN", "number_of_clusters", -1)})},
+	"crp:spec.policy.placementType:enum":       {bad(rPl, "policy.placement_type", "PickSome")},
+	"crp:spec.policy.tolerations:maxItems": {bad(rPl, "policy.tolerations", many(101, func(i int) any {
+		return obj("key", fmt.Sprintf("k%d", i), "operator", "Exists")
+	}))},
+	"crp:spec.policy.tolerations[].effect:enum":                        {badAt(rPl, "policy.tolerations[0].effect", map[string]any{"policy.tolerations": []any{obj("key", "k", "operator", "Exists", "effect", "NoExecute")}})},
+	"crp:spec.policy.tolerations[].operator:enum":                      {badAt(rPl, "policy.tolerations[0].operator", map[string]any{"policy.tolerations": []any{obj("key", "k", "operator", "In", "value", "v")}})},
+	"crp:spec.policy.topologySpreadConstraints[].topologyKey:required": {req(rPl, "policy.topology_spread_constraints[0].topology_key")},
+	"crp:spec.policy.topologySpreadConstraints[].maxSkew:minimum": {badAt(rPl, "policy.topology_spread_constraints[0].max_skew", map[string]any{
+		"policy": obj("placement_type", "PickN", "number_of_clusters", 2, "topology_spread_constraints", []any{obj("topology_key", "region", "max_skew", 0)})})},
+	"crp:spec.revisionHistoryLimit:minimum":                  {bad(rPl, "revision_history_limit", 0)},
+	"crp:spec.revisionHistoryLimit:maximum":                  {bad(rPl, "revision_history_limit", 1001)},
+	"crp:spec.strategy.rollingUpdate.maxSurge:pattern":       {bad(rPl, "strategy.max_surge", "-5%"), bad(rPl, "strategy.max_surge", "101%")},
+	"crp:spec.strategy.rollingUpdate.maxUnavailable:pattern": {bad(rPl, "strategy.max_unavailable", "-5%"), bad(rPl, "strategy.max_unavailable", "25 %")},
+	"crp:spec.strategy.type:enum":                            {bad(rPl, "strategy.type", "Canary")},
+
+	// ---- KubeFleet v0.14.0, ClusterStagedUpdateStrategy v1beta1 ----
+	"stagedstrategy:spec.stages:required":         {req(rSS, "stages")},
+	"stagedstrategy:spec.stages:maxItems":         {bad(rSS, "stages", many(32, func(i int) any { return obj("name", fmt.Sprintf("s%d", i)) }))},
+	"stagedstrategy:spec.stages[].name:required":  {req(rSS, "stages[0].name")},
+	"stagedstrategy:spec.stages[].name:pattern":   {bad(rSS, "stages[0].name", "canary-1"), bad(rSS, "stages[0].name", "Canary")},
+	"stagedstrategy:spec.stages[].name:maxLength": {bad(rSS, "stages[0].name", strings.Repeat("s", 64))},
+	"stagedstrategy:spec.stages[].afterStageTasks:maxItems": {bad(rSS, "stages[0].after_stage_tasks", []any{
+		obj("type", "TimedWait", "wait_time", "1h"), obj("type", "Approval"), obj("type", "Approval")})},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:required":               {req(rSS, "stages[0].after_stage_tasks[0].type")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:enum":                   {bad(rSS, "stages[0].after_stage_tasks[0].type", "Sleep")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].waitTime:pattern":            {bad(rSS, "stages[0].after_stage_tasks[0].wait_time", "soon")},
+	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].key:required": {req(rSS, "stages[0].label_selector.match_expressions[0].key")},
+	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].operator:required": {
+		req(rSS, "stages[0].label_selector.match_expressions[0].operator")},
+
+	// ---- KubeFleet v0.14.0, ClusterStagedUpdateRun v1beta1 ----
+	"stagedrun:spec.placementName:required":             {req(rSR, "placement_name")},
+	"stagedrun:spec.stagedRolloutStrategyName:required": {req(rSR, "staged_update_strategy_name")},
+	"stagedrun:spec.placementName:maxLength":            {bad(rSR, "placement_name", strings.Repeat("p", 256))},
+
+	// ---- Karpenter v1.14.1, NodePool v1: the fields fleet_nodepool_disruption sets ----
+	"nodepool:spec.disruption.budgets:maxItems": {bad(rNP, "budgets", many(51, func(int) any { return obj("nodes", "1") }))},
+	"nodepool:spec.disruption.budgets:cel[0]": {
+		// the element whose schedule and duration disagree
+		badAt(rNP, "budgets[0]", map[string]any{"budgets[0].duration": "1h"}),
+		badAt(rNP, "budgets[0]", map[string]any{"budgets[0].schedule": "0 9 * * *"}),
+	},
+	"nodepool:spec.disruption.budgets[].nodes:required":          {req(rNP, "budgets[0].nodes")},
+	"nodepool:spec.disruption.budgets[].nodes:pattern":           {bad(rNP, "budgets[0].nodes", "-5%"), bad(rNP, "budgets[0].nodes", "150%")},
+	"nodepool:spec.disruption.budgets[].duration:pattern":        {badAt(rNP, "budgets[0].duration", map[string]any{"budgets[0]": obj("nodes", "1", "schedule", "@daily", "duration", "1d")})},
+	"nodepool:spec.disruption.budgets[].schedule:pattern":        {badAt(rNP, "budgets[0].schedule", map[string]any{"budgets[0]": obj("nodes", "1", "schedule", "daily", "duration", "1h")})},
+	"nodepool:spec.disruption.budgets[].reasons:maxItems":        {bad(rNP, "budgets[0].reasons", many(51, func(int) any { return "Empty" }))},
+	"nodepool:spec.disruption.budgets[].reasons[]:enum":          {bad(rNP, "budgets[0].reasons", []any{"Expired"})},
+	"nodepool:spec.disruption.consolidateAfter:pattern":          {bad(rNP, "consolidate_after", "5 minutes"), bad(rNP, "consolidate_after", "1d")},
+	"nodepool:spec.disruption.consolidationPolicy:enum":          {bad(rNP, "consolidation_policy", "Sometimes")},
+	"nodepool:spec.template.spec.expireAfter:pattern":            {bad(rNP, "expire_after", "30 days")},
+	"nodepool:spec.template.spec.terminationGracePeriod:pattern": {bad(rNP, "termination_grace_period", "1d"), bad(rNP, "termination_grace_period", "Never")},
+}
+
+func notApplicable(c schemaConstraint) string {
+	if c.readOnly {
+		return "read-only: the service sets it"
+	}
+	for _, r := range notApplicableRules {
+		if strings.HasPrefix(c.ID, r[0]) {
+			return r[1]
+		}
+	}
+	return ""
+}
+
+// notApplicableRules: constraint ID prefixes our resources cannot violate, and why.
+var notApplicableRules = [][2]string{
+	{"fleets.json:UpdateStage.maxConcurrency:", "max_concurrency is not an attribute of fleet_update_strategy/fleet_update_run: the API's default (one member at a time) applies"},
+	{"fleets.json:UpdateGroup.maxConcurrency:", "max_concurrency is not an attribute of fleet_update_strategy/fleet_update_run: the API's default (one member at a time) applies"},
+	{"fleets.json:AutoUpgradeNodeImageSelection.type:required", "flattened into node_image_selection_type: the provider sends nodeImageSelection only with a type"},
+	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run.approvals makes the provider set Completed itself"},
+	{"fleets.json:SkipProperties.targets:required", "the provider sends a skip request only for targets newly added to skip, never an empty one"},
+	{"fleets.json:parameters.gateName:", "gate names are GUIDs the service generates; the provider reads them from the run's status"},
+	{"fleets.json:parameters.managedNamespaceName:", "no resource of this provider manages fleet managed namespaces"},
+	{"crp:spec.resourceSelectors[].group:required", "group defaults to \"\" (the core group): the provider always sends it"},
+	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference:required",
+		"a preferred_cluster_selectors element is the term's preference itself: the provider always sends one"},
+	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySelector",
+		"preferred_cluster_selectors has no property expressions (only property_sorter), as KubeFleet's scheduler ignores them in preferred terms"},
+	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms:required",
+		"the provider sends requiredDuringScheduling only with required_cluster_selectors, as clusterSelectorTerms"},
+	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions:required",
+		"the provider sends a propertySelector only with property_expressions, as matchExpressions"},
+	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySorter",
+		"required_cluster_selectors has no property_sorter: a sorter only ranks, so it belongs to preferred terms"},
+	{"crp:spec.strategy.applyStrategy.", "apply strategies are not exposed: KubeFleet's defaults apply"},
+	{"stagedrun:spec.resourceSnapshotIndex:required", "optional in fleet_staged_update_run: the provider resolves the placement's latest snapshot index at plan and always sends one"},
+	{"stagedrun:spec:cel[0]", "self == oldSelf (the spec is immutable): every spec attribute of fleet_staged_update_run forces replacement"},
+	{"nodepool:spec:", "replicas, limits and weight are not attributes of fleet_nodepool_disruption, which patches an existing NodePool's disruption fields"},
+	{"nodepool:spec.template:required", "the NodePool exists (its template with it): fleet_nodepool_disruption patches its disruption fields only"},
+	{"nodepool:spec.limits", "limits are not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.replicas", "replicas is not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.weight", "weight is not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.template.spec:required", "the NodePool exists (its template with it): fleet_nodepool_disruption patches its disruption fields only"},
+	{"nodepool:spec.template.metadata.labels", "template labels are not an attribute of fleet_nodepool_disruption (do_not_disrupt sets an annotation)"},
+	{"nodepool:spec.template.spec.nodeClassRef", "nodeClassRef is not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.template.spec.requirements", "requirements are not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.template.spec.taints", "taints are not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.template.spec.startupTaints", "startup taints are not an attribute of fleet_nodepool_disruption"},
+	{"nodepool:spec.disruption.consolidateAfter:required",
+		"the NodePool's disruption block already holds consolidateAfter (the CRD defaults it); a null consolidate_after leaves the server's value"},
+}
