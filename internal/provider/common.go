@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // clientsFromProviderData is the Configure step every resource and data
@@ -60,4 +62,14 @@ func objectType(t attr.Type, what string) types.ObjectType {
 		panic(what + " is not an object attribute")
 	}
 	return o
+}
+
+// hubAPI is the hub's typed client, or false once the reason it cannot be reached is reported.
+func hubAPI(ctx context.Context, c *engine.Clients, diags *diag.Diagnostics) (*hub.Client, bool) {
+	h, err := c.HubAPI(ctx)
+	if err != nil {
+		addBackendError(diags, "Reaching the fleet hub", err)
+		return nil, false
+	}
+	return h, true
 }

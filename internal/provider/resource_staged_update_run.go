@@ -354,9 +354,8 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
@@ -409,9 +408,8 @@ func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	run, err := h.Run(ctx, state.Name.ValueString())
@@ -448,9 +446,8 @@ func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateReque
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	run, err := h.Run(ctx, plan.Name.ValueString())
@@ -471,9 +468,8 @@ func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteReque
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()

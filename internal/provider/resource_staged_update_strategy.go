@@ -183,9 +183,8 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
@@ -211,9 +210,8 @@ func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	got, err := h.Strategy(ctx, state.Name.ValueString())
@@ -241,9 +239,8 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	got, err := h.UpdateStrategySpec(ctx, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
@@ -266,9 +263,8 @@ func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.Delete
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	h, err := r.clients.HubAPI(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if err := h.DeleteStrategy(ctx, state.Name.ValueString()); err != nil {
