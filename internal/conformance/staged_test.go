@@ -327,6 +327,9 @@ func (s *stagedSuite) compare(placement, strategy, index, what string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	if in.MemberClusters, err = s.hc.MemberClusters(s.ctx); err != nil {
+		s.t.Fatal(err)
+	}
 	if index == "" {
 		index = enginehub.LatestResourceSnapshotIndex(in.ResourceSnapshots)
 	}

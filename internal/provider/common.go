@@ -66,6 +66,10 @@ func objectType(t attr.Type, what string) types.ObjectType {
 
 // hubAPI is the hub's typed client, or false once the reason it cannot be reached is reported.
 func hubAPI(ctx context.Context, c *engine.Clients, diags *diag.Diagnostics) (*hub.Client, bool) {
+	if c == nil {
+		diags.AddError("Reaching the fleet hub", "The provider is not configured.")
+		return nil, false
+	}
 	h, err := c.HubAPI(ctx)
 	if err != nil {
 		addBackendError(diags, "Reaching the fleet hub", err)

@@ -40,8 +40,10 @@ func (d *updateRunDataSource) Schema(ctx context.Context, _ datasource.SchemaReq
 				Description: "The ARM ID of the auto-upgrade profile that generated the run; null for a run created directly."},
 			"remaining_members": dschema.ListAttribute{Computed: true, ElementType: types.StringType,
 				Description: "Members the run has not (yet) updated, in update order: those neither Completed nor Skipped " +
-					"(NotStarted, Pending, Running, Stopped or Failed). Empty once the run is done with every member."},
-			"remaining_member_count": dschema.Int64Attribute{Computed: true, Description: "How many members `remaining_members` lists."},
+					"(NotStarted, Pending, Running, Stopped or Failed); the first 20 unless the provider's `preview_detail` is " +
+					"`full`. Empty once the run is done with every member."},
+			"remaining_member_count":    dschema.Int64Attribute{Computed: true, Description: "How many members the run has not (yet) updated."},
+			"remaining_members_omitted": dschema.Int64Attribute{Computed: true, Description: "How many of them `remaining_members` leaves out."},
 		}),
 	}
 }
@@ -61,6 +63,7 @@ type updateRunDataModel struct {
 	AutoUpgradeProfileID types.String `tfsdk:"auto_upgrade_profile_id"`
 	RemainingMembers     []string     `tfsdk:"remaining_members"`
 	RemainingMemberCount types.Int64  `tfsdk:"remaining_member_count"`
+	RemainingOmitted     types.Int64  `tfsdk:"remaining_members_omitted"`
 }
 
 func (d *updateRunDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -92,9 +95,15 @@ func (d *updateRunDataSource) Read(ctx context.Context, req datasource.ReadReque
 			m.ManagedClusterUpdate = mcuFromAPI(*p.ManagedClusterUpdate, nil)
 		}
 	}
-	m.Status = runStatusObject(ctx, run, &resp.Diagnostics)
-	m.RemainingMembers = remainingMembers(runStatusFrom(run))
-	m.RemainingMemberCount = types.Int64Value(int64(len(m.RemainingMembers)))
+	st := runStatusFrom(run)
+	obj, diags := types.ObjectValueFrom(ctx, runStatusType.AttrTypes, st)
+	resp.Diagnostics.Append(diags...)
+	m.Status = obj
+	remaining := remainingMembers(st)
+	listed, omitted := capList(remaining, d.clients.ListLimit())
+	m.RemainingMembers = append([]string{}, listed...)
+	m.RemainingMemberCount = types.Int64Value(int64(len(remaining)))
+	m.RemainingOmitted = types.Int64Value(omitted)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -204,9 +204,8 @@ func (r *envelopeResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.hub(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
@@ -260,9 +259,8 @@ func (r *envelopeResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.hub(ctx)
-	if err != nil {
-		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
@@ -287,13 +285,6 @@ type envelopeModel struct {
 
 func envelopeID(namespace, name string) string { return namespace + "/" + name }
 
-func (r *envelopeResource) hub(ctx context.Context) (*hub.Client, error) {
-	if r.clients == nil {
-		return nil, fmt.Errorf("the provider is not configured")
-	}
-	return r.clients.HubAPI(ctx)
-}
-
 // prepare reaches the hub and builds the ConfigMap's data from the planned manifests, setting id
 // and data_keys.
 func (r *envelopeResource) prepare(ctx context.Context, plan *envelopeModel, diags *diag.Diagnostics) (*hub.Client, map[string]string) {
@@ -305,9 +296,8 @@ func (r *envelopeResource) prepare(ctx context.Context, plan *envelopeModel, dia
 		diags.AddAttributeError(path.Root("manifests"), "Manifests unknown", "The manifests are still unknown at apply; this is a bug in the provider or in Terraform.")
 		return nil, nil
 	}
-	h, err := r.hub(ctx)
-	if err != nil {
-		addBackendError(diags, "Reaching the fleet hub", err)
+	h, ok := hubAPI(ctx, r.clients, diags)
+	if !ok {
 		return nil, nil
 	}
 	plan.ID = types.StringValue(envelopeID(plan.Namespace.ValueString(), plan.Name.ValueString()))

@@ -302,7 +302,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		addBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	in, err := h.RunInputs(ctx, plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
+	in, err := r.runInputs(ctx, h, plan)
 	if err != nil {
 		resp.Diagnostics.AddError("Planning the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 		return
@@ -361,7 +361,7 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	name := plan.Name.ValueString()
 	if plan.ResourceSnapshotIndex.IsUnknown() || plan.Preview.IsUnknown() {
 		// The placement or strategy came with this apply: what plan could not read, read now.
-		in, err := h.RunInputs(ctx, plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
+		in, err := r.runInputs(ctx, h, plan)
 		if err != nil {
 			resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 			return
@@ -662,6 +662,17 @@ func sortedSet(s []string) []string {
 
 // stagedIndexRe is a resource snapshot index as the controller parses it (strconv.Atoi, >= 0).
 var stagedIndexRe = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+
+// runInputs reads what the controller initializes the run from, with the hub's member clusters
+// from the inventory (listed once per provider process).
+func (r *stagedRunResource) runInputs(ctx context.Context, h *hub.Client, plan stagedRunModel) (hub.RunInputs, error) {
+	in, err := h.RunInputs(ctx, plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
+	if err != nil || in.Placement == nil {
+		return in, err
+	}
+	in.MemberClusters, err = r.clients.HubMemberClusters(ctx)
+	return in, err
+}
 
 // stagedMissing names the referenced object the hub does not have yet.
 func stagedMissing(in hub.RunInputs, plan stagedRunModel) string {

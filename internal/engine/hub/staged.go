@@ -88,7 +88,8 @@ func (c *Client) Approve(ctx context.Context, req *placementv1beta1.ClusterAppro
 
 // RunInputs reads what KubeFleet's controller reads when it initializes a run of placement with
 // strategy: the placement (nil when missing), its latest policy snapshots, bindings and resource
-// snapshots, the strategy (nil when missing) and the member clusters.
+// snapshots, and the strategy (nil when missing). The member clusters are the caller's to add
+// (the provider lists them once per process).
 func (c *Client) RunInputs(ctx context.Context, placement, strategy string) (RunInputs, error) {
 	var in RunInputs
 	var err error
@@ -113,9 +114,6 @@ func (c *Client) RunInputs(ctx context.Context, placement, strategy string) (Run
 	}
 	if in.ResourceSnapshots, err = c.ResourceSnapshots(ctx, placement); err != nil {
 		return in, err
-	}
-	if in.MemberClusters, err = c.MemberClusters(ctx); err != nil {
-		return in, fmt.Errorf("listing member clusters: %w", err)
 	}
 	return in, nil
 }
