@@ -24,6 +24,17 @@ type RolloutFacts struct {
 	// list could not be read, so that their node images are only those the
 	// members run (one warning for a whole preview).
 	NodeImageWarning string
+	// AssumedNodeImages are the versions a region is assumed to offer though
+	// neither AKS's list nor a member there shows them (location → image type →
+	// versions): see assumeOlderImagesOffered.
+	AssumedNodeImages map[string]map[string][]string
+}
+
+// Assumed reports whether the full node image version is offered in location
+// only by assumption.
+func (f RolloutFacts) Assumed(location, fullImage string) bool {
+	family, version := rollout.SplitNodeImage(fullImage)
+	return contains(f.AssumedNodeImages[location][family], version)
 }
 
 // UnreadableMember is a member whose managed cluster could not be read.
@@ -40,14 +51,17 @@ type UnreadableMember struct {
 // nodeImageVersions list of the region (RegionNodeImages: read once per
 // location and process; it may name images no member runs yet, which is what
 // Latest, Consistent and the NodeImage channel pick), plus the images the
-// members' pools run now. Where the list cannot be read the region offers
-// only the latter, and NodeImageWarning says so. Region.Releases stay empty:
+// members' pools run now, plus the older versions assumeOlderImagesOffered
+// takes a region to keep (AssumedNodeImages, which previews warn about). Where
+// the list cannot be read the region offers only its members' images, and
+// NodeImageWarning says so. Region.Releases stay empty:
 // Azure does not announce releases. Member.Upgrade stays zero (an instant,
 // successful upgrade): the preview cannot know a future failure.
 //
 // How far previews built on these facts are from what then executes is
 // measured by TestRolloutFidelityRealPath (internal/provider), which takes
-// the preview through this function over HTTP; the emulator's
+// the preview through this function over HTTP and classifies each difference
+// by what these facts lack (hidden images, releases, durations, failures); the emulator's
 // TestPreviewMatchesExecution instead feeds rollout.Plan the emulator's own
 // inputs (durations, failures, every image, releases) and so compares the
 // engine with itself, not these facts with the service.
@@ -114,7 +128,60 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 			reg.NodeImages[family] = append(reg.NodeImages[family], v)
 		}
 	}
+	out.AssumedNodeImages = assumeOlderImagesOffered(out.Regions, images.Images)
 	return out, nil
+}
+
+// assumeOlderImagesOffered adds to each region whose list was read the older
+// versions of an image type that another region lists or a member elsewhere
+// runs, and returns what it added.
+//
+// AKS's list holds only the latest version of each image type (Node Image
+// Versions - List: "Only returns the latest version of each node image"), but
+// Consistent picks "image versions that are currently available in all Azure
+// regions where the clusters in this run are located"
+// (concepts-update-orchestration.md): when regions' latest differ, the common
+// version is an older one the faster regions do not list. Node images reach
+// regions progressively and stay available after newer ones, so a region that
+// lists 202512.02.0 is taken to offer a 202511.04.0 seen elsewhere. Previews
+// built on an assumed version say so (TestRolloutFidelityRealPath measures it).
+func assumeOlderImagesOffered(regions map[string]rollout.Region, listed map[string]map[string][]string) map[string]map[string][]string {
+	known := map[string][]string{} // image type → every version seen in any region
+	for _, reg := range regions {
+		for family, vs := range reg.NodeImages {
+			for _, v := range vs {
+				if !contains(known[family], v) {
+					known[family] = append(known[family], v)
+				}
+			}
+		}
+	}
+	for _, vs := range known {
+		sort.Slice(vs, func(i, j int) bool { return rollout.CompareImageVersions(vs[i], vs[j]) < 0 })
+	}
+	assumed := map[string]map[string][]string{}
+	for loc, byFamily := range listed {
+		reg := regions[loc]
+		for family, latest := range byFamily {
+			newest := ""
+			for _, v := range latest {
+				if newest == "" || rollout.CompareImageVersions(v, newest) > 0 {
+					newest = v
+				}
+			}
+			for _, v := range known[family] {
+				if rollout.CompareImageVersions(v, newest) >= 0 || contains(reg.NodeImages[family], v) {
+					continue
+				}
+				reg.NodeImages[family] = append(reg.NodeImages[family], v)
+				if assumed[loc] == nil {
+					assumed[loc] = map[string][]string{}
+				}
+				assumed[loc][family] = append(assumed[loc][family], v)
+			}
+		}
+	}
+	return assumed
 }
 
 // NodeImages are the node images AKS lists for some locations.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -559,24 +561,34 @@ func (r *updateRunResource) approvalWaiting(ctx context.Context, state, plan upd
 	return false
 }
 
-// preview computes the rollout plan at the Fleet API's current time.
-func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, error) {
+// planInput is what the preview knows of a run before it exists: its strategy
+// (read now), update and skips, and the fleet's rollout facts.
+func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, engine.RolloutFacts, error) {
 	fleet, err := r.clients.ResolveFleet(plan.FleetID.ValueString())
 	if err != nil {
-		return types.Object{}, err
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
 	}
 	strategy, err := r.strategyOf(ctx, plan)
 	if err != nil {
-		return types.Object{}, err
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
 	}
 	facts, err := r.clients.RolloutFacts(ctx, fleet)
 	if err != nil {
-		return types.Object{}, err
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
 	}
-	p, err := rollout.Plan(rollout.PlanInput{
+	return rollout.PlanInput{
 		Strategy: strategyToRollout(strategy), Update: plan.ManagedClusterUpdate.toRollout(),
 		Members: facts.Members, Regions: facts.Regions, Skip: skipTargetsToRollout(plan.Skip),
-	}, r.clients.FleetNow())
+	}, facts, nil
+}
+
+// preview computes the rollout plan at the Fleet API's current time.
+func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, error) {
+	in, facts, err := r.planInput(ctx, plan)
+	if err != nil {
+		return types.Object{}, err
+	}
+	p, err := rollout.Plan(in, r.clients.FleetNow())
 	if err != nil {
 		return types.Object{}, &invalidRunError{err}
 	}
@@ -586,6 +598,9 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	}
 	if w := releaseWarnings(p, plan.ManagedClusterUpdate.toRollout()); len(w) > 0 {
 		m.Warnings = append(m.Warnings, w...)
+	}
+	if w := assumedImageWarning(p, facts); w != "" {
+		m.Warnings = append(m.Warnings, w)
 	}
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
@@ -624,6 +639,43 @@ func releaseWarnings(p rollout.Preview, u rollout.Update) []string {
 			"so an image released before then, or one no member runs yet, replaces the one shown")
 	}
 	return out
+}
+
+// assumedImageWarning is the one warning for members whose target node image
+// their region offers only by the provider's assumption (AKS lists just the
+// latest image of each type: engine.RolloutFacts), or "".
+func assumedImageWarning(p rollout.Preview, facts engine.RolloutFacts) string {
+	location := map[string]string{}
+	for _, m := range facts.Members {
+		location[m.Name] = m.Location
+	}
+	var names []string
+	images := map[string]bool{}
+	for _, st := range p.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				if m.Action != rollout.ActionUpgrade && m.Action != rollout.ActionPending {
+					continue
+				}
+				found := false
+				for pool, img := range m.TargetNodeImageVersions {
+					if img != m.CurrentNodeImageVersions[pool] && facts.Assumed(location[m.Name], img) {
+						images[img+" in "+location[m.Name]], found = true, true
+					}
+				}
+				if found {
+					names = append(names, m.Name)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d member(s) (%s) get a node image their region's AKS list does not show (%s): AKS lists only the latest image "+
+		"of each type, and the preview assumes a region still offers an older image another region lists or a member runs. "+
+		"If AKS no longer offers it there, Consistent picks an older common image or skips the member",
+		len(names), nameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "))
 }
 
 // skipTargetsToRollout are the configured skip targets, which apply skips

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -48,15 +49,13 @@ import (
 // states and messages, upgrade start order, the clusters' versions and
 // node images afterwards, the run's state.
 //
-// Every difference is counted and classified: "unknowable at plan" (a
-// release after the plan, an upgrade failure nobody announced, upgrade
-// durations that move later members across window boundaries),
-// "knowable: node image choice" (RolloutFacts reads each region's latest node
-// image of each type from AKS and the images members run; the emulator also
-// knows older versions, which Consistent can pick across regions: open work in
-// issue #11) and "error" (the preview was wrong with all it could know).
-// Failures come before images: a failed member and the members its run never
-// reached are the failure's doing.
+// Every difference is counted and classified exactly, by counterfactual:
+// the provider's own plan input is given, one kind at a time, what the
+// emulator knew and no API tells (the node images AKS's list hides, since it
+// holds each region's latest only; the release during the run; upgrade
+// durations; planned failures), and a difference belongs to the first kind
+// whose addition makes it disappear. A difference none removes is an error
+// (the preview was wrong with what it reads) and fails the test.
 func TestRolloutFidelityRealPath(t *testing.T) {
 	const fleets, runsPerFleet = 10, 12
 	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, warned: map[string]int{}, examples: map[string][]string{}}
@@ -76,8 +75,8 @@ func TestRolloutFidelityRealPath(t *testing.T) {
 		fmt.Fprintf(&b, "\n  %-62s %4d (%d under a warning of the preview)  e.g. %s", c, st.classes[c], st.warned[c], strings.Join(st.examples[c], " | "))
 	}
 	t.Logf("real-path fidelity: %d runs on %d fleets, %d members compared; %d runs match in full; %d mismatches by class:%s\n"+
-		"  runs with a release after the plan %d, with an unannounced failure %d; outcomes %v; windows at plan %v; actions %v; mismatch kinds %v",
-		st.runs, fleets, st.members, st.cleanRuns, st.total(), b.String(), st.releaseRuns, st.failureRuns, st.outcomes, st.windows, st.actions, st.kinds)
+		"  runs with a release after the plan %d, with an unannounced failure %d, previewing an image AKS's list does not show %d; outcomes %v; windows at plan %v; actions %v; mismatch kinds %v",
+		st.runs, fleets, st.members, st.cleanRuns, st.total(), b.String(), st.releaseRuns, st.failureRuns, st.assumedImageRuns, st.outcomes, st.windows, st.actions, st.kinds)
 	if st.runs < 100 {
 		t.Fatalf("only %d runs compared", st.runs)
 	}
@@ -105,12 +104,13 @@ const (
 	classError        = "error: the preview was wrong with what it reads"
 	classRelease      = "unknowable at plan: a release during the run"
 	classFailure      = "unknowable at plan: an upgrade failed (no API announces it)"
-	classTiming       = "unknowable at plan: upgrade durations (window boundaries)"
-	classRegionImages = "knowable: node image choice (the provider reads each region's latest image only)"
+	classTiming       = "unknowable at plan: upgrade durations (no API announces them)"
+	classRegionImages = "unknowable at plan: node images AKS's list does not show (it holds each region's latest)"
 )
 
 type realPathStats struct {
 	runs, members, cleanRuns, releaseRuns, failureRuns int
+	assumedImageRuns                                   int // runs whose preview relies on an image AKS's list does not show
 	classes, outcomes, windows, actions, kinds         map[string]int
 	examples                                           map[string][]string
 	warned                                             map[string]int // mismatches the preview's warnings announce
@@ -384,7 +384,7 @@ func (rf *realPathFleet) drawPlan(t *testing.T) (updateRunModel, string) {
 // providerPreview is ModifyPlan's preview for plan: a fresh provider process
 // (engine.Clients on an azure.Session over the emulator's HTTPS endpoint, as
 // provider.Configure builds it) at the Fleet API's time.
-func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (runPreviewModel, time.Time) {
+func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (runPreviewModel, rollout.PlanInput, time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	sess, err := azure.NewSession(ctx, azure.Config{
@@ -403,7 +403,13 @@ func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (ru
 	if d := obj.As(ctx, &m, basetypesObjectAsOptions); d.HasError() {
 		t.Fatalf("preview: %v", d)
 	}
-	return m, r.clients.FleetNow()
+	// The same input again, for the classification's counterfactuals (the
+	// process's reads are cached: nothing is read twice).
+	in, _, err := r.planInput(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, in, r.clients.FleetNow()
 }
 
 // release is a version the test makes available during a run.
@@ -480,26 +486,13 @@ func (rf *realPathFleet) run(t *testing.T, k int, st *realPathStats) {
 	plan.Name = types.StringValue(name)
 
 	// plan: the provider's preview, before anything exists.
-	pm, planAt := rf.providerPreview(t, &plan)
-	locOf := map[string]string{}
-	for _, m := range rf.file.Members {
-		locOf[m.Name] = m.Location
-	}
-	// Snapshot what the regions offered at plan (for classifying only).
+	pm, in, planAt := rf.providerPreview(t, &plan)
+	// What the regions offered at plan (for classifying only).
 	offeredAtPlan := map[string]map[string][]string{}
 	for reg, fams := range rf.offeredImages {
 		offeredAtPlan[reg] = map[string][]string{}
 		for fam, vs := range fams {
 			offeredAtPlan[reg][fam] = append([]string{}, vs...)
-		}
-	}
-	runningImages := map[string]map[string]bool{} // region → images members run at plan
-	for _, g := range pmMembers(pm) {
-		for _, img := range g.CurrentNodeImageVersions {
-			if runningImages[locOf[g.Name]] == nil {
-				runningImages[locOf[g.Name]] = map[string]bool{}
-			}
-			runningImages[locOf[g.Name]][img] = true
 		}
 	}
 
@@ -595,8 +588,7 @@ func (rf *realPathFleet) run(t *testing.T, k int, st *realPathStats) {
 			a.images[*p.Name] = *p.NodeImageVersion
 		}
 	}
-	relDuring := rel != nil && rel.posted
-	rf.compare(t, name, &plan, pm, planAt, done, actual, relDuring, rel, locOf, offeredAtPlan, runningImages, st)
+	rf.compare(t, name, &plan, pm, in, planAt, done, actual, rel, offeredAtPlan, st)
 
 	// A run that waits for ever is stopped so the next one has the fleet; a
 	// planned failure is cleared now and then, as an operator would fix it.
@@ -649,126 +641,22 @@ func pmMembers(pm runPreviewModel) []runMemberPreviewModel {
 	return out
 }
 
-func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel, pm runPreviewModel, planAt time.Time, run *fleetapi.UpdateRun,
-	actual map[string]*actualMember, relDuring bool, rel *release, locOf map[string]string,
-	offeredAtPlan map[string]map[string][]string, runningImages map[string]map[string]bool, st *realPathStats) {
-	t.Helper()
-	st.runs++
-	if relDuring {
-		st.releaseRuns++
-	}
-	u := plan.ManagedClusterUpdate.toRollout()
-	selection := u.NodeImageSelection
-	if selection == "" {
-		selection = rollout.Latest
-	}
-	// An unannounced failure: a member failed that the preview did not say would.
-	failed := ""
-	for _, m := range pmMembers(pm) {
-		if a := actual[m.Name]; a != nil && m.Action != "fail" && !strings.Contains(m.Reason.ValueString(), "; then fails: ") && a.state == "Failed" {
-			failed = m.Name
-		}
-	}
-	if failed != "" {
-		st.failureRuns++
-	}
-	// imagesUnread: a region of the run offered, at plan, an image of a type
-	// the member runs that no member ran (so RolloutFacts did not list it).
-	imagesUnread := func(member string) bool {
-		if u.Upgrade == rollout.ControlPlaneOnly {
-			return false
-		}
-		regions := []string{locOf[member]}
-		if selection == rollout.Consistent {
-			regions = nil
-			for _, m := range pmMembers(pm) {
-				regions = append(regions, locOf[m.Name])
-			}
-		}
-		for _, reg := range regions {
-			for fam, vs := range offeredAtPlan[reg] {
-				for _, v := range vs {
-					if !runningImages[reg][fam+"-"+v] {
-						return true
-					}
-				}
-			}
-		}
-		return false
-	}
-	mismatches := 0
-	memberClass := ""
-	// classify names the cause of a mismatch from evidence about the member.
-	classify := func(member, kind, detail string) string {
-		a := actual[member]
-		if member == "" {
-			switch {
-			case memberClass != "":
-				return memberClass
-			case relDuring:
-				return classRelease
-			case failed != "":
-				return classFailure
-			}
-			return classError
-		}
-		if relDuring {
-			// The release shows in the mismatch, or the cluster now runs it.
-			v := rel.kube + rel.image
-			relevant := strings.Contains(detail, v) || kind == "order" ||
-				(a != nil && rel.kube != "" && a.kube == rel.kube) || (a != nil && rel.image != "" && containsString(mapValues(a.images), rel.image))
-			if relevant {
-				return classRelease
-			}
-		}
-		if failed != "" {
-			return classFailure
-		}
-		if imagesUnread(member) && kind != "order" && (strings.Contains(detail, "node image") || kind == "node image" || kind == "state") {
-			return classRegionImages
-		}
-		if a != nil && a.reached.After(planAt) && (kind == "order" || strings.Contains(detail, "maintenance window")) {
-			return classTiming
-		}
-		return classError
-	}
-	report := func(member, kind, format string, args ...any) {
-		mismatches++
-		detail := fmt.Sprintf(format, args...)
-		class := classify(member, kind, detail)
-		if member != "" && memberClass == "" {
-			memberClass = class
-		}
-		st.classes[class]++
-		st.kinds[kind]++
-		if class == classRelease || class == classRegionImages {
-			for _, w := range pm.Warnings {
-				if strings.Contains(w, "does not announce releases") || strings.Contains(w, "Latest takes the newest image") {
-					st.warned[class]++
-					break
-				}
-			}
-		}
-		msg := fmt.Sprintf("fleet %d %s %s %s: %s", rf.seed, name, member, kind, detail)
-		if len(st.examples[class]) < 2 {
-			st.examples[class] = append(st.examples[class], msg)
-		}
-		if class == classError {
-			t.Errorf("%s", msg)
-			if os.Getenv("FIDELITY_DEBUG") != "" {
-				b, _ := json.MarshalIndent(run.Properties.Status, "", " ")
-				p, _ := json.MarshalIndent(pm, "", " ")
-				t.Logf("plan at %s\n%s\npreview %s", planAt, b, p)
-			}
-		}
-	}
+// mismatch is one difference between a preview and what the emulator did;
+// key identifies it across previews of the same run (member, kind, pool).
+type mismatch struct{ member, kind, key, detail string }
 
-	status := run.Properties.Status
-	got := string(status.Status.State)
-	if got == "Running" {
-		got = "Pending"
+// diffPreview lists where preview pm and the executed run differ: each
+// member's action (upgrade, skip with its reason, fail with its message,
+// pending with its first pending reason, not reached), the versions and node
+// images of completed members, the order of those the preview upgrades at
+// once, the run's outcome and its membership. fails are the members the
+// preview says fail once upgraded (its member warnings), with their messages.
+func diffPreview(u rollout.Update, pm runPreviewModel, fails map[string]string, run *fleetapi.UpdateRun, actual map[string]*actualMember) []mismatch {
+	var out []mismatch
+	report := func(member, kind, sub, format string, args ...any) {
+		out = append(out, mismatch{member: member, kind: kind, key: member + "|" + kind + "|" + sub, detail: fmt.Sprintf(format, args...)})
 	}
-	st.outcomes[got]++
+	got := runOutcome(run)
 	seen := 0
 	for _, stg := range pm.Stages {
 		for _, g := range stg.Groups {
@@ -780,51 +668,54 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 			var order []started
 			for _, m := range g.Members {
 				seen++
-				st.members++
-				st.actions[m.Action]++
-				st.windows[m.MaintenanceWindow]++
 				a := actual[m.Name]
 				if a == nil {
-					report(m.Name, "membership", "in the preview, not in the run")
+					report(m.Name, "membership", "", "in the preview, not in the run")
 					continue
 				}
 				reason := m.Reason.ValueString()
 				switch {
+				case m.Action == "upgrade" && fails[m.Name] != "":
+					if a.state != "Failed" || a.message != fails[m.Name] {
+						report(m.Name, "state", "", "preview upgrade then fails (%s), emulator %s (%s)", fails[m.Name], a.state, a.message)
+					}
+					continue
 				case m.Action == "upgrade":
 					if a.state != "Completed" {
-						report(m.Name, "state", "preview upgrade, emulator %s (%s)", a.state, a.message)
+						report(m.Name, "state", "", "preview upgrade, emulator %s (%s)", a.state, a.message)
 						continue
 					}
 				case m.Action == "skip":
 					if a.state != "Skipped" || a.message != reason {
-						report(m.Name, "state", "preview skip (%s), emulator %s (%s)", reason, a.state, a.message)
+						report(m.Name, "state", "", "preview skip (%s), emulator %s (%s)", reason, a.state, a.message)
 					}
 					continue
 				case m.Action == "fail":
 					if a.state != "Failed" || a.message != reason {
-						report(m.Name, "state", "preview fail (%s), emulator %s (%s)", reason, a.state, a.message)
+						report(m.Name, "state", "", "preview fail (%s), emulator %s (%s)", reason, a.state, a.message)
 					}
 					continue
 				case strings.HasPrefix(reason, "not reached: "):
 					if a.state != "NotStarted" {
-						report(m.Name, "state", "preview not reached, emulator %s (%s)", a.state, a.message)
+						report(m.Name, "state", "", "preview not reached, emulator %s (%s)", a.state, a.message)
 					}
 					continue
 				default: // pending when reached, and perhaps failing after
 					reason, fails, _ := strings.Cut(reason, "; then fails: ")
-					if a.firstPending == "" && a.state == "Stopped" {
-						a.firstPending = a.message // Pending and Stopped at the same instant
+					first := a.firstPending
+					if first == "" && a.state == "Stopped" {
+						first = a.message // Pending and Stopped at the same instant
 					}
 					if fails != "" && (a.state != "Failed" || a.message != fails) {
-						report(m.Name, "state", "preview pending then fails (%s), emulator %s (%s)", fails, a.state, a.message)
+						report(m.Name, "state", "", "preview pending then fails (%s), emulator %s (%s)", fails, a.state, a.message)
 						continue
 					}
-					if a.firstPending != reason {
+					if first != reason {
 						kind := "pending reason"
-						if a.firstPending == "" {
+						if first == "" {
 							kind = "state"
 						}
-						report(m.Name, kind, "preview pending (%s), emulator first pending %q, final %s (%s)", reason, a.firstPending, a.state, a.message)
+						report(m.Name, kind, "", "preview pending (%s), emulator first pending %q, final %s (%s)", reason, first, a.state, a.message)
 						continue
 					}
 					if a.state != "Completed" {
@@ -833,11 +724,11 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 				}
 				// Completed: the clusters must now run the preview's targets.
 				if u.Upgrade != rollout.NodeImageOnly && a.kube != m.TargetKubernetesVersion {
-					report(m.Name, "kubernetes version", "preview %s, cluster %s", m.TargetKubernetesVersion, a.kube)
+					report(m.Name, "kubernetes version", "", "preview %s, cluster %s", m.TargetKubernetesVersion, a.kube)
 				}
 				for pool, img := range m.TargetNodeImageVersions {
 					if a.images[pool] != img {
-						report(m.Name, "node image", "pool %s: preview %s, cluster %s", pool, img, a.images[pool])
+						report(m.Name, "node image", pool, "pool %s: preview %s, cluster %s", pool, img, a.images[pool])
 					}
 				}
 				if a.start != nil && m.Action == "upgrade" {
@@ -849,21 +740,167 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 			for i := range order {
 				for j := range order {
 					if order[i].pos < order[j].pos && order[i].at.After(order[j].at) {
-						report(order[j].name, "order", "preview puts %s (position %d) before %s (position %d); emulator started it later", order[i].name, order[i].pos, order[j].name, order[j].pos)
+						report(order[j].name, "order", order[i].name, "preview puts %s (position %d) before %s (position %d); emulator started it later",
+							order[i].name, order[i].pos, order[j].name, order[j].pos)
 					}
 				}
 			}
 		}
 	}
 	if got != pm.Outcome {
-		report("", "outcome", "preview %s, emulator %s", pm.Outcome, got)
+		report("", "outcome", "", "preview %s, emulator %s", pm.Outcome, got)
 	}
 	if n := len(actual); seen != n {
-		report("", "membership", "%d members in the preview, %d in the run", seen, n)
+		report("", "membership", "count", "%d members in the preview, %d in the run", seen, n)
 	}
-	if mismatches == 0 {
+	return out
+}
+
+func runOutcome(run *fleetapi.UpdateRun) string {
+	got := string(run.Properties.Status.Status.State)
+	if got == "Running" {
+		return "Pending"
+	}
+	return got
+}
+
+// hiddenFacts is what the emulator knew at plan and the provider could not
+// read: each step adds one kind to the provider's own plan input, in order.
+type hiddenFacts struct {
+	class   string
+	warning []string // what the preview says when it cannot know this
+	add     func(in *rollout.PlanInput)
+}
+
+// compare counts the real-path preview's mismatches and classifies each one
+// exactly: a mismatch belongs to the first hidden fact whose addition to the
+// provider's own plan input (rollout.Plan, as the preview computes it) makes
+// it disappear. One that none removes is an error: the preview was wrong with
+// what the provider reads, and the test fails.
+func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel, pm runPreviewModel, in rollout.PlanInput, planAt time.Time,
+	run *fleetapi.UpdateRun, actual map[string]*actualMember, rel *release, offeredAtPlan map[string]map[string][]string, st *realPathStats) {
+	t.Helper()
+	st.runs++
+	relDuring := rel != nil && rel.posted
+	if relDuring {
+		st.releaseRuns++
+	}
+	u := plan.ManagedClusterUpdate.toRollout()
+	st.outcomes[runOutcome(run)]++
+	for _, w := range pm.Warnings {
+		if strings.Contains(w, "region's AKS list does not show") {
+			st.assumedImageRuns++
+		}
+	}
+	unannounced := false
+	for _, m := range pmMembers(pm) {
+		st.members++
+		st.actions[m.Action]++
+		st.windows[m.MaintenanceWindow]++
+		if a := actual[m.Name]; a != nil && m.Action != "fail" && !strings.Contains(m.Reason.ValueString(), "; then fails: ") && a.state == "Failed" {
+			unannounced = true
+		}
+	}
+	if unannounced {
+		st.failureRuns++
+	}
+	found := diffPreview(u, pm, nil, run, actual)
+	if len(found) == 0 {
 		st.cleanRuns++
+		return
 	}
+	upgrades := map[string]rollout.UpgradeBehavior{}
+	for _, m := range rf.file.Members {
+		fu, _ := rf.srv.MemberUpgrade(m.Name)
+		upgrades[m.Name] = rollout.UpgradeBehavior{Duration: fu.Duration.Duration, Fail: fu.Fail, Message: fu.Message}
+	}
+	steps := []hiddenFacts{
+		{classRegionImages, []string{"region's AKS list does not show", "could not be read"}, func(in *rollout.PlanInput) {
+			regions := map[string]rollout.Region{}
+			for loc, reg := range in.Regions {
+				reg.NodeImages = offeredAtPlan[loc]
+				regions[loc] = reg
+			}
+			in.Regions = regions
+		}},
+		{classRelease, []string{"does not announce releases", "Latest takes the newest image"}, func(in *rollout.PlanInput) {
+			if !relDuring {
+				return
+			}
+			reg := in.Regions[rel.region]
+			reg.Releases = append(append([]rollout.Release(nil), reg.Releases...), rollout.Release{At: rel.at, KubernetesVersion: rel.kube, NodeImageVersion: rel.image})
+			in.Regions[rel.region] = reg
+		}},
+		{classTiming, nil, func(in *rollout.PlanInput) { in.Members = withUpgrades(in.Members, upgrades, false) }},
+		{classFailure, nil, func(in *rollout.PlanInput) { in.Members = withUpgrades(in.Members, upgrades, true) }},
+	}
+	class := map[string]string{}
+	for _, step := range steps {
+		step.add(&in)
+		p, err := rollout.Plan(in, planAt)
+		if err != nil {
+			t.Fatalf("fleet %d %s: counterfactual plan (%s): %v", rf.seed, name, step.class, err)
+		}
+		still := map[string]bool{}
+		fails := map[string]string{}
+		for _, w := range p.MemberWarnings {
+			if w.Kind == rollout.MemberFails {
+				fails[w.Member] = w.Detail
+			}
+		}
+		for _, m := range diffPreview(u, runPreviewFrom(p, 0, nil), fails, run, actual) {
+			still[m.key] = true
+		}
+		for _, m := range found {
+			if class[m.key] == "" && !still[m.key] {
+				class[m.key] = step.class
+			}
+		}
+	}
+	warnedBy := map[string][]string{}
+	for _, step := range steps {
+		warnedBy[step.class] = step.warning
+	}
+	for _, m := range found {
+		c := class[m.key]
+		if c == "" {
+			c = classError
+		}
+		st.classes[c]++
+		st.kinds[m.kind]++
+		for _, w := range pm.Warnings {
+			if slices.ContainsFunc(warnedBy[c], func(s string) bool { return strings.Contains(w, s) }) {
+				st.warned[c]++
+				break
+			}
+		}
+		msg := fmt.Sprintf("fleet %d %s %s %s: %s", rf.seed, name, m.member, m.kind, m.detail)
+		if len(st.examples[c]) < 2 {
+			st.examples[c] = append(st.examples[c], msg)
+		}
+		if c == classError {
+			t.Errorf("%s", msg)
+			if os.Getenv("FIDELITY_DEBUG") != "" {
+				b, _ := json.MarshalIndent(run.Properties.Status, "", " ")
+				p, _ := json.MarshalIndent(pm, "", " ")
+				t.Logf("plan at %s\n%s\npreview %s", planAt, b, p)
+			}
+		}
+	}
+}
+
+// withUpgrades gives members their upgrade durations and, with failures, the
+// failures the emulator has planned.
+func withUpgrades(members []rollout.Member, upgrades map[string]rollout.UpgradeBehavior, failures bool) []rollout.Member {
+	out := append([]rollout.Member(nil), members...)
+	for i := range out {
+		u := upgrades[out[i].Name]
+		out[i].Upgrade.Duration = u.Duration
+		if failures {
+			out[i].Upgrade.Fail, out[i].Upgrade.Message = u.Fail, u.Message
+		}
+	}
+	return out
 }
 
 func harnessDone[T any](p *runtime.Poller[T], err error) (*T, error) {
