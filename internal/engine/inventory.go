@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,8 @@ type inventory struct {
 	hub     lazy[[]clusterv1beta1.MemberCluster]
 	mu      sync.Mutex
 	members map[fleetapi.FleetID]*lazy[[]Member]
+	// planned update groups by fleet and member name: see PlanMemberGroup.
+	plannedGroups map[fleetapi.FleetID]map[string]string
 
 	// HubLists counts the hub's MemberCluster list requests (tests assert the bar).
 	hubLists int
@@ -98,8 +101,36 @@ func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member
 		l = &lazy[[]Member]{}
 		c.inv.members[fleet] = l
 	}
+	planned := maps.Clone(c.inv.plannedGroups[fleet])
 	c.inv.mu.Unlock()
-	return l.get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+	if err != nil || len(planned) == 0 {
+		return members, err
+	}
+	out := append([]Member(nil), members...)
+	for i := range out {
+		if g, ok := planned[out[i].Name]; ok {
+			out[i].Group = g
+		}
+	}
+	return out, nil
+}
+
+// PlanMemberGroup records that this run of terraform moves a member to an
+// update group (fleet_member's plan): Members then reports that group, so the
+// previews planned after it — those that depend on the member, as Terraform
+// orders plans along dependencies — show the member where apply puts it, at
+// plan and again at apply.
+func (c *Clients) PlanMemberGroup(fleet fleetapi.FleetID, member, group string) {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	if c.inv.plannedGroups == nil {
+		c.inv.plannedGroups = map[fleetapi.FleetID]map[string]string{}
+	}
+	if c.inv.plannedGroups[fleet] == nil {
+		c.inv.plannedGroups[fleet] = map[string]string{}
+	}
+	c.inv.plannedGroups[fleet][member] = group
 }
 
 // memberReadConcurrency bounds parallel AKS reads; azcore's retry policy

@@ -25,6 +25,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure   = &memberResource{}
+	_ resource.ResourceWithModifyPlan  = &memberResource{}
 	_ resource.ResourceWithImportState = &memberResource{}
 )
 
@@ -75,7 +76,9 @@ func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Validators: []validator.String{clusterIDValidator{}},
 			},
 			"group": rschema.StringAttribute{
-				Optional: true, Description: "The member's update group (1 to 50 lower-case letters, digits and '-'). Unset: no group.",
+				Optional: true, Description: "The member's update group (1 to 50 lower-case letters, digits and '-'). Unset: no group. " +
+					"A change shows in the same plan's previews of update strategies and runs that depend on this member (a reference or `depends_on`); " +
+					"other previews read the groups as they are and show it from the next plan.",
 				Validators: []validator.String{stringvalidator.LengthBetween(1, 50),
 					stringvalidator.RegexMatches(memberNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit")},
 			},
@@ -108,6 +111,37 @@ func (clusterIDValidator) ValidateString(_ context.Context, req validator.String
 
 func (r *memberResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan records a change of the member's update group, so that update
+// strategy and run previews planned after it (those that depend on it) show
+// the member in its new group; it warns when the member joins, since
+// previews of this plan cannot include a member that is not in the fleet yet.
+func (r *memberResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var plan fleetMemberModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Group.IsUnknown() || plan.Name.IsUnknown() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		if !plan.Group.IsNull() {
+			resp.Diagnostics.AddAttributeWarning(path.Root("group"), "Update previews include the member from the next plan",
+				fmt.Sprintf("Member %q joins group %q at apply. Previews of update strategies and runs in this plan read the fleet's members as they are now; "+
+					"the next plan shows it.", plan.Name.ValueString(), plan.Group.ValueString()))
+		}
+		return
+	}
+	var state fleetMemberModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.Group.Equal(plan.Group) {
+		return
+	}
+	if fleet, err := r.clients.ResolveFleet(state.FleetID.ValueString()); err == nil {
+		r.clients.PlanMemberGroup(fleet, plan.Name.ValueString(), plan.Group.ValueString())
+	}
 }
 
 func (r *memberResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -196,11 +196,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		addBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
 		return
 	}
-	groups := map[string][]string{}
-	for _, m := range members {
-		groups[m.Group] = append(groups[m.Group], m.Name)
-	}
-	preview, warnings := strategyPreview(plan.Stages, groups, r.clients.ListLimit())
+	preview, warnings := strategyPreview(plan.Stages, memberGroups(members), r.clients.ListLimit())
 	for _, w := range warnings {
 		resp.Diagnostics.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
 	}
@@ -347,14 +343,24 @@ func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.
 		diags.AddWarning("Update strategy preview", fmt.Sprintf("The preview could not be computed: %v", err))
 		return types.ObjectNull(strategyPreviewType.AttrTypes)
 	}
+	return strategyPreviewObject(ctx, stages, members, r.clients.ListLimit(), diags)
+}
+
+// strategyPreviewObject is strategyPreview over the members' update groups.
+func strategyPreviewObject(ctx context.Context, stages []stageModel, members []engine.Member, listLimit int, diags *diag.Diagnostics) types.Object {
+	p, _ := strategyPreview(stages, memberGroups(members), listLimit)
+	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
+	diags.Append(d...)
+	return obj
+}
+
+// memberGroups maps update group → member names.
+func memberGroups(members []engine.Member) map[string][]string {
 	groups := map[string][]string{}
 	for _, m := range members {
 		groups[m.Group] = append(groups[m.Group], m.Name)
 	}
-	p, _ := strategyPreview(stages, groups, r.clients.ListLimit())
-	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
-	diags.Append(d...)
-	return obj
+	return groups
 }
 
 func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -386,6 +392,13 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	state.FleetID = types.StringValue(fleet.String())
 	if got.Properties != nil {
 		state.Stages = stagesFromAPI(got.Properties.Strategy, state.Stages)
+	}
+	// The preview is refreshed from the members' groups as they are now (a
+	// group set by fleet_member or elsewhere); unreadable members keep the old one.
+	if members, err := r.clients.Members(ctx, fleet); err == nil {
+		state.Preview = strategyPreviewObject(ctx, state.Stages, members, r.clients.ListLimit(), &resp.Diagnostics)
+	} else {
+		tflog.Debug(ctx, "update strategy preview not refreshed", map[string]any{"error": err.Error()})
 	}
 	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}

@@ -95,12 +95,33 @@ data "fleet_update_run" "r" {
 }
 `
 
+// oneRing: a strategy and a run of one stage of group canary that depend on
+// the member, so their previews are planned after its group change.
+const oneRing = `
+resource "fleet_update_strategy" "s" {
+  name       = "rings"
+  stages     = [{ name = "first", groups = [{ name = "canary" }] }]
+  depends_on = [fleet_member.spare]
+}
+
+resource "fleet_update_run" "r" {
+  name               = "rings-run"
+  stages             = fleet_update_strategy.s.stages
+  wait_for           = "completed"
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  triggers           = { run = "3" }
+  depends_on         = [fleet_member.spare]
+}
+`
+
 // TestAccMember_groupsFromTerraformAndReRun: fleet_member joins spare-1 in
 // group ring2 with labels (the hub's MemberCluster gets them); a strategy and
 // run planned after it show spare-1 in ring2 and the region's newest node
 // image from AKS's list (202512.01.0, on no member); a run that skipped
 // canary-1 ends Completed; changing its triggers re-runs it, and the plan's
 // preview says canary-1 is upgraded now and spare-1 is already there;
+// moving spare-1 to group canary shows in the plan's strategy and run
+// previews that depend on the member, and the run then holds both members;
 // destroying the member removes its MemberCluster.
 func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
@@ -167,6 +188,23 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
 					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+				},
+			},
+			{
+				// A group change in the same plan: previews planned after the member show it.
+				Config: member("canary") + oneRing,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("fleet_member.spare", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 0, "groups", 0, "members"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("canary-1"), knownvalue.StringExact("spare-1")})),
+					plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionReplace),
+					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					// Both already run 1.33.1 and the newest image: the run skips them.
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Skipped")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
 				},
 			},
 		},
