@@ -446,7 +446,7 @@ func deepCopy(m map[string]any) map[string]any {
 
 func TestSchemaConstraints(t *testing.T) {
 	var all []schemaConstraint
-	all = append(all, openAPIConstraints(t, repoFile(t, "internal/engine/fleetapi/testdata/azure-fleet-api/stable/2026-06-01/fleets.json"))...)
+	all = append(all, openAPIConstraints(t, repoFile(t, "internal/engine/fleetapi/openapi/fleets.json"))...)
 	fleet := filepath.Join(modDir(t, "go.goms.io/fleet"), "config", "crd", "bases")
 	all = append(all, crdConstraints(t, "crp", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterresourceplacements.yaml"))...)
 	all = append(all, crdConstraints(t, "stagedstrategy", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterstagedupdatestrategies.yaml"))...)

@@ -1,7 +1,7 @@
 // Package fleetapi is the client of the Azure Kubernetes Fleet Manager
 // resource provider (Microsoft.ContainerService/fleets/*) and the models of
 // its api-version 2026-06-01, written against the official spec
-// (internal/engine/fleetapi/testdata/azure-fleet-api/stable/2026-06-01/fleets.json, from azure-rest-api-specs) because no generated
+// (internal/engine/fleetapi/openapi/fleets.json, from azure-rest-api-specs) because no generated
 // SDK covers that version. The local fleet's emulator serves the same types.
 package fleetapi
 

@@ -7,7 +7,7 @@
 // tests all call the same code.
 //
 // Sources, cited rule by rule in comments:
-//   - the official spec internal/engine/fleetapi/testdata/azure-fleet-api/stable/2026-06-01/fleets.json, from azure-rest-api-specs
+//   - the official spec internal/engine/fleetapi/openapi/fleets.json, from azure-rest-api-specs
 //     (UpdateRunStrategy, UpdateStage, UpdateGroup, ManagedClusterUpdate,
 //     NodeImageSelectionType, UpdateState, SkipTarget);
 //   - MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-update-orchestration.md

@@ -17,6 +17,7 @@ type armError struct {
 	status  int
 	code    string
 	message string
+	target  string // the offending property's path, when there is one
 }
 
 func (e *armError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
@@ -32,7 +33,7 @@ func writeARMError(w http.ResponseWriter, err error) {
 	if !errors.As(err, &ae) {
 		ae = armErrorf(http.StatusInternalServerError, "InternalServerError", "the local Fleet API emulator failed: %v", err)
 	}
-	writeJSON(w, ae.status, fleetapi.ErrorResponse{Error: &fleetapi.ErrorDetail{Code: ae.code, Message: ae.message}})
+	writeJSON(w, ae.status, fleetapi.ErrorResponse{Error: &fleetapi.ErrorDetail{Code: ae.code, Message: ae.message, Target: ae.target}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -88,6 +88,7 @@ type Server struct {
 	faults   *faults
 	router   *router
 	runner   *runner
+	bodies   bodyChecks
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -256,6 +257,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.serveReleasesAdmin(w, r)
 	case "/_emulator/identity":
 		s.serveIdentityAdmin(w, r)
+	case "/_emulator/bodychecks":
+		s.serveBodyChecksAdmin(w, r)
 	default:
 		writeARMError(w, armErrorf(http.StatusNotFound, "NotFound", "no emulator endpoint %s", r.URL.Path))
 	}
@@ -289,6 +292,10 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := checkAPIVersion(r, rte.versions); err != nil {
+		writeARMError(w, err)
+		return
+	}
+	if err := s.checkBody(r, rte); err != nil {
 		writeARMError(w, err)
 		return
 	}
