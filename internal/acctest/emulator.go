@@ -39,7 +39,7 @@ func (f *Fleet) Admin(t testing.TB, method, path string, body, out any) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.adminClient(t).Do(req)
+	resp, err := f.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func (f *Fleet) Admin(t testing.TB, method, path string, body, out any) {
 	}
 }
 
-// adminClient trusts the local fleet's CA only.
-func (f *Fleet) adminClient(t testing.TB) *http.Client {
+// HTTPClient trusts the local fleet's CA only.
+func (f *Fleet) HTTPClient(t testing.TB) *http.Client {
 	t.Helper()
 	ca, err := os.ReadFile(filepath.Join(f.Dir, "ca.pem"))
 	if err != nil {
@@ -67,11 +67,13 @@ func (f *Fleet) adminClient(t testing.TB) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
 
-// AddFault injects a fault rule; the test's cleanup removes every rule.
-func (f *Fleet) AddFault(t testing.TB, rule emulator.FaultRule) {
+// AddFaults injects fault rules; the test's cleanup removes every rule.
+func (f *Fleet) AddFaults(t testing.TB, rules ...emulator.FaultRule) {
 	t.Helper()
-	f.Admin(t, http.MethodPost, "/_emulator/faults", rule, nil)
 	t.Cleanup(func() { f.Admin(t, http.MethodDelete, "/_emulator/faults", nil, nil) })
+	for _, r := range rules {
+		f.Admin(t, http.MethodPost, "/_emulator/faults", r, nil)
+	}
 }
 
 // Faults lists the injected rules with their hits.

@@ -28,3 +28,22 @@ func FleetAPI(t testing.TB) *fleetapi.Client {
 	}
 	return c
 }
+
+// Dig walks a JSON value (a state's attribute values) by map keys and list
+// indices; nil where the path leads nowhere.
+func Dig(v any, parts ...any) any {
+	for _, p := range parts {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,44 +45,30 @@ func serveProvider() bool {
 	return true
 }
 
-var (
-	cliOnce   sync.Once
-	cliConfig string // the CLI configuration file with the dev override
-	cliErr    error
-)
-
-// cliConfigFile writes, once per test binary, the folder with the provider
-// link and the CLI configuration that points terraform at it.
+// cliConfigFile writes a folder with the provider link and the CLI
+// configuration that points terraform at it.
 func cliConfigFile(t *testing.T) string {
 	t.Helper()
-	cliOnce.Do(func() {
-		self, err := os.Executable()
-		if err != nil {
-			cliErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "faultacc-provider-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		if err := os.Symlink(self, filepath.Join(dir, "terraform-provider-fleet")); err != nil {
-			cliErr = err
-			return
-		}
-		cliConfig = filepath.Join(dir, "terraformrc")
-		cliErr = os.WriteFile(cliConfig, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, dir), 0o600)
-	})
-	if cliErr != nil {
-		t.Fatalf("provider for the terraform CLI: %v", cliErr)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return cliConfig
+	dir := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(dir, "terraform-provider-fleet")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "terraformrc")
+	if err := os.WriteFile(config, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, dir), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config
 }
 
 // workdir is a terraform working folder with its own local state.
 type workdir struct {
-	t   *testing.T
-	dir string
+	t      *testing.T
+	dir    string
+	config string // the CLI configuration
 }
 
 // newWorkdir makes a working folder with config as its main.tf; dev
@@ -91,7 +76,7 @@ type workdir struct {
 func newWorkdir(t *testing.T, config string) *workdir {
 	t.Helper()
 	acctest.Current(t)
-	w := &workdir{t: t, dir: t.TempDir()}
+	w := &workdir{t: t, dir: t.TempDir(), config: cliConfigFile(t)}
 	w.write(config)
 	return w
 }
@@ -121,7 +106,7 @@ func (w *workdir) start(args ...string) *tfRun {
 	r := &tfRun{args: append([]string{}, args...)}
 	r.cmd = exec.Command("terraform", append(args, "-no-color")...)
 	r.cmd.Dir = w.dir
-	r.cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfigFile(w.t), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", serveEnv+"=1")
+	r.cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", serveEnv+"=1")
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	r.started = time.Now()

@@ -74,38 +74,20 @@ func startTime(r fleetapi.UpdateRun) string {
 	return r.Properties.Status.Status.StartTime.String()
 }
 
-// dig walks a JSON value of terraform show -json.
-func dig(v any, parts ...any) any {
-	for _, p := range parts {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
 // stateGroups are the group names of a strategy's first stage in state.
 func stateGroups(r tfResource) string {
 	var names []string
-	groups, _ := dig(r.Values, "stages", 0, "groups").([]any)
+	groups, _ := acctest.Dig(r.Values, "stages", 0, "groups").([]any)
 	for i := range groups {
-		names = append(names, fmt.Sprint(dig(groups, i, "name")))
+		names = append(names, fmt.Sprint(acctest.Dig(groups, i, "name")))
 	}
 	return strings.Join(names, ",")
 }
 
-// apiGroups are the group names of a strategy's first stage in the fleet.
-func apiGroups(t *testing.T, name string) string {
+// apiGroups are the group names of the race's strategy's first stage in the fleet.
+func apiGroups(t *testing.T) string {
 	t.Helper()
-	s, err := acctest.FleetAPI(t).GetUpdateStrategy(context.Background(), fleet, name)
+	s, err := acctest.FleetAPI(t).GetUpdateStrategy(context.Background(), fleet, "race-strategy")
 	if err != nil {
 		t.Fatal(err)
 	}

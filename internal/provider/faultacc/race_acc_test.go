@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 )
 
 func strategyConfig(groups ...string) string {
@@ -46,7 +48,7 @@ func TestAccRace_updateStrategy(t *testing.T) {
 	w, l, out := race()
 	says(t, "the losing create", out, "Error: Update strategy already exists",
 		`stages[0].groups[0].name is "`+groups[l]+`" in the plan, "`+groups[w]+`" in the fleet`, "Import it (terraform import")
-	if got := apiGroups(t, "race-strategy"); got != groups[w] {
+	if got := apiGroups(t); got != groups[w] {
 		t.Fatalf("the fleet's strategy has groups %q, want the winner's %q", got, groups[w])
 	}
 	if got := stateGroups(dirs[w].resources()[addr]); got != groups[w] {
@@ -59,7 +61,7 @@ func TestAccRace_updateStrategy(t *testing.T) {
 	dirs[l].must("import", "-input=false", addr, "/subscriptions/"+fleet.SubscriptionID+"/resourceGroups/"+fleet.ResourceGroupName+
 		"/providers/Microsoft.ContainerService/fleets/"+fleet.Name+"/updateStrategies/race-strategy")
 	dirs[l].must("apply", "-input=false", "-auto-approve")
-	if got := apiGroups(t, "race-strategy"); got != groups[l] {
+	if got := apiGroups(t); got != groups[l] {
 		t.Fatalf("after import and apply the fleet's strategy has groups %q, want %q", got, groups[l])
 	}
 
@@ -71,7 +73,7 @@ func TestAccRace_updateStrategy(t *testing.T) {
 	w, l, out = race()
 	says(t, "the losing update", out, "Error: Update strategy changed by someone else",
 		`"race-strategy" was changed by someone else since Terraform read it`, "Refresh and retry", "412 PreconditionFailed")
-	if got := apiGroups(t, "race-strategy"); got != groups[w] {
+	if got := apiGroups(t); got != groups[w] {
 		t.Fatalf("the fleet's strategy has groups %q, want the winner's %q", got, groups[w])
 	}
 	if got := stateGroups(dirs[w].resources()[addr]); got != groups[w] {
@@ -82,7 +84,7 @@ func TestAccRace_updateStrategy(t *testing.T) {
 	}
 	// Refresh and retry: the loser's next apply reads the winner's change and converges.
 	dirs[l].must("apply", "-input=false", "-auto-approve")
-	if got := apiGroups(t, "race-strategy"); got != groups[l] {
+	if got := apiGroups(t); got != groups[l] {
 		t.Fatalf("after the loser's apply the fleet's strategy has groups %q, want %q", got, groups[l])
 	}
 	if got := stateGroups(dirs[l].resources()[addr]); got != groups[l] {
@@ -143,8 +145,8 @@ func TestAccRace_updateRun(t *testing.T) {
 	}
 	for i, d := range same {
 		r := d.resources()[addr]
-		if r.Values["id"] != run.ID || dig(r.Values, "status", "state") != "Completed" {
-			t.Fatalf("folder %d's state has id %v and status %v, want %s Completed", i, r.Values["id"], dig(r.Values, "status", "state"), run.ID)
+		if r.Values["id"] != run.ID || acctest.Dig(r.Values, "status", "state") != "Completed" {
+			t.Fatalf("folder %d's state has id %v and status %v, want %s Completed", i, r.Values["id"], acctest.Dig(r.Values, "status", "state"), run.ID)
 		}
 	}
 

@@ -79,8 +79,8 @@ func TestAccKillDuringWait_applyAgainConverges(t *testing.T) {
 		t.Fatalf("run %s started at %s, before the kill at %s: not the same run", name, got, started)
 	}
 	res := w.resources()["fleet_update_run.r"]
-	if res.Values["id"] != run.ID || dig(res.Values, "status", "state") != "Completed" {
-		t.Fatalf("state has id %v and status %v, want %s Completed", res.Values["id"], dig(res.Values, "status", "state"), run.ID)
+	if res.Values["id"] != run.ID || acctest.Dig(res.Values, "status", "state") != "Completed" {
+		t.Fatalf("state has id %v and status %v, want %s Completed", res.Values["id"], acctest.Dig(res.Values, "status", "state"), run.ID)
 	}
 	if !w.planIsEmpty() {
 		t.Fatal("the plan after the second apply is not empty")
@@ -155,7 +155,7 @@ func TestAcc429StormDuringWait(t *testing.T) {
 	w := newWorkdir(t, waitConfig(name, "st"))
 	r := w.start("apply", "-input=false", "-auto-approve")
 	awaitRunning(t, r, name)
-	f.AddFault(t, emulator.FaultRule{Method: http.MethodGet, Path: "/updateRuns/" + name + "$", Count: storm, Status: http.StatusTooManyRequests, RetryAfterSeconds: int(retryAfter / time.Second)})
+	f.AddFaults(t, emulator.FaultRule{Method: http.MethodGet, Path: "/updateRuns/" + name + "$", Count: storm, Status: http.StatusTooManyRequests, RetryAfterSeconds: int(retryAfter / time.Second)})
 	if err := r.wait(); err != nil {
 		t.Fatal(r)
 	}
@@ -200,7 +200,7 @@ func TestAcc429StormDuringWait(t *testing.T) {
 		t.Fatalf("%d requests from the first 429 to the successful read, want %d to %d", len(during), storm+1, storm+2)
 	}
 	res := w.resources()["fleet_update_run.r"]
-	if dig(res.Values, "status", "state") != "Completed" {
-		t.Fatalf("state has status %v, want Completed", dig(res.Values, "status", "state"))
+	if acctest.Dig(res.Values, "status", "state") != "Completed" {
+		t.Fatalf("state has status %v, want Completed", acctest.Dig(res.Values, "status", "state"))
 	}
 }
