@@ -55,7 +55,9 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 	resp.Schema = rschema.Schema{
 		Description: "An update strategy of an Azure Kubernetes Fleet Manager fleet (`fleets/updateStrategies`): the stages, groups, " +
 			"waits and approval gates update runs follow. The plan's `preview` shows which members each group selects now and " +
-			"which members no group selects (a run with this strategy never updates them). Updates are guarded by the strategy's ETag.",
+			"which members no group selects (a run with this strategy never updates them). Updates are guarded by the strategy's ETag: " +
+			"a strategy changed by someone else since Terraform read it is not overwritten (refresh and apply again). Create adopts a " +
+			"strategy of the same name with the planned stages (a killed or concurrent apply's) and refuses one with other stages.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: idDescription("updateStrategie"),
