@@ -111,9 +111,25 @@ const (
 	nodeImageUpgrade = `{ type = "NodeImageOnly" }`
 )
 
-// Two working folders race to create one update run. With the same
-// configuration both applies succeed: one creates the run, the other finds
-// it with the planned definition and adopts it — one run, in both states,
+// sameConfig is a strategy and a run of it, which both racing folders apply.
+const sameConfig = `
+resource "fleet_update_strategy" "s" {
+  name   = "race-same"
+  stages = [{ name = "rr", groups = [{ name = "rr" }] }]
+}
+
+resource "fleet_update_run" "r" {
+  name               = "race-run-same"
+  wait_for           = "completed"
+  update_strategy_id = fleet_update_strategy.s.id
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`
+
+// Two working folders race to create one update strategy and a run of it,
+// then one update run. With the same configuration both applies succeed:
+// one creates each object, the other finds it with the planned definition
+// and adopts it — one strategy and one run, in both states, the run
 // Completed. With different configurations exactly one wins; the loser
 // names the run and the differing attribute, and keeps nothing in state.
 func TestAccRace_updateRun(t *testing.T) {
@@ -122,31 +138,33 @@ func TestAccRace_updateRun(t *testing.T) {
 		return func() *tfRun { return d.start("apply", "-input=false", "tfplan") }
 	}
 
-	same := []*workdir{newWorkdir(t, runConfig("race-run-same", fullUpgrade)), newWorkdir(t, runConfig("race-run-same", fullUpgrade))}
+	same := []*workdir{newWorkdir(t, sameConfig), newWorkdir(t, sameConfig)}
 	for _, d := range same {
 		d.must("plan", "-input=false", "-out=tfplan")
 	}
 	runs := together(t, apply(same[0]), apply(same[1]))
-	adopted := 0
 	for _, r := range runs {
 		if r.err != nil {
 			t.Fatalf("same configuration: both applies should succeed:\n%s", r)
 		}
-		if strings.Contains(r.out.String(), "Existing update run adopted") {
-			adopted++
-		}
 	}
-	if adopted != 1 {
-		t.Fatalf("want exactly one of the two applies to adopt the run the other created, %d did:\n%s\n%s", adopted, runs[0], runs[1])
+	for _, warning := range []string{"Existing update strategy adopted", "Existing update run adopted"} {
+		if n := strings.Count(runs[0].out.String()+runs[1].out.String(), warning); n != 1 {
+			t.Fatalf("want exactly one of the two applies to say %q, %d did:\n%s\n%s", warning, n, runs[0], runs[1])
+		}
 	}
 	run := onlyRun(t, "race-run-same")
 	if s := runState(&run, nil); s != "Completed" {
 		t.Fatalf("run race-run-same is %s, want Completed", s)
 	}
 	for i, d := range same {
-		r := d.resources()[addr]
+		res := d.resources()
+		r := res[addr]
 		if r.Values["id"] != run.ID || acctest.Dig(r.Values, "status", "state") != "Completed" {
 			t.Fatalf("folder %d's state has id %v and status %v, want %s Completed", i, r.Values["id"], acctest.Dig(r.Values, "status", "state"), run.ID)
+		}
+		if id := res["fleet_update_strategy.s"].Values["id"]; !strings.EqualFold(fmt.Sprint(id), run.Properties.UpdateStrategyID) {
+			t.Fatalf("folder %d's state has strategy %v, want the run's %s", i, id, run.Properties.UpdateStrategyID)
 		}
 	}
 
