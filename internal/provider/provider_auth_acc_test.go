@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -38,39 +36,13 @@ data "fleet_members" "all" {}
 	},
 }
 
-// emulatorClient trusts the local fleet's CA only.
-func emulatorClient(t *testing.T, f *acctest.Fleet) *http.Client {
-	t.Helper()
-	ca, err := os.ReadFile(filepath.Join(f.Dir, "ca.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca)
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-}
-
-func identityCounts(t *testing.T, f *acctest.Fleet) map[string]int {
-	t.Helper()
-	resp, err := emulatorClient(t, f).Get(f.Env["LOCALFLEET_URL"] + "/_emulator/identity")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct{ Counts map[string]int }
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	return body.Counts
-}
-
 // federatedTokenFile writes a federated token of the emulator's issuer, as
 // AKS mounts a service account token for workload identity.
 func federatedTokenFile(t *testing.T, f *acctest.Fleet) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, f.Env[localfleet.EnvGitHubOIDCRequestURL]+"&audience="+emulator.FederatedAudience, nil)
 	req.Header.Set("Authorization", "Bearer "+f.Env[localfleet.EnvOIDCRequestToken])
-	resp, err := emulatorClient(t, f).Do(req)
+	resp, err := f.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +89,9 @@ func TestAccSignInFlows(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			before := identityCounts(t, f)
+			before := f.IdentityCounts(t)
 			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6ProviderFactories, Steps: []resource.TestStep{membersStep}})
-			after := identityCounts(t, f)
+			after := f.IdentityCounts(t)
 			delta := func(k string) int { return after[k] - before[k] }
 			if delta("token_client_secret") != 0 {
 				t.Errorf("%d sign-ins with the client secret", delta("token_client_secret"))

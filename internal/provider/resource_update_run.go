@@ -96,7 +96,10 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"stage by stage. Apply creates the run and starts, stops, skips and approves it to match the configuration, and can " +
 			"wait for it. The plan's `preview` is the rollout plan — which member is upgraded when, in which stage, group and " +
 			"maintenance window, from which versions to which, and which members are skipped or stay pending and why — computed by " +
-			"the same rules the Fleet API emulator executes. `status` is the run's status tree, refreshed from the Fleet API.",
+			"the same rules the Fleet API emulator executes. `status` is the run's status tree, refreshed from the Fleet API. " +
+			"Create never overwrites a run made elsewhere: a run of the same name with the planned definition (left by an apply " +
+			"killed before it saved state, or made by a concurrent apply) is adopted with a warning, and any other is an error " +
+			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: idDescription("updateRun"),
@@ -764,12 +767,17 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	name := plan.Name.ValueString()
 	poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), &fleetapi.Precondition{IfNoneMatch: "*"})
 	run, err := pollDone(ctx, poller, err)
-	if err != nil {
-		if fleetapi.IsPreconditionFailed(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Update run already exists",
-				fmt.Sprintf("The fleet already has an update run named %q: import it (ID %s), or choose another name.", name, fleet.ChildID("updateRuns", name)))
+	var skipped []skipModel
+	if err != nil && fleetapi.IsPreconditionFailed(err) {
+		if run, err = r.adopt(ctx, fc, fleet, &plan, &resp.Diagnostics); run == nil && err == nil {
 			return
 		}
+		if run != nil && runState(run) != fleetapi.UpdateStateNotStarted {
+			// The apply that made it skipped the planned targets before it started the run.
+			skipped = plan.Skip
+		}
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Creating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 		return
 	}
@@ -779,7 +787,28 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	if run.ETag != "" {
 		resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 	}
-	r.converge(ctx, fc, fleet, &plan, nil, run, true, &resp.State, resp.Private, &resp.Diagnostics)
+	r.converge(ctx, fc, fleet, &plan, skipped, run, true, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// adopt takes over the run a Create found under its name when its
+// definition is the planned one (adopt.go): the run of an apply that was
+// killed before it saved state, or of a concurrent apply. Otherwise it
+// reports the difference and returns nil, nil.
+func (r *updateRunResource) adopt(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, diags *diag.Diagnostics) (*fleetapi.UpdateRun, error) {
+	name := plan.Name.ValueString()
+	existing, err := fc.GetUpdateRun(ctx, fleet, name)
+	if err != nil {
+		return nil, fmt.Errorf("it exists already, and reading it failed: %w", err)
+	}
+	if d := specDiff(runSpec(plan.toAPI().Properties), runSpec(existing.Properties)); d != "" {
+		addExistsError(diags, "update run", name, fleet.ChildID("updateRuns", name), d)
+		return nil, nil
+	}
+	tflog.Info(ctx, "update run existed with the planned definition; adopted", map[string]any{"run": name, "state": string(runState(existing))})
+	diags.AddWarning("Existing update run adopted", fmt.Sprintf("The fleet already had an update run named %q with the planned definition "+
+		"(%s), made by an apply that did not save it to state or by one running at the same time. Terraform now manages that run; "+
+		"no second run was created.", name, runState(existing)))
+	return existing, nil
 }
 
 func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -822,6 +851,10 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		resp.Diagnostics.Append(d...)
 		poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
 		if run, err = pollDone(ctx, poller, err); err != nil {
+			if fleetapi.IsPreconditionFailed(err) {
+				addChangedElsewhereError(&resp.Diagnostics, "update run", name, err)
+				return
+			}
 			resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 			return
 		}
@@ -890,6 +923,12 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 		tflog.Info(ctx, "starting update run", map[string]any{"run": name, "from": string(state)})
 		poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
 		got, err := pollDone(ctx, poller, err)
+		if err != nil && fleetapi.IsConflict(err) && state == fleetapi.UpdateStateNotStarted {
+			// A concurrent apply of the same run may have started it first.
+			if latest, gerr := fc.GetUpdateRun(ctx, fleet, name); gerr == nil && runStarted(runState(latest)) {
+				got, err = latest, nil
+			}
+		}
 		if err != nil {
 			fail("Starting the update run", err)
 			return
@@ -979,6 +1018,15 @@ func (r *updateRunResource) wait(ctx context.Context, fc *fleetapi.Client, fleet
 		timer.Reset(interval)
 	}
 	return run, nil
+}
+
+// runStarted reports a state a start leads to.
+func runStarted(s fleetapi.UpdateState) bool {
+	switch s {
+	case fleetapi.UpdateStateRunning, fleetapi.UpdateStatePending, fleetapi.UpdateStateCompleted:
+		return true
+	}
+	return false
 }
 
 func runEnded(s fleetapi.UpdateState) bool {

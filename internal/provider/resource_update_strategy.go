@@ -55,7 +55,9 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 	resp.Schema = rschema.Schema{
 		Description: "An update strategy of an Azure Kubernetes Fleet Manager fleet (`fleets/updateStrategies`): the stages, groups, " +
 			"waits and approval gates update runs follow. The plan's `preview` shows which members each group selects now and " +
-			"which members no group selects (a run with this strategy never updates them). Updates are guarded by the strategy's ETag.",
+			"which members no group selects (a run with this strategy never updates them). Updates are guarded by the strategy's ETag: " +
+			"a strategy changed by someone else since Terraform read it is not overwritten (refresh and apply again). Create adopts a " +
+			"strategy of the same name with the planned stages (a killed or concurrent apply's) and refuses one with other stages.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: idDescription("updateStrategie"),
@@ -312,14 +314,16 @@ func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyMo
 	body := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: stagesToAPI(plan.Stages)}}
 	poller, err := fc.BeginCreateOrUpdateUpdateStrategy(ctx, fleet, name, body, pre)
 	got, err := pollDone(ctx, poller, err)
+	if err != nil && fleetapi.IsPreconditionFailed(err) && pre != nil && pre.IfNoneMatch != "" {
+		got, err = r.adopt(ctx, fc, fleet, name, body, diags)
+		if got == nil && err == nil {
+			return
+		}
+	}
 	if err != nil {
-		switch {
-		case fleetapi.IsPreconditionFailed(err) && pre != nil && pre.IfNoneMatch != "":
-			diags.AddAttributeError(path.Root("name"), "Update strategy already exists",
-				fmt.Sprintf("The fleet already has an update strategy named %q: import it (terraform import with its ID %s), or choose another name.", name, fleet.ChildID("updateStrategies", name)))
-		case fleetapi.IsPreconditionFailed(err):
-			diags.AddError("Update strategy changed elsewhere", fmt.Sprintf("Update strategy %q changed since Terraform last read it (ETag mismatch); run terraform refresh or plan again: %v", name, err))
-		default:
+		if fleetapi.IsPreconditionFailed(err) {
+			addChangedElsewhereError(diags, "update strategy", name, err)
+		} else {
 			diags.AddError("Writing the update strategy", fmt.Sprintf("Update strategy %q: %v", name, err))
 		}
 		return
@@ -334,6 +338,28 @@ func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyMo
 		plan.Preview = r.previewNow(ctx, fleet, plan.Stages, diags)
 	}
 	diags.Append(state.Set(ctx, plan)...)
+}
+
+// adopt takes over the strategy a Create found under its name when its
+// stages are the planned ones (adopt.go); otherwise it reports the
+// difference and returns nil, nil.
+func (r *updateStrategyResource) adopt(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string, body fleetapi.FleetUpdateStrategy, diags *diag.Diagnostics) (*fleetapi.FleetUpdateStrategy, error) {
+	existing, err := fc.GetUpdateStrategy(ctx, fleet, name)
+	if err != nil {
+		return nil, fmt.Errorf("it exists already, and reading it failed: %w", err)
+	}
+	var have *fleetapi.UpdateRunStrategy
+	if existing.Properties != nil {
+		have = &existing.Properties.Strategy
+	}
+	if d := specDiff(strategySpec(&body.Properties.Strategy), strategySpec(have)); d != "" {
+		addExistsError(diags, "update strategy", name, fleet.ChildID("updateStrategies", name), d)
+		return nil, nil
+	}
+	tflog.Info(ctx, "update strategy existed with the planned stages; adopted", map[string]any{"strategy": name})
+	diags.AddWarning("Existing update strategy adopted", fmt.Sprintf("The fleet already had an update strategy named %q with the planned stages, "+
+		"made by an apply that did not save it to state or by one running at the same time. Terraform now manages it.", name))
+	return existing, nil
 }
 
 // previewNow computes a preview that was unknown at plan.

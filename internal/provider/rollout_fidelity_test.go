@@ -910,11 +910,3 @@ func harnessDone[T any](p *runtime.Poller[T], err error) (*T, error) {
 	v, err := p.PollUntilDone(context.Background(), &runtime.PollUntilDoneOptions{Frequency: time.Millisecond})
 	return &v, err
 }
-
-func mapValues(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}

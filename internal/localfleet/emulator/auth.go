@@ -16,6 +16,8 @@ import (
 // certificate or a federated token as client assertion; federation.go).
 // Access tokens are opaque; ARM routes accept only tokens issued here.
 
+// tokenLifetime is the client-secret flow's default token lifetime (Entra ID
+// issues 60 to 90 minutes); SetTokenLifetime changes it.
 const tokenLifetime = time.Hour
 
 // AccessTokenPrefix starts every access token the emulator issues, so a
@@ -23,9 +25,38 @@ const tokenLifetime = time.Hour
 const AccessTokenPrefix = "lfat_"
 
 type tokens struct {
-	mu     sync.Mutex
-	issued map[string]time.Time // token -> real expiry
-	now    func() time.Time     // real time: clients judge expiry by it
+	mu         sync.Mutex
+	issued     map[string]time.Time // token -> real expiry
+	now        func() time.Time     // real time: clients judge expiry by it
+	secretLife time.Duration        // the client-secret flow's lifetime; 0: tokenLifetime
+}
+
+func (t *tokens) secretLifetime() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.secretLife > 0 {
+		return t.secretLife
+	}
+	return tokenLifetime
+}
+
+// SetTokenLifetime sets the lifetime of the client-secret flow's access
+// tokens from now on (0: the default, an hour). Clients refresh a token 5
+// minutes before it expires (azcore's BearerTokenPolicy, MSAL's cache), so a
+// lifetime under that makes every request sign in again, and one a few
+// seconds over it makes a client reuse a token for those seconds.
+func (s *Server) SetTokenLifetime(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("token lifetime %s: must not be negative", d)
+	}
+	if d > 0 && d < 2*time.Second {
+		// writeToken answers expires_in one second short of the lifetime.
+		return fmt.Errorf("token lifetime %s: must be at least 2s", d)
+	}
+	s.tokens.mu.Lock()
+	s.tokens.secretLife = d
+	s.tokens.mu.Unlock()
+	return nil
 }
 
 func newTokens(now func() time.Time) *tokens {
@@ -76,8 +107,10 @@ func (s *Server) authorize(r *http.Request) error {
 	ok, expired := s.tokens.valid(strings.TrimSpace(tok))
 	switch {
 	case expired:
+		s.identity.count("rejected_expired_token")
 		return armErrorf(http.StatusUnauthorized, "ExpiredAuthenticationToken", "The access token expiry UTC time is earlier than current UTC time.")
 	case !ok:
+		s.identity.count("rejected_invalid_token")
 		return armErrorf(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid: it was not issued by this Fleet API emulator's token endpoint.")
 	}
 	return nil
@@ -165,7 +198,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 			fmt.Sprintf("Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", s.cfg.ClientID))
 	default:
 		s.identity.count("token_client_secret")
-		s.writeToken(w, tokenLifetime)
+		s.writeToken(w, s.tokens.secretLifetime())
 	}
 }
 

@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 )
 
 func TestClientSecretCredentialGetsAToken(t *testing.T) {
@@ -159,5 +162,73 @@ func TestOpenIDConfigurationAndInstanceDiscovery(t *testing.T) {
 	status, disc := get("/common/discovery/instance?api-version=1.1&authorization_endpoint=" + url.QueryEscape(fx.srv.URL()+"/"+tenantID+"/oauth2/v2.0/authorize"))
 	if status != 200 || disc["tenant_discovery_endpoint"] != fx.srv.URL()+"/"+tenantID+"/v2.0/.well-known/openid-configuration" {
 		t.Errorf("instance discovery: %d %v", status, disc)
+	}
+}
+
+// A short client-secret token lifetime (set through the admin endpoint):
+// azidentity asks for a new token whenever it is asked for one (MSAL's
+// cache keeps no token within 5 minutes of expiry; azcore's BearerTokenPolicy
+// then uses it until it expires), and a token used after it expired is
+// refused and counted.
+func TestTokenLifetimeAdmin(t *testing.T) {
+	var offset atomic.Int64
+	fx := newFixture(t, func(c *emulator.Config) {
+		c.IdentityNow = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	})
+	hc := fx.httpClient(t, true)
+	admin := fx.srv.URL() + "/_emulator/identity"
+	patch := func(body string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodPatch, admin, strings.NewReader(body))
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, out
+	}
+	for _, bad := range []string{`{"tokenLifetime":"1s"}`, `{"tokenLifetime":"-3s"}`, `{"tokenLifetime":"soon"}`, `{"lifetime":"3s"}`} {
+		if status, out := patch(bad); status != http.StatusBadRequest {
+			t.Errorf("PATCH %s: %d %v, want 400", bad, status, out)
+		}
+	}
+	if status, out := patch(`{"tokenLifetime":"3s"}`); status != http.StatusOK || out["tokenLifetime"] != "3s" {
+		t.Fatalf("PATCH 3s: %d %v", status, out)
+	}
+	before := fx.srv.IdentityCounts()["token_client_secret"]
+	var tok azcore.AccessToken
+	for range 2 {
+		var err error
+		if tok, err = fx.cred.GetToken(context.Background(), policy.TokenRequestOptions{Scopes: []string{fx.srv.URL() + "//.default"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fx.srv.IdentityCounts()["token_client_secret"] - before; got != 2 {
+		t.Fatalf("%d tokens issued for 2 GetToken calls with a 3 s lifetime, want 2", got)
+	}
+	if life := time.Until(tok.ExpiresOn); life > 3*time.Second {
+		t.Fatalf("token expires in %s, want at most the 3 s lifetime", life)
+	}
+	// A token used once expired (the identity clock moved past it) is refused as expired.
+	offset.Store(int64(4 * time.Second))
+	req, _ := http.NewRequest(http.MethodGet, fx.srv.URL()+fx.fleetPath("")+"?api-version="+fleetapi.APIVersion, nil)
+	req.Header.Set("Authorization", "Bearer "+tok.Token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if e := armError(t, b); resp.StatusCode != http.StatusUnauthorized || e.Code != "ExpiredAuthenticationToken" {
+		t.Fatalf("expired token: %d %+v", resp.StatusCode, e)
+	}
+	if n := fx.srv.IdentityCounts()["rejected_expired_token"]; n != 1 {
+		t.Fatalf("rejected_expired_token = %d, want 1", n)
+	}
+	if status, out := patch(`{}`); status != http.StatusOK || out["tokenLifetime"] != "1h0m0s" {
+		t.Fatalf("PATCH {} (default): %d %v", status, out)
 	}
 }

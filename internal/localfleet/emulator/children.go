@@ -171,6 +171,10 @@ func (s *Server) putChild(w http.ResponseWriter, r *http.Request, p params, k *c
 	var value any
 	var keep bool
 	var current *record
+	// The record as the request found it: the store changes records in
+	// place, so a write in between would change current under this request.
+	var currentETag string
+	var currentValue any
 	_, err := s.world.render(func() (any, error) {
 		fleet, rec, err := s.findChild(p, k)
 		if err != nil && (patch || fleet == nil) {
@@ -187,6 +191,9 @@ func (s *Server) putChild(w http.ResponseWriter, r *http.Request, p params, k *c
 		c = childWrite{fleet: fleet, id: k.id(fleet, name), name: name, old: rec, body: body, now: s.world.clock.Now()}
 		value, keep, err = k.build(c)
 		current = rec
+		if rec != nil {
+			currentETag, currentValue = rec.ETag, rec.Value
+		}
 		return nil, err
 	})
 	if err != nil {
@@ -195,7 +202,7 @@ func (s *Server) putChild(w http.ResponseWriter, r *http.Request, p params, k *c
 	if k.commit != nil && !keep {
 		var old any
 		if current != nil {
-			old = current.Value
+			old = currentValue
 		}
 		if err := k.commit(old, value); err != nil {
 			return err
@@ -210,11 +217,18 @@ func (s *Server) putChild(w http.ResponseWriter, r *http.Request, p params, k *c
 		if !keep {
 			pre := precondition{IfNoneMatch: "*"}
 			if current != nil {
-				pre = precondition{IfMatch: current.ETag}
+				pre = precondition{IfMatch: currentETag}
 			}
 			var created bool
 			var err error
 			if rec, created, err = s.world.store.put(c.id, k.typ, value, pre, s.world.clock.Now()); err != nil {
+				// Another write came in between. The request's own precondition, checked against
+				// what that write stored, fails as if the request had come after it (412); a
+				// request without one is told to try again.
+				latest, ok := s.world.store.get(c.id)
+				if perr := preconditionOf(r).check(latest, ok); perr != nil {
+					return nil, perr
+				}
 				return nil, armErrorf(http.StatusConflict, "Conflict", "The %s '%s' changed while this request ran; try again.", k.label, name)
 			}
 			if created {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +99,60 @@ func TestNodeImageVersions(t *testing.T) {
 	}
 	if _, err := later.ListNodeImageVersions(context.Background(), "mars"); err == nil || !strings.Contains(err.Error(), "LocationNotAvailableForResourceType") {
 		t.Errorf("mars: %v, want LocationNotAvailableForResourceType", err)
+	}
+}
+
+// blockingJoins holds the first member join in its commit until released.
+type blockingJoins struct {
+	calls            atomic.Int32
+	entered, release chan struct{}
+}
+
+func (b *blockingJoins) JoinMember(context.Context, string, string, map[string]string) error {
+	if b.calls.Add(1) == 1 {
+		close(b.entered)
+		<-b.release
+	}
+	return nil
+}
+
+func (b *blockingJoins) LeaveMember(context.Context, string) error { return nil }
+
+// Two writes with the same If-Match that both pass it before either is
+// stored: the one stored second fails its precondition against what the
+// first stored (412, as if it had come after it), not a bare 409, so a
+// client tells an ETag race the same way however close the writes came.
+func TestRacingWritesFailTheirPrecondition(t *testing.T) {
+	hooks := &blockingJoins{entered: make(chan struct{}), release: make(chan struct{})}
+	fx := newFixture(t, func(c *emulator.Config) { c.Members = hooks })
+	var m fleetapi.FleetMember
+	etag := fx.getFleetAPI(t, fx.fleetPath("/members/canary-east"), &m).Header.Get("ETag")
+	fc, err := fleetapi.NewClientWithOptions(fx.cred, fx.armOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := fleetapi.FleetID{SubscriptionID: fx.sub, ResourceGroupName: fx.rg, Name: fx.file.Fleet.Name}
+	write := func(group string) error {
+		body := fleetapi.FleetMember{Properties: &fleetapi.FleetMemberProperties{ClusterResourceID: m.Properties.ClusterResourceID, Group: group}}
+		_, err := fc.BeginCreateOrUpdateMember(context.Background(), fleet, "canary-east", body, &fleetapi.Precondition{IfMatch: etag})
+		return err
+	}
+	first := make(chan error, 1)
+	go func() { first <- write("first") }()
+	select {
+	case <-hooks.entered: // the first write passed its precondition and waits in its commit
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first write did not reach its commit")
+	}
+	if err := write("second"); err != nil {
+		t.Fatalf("second write: %v", err)
+	}
+	close(hooks.release)
+	if err := <-first; !fleetapi.IsPreconditionFailed(err) {
+		t.Fatalf("first write, stored after the second: %v, want 412 PreconditionFailed", err)
+	}
+	fx.getFleetAPI(t, fx.fleetPath("/members/canary-east"), &m)
+	if m.Properties.Group != "second" {
+		t.Fatalf("member group %q, want the second write's", m.Properties.Group)
 	}
 }

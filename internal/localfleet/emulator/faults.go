@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
@@ -50,6 +51,9 @@ type FaultStatus struct {
 	Rule      FaultRule `json:"rule"`
 	Remaining int       `json:"remaining"`
 	Hits      int       `json:"hits"`
+	// HitTimes are the real times the hits arrived, in order: a test can
+	// check that a client waited as long as Retry-After asked.
+	HitTimes []time.Time `json:"hitTimes,omitempty"`
 }
 
 type faultRule struct {
@@ -102,6 +106,7 @@ func (f *faults) take(method, path string) (FaultRule, bool) {
 		if r.Remaining > 0 && (r.Rule.Method == "" || r.Rule.Method == method) && r.re.MatchString(path) {
 			r.Remaining--
 			r.Hits++
+			r.HitTimes = append(r.HitTimes, time.Now())
 			return r.Rule, true
 		}
 	}
@@ -113,7 +118,9 @@ func (f *faults) list() []FaultStatus {
 	defer f.mu.Unlock()
 	out := make([]FaultStatus, 0, len(f.rules))
 	for _, r := range f.rules {
-		out = append(out, r.FaultStatus)
+		st := r.FaultStatus
+		st.HitTimes = append([]time.Time(nil), r.HitTimes...)
+		out = append(out, st)
 	}
 	return out
 }

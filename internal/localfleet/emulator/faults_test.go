@@ -36,8 +36,14 @@ func TestThrottlingIsRetriedAfterRetryAfter(t *testing.T) {
 	if wait := ok[0].at.Sub(throttled[0].at); wait < 900*time.Millisecond {
 		t.Fatalf("retried %v after the 429, want about Retry-After: 1s", wait)
 	}
-	if st := fx.srv.Faults(); len(st) != 1 || st[0].Remaining != 0 || st[0].Hits != 1 {
+	st := fx.srv.Faults()
+	if len(st) != 1 || st[0].Remaining != 0 || st[0].Hits != 1 || len(st[0].HitTimes) != 1 {
 		t.Fatalf("fault status %+v", st)
+	}
+	// The hit's time is when the 429 arrived: before it was logged, and the
+	// retry came at least Retry-After later.
+	if hit := st[0].HitTimes[0]; hit.After(throttled[0].at) || ok[0].at.Sub(hit) < time.Second {
+		t.Fatalf("hit at %v; 429 logged at %v, retry answered at %v", hit, throttled[0].at, ok[0].at)
 	}
 }
 
@@ -146,7 +152,7 @@ func TestFaultsAdminEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list struct{ Value []emulator.FaultStatus }
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Value) != 1 || list.Value[0].Hits != 1 || list.Value[0].Remaining != 0 {
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Value) != 1 || list.Value[0].Hits != 1 || list.Value[0].Remaining != 0 || len(list.Value[0].HitTimes) != 1 {
 		t.Fatalf("GET: %+v %v", list, err)
 	}
 	resp.Body.Close()

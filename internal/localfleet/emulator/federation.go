@@ -8,9 +8,11 @@ import (
 	"crypto/subtle"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -82,7 +84,9 @@ func (id *identity) count(what string) {
 // IdentityCounts reports how many requests each sign-in endpoint answered:
 // oidc_github, oidc_ado (federated tokens handed out), token_client_secret,
 // token_federated, token_certificate (access tokens issued), and
-// rejected_assertion, rejected_oidc_request.
+// rejected_assertion, rejected_oidc_request; and how many ARM requests were
+// refused for their bearer token: rejected_expired_token,
+// rejected_invalid_token.
 func (s *Server) IdentityCounts() map[string]int {
 	s.identity.mu.Lock()
 	defer s.identity.mu.Unlock()
@@ -278,13 +282,40 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// serveIdentityAdmin answers GET /_emulator/identity with the counts.
+// serveIdentityAdmin answers GET /_emulator/identity with the counts and the
+// client-secret flow's token lifetime; PATCH {"tokenLifetime": "4s"} sets
+// that lifetime ("" or "0s": the default).
 func (s *Server) serveIdentityAdmin(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		writeARMError(w, armErrorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "GET only"))
+	switch r.Method {
+	case http.MethodGet:
+	case http.MethodPatch:
+		var body struct {
+			TokenLifetime string `json:"tokenLifetime"`
+		}
+		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&body); err != nil {
+			writeARMError(w, armErrorf(http.StatusBadRequest, "InvalidRequestContent", "identity: %v", err))
+			return
+		}
+		var d time.Duration
+		if body.TokenLifetime != "" {
+			var err error
+			if d, err = time.ParseDuration(body.TokenLifetime); err != nil {
+				writeARMError(w, armErrorf(http.StatusBadRequest, "InvalidRequestContent", "identity: tokenLifetime: %v", err))
+				return
+			}
+		}
+		if err := s.SetTokenLifetime(d); err != nil {
+			writeARMError(w, armErrorf(http.StatusBadRequest, "InvalidRequestContent", "identity: %v", err))
+			return
+		}
+	default:
+		w.Header().Set("Allow", "GET, PATCH")
+		writeARMError(w, armErrorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "/_emulator/identity supports GET and PATCH"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"counts": s.IdentityCounts(), "issuer": s.Issuer()})
+	writeJSON(w, http.StatusOK, map[string]any{"counts": s.IdentityCounts(), "issuer": s.Issuer(), "tokenLifetime": s.tokens.secretLifetime().String()})
 }
 
 // thumbprintIs compares a JWT thumbprint header with sum: base64url as

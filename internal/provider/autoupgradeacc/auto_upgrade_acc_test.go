@@ -29,7 +29,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
@@ -67,26 +66,6 @@ func at(root string, parts ...any) tfjsonpath.Path {
 		}
 	}
 	return p
-}
-
-// client is the Fleet API client on the local fleet's ARM_* environment, for checks and
-// out-of-band changes.
-func client(t *testing.T) *fleetapi.Client {
-	t.Helper()
-	acctest.Current(t)
-	s, err := azure.NewSession(context.Background(), azure.Config{
-		SubscriptionID: os.Getenv("ARM_SUBSCRIPTION_ID"), TenantID: os.Getenv("ARM_TENANT_ID"),
-		ClientID: os.Getenv("ARM_CLIENT_ID"), ClientSecret: os.Getenv("ARM_CLIENT_SECRET"),
-		MetadataHost: os.Getenv("ARM_METADATA_HOSTNAME"),
-	}, azure.Options{ProviderVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := fleetapi.NewClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func wait[T any](p *runtime.Poller[T], err error) (*T, error) {
@@ -157,7 +136,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				c = client(t)
+				c = acctest.FleetAPI(t)
 				s := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{
 					Stages: []fleetapi.UpdateStage{{Name: "patch", Groups: []fleetapi.UpdateGroup{{Name: "patch"}}}},
 				}}}
@@ -372,7 +351,7 @@ func TestAccAutoUpgradeProfile_generateImportDrift(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { c = client(t) },
+			PreConfig: func() { c = acctest.FleetAPI(t) },
 			Config:    cfg(false, "Latest"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id")),

@@ -7,14 +7,9 @@
 package scenarios
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
@@ -60,29 +54,10 @@ func at(root string, parts ...any) tfjsonpath.Path {
 	return p
 }
 
-// client is a Fleet API client on the local fleet's ARM_* environment, for checks.
-func client(t *testing.T) *fleetapi.Client {
-	t.Helper()
-	acctest.Current(t)
-	s, err := azure.NewSession(context.Background(), azure.Config{
-		SubscriptionID: os.Getenv("ARM_SUBSCRIPTION_ID"), TenantID: os.Getenv("ARM_TENANT_ID"),
-		ClientID: os.Getenv("ARM_CLIENT_ID"), ClientSecret: os.Getenv("ARM_CLIENT_SECRET"),
-		MetadataHost: os.Getenv("ARM_METADATA_HOSTNAME"),
-	}, azure.Options{ProviderVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := fleetapi.NewClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // runGone is a CheckDestroy: the run is not in the fleet any more.
 func runGone(t *testing.T, name string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		_, err := client(t).GetUpdateRun(context.Background(), fleet, name)
+		_, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, name)
 		if !fleetapi.IsNotFound(err) {
 			return fmt.Errorf("update run %s still exists after destroy (err %v)", name, err)
 		}
@@ -92,7 +67,7 @@ func runGone(t *testing.T, name string) func(*terraform.State) error {
 
 // runsNamed counts the fleet's update runs with that name prefix.
 func runsNamed(t *testing.T, prefix string) ([]string, error) {
-	runs, err := client(t).ListUpdateRuns(context.Background(), fleet)
+	runs, err := acctest.FleetAPI(t).ListUpdateRuns(context.Background(), fleet)
 	if err != nil {
 		return nil, err
 	}
@@ -105,108 +80,8 @@ func runsNamed(t *testing.T, prefix string) ([]string, error) {
 	return out, nil
 }
 
-func emulatorURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("LOCALFLEET_URL")
-	if base == "" {
-		t.Fatal("LOCALFLEET_URL is not set")
-	}
-	return strings.TrimSuffix(base, "/")
-}
-
-// faultRule is the emulator's FaultRule.
-type faultRule struct {
-	Method            string `json:"method,omitempty"`
-	Path              string `json:"path,omitempty"`
-	Count             int    `json:"count,omitempty"`
-	Status            int    `json:"status,omitempty"`
-	RetryAfterSeconds int    `json:"retryAfterSeconds,omitempty"`
-	Reset             bool   `json:"reset,omitempty"`
-	FailOperation     bool   `json:"failOperation,omitempty"`
-}
-
-type faultStatus struct {
-	ID        string    `json:"id"`
-	Rule      faultRule `json:"rule"`
-	Remaining int       `json:"remaining"`
-	Hits      int       `json:"hits"`
-}
-
-func addFault(t *testing.T, r faultRule) {
-	t.Helper()
-	b, _ := json.Marshal(r)
-	resp, err := http.Post(emulatorURL(t)+"/_emulator/faults", "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST fault %s: %s", b, resp.Status)
-	}
-}
-
-func listFaults(t *testing.T) []faultStatus {
-	t.Helper()
-	resp, err := http.Get(emulatorURL(t) + "/_emulator/faults")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Value []faultStatus `json:"value"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Value
-}
-
-func clearFaults(t *testing.T) {
-	req, _ := http.NewRequest(http.MethodDelete, emulatorURL(t)+"/_emulator/faults", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-}
-
-// request is one line of the emulator's request log (localfleet.log in the
-// fleet's directory): "15:04:05.000 GET /path -> 200 (1ms)".
-type request struct {
-	at           time.Time
-	method, path string
-	status       string
-}
-
-var requestLine = regexp.MustCompile(`^(\d\d:\d\d:\d\d\.\d\d\d) (GET|PUT|POST|PATCH|DELETE|HEAD) (\S+) -> (\S+) `)
-
-// requests reads the emulator's request log.
-func requests(t *testing.T) []request {
-	t.Helper()
-	f, err := os.Open(filepath.Join(acctest.Current(t).Dir, "localfleet.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := requestLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		ts, err := time.Parse("15:04:05.000", m[1])
-		if err != nil {
-			continue
-		}
-		out = append(out, request{at: ts, method: m[2], path: m[3], status: m[4]})
-	}
-	return out
-}
-
 func runStateOf(t *testing.T, name string) string {
-	r, err := client(t).GetUpdateRun(context.Background(), fleet, name)
+	r, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, name)
 	if err != nil || r.Properties == nil || r.Properties.Status == nil || r.Properties.Status.Status == nil {
 		return fmt.Sprint(err)
 	}
@@ -237,7 +112,7 @@ func (c memberStatusCheck) CheckState(_ context.Context, req statecheck.CheckSta
 		if r.Address != c.res {
 			continue
 		}
-		members := dig(r.AttributeValues["status"], "stages", c.stage, "groups", c.group, "members")
+		members := acctest.Dig(r.AttributeValues["status"], "stages", c.stage, "groups", c.group, "members")
 		list, _ := members.([]any)
 		for _, m := range list {
 			mm, _ := m.(map[string]any)
@@ -254,23 +129,6 @@ func (c memberStatusCheck) CheckState(_ context.Context, req statecheck.CheckSta
 		return
 	}
 	resp.Error = fmt.Errorf("no resource %s in state", c.res)
-}
-
-func dig(v any, parts ...any) any {
-	for _, p := range parts {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
 }
 
 func exactly(s string) *regexp.Regexp { return regexp.MustCompile("^" + regexp.QuoteMeta(s) + "$") }

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,6 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 )
 
 func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
@@ -159,7 +161,7 @@ resource "fleet_update_run" "r" {
 			// Not approved: the run waits at the stage's Before gate, ap-1 untouched.
 			PreConfig: func() {
 				if err := acctest.Eventually(10*time.Second, "run waits at the gate", func() (bool, string) {
-					run, err := client(t).GetUpdateRun(context.Background(), fleet, "gated-run")
+					run, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, "gated-run")
 					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 || len(run.Properties.Status.Stages[0].BeforeGates) == 0 {
 						return false, fmt.Sprint(err)
 					}
@@ -239,21 +241,17 @@ resource "fleet_update_run" "r" {
 				// apply returned (the post-apply refresh reads it once more).
 				var startDone time.Time
 				var gets []time.Time
-				var fleetReqs []request
-				clock := func(r request) time.Time { // the log has time of day only
-					y, m, d := from.Date()
-					return time.Date(y, m, d, r.at.Hour(), r.at.Minute(), r.at.Second(), r.at.Nanosecond(), time.Local)
-				}
-				for _, r := range requests(t) {
-					if !strings.Contains(r.path, "/fleets/scenarios") || clock(r).Before(from.Truncate(time.Second)) {
+				var fleetReqs []acctest.Request
+				for _, r := range acctest.Current(t).Requests(t) {
+					if !strings.Contains(r.Path, "/fleets/scenarios") || r.End.Before(from.Truncate(time.Second)) {
 						continue
 					}
 					fleetReqs = append(fleetReqs, r)
-					if r.method == "POST" && strings.HasSuffix(r.path, runPath+"/start") {
-						startDone = clock(r)
+					if r.Method == "POST" && strings.HasSuffix(r.Path, runPath+"/start") {
+						startDone = r.End
 					}
-					if r.method == "GET" && strings.HasSuffix(r.path, runPath) && !startDone.IsZero() {
-						gets = append(gets, clock(r))
+					if r.Method == "GET" && strings.HasSuffix(r.Path, runPath) && !startDone.IsZero() {
+						gets = append(gets, r.End)
 					}
 				}
 				if startDone.IsZero() || len(gets) < 5 {
@@ -263,7 +261,7 @@ resource "fleet_update_run" "r" {
 				window := 0
 				first, last := gets[0], gets[len(gets)-1]
 				for _, r := range fleetReqs {
-					if c := clock(r); !c.Before(first) && !c.After(last) {
+					if !r.End.Before(first) && !r.End.After(last) {
 						window++
 					}
 				}
@@ -308,7 +306,7 @@ resource "fleet_update_run" "r" {
 	}
 	var started string // the run's start time after the first apply: the same run must complete
 	startTime := func() (string, error) {
-		run, err := client(t).GetUpdateRun(context.Background(), fleet, "cancel-run")
+		run, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, "cancel-run")
 		if err != nil {
 			return "", err
 		}
@@ -371,9 +369,8 @@ func TestAccUpdateRun_transientFaults(t *testing.T) {
 		CheckDestroy:             runGone(t, "faulty-run"),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				t.Cleanup(func() { clearFaults(t) })
 				base := `/updateRuns/faulty-run`
-				for _, r := range []faultRule{
+				acctest.Current(t).AddFaults(t, []emulator.FaultRule{
 					{Method: "PUT", Path: base + `$`, Count: 1, Status: 429, RetryAfterSeconds: 1},
 					{Method: "PUT", Path: base + `$`, Count: 1, Status: 500},
 					{Method: "POST", Path: base + `/start$`, Count: 1, Reset: true},
@@ -382,9 +379,7 @@ func TestAccUpdateRun_transientFaults(t *testing.T) {
 					{Method: "GET", Path: base + `$`, Count: 1, Reset: true},
 					{Method: "GET", Path: base + `$`, Count: 1, Status: 500},
 					{Method: "GET", Path: `/operations?/`, Count: 1, Status: 500},
-				} {
-					addFault(t, r)
-				}
+				}...)
 			},
 			Config: `
 resource "fleet_update_run" "r" {
@@ -408,14 +403,14 @@ resource "fleet_update_run" "r" {
 					return fmt.Errorf("want exactly one run faulty-run, got %v", names)
 				}
 				failed, total := 0, 0
-				for _, f := range listFaults(t) {
+				for _, f := range acctest.Current(t).Faults(t) {
 					failed += f.Hits
 					if f.Remaining != 0 {
 						return fmt.Errorf("fault %+v was not hit", f.Rule)
 					}
 				}
-				for _, r := range requests(t) {
-					if strings.Contains(r.path, "faulty-run") || strings.Contains(r.path, "/operations") {
+				for _, r := range acctest.Current(t).Requests(t) {
+					if strings.Contains(r.Path, "faulty-run") || strings.Contains(r.Path, "/operations") {
 						total++
 					}
 				}
@@ -468,7 +463,7 @@ resource "fleet_update_run" "r" {
 		}, {
 			PreConfig: func() {
 				if err := acctest.Eventually(20*time.Second, "mw-closed Pending", func() (bool, string) {
-					run, err := client(t).GetUpdateRun(context.Background(), fleet, "window-run")
+					run, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, "window-run")
 					if err != nil || run.Properties.Status == nil || len(run.Properties.Status.Stages) == 0 {
 						return false, fmt.Sprint(err)
 					}
