@@ -76,7 +76,12 @@ func run(m *testing.M, fleetFile string) int {
 		}
 	}
 	current = f
-	return m.Run()
+	code := m.Run()
+	if err := f.checkBodies(); err != nil {
+		fmt.Fprintln(os.Stderr, "acctest:", err)
+		return 1
+	}
+	return code
 }
 
 // RepoRoot is the folder of the provider's go.mod.

@@ -26,45 +26,79 @@ import (
 // starts with /_emulator/) and decodes a JSON answer into out (when not nil).
 func (f *Fleet) Admin(t testing.TB, method, path string, body, out any) {
 	t.Helper()
+	if err := f.admin(method, path, body, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *Fleet) admin(method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequest(method, strings.TrimSuffix(f.Env["LOCALFLEET_URL"], "/")+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.HTTPClient(t).Do(req)
+	hc, err := f.httpClient()
 	if err != nil {
-		t.Fatal(err)
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode/100 != 2 {
-		t.Fatalf("%s %s: %s %s", method, path, resp.Status, b)
+		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, path, b, err)
+			return fmt.Errorf("%s %s: decoding %s: %v", method, path, b, err)
 		}
 	}
+	return nil
 }
 
 // HTTPClient trusts the local fleet's CA only.
 func (f *Fleet) HTTPClient(t testing.TB) *http.Client {
 	t.Helper()
-	ca, err := os.ReadFile(filepath.Join(f.Dir, "ca.pem"))
+	hc, err := f.httpClient()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return hc
+}
+
+func (f *Fleet) httpClient() (*http.Client, error) {
+	ca, err := os.ReadFile(filepath.Join(f.Dir, "ca.pem"))
+	if err != nil {
+		return nil, err
+	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}, nil
+}
+
+// checkBodies reports how many Fleet API request bodies the emulator
+// checked against the official document, and fails when it refused any:
+// no request the provider makes may be one real ARM would refuse.
+func (f *Fleet) checkBodies() error {
+	var c emulator.BodyChecks
+	if err := f.admin(http.MethodGet, "/_emulator/bodychecks", nil, &c); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "acctest: %d Fleet API request bodies checked against fleets.json, %d refused\n", c.Checked, c.Refused)
+	if c.Refused > 0 {
+		return fmt.Errorf("the emulator refused %d request bodies as ARM would (400 InvalidRequestContent): see the test log", c.Refused)
+	}
+	return nil
 }
 
 // AddFaults injects fault rules; the test's cleanup removes every rule.
