@@ -23,6 +23,10 @@ import (
 //	PATCH /_localfleet/members/{name}   a JSON merge patch (RFC 7396) of that description, e.g.
 //	                                    {"healthy": false} or {"labels": {"env": null}}; the member
 //	                                    agent reports the result to the hub at once (UpdateMember)
+//	POST  /_localfleet/apiservers/{server}/down   kill a kube-apiserver ("hub", or "member-<name>" for a
+//	                                    member with Karpenter): clients get connection refused
+//	POST  /_localfleet/apiservers/{server}/up     run it again on the same port, certificates and etcd;
+//	                                    answers once it is ready
 const (
 	adminPrefix = "/_localfleet/"
 	// EnvAdminURL names the env-file variable holding the admin API's base address.
@@ -92,6 +96,31 @@ func (f *Fleet) AdminHandler() http.Handler {
 			return
 		}
 		writeJSON(w, updated)
+	})
+	mux.HandleFunc("POST "+adminPrefix+"apiservers/{server}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		srv := f.hub
+		if name := r.PathValue("server"); name != "hub" {
+			srv = f.members[strings.TrimPrefix(name, memberAPIPrefix)]
+		}
+		if srv == nil {
+			http.Error(w, fmt.Sprintf("no kube-apiserver %q", r.PathValue("server")), http.StatusNotFound)
+			return
+		}
+		var err error
+		switch r.PathValue("action") {
+		case "down":
+			err = srv.down()
+		case "up":
+			err = srv.up(r.Context())
+		default:
+			http.Error(w, "the action is down or up", http.StatusNotFound)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	})
 	return mux
 }

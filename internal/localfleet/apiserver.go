@@ -1,11 +1,20 @@
 package localfleet
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -19,6 +28,11 @@ type apiServer struct {
 	admin      *rest.Config
 	kubeconfig []byte // admin credentials, written to <dir>/<name>.kubeconfig
 	client     client.Client
+
+	mu            sync.Mutex
+	args          []string // the killed kube-apiserver's command line while it is down
+	restarted     *exec.Cmd
+	restartedDone chan struct{}
 }
 
 func startAPIServer(cfg Config, name string, crdDirs []string, scheme *runtime.Scheme) (*apiServer, error) {
@@ -64,7 +78,112 @@ func (s *apiServer) kubeconfigPath(dir string) string {
 }
 
 func (s *apiServer) stop() {
-	if s != nil && s.env != nil {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.restarted != nil {
+		_ = s.restarted.Process.Kill()
+		<-s.restartedDone
+	}
+	s.mu.Unlock()
+	if s.env != nil {
 		_ = s.env.Stop()
+	}
+}
+
+// The admin API takes a kube-apiserver down and brings it back, as a crash
+// and a restart of the real server would: the process is killed, and the
+// same command line (port, certificates, etcd) is run again.
+
+// process finds this server's kube-apiserver: a child of this process whose
+// command line serves the admin config's port.
+func (s *apiServer) process() (int, []string, error) {
+	u, err := url.Parse(s.admin.Host)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, pid := range childPIDs(os.Getpid(), "kube-apiserver") {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		for _, a := range args {
+			if a == "--secure-port="+u.Port() {
+				return pid, args, nil
+			}
+		}
+	}
+	return 0, nil, fmt.Errorf("%s: no kube-apiserver process serves port %s", s.name, u.Port())
+}
+
+// down kills the server's kube-apiserver; clients then get connection refused.
+func (s *apiServer) down() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.args != nil {
+		return fmt.Errorf("%s is down already", s.name)
+	}
+	pid, args, err := s.process()
+	if err != nil {
+		return err
+	}
+	if s.restarted != nil && s.restarted.Process.Pid == pid {
+		_ = s.restarted.Process.Kill()
+		<-s.restartedDone
+		s.restarted = nil
+	} else if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for Alive(pid) {
+		select {
+		case <-deadline:
+			return fmt.Errorf("%s: kube-apiserver %d did not exit", s.name, pid)
+		case <-tick.C:
+		}
+	}
+	s.args = args
+	return nil
+}
+
+// up runs the killed kube-apiserver again and returns once it is ready.
+func (s *apiServer) up(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.args == nil {
+		return fmt.Errorf("%s is not down", s.name)
+	}
+	cmd := exec.Command(s.args[0], s.args[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: restart kube-apiserver: %w", s.name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.restarted, s.restartedDone, s.args = cmd, done, nil
+	cs, err := kubernetes.NewForConfig(s.admin)
+	if err != nil {
+		return err
+	}
+	rc := cs.Discovery().RESTClient()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := rc.Get().AbsPath("/readyz").Do(ctx).Error(); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: kube-apiserver not ready after its restart: %w", s.name, ctx.Err())
+		case <-done:
+			return fmt.Errorf("%s: the restarted kube-apiserver exited", s.name)
+		case <-tick.C:
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -32,6 +33,11 @@ type Client struct {
 	Kubernetes kubernetes.Interface
 }
 
+// RequestTimeout bounds every request (the provider lists and polls, it
+// never watches): an API server that takes connections but does not answer
+// fails the plan with a diagnostic instead of hanging it.
+var RequestTimeout = time.Minute
+
 // NewClient builds the dynamic and typed clients of cfg. userAgent may be
 // empty; zero QPS/Burst get DefaultQPS/DefaultBurst.
 func NewClient(cfg *rest.Config, userAgent string) (*Client, error) {
@@ -44,6 +50,9 @@ func NewClient(cfg *rest.Config, userAgent string) (*Client, error) {
 	}
 	if c.Burst == 0 {
 		c.Burst = DefaultBurst
+	}
+	if c.Timeout == 0 {
+		c.Timeout = RequestTimeout
 	}
 	if userAgent != "" {
 		c.UserAgent = userAgent

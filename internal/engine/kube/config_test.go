@@ -383,3 +383,28 @@ func TestCheckServed(t *testing.T) {
 		t.Errorf("plain kubeconfig: %v", err)
 	}
 }
+
+// A server that takes the connection and never answers fails the request
+// after RequestTimeout instead of holding the plan.
+func TestClientGivesUpOnASilentServer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	defer func(d time.Duration) { RequestTimeout = d }(RequestTimeout)
+	RequestTimeout = 200 * time.Millisecond
+	ca := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	cfg, err := RESTConfig(Config{Host: srv.URL, Token: "t", ClusterCACertificate: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.Kubernetes.CoreV1().Namespaces().Get(context.Background(), "x", metav1.GetOptions{})
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("a silent server: %v after %s, want a timeout after about %s", err, time.Since(start), RequestTimeout)
+	}
+}

@@ -3,7 +3,9 @@
 // of its own (testdata/fleet.yaml): two applies racing on one update
 // strategy and on one update run, an apply killed with SIGKILL while it
 // waits and then applied again, access tokens expiring during a wait, and a
-// storm of 429s with Retry-After during a wait.
+// storm of 429s with Retry-After during a wait; and on the Kubernetes side
+// (kube_acc_test.go), the hub's kube-apiserver restarted while an apply
+// waits for a rollout, and a member's kube-apiserver down during a plan.
 package faultacc
 
 import (

@@ -1,0 +1,147 @@
+package faultacc
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
+)
+
+// apiServer takes one of the local fleet's kube-apiservers down or brings it
+// back ("hub" or "member-<name>"; up answers once it is ready).
+func apiServer(t *testing.T, server, action string) {
+	t.Helper()
+	f := acctest.Current(t)
+	req, err := http.NewRequest(http.MethodPost, f.Env[localfleet.EnvAdminURL]+"/_localfleet/apiservers/"+server+"/"+action, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("%s %s: %s", server, action, resp.Status)
+	}
+}
+
+func hubClient(t *testing.T) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestAccHubRestartDuringWaitForRollout: the hub's kube-apiserver is killed
+// while `terraform apply` waits for a placement's rollout, and started again
+// (same port, certificates and etcd); the apply rides it out and completes,
+// and the placement is rolled out to both clusters.
+func TestAccHubRestartDuringWaitForRollout(t *testing.T) {
+	hc := hubClient(t)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restart-web"}}
+	if err := hc.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkdir(t, `
+resource "fleet_placement" "web" {
+  name               = "restart-web"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "restart-web" }]
+  policy             = { placement_type = "PickFixed", cluster_names = ["kf-1", "kf-2"] }
+  wait_for_rollout   = true
+}
+`)
+	apply := w.start("apply", "-auto-approve", "-input=false")
+	var crp placementv1beta1.ClusterResourcePlacement
+	if err := acctest.Eventually(time.Minute, "the placement exists on the hub", func() (bool, string) {
+		err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp)
+		return err == nil, fmt.Sprint(err)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	apiServer(t, "hub", "down")
+	downAt := time.Now()
+	if apply.cmd.ProcessState != nil {
+		t.Fatalf("the apply ended before the hub went down: the test did not exercise the wait\n%s", apply)
+	}
+	apiServer(t, "hub", "up")
+	t.Logf("hub kube-apiserver down and back in %s", time.Since(downAt).Round(time.Millisecond))
+	if err := apply.wait(); err != nil {
+		t.Fatalf("the apply did not ride out the hub's restart:\n%s", apply)
+	}
+	t.Logf("apply took %s", apply.took.Round(time.Millisecond))
+	if err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp); err != nil {
+		t.Fatal(err)
+	}
+	if c := crp.GetCondition(string(placementv1beta1.ClusterResourcePlacementAvailableConditionType)); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("placement after the apply: Available %+v, want True", c)
+	}
+	if !w.planIsEmpty() {
+		t.Error("the plan after the apply is not empty")
+	}
+	w.must("destroy", "-auto-approve", "-input=false")
+}
+
+// TestAccMemberAPIServerUnreachableAtPlan: kf-1's kube-apiserver is down
+// while a configuration plans disruption budgets on kf-1 and kf-2. The plan
+// fails with one diagnostic, naming kf-1 and the address it tried, and
+// quickly; kf-2's resource is not in error. With kf-1 back the same
+// configuration plans empty.
+func TestAccMemberAPIServerUnreachableAtPlan(t *testing.T) {
+	w := newWorkdir(t, `
+resource "fleet_nodepool_disruption" "kf1" {
+  cluster   = "kf-1"
+  node_pool = "default"
+  budgets   = [{ nodes = "1" }]
+}
+
+resource "fleet_nodepool_disruption" "kf2" {
+  cluster   = "kf-2"
+  node_pool = "default"
+  budgets   = [{ nodes = "1" }]
+}
+`)
+	w.must("apply", "-auto-approve", "-input=false")
+	apiServer(t, "member-kf-1", "down")
+	plan := w.run("plan", "-input=false", "-detailed-exitcode")
+	apiServer(t, "member-kf-1", "up")
+	out := plan.out.String()
+	if plan.err == nil {
+		t.Fatalf("the plan succeeded with kf-1's API server down:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Errorf("%d errors, want one (for kf-1 only):\n%s", n, out)
+	}
+	says(t, "the plan's error", out, "with fleet_nodepool_disruption.kf1", "kf-1", "127.0.0.1:")
+	if strings.Contains(out, "fleet_nodepool_disruption.kf2,") || strings.Contains(out, "with fleet_nodepool_disruption.kf2") {
+		t.Errorf("kf-2's resource is in error:\n%s", out)
+	}
+	if plan.took > 30*time.Second {
+		t.Errorf("the plan took %s to report an unreachable member", plan.took)
+	}
+	t.Logf("plan with kf-1 down failed in %s:\n%s", plan.took.Round(time.Millisecond), out)
+	if !w.planIsEmpty() {
+		t.Error("with kf-1 back, the plan is not empty")
+	}
+	w.must("destroy", "-auto-approve", "-input=false")
+}
