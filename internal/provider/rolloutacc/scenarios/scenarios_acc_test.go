@@ -499,13 +499,14 @@ resource "fleet_update_run" "r" {
 	})
 }
 
-// Consistent node images: eastus and westus3 share 202510.01.0 only, so the
-// run selects it; ci-west goes from 202509.01.0 to it, ci-east is already
-// there (with a newer image available in eastus, untouched), and the image
-// type of ci-gen1 (eastus) and ci-gen1-west (westus3) has no version common
-// to both regions: both skipped, in the preview and the run. (The preview
-// knows a region's images from its members' pools: see testdata/fleet.yaml.) The provider lists
-// every member (preview_detail = "full"): the summary would leave out ci-west, the fourth.
+// Consistent node images: eastus and westus3 share 202510.01.0 of the gen2
+// type only, so the run selects it; ci-west goes from 202509.01.0 to it,
+// ci-east is already there (with a newer image available in eastus,
+// untouched). Of the gen1 type AKS's list shows eastus's 202510.01.0 and
+// westus3's 202509.01.0 only; the preview takes eastus to still offer
+// 202509.01.0 (it does), so the run selects it, and neither gen1 member
+// changes. The provider lists every member (preview_detail = "full"): the
+// summary would leave out ci-west, the fourth.
 func TestAccUpdateRun_consistentImages(t *testing.T) {
 	const r = "fleet_update_run.r"
 	m := func(i int, parts ...any) tfjsonpath.Path {
@@ -532,15 +533,15 @@ resource "fleet_update_run" "r" {
 `,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(r, at("preview", "consistent_node_image_versions"),
-					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
+					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204containerd-202509.01.0"), str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
 				plancheck.ExpectKnownValue(r, m(0, "name"), str("ci-east")),
 				plancheck.ExpectKnownValue(r, m(0, "action"), str("skip")),
 				plancheck.ExpectKnownValue(r, m(1, "name"), str("ci-gen1")),
 				plancheck.ExpectKnownValue(r, m(1, "action"), str("skip")),
-				plancheck.ExpectKnownValue(r, m(1, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`no consistent node image version for node pool system`))),
+				plancheck.ExpectKnownValue(r, m(1, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`already at target node image versions`))),
 				plancheck.ExpectKnownValue(r, m(2, "name"), str("ci-gen1-west")),
 				plancheck.ExpectKnownValue(r, m(2, "action"), str("skip")),
-				plancheck.ExpectKnownValue(r, m(2, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`no consistent node image version for node pool system`))),
+				plancheck.ExpectKnownValue(r, m(2, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`already at target node image versions`))),
 				plancheck.ExpectKnownValue(r, m(3, "name"), str("ci-west")),
 				plancheck.ExpectKnownValue(r, m(3, "action"), str("upgrade")),
 				plancheck.ExpectKnownValue(r, m(3, "target_node_image_versions", "system"), str("AKSUbuntu-2204gen2containerd-202510.01.0")),
@@ -552,7 +553,7 @@ resource "fleet_update_run" "r" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
 				statecheck.ExpectKnownValue(r, at("status", "selected_node_image_versions"),
-					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
+					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204containerd-202509.01.0"), str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
 				memberStatusIs(0, 0, "ci-east", "state", exactly("Skipped")),
 				memberStatusIs(0, 0, "ci-gen1", "state", exactly("Skipped")),
 				memberStatusIs(0, 0, "ci-gen1-west", "state", exactly("Skipped")),
