@@ -392,8 +392,10 @@ func (c *checker) str(path string, s *Schema, v string) {
 }
 
 func (c *checker) regexp(pattern string) (*regexp.Regexp, error) {
-	if re, ok := c.spec.regexps.Load(pattern); ok {
-		return re.(*regexp.Regexp), nil
+	if v, ok := c.spec.regexps.Load(pattern); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
