@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -39,25 +37,12 @@ func apiServer(t *testing.T, server, action string) {
 	}
 }
 
-func hubClient(t *testing.T) client.Client {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestAccHubRestartDuringWaitForRollout: the hub's kube-apiserver is killed
 // while `terraform apply` waits for a placement's rollout, and started again
 // (same port, certificates and etcd); the apply rides it out and completes,
 // and the placement is rolled out to both clusters.
 func TestAccHubRestartDuringWaitForRollout(t *testing.T) {
-	hc := hubClient(t)
+	hc := acctest.HubClient(t)
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restart-web"}}
 	if err := hc.Create(ctx, ns); err != nil {

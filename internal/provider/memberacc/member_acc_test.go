@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
@@ -51,19 +50,6 @@ func at(root string, parts ...any) tfjsonpath.Path {
 }
 
 // hub reads the local fleet's hub directly.
-func hub(t *testing.T) client.Client {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func member(group string) string {
 	return fmt.Sprintf(`
 resource "fleet_member" "spare" {
@@ -127,7 +113,7 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	h := hub(t)
+	h := acctest.HubClient(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy: func(*terraform.State) error {
