@@ -1,6 +1,7 @@
 package localfleet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -157,14 +158,28 @@ func (s *apiServer) up(ctx context.Context) error {
 	if s.args == nil {
 		return fmt.Errorf("%s is not down", s.name)
 	}
-	cmd := exec.Command(s.args[0], s.args[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: restart kube-apiserver: %w", s.name, err)
+	// The killed server's port can stay bound for a moment: a start that
+	// exits at once is tried again, within the readiness bound below.
+	var out bytes.Buffer
+	args := s.args
+	start := func() (chan struct{}, error) {
+		out.Reset()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("%s: restart kube-apiserver: %w", s.name, err)
+		}
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		s.restarted, s.restartedDone = cmd, done
+		return done, nil
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	s.restarted, s.restartedDone, s.args = cmd, done, nil
+	done, err := start()
+	if err != nil {
+		return err
+	}
+	s.args = nil
 	cs, err := kubernetes.NewForConfig(s.admin)
 	if err != nil {
 		return err
@@ -174,16 +189,34 @@ func (s *apiServer) up(ctx context.Context) error {
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	exited, last := false, ""
 	for {
-		if err := rc.Get().AbsPath("/readyz").Do(ctx).Error(); err == nil {
-			return nil
+		if !exited {
+			if err := rc.Get().AbsPath("/readyz").Do(ctx).Error(); err == nil {
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: kube-apiserver not ready after its restart: %w", s.name, ctx.Err())
+			s.args = args // still down: up may be asked again
+			return fmt.Errorf("%s: kube-apiserver not ready after its restart: %w; its last output: %s", s.name, ctx.Err(), tail(last, 2000))
 		case <-done:
-			return fmt.Errorf("%s: the restarted kube-apiserver exited", s.name)
+			exited, last = true, out.String()
+			done = nil
 		case <-tick.C:
+			if exited {
+				if done, err = start(); err != nil {
+					return err
+				}
+				exited = false
+			}
 		}
 	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }

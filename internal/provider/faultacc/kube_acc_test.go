@@ -3,6 +3,7 @@ package faultacc
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,9 +32,10 @@ func apiServer(t *testing.T, server, action string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("%s %s: %s", server, action, resp.Status)
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %s %s", server, action, resp.Status, b)
 	}
 }
 
