@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
 // TestAccRingUpgradesModule runs `terraform test` on examples/modules/ring-upgrades against
@@ -45,7 +46,7 @@ func TestAccRingUpgradesModule(t *testing.T) {
 	closed := make(chan struct{})
 	const address = "registry.terraform.io/fleetops/fleet"
 	go func() {
-		if err := tf6server.Serve(address, providerserver.NewProtocol6(New("test")()), tf6server.WithDebug(ctx, reattach, closed)); err != nil {
+		if err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New("test")()), tf6server.WithDebug(ctx, reattach, closed)); err != nil {
 			t.Errorf("serving the provider: %v", err)
 		}
 	}()

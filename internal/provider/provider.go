@@ -1,5 +1,6 @@
-// Package provider is the Terraform provider `fleet`: schemas, models, CRUD
-// and diagnostics. HCL comes in, engine calls go out; the rules live in
+// Package provider is the Terraform provider `fleet`: its schema and
+// configuration, and the registration of what its domains offer (one package
+// each below this one). HCL comes in, engine calls go out; the rules live in
 // internal/engine.
 package provider
 
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -29,6 +31,12 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/member"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/placement"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/staged"
 )
 
 var (
@@ -115,13 +123,13 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			},
 			"preview_detail": schema.StringAttribute{
 				Optional: true,
-				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(summaryListLimit) +
+				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(shared.SummaryListLimit) +
 					" clusters or members per list (KubeFleet's own limit for listed scheduling decisions; fewer where each entry takes " +
-					"several lines of plan: a placement's top " + fmt.Sprint(pickLimit(summaryListLimit)) + " picks, an update run's " +
-					fmt.Sprint(runPreviewMemberLimit) + " members in all), the ones a reader needs first, with exact counts of " +
+					"several lines of plan: a placement's top " + fmt.Sprint(placement.PickLimit(shared.SummaryListLimit)) + " picks, an update run's " +
+					fmt.Sprint(rollout.RunPreviewMemberLimit) + " members in all), the ones a reader needs first, with exact counts of " +
 					"everything (so plans stay readable on fleets of thousands of clusters); `full` lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
 					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
-				Validators: []validator.String{stringvalidator.OneOf(previewDetailSummary, previewDetailFull)},
+				Validators: []validator.String{stringvalidator.OneOf(shared.PreviewDetailSummary, shared.PreviewDetailFull)},
 			},
 			"clusters": schema.MapNestedAttribute{
 				Optional: true,
@@ -372,7 +380,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		Clusters:        map[string]*rest.Config{},
 		UserAgent:       ua,
 		Now:             p.now,
-		ListLimit:       listLimitFor(detail),
+		ListLimit:       shared.ListLimitFor(detail),
 	}
 
 	if !hub.Unknown && !hub.Config.IsZero() {
@@ -460,39 +468,18 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.ListResourceData = clients
 }
 
-// Resources implements provider.Provider. Each resource's constructor is
-// listed here.
+// Resources implements provider.Provider: each domain registers its own
+// (registration.go in its package).
 func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		NewNodePoolDisruptionResource,
-		NewPlacementResource,
-		NewUpdateStrategyResource,
-		NewUpdateRunResource,
-		NewAutoUpgradeProfileResource,
-		NewStagedUpdateStrategyResource,
-		NewStagedUpdateRunResource,
-		NewEnvelopeResource,
-		NewMemberResource,
-	}
+	return slices.Concat(placement.Resources(), staged.Resources(), rollout.Resources(), member.Resources(), disruption.Resources())
 }
 
 // EphemeralResources implements provider.ProviderWithEphemeralResources.
 func (p *FleetProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
-	return []func() ephemeral.EphemeralResource{
-		NewHubCredentialsEphemeral,
-		NewMemberCredentialsEphemeral,
-	}
+	return member.EphemeralResources()
 }
 
-// DataSources implements provider.Provider. Each data source's constructor
-// is listed here.
+// DataSources implements provider.Provider.
 func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewMembersDataSource,
-		NewPlacementPreviewDataSource,
-		NewKubernetesVersionsDataSource,
-		NewUpdateRunDataSource,
-		NewUpdateStrategyDataSource,
-		NewAutoUpgradeProfileDataSource,
-	}
+	return slices.Concat(placement.DataSources(), rollout.DataSources(), member.DataSources())
 }

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"encoding/base64"
@@ -32,7 +32,7 @@ data "fleet_members" "all" {}
 `,
 	ConfigStateChecks: []statecheck.StateCheck{
 		statecheck.ExpectKnownValue("data.fleet_members.all", tfjsonpath.New("members"), knownvalue.ListSizeExact(5)),
-		statecheck.ExpectKnownValue("data.fleet_members.all", member(0).AtMapKey("hub_labels").AtMapKey("fleet.azure.com/location"), knownvalue.StringExact("eastus")),
+		statecheck.ExpectKnownValue("data.fleet_members.all", acctest.MemberAt(0).AtMapKey("hub_labels").AtMapKey("fleet.azure.com/location"), knownvalue.StringExact("eastus")),
 	},
 }
 
@@ -90,7 +90,7 @@ func TestAccSignInFlows(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			before := f.IdentityCounts(t)
-			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6ProviderFactories, Steps: []resource.TestStep{membersStep}})
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: []resource.TestStep{membersStep}})
 			after := f.IdentityCounts(t)
 			delta := func(k string) int { return after[k] - before[k] }
 			if delta("token_client_secret") != 0 {
@@ -131,7 +131,7 @@ func TestAccHubIgnoresKubernetesProviderEnvironment(t *testing.T) {
 	t.Setenv("KUBE_CTX", "member")
 	t.Setenv("KUBE_HOST", srv.URL)
 	t.Setenv("KUBE_TOKEN", "member-token")
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6ProviderFactories, Steps: []resource.TestStep{membersStep}})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: []resource.TestStep{membersStep}})
 	if n := other.Load(); n != 0 {
 		t.Errorf("the cluster of KUBE_CONFIG_PATH got %d requests", n)
 	}
@@ -156,9 +156,9 @@ func TestAccTraceLogHasNoSecrets(t *testing.T) {
 	t.Setenv("ARM_OIDC_REQUEST_TOKEN", e[localfleet.EnvOIDCRequestToken])
 	t.Setenv("ARM_CLIENT_SECRET", "")
 	t.Setenv("FLEET_HUB_CONFIG_PATH", "")
-	h := hubClients(t)
-	h.createNamespace(t, "trace-web")
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6ProviderFactories, Steps: []resource.TestStep{
+	h := acctest.NewHubClients(t)
+	h.CreateNamespace(t, "trace-web")
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: []resource.TestStep{
 		membersStep,
 		{Config: `
 provider "fleet" {}

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // providerModel is the provider block.
@@ -454,4 +455,19 @@ func (r *resolver) resolveClusters(ctx context.Context, m types.Map) (map[string
 		out[name] = r.resolveKube(ctx, path.Root("clusters").AtMapKey(name), obj, false)
 	}
 	return out, false
+}
+
+// previewDetail resolves preview_detail: the attribute, else FLEET_PREVIEW_DETAIL, else summary.
+func (r *resolver) previewDetail(v types.String) string {
+	p := path.Root("preview_detail")
+	s := r.str(p, v, shared.EnvPreviewDetail)
+	switch s {
+	case "":
+		return shared.PreviewDetailSummary
+	case shared.PreviewDetailSummary, shared.PreviewDetailFull:
+		return s
+	}
+	r.diags.AddAttributeError(p, "Invalid "+shared.EnvPreviewDetail,
+		fmt.Sprintf("%s=%q: preview_detail must be %q or %q.", shared.EnvPreviewDetail, s, shared.PreviewDetailSummary, shared.PreviewDetailFull))
+	return shared.PreviewDetailSummary
 }

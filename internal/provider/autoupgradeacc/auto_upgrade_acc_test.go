@@ -19,26 +19,18 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
 func TestMain(m *testing.M) {
 	acctest.Main(m, "internal/provider/autoupgradeacc/testdata/fleet.yaml")
-}
-
-var factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
 }
 
 // The fleet of testdata/fleet.yaml.
@@ -54,19 +46,6 @@ const (
 	patch1   = "patch-1"
 	prod1    = "prod-1"
 )
-
-func at(root string, parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(root)
-	for _, s := range parts {
-		switch v := s.(type) {
-		case string:
-			p = p.AtMapKey(v)
-		case int:
-			p = p.AtSliceIndex(v)
-		}
-	}
-	return p
-}
 
 func wait[T any](p *runtime.Poller[T], err error) (*T, error) {
 	if err != nil {
@@ -133,7 +112,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 }
 `
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
 				c = acctest.FleetAPI(t)
@@ -147,7 +126,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// Before the release the 1.31 target is 1.31.9: patch-1 is already there.
-				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("preview", "members", patch1, "current_kubernetes_version"), knownvalue.NotNull()),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "members", patch1, "current_kubernetes_version"), knownvalue.NotNull()),
 			}},
 			Check: func(*terraform.State) error {
 				ctx := context.Background()
@@ -223,12 +202,12 @@ resource "fleet_auto_upgrade_profile" "off" {
 				plancheck.ExpectEmptyPlan(),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_status"), knownvalue.StringExact("Succeeded")),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_upgrade_versions"),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("status", "last_trigger_status"), knownvalue.StringExact("Succeeded")),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("status", "last_trigger_upgrade_versions"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("1.31.10")})),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_trigger_error"), knownvalue.Null()),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("status", "last_trigger_error"), knownvalue.Null()),
 				// Triggered by the release, at its simulated time (the emulator evaluates the profiles within the POST).
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", at("status", "last_triggered_at"),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("status", "last_triggered_at"),
 					knownvalue.StringFunc(func(v string) error {
 						at, err := time.Parse(time.RFC3339, v)
 						if err != nil {
@@ -240,7 +219,7 @@ resource "fleet_auto_upgrade_profile" "off" {
 						}
 						return nil
 					})),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", at("status", "last_trigger_status"), knownvalue.Null()),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", acctest.Path("status", "last_trigger_status"), knownvalue.Null()),
 			},
 		}},
 	})
@@ -258,9 +237,9 @@ resource "fleet_auto_upgrade_profile" "` + name + `" {
 func member(res string, i string, action, target string, reason *regexp.Regexp) []plancheck.PlanCheck {
 	a := "fleet_auto_upgrade_profile." + res
 	return []plancheck.PlanCheck{
-		plancheck.ExpectKnownValue(a, at("preview", "members", i, "action"), knownvalue.StringExact(action)),
-		plancheck.ExpectKnownValue(a, at("preview", "members", i, "target_kubernetes_version"), knownvalue.StringExact(target)),
-		plancheck.ExpectKnownValue(a, at("preview", "members", i, "reason"), knownvalue.StringRegexp(reason)),
+		plancheck.ExpectKnownValue(a, acctest.Path("preview", "members", i, "action"), knownvalue.StringExact(action)),
+		plancheck.ExpectKnownValue(a, acctest.Path("preview", "members", i, "target_kubernetes_version"), knownvalue.StringExact(target)),
+		plancheck.ExpectKnownValue(a, acctest.Path("preview", "members", i, "reason"), knownvalue.StringRegexp(reason)),
 	}
 }
 
@@ -268,17 +247,17 @@ func member(res string, i string, action, target string, reason *regexp.Regexp) 
 // version table, with the member two minors behind and the one ahead of the target.
 func TestAccAutoUpgradeProfile_channels(t *testing.T) {
 	checks := []plancheck.PlanCheck{
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.target", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_kubernetes_version"), knownvalue.Null()),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", at("preview", "target_node_image_versions"),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.target", acctest.Path("preview", "target_kubernetes_version"), knownvalue.StringExact("1.32.5")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", acctest.Path("preview", "target_kubernetes_version"), knownvalue.Null()),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", acctest.Path("preview", "target_node_image_versions"),
 			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")})),
 		// Six members, all listed (summary detail lists 20), counted by action.
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "member_count"), knownvalue.Int64Exact(6)),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "members_omitted"), knownvalue.Int64Exact(0)),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "actions", "skip"), knownvalue.NotNull()),
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("preview", "members", behind1, "current_kubernetes_version"), knownvalue.StringExact("1.31.9")),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(6)),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "members_omitted"), knownvalue.Int64Exact(0)),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("preview", "actions", "skip"), knownvalue.NotNull()),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("preview", "members", behind1, "current_kubernetes_version"), knownvalue.StringExact("1.31.9")),
 	}
 	// Stable 1.32.5
 	checks = append(checks, member("stable", canary1, "none", "1.32.5", regexp.MustCompile(`already at 1\.32\.5`))...)
@@ -299,14 +278,14 @@ func TestAccAutoUpgradeProfile_channels(t *testing.T) {
 		profile("target", `  channel = "TargetKubernetesVersion"
   target_kubernetes_version = "1.32"`) + profile("images", `  channel = "NodeImage"`)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:           cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: checks},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("id"), knownvalue.StringExact(fleet.ChildID("autoUpgradeProfiles", "rapid"))),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("fleet_id"), knownvalue.StringExact(fleet.String())),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", at("status", "last_trigger_status"), knownvalue.Null()),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("id"), knownvalue.StringExact(fleet.ChildID("autoUpgradeProfiles", "rapid"))),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("fleet_id"), knownvalue.StringExact(fleet.String())),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("status", "last_trigger_status"), knownvalue.Null()),
 			},
 		}, {
 			// Unchanged configuration: the preview is kept, the plan is empty.
@@ -319,7 +298,7 @@ func TestAccAutoUpgradeProfile_channels(t *testing.T) {
   target_kubernetes_version = "1.32"`) + profile("images", `  channel = "NodeImage"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.stable", plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", at("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
 			}},
 		}},
 	})
@@ -349,15 +328,15 @@ func TestAccAutoUpgradeProfile_generateImportDrift(t *testing.T) {
 	}
 	var firstETag string
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() { c = acctest.FleetAPI(t) },
 			Config:    cfg(false, "Latest"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id")),
+				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", acctest.Path("generated_update_run_id")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id"), knownvalue.StringExact(runID)),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", acctest.Path("generated_update_run_id"), knownvalue.StringExact(runID)),
 			},
 			Check: func(s *terraform.State) error {
 				if err := notStarted(s); err != nil {
@@ -374,11 +353,11 @@ func TestAccAutoUpgradeProfile_generateImportDrift(t *testing.T) {
 			Config: cfg(true, "Latest"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.gen", plancheck.ResourceActionUpdate),
-				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id")),
+				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.gen", acctest.Path("generated_update_run_id")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("generated_update_run_id"), knownvalue.StringExact(runID)),
-				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", at("disabled"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", acctest.Path("generated_update_run_id"), knownvalue.StringExact(runID)),
+				statecheck.ExpectKnownValue("fleet_auto_upgrade_profile.gen", acctest.Path("disabled"), knownvalue.Bool(true)),
 			},
 			Check: func(s *terraform.State) error {
 				run, err := c.GetUpdateRun(context.Background(), fleet, "gen-1-33-1")
@@ -453,5 +432,5 @@ func TestAccAutoUpgradeProfile_invalid(t *testing.T) {
 	for _, tc := range cases {
 		steps = append(steps, resource.TestStep{Config: profile("bad", tc.body), PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: factories, Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
 }

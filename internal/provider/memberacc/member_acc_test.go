@@ -9,44 +9,22 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
 func TestMain(m *testing.M) {
 	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
 	acctest.Main(m, "internal/provider/memberacc/testdata/fleet.yaml")
-}
-
-var factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
-}
-
-func at(root string, parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(root)
-	for _, s := range parts {
-		switch v := s.(type) {
-		case string:
-			p = p.AtMapKey(v)
-		case int:
-			p = p.AtSliceIndex(v)
-		}
-	}
-	return p
 }
 
 // hub reads the local fleet's hub directly.
@@ -115,7 +93,7 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 	}
 	h := acctest.HubClient(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &clusterv1beta1.MemberCluster{})
 			if !apierrors.IsNotFound(err) {
@@ -148,18 +126,18 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `skip = [{ type = "Member", name = "canary-1" }]
   triggers = { run = "1" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members"),
+					plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 1, "groups", 0, "members"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("spare-1")})),
-					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "name"), knownvalue.StringExact("spare-1")),
-					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
+					plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 1, "groups", 0, "members", 0, "name"), knownvalue.StringExact("spare-1")),
+					plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
 						knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202512.01.0")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Skipped")),
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 1, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
-					statecheck.ExpectKnownValue("data.fleet_update_run.r", at("remaining_member_count"), knownvalue.Int64Exact(0)),
-					statecheck.ExpectKnownValue("data.fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Skipped")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 1, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("data.fleet_update_run.r", acctest.Path("remaining_member_count"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue("data.fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
 				},
 			},
 			{
@@ -167,13 +145,13 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `triggers = { run = "2" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionReplace),
-					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
-					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "action"), knownvalue.StringExact("skip")),
-					plancheck.ExpectUnknownValue("fleet_update_run.r", at("status")),
+					plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
+					plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 1, "groups", 0, "members", 0, "action"), knownvalue.StringExact("skip")),
+					plancheck.ExpectUnknownValue("fleet_update_run.r", acctest.Path("status")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
 				},
 			},
 			{
@@ -181,16 +159,16 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 				Config: member("canary") + oneRing,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("fleet_member.spare", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 0, "groups", 0, "members"),
+					plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 0, "groups", 0, "members"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("canary-1"), knownvalue.StringExact("spare-1")})),
 					plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionReplace),
-					plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
+					plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					// Both already run 1.33.1 and the newest image: the run skips them.
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Skipped")),
-					statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members"), knownvalue.ListSizeExact(2)),
-					statecheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Skipped")),
+					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
 				},
 			},
 		},

@@ -8,26 +8,18 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
 func TestMain(m *testing.M) {
 	// Waits read the run every second here (30 s for users; see TestAccUpdateRun_requestsPer30s).
 	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
 	acctest.Main(m, "internal/provider/rolloutacc/testdata/fleet.yaml")
-}
-
-var factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
 }
 
 const twoStages = `
@@ -40,22 +32,9 @@ resource "fleet_update_strategy" "s" {
 }
 `
 
-func at(root string, parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(root)
-	for _, s := range parts {
-		switch v := s.(type) {
-		case string:
-			p = p.AtMapKey(v)
-		case int:
-			p = p.AtSliceIndex(v)
-		}
-	}
-	return p
-}
-
 func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: twoStages + `
 resource "fleet_update_run" "r" {
@@ -66,30 +45,30 @@ resource "fleet_update_run" "r" {
 }
 `,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members"),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 1, "groups", 0, "members"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("prod-1"), knownvalue.StringExact("prod-2")})),
-				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "unselected_members"),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "unselected_members"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("risky-1")})),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "after_stage_wait_in_seconds"), knownvalue.Int64Exact(60)),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "name"), knownvalue.StringExact("canary-1")),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "after_stage_wait_in_seconds"), knownvalue.Int64Exact(60)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "members", 0, "name"), knownvalue.StringExact("canary-1")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "members", 0, "action"), knownvalue.StringExact("upgrade")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "members", 0, "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 1, "groups", 0, "members", 0, "target_node_image_versions", "system"),
 					knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "unselected_members"),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "unselected_members"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("risky-1")})),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "outcome"), knownvalue.StringExact("Completed")),
-				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
-				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "stages", 1, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
-				plancheck.ExpectKnownValue("fleet_update_strategy.s", at("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
-				plancheck.ExpectKnownValue("fleet_update_run.r", at("preview", "stages", 0, "groups", 0, "members", 0, "position"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "outcome"), knownvalue.StringExact("Completed")),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 1, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 1, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
+				plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "unselected_member_count"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "members", 0, "position"), knownvalue.Int64Exact(1)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 1, "groups", 0, "members", 1, "state"), knownvalue.StringExact("Completed")),
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "after_stage_wait_state"), knownvalue.StringExact("Completed")),
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("state"), knownvalue.StringExact("Running")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 1, "groups", 0, "members", 1, "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "after_stage_wait_state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("state"), knownvalue.StringExact("Running")),
 			},
 		}, {
 			ResourceName: "fleet_update_run.r", ImportState: true, ImportStateVerify: true,
@@ -117,11 +96,11 @@ resource "fleet_update_run" "r" {
 `
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: cfg("NotStarted"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("NotStarted")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("NotStarted")),
 			},
 		}, {
 			Config:      cfg("Running"),
@@ -133,8 +112,8 @@ resource "fleet_update_run" "r" {
 			PreConfig: func() { clearFailure(t, "risky-1") },
 			Config:    cfg("Running"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "state"), knownvalue.StringExact("Completed")),
-				statecheck.ExpectKnownValue("fleet_update_run.r", at("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
 			},
 		}},
 	})

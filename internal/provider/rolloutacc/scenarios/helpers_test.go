@@ -15,15 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
 func TestMain(m *testing.M) {
@@ -34,25 +30,8 @@ func TestMain(m *testing.M) {
 
 const pollInterval = time.Second
 
-var factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
-}
-
 // The fleet of testdata/fleet.yaml.
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000004", ResourceGroupName: "rg-scenarios", Name: "scenarios"}
-
-func at(root string, parts ...any) tfjsonpath.Path {
-	p := tfjsonpath.New(root)
-	for _, s := range parts {
-		switch v := s.(type) {
-		case string:
-			p = p.AtMapKey(v)
-		case int:
-			p = p.AtSliceIndex(v)
-		}
-	}
-	return p
-}
 
 // runGone is a CheckDestroy: the run is not in the fleet any more.
 func runGone(t *testing.T, name string) func(*terraform.State) error {

@@ -26,14 +26,14 @@ const runAddress = "fleet_update_run.r"
 
 // stateIs checks one attribute of the scenario's run; path starts at a root attribute.
 func stateIs(want string, root string, path ...any) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(runAddress, at(root, path...), str(want))
+	return statecheck.ExpectKnownValue(runAddress, acctest.Path(root, path...), str(want))
 }
 
 // Skip of a member, a group and a stage, set before the run starts: sk-a2,
 // group sk-b and stage two are Skipped; sk-a1 is upgraded; the run Completes.
 func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "skip-run"),
 		Steps: []resource.TestStep{{
 			Config: `
@@ -102,19 +102,19 @@ resource "fleet_update_run" "r" {
 `, state, waitFor)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "stop-start-run"),
 		Steps: []resource.TestStep{{
 			Config: cfg("Running", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Running)$`))),
+				statecheck.ExpectKnownValue(r, acctest.Path("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Running)$`))),
 				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"), // ss-1 in flight
 			},
 		}, {
 			Config: cfg("Stopped", "none"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(r, at("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Stopping|Stopped)$`))),
-				statecheck.ExpectKnownValue(r, at("status", "stages", 0, "groups", 0, "members", 1, "state"), knownvalue.StringExact("NotStarted")), // ss-2 not reached
+				statecheck.ExpectKnownValue(r, acctest.Path("status", "state"), knownvalue.StringRegexp(regexp.MustCompile(`^(Stopping|Stopped)$`))),
+				statecheck.ExpectKnownValue(r, acctest.Path("status", "stages", 0, "groups", 0, "members", 1, "state"), knownvalue.StringExact("NotStarted")), // ss-2 not reached
 				stateIs("Stopped", "state"),
 			},
 		}, {
@@ -149,13 +149,13 @@ resource "fleet_update_run" "r" {
 `, waitFor, approvals)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "gated-run"),
 		Steps: []resource.TestStep{{
 			Config: cfg("[]", "started"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "gates", 0, "timing"), str("Before")),
-				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "gates", 0, "timing"), str("After")),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "gates", 0, "timing"), str("Before")),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "groups", 0, "gates", 0, "timing"), str("After")),
 			}},
 		}, {
 			// Not approved: the run waits at the stage's Before gate, ap-1 untouched.
@@ -196,7 +196,7 @@ resource "fleet_update_run" "r" {
 // deletes it: CheckDestroy finds no run.
 func TestAccUpdateRun_destroyWhileRunning(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "destroy-run"),
 		Steps: []resource.TestStep{{
 			Config: `
@@ -222,7 +222,7 @@ func TestAccUpdateRun_requestsPerInterval(t *testing.T) {
 	runPath := "/updateRuns/rq-run"
 	var from time.Time
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "rq-run"),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
@@ -316,7 +316,7 @@ resource "fleet_update_run" "r" {
 		return run.Properties.Status.Status.StartTime.String(), nil
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "cancel-run"),
 		Steps: []resource.TestStep{{
 			Config: cfg(`timeouts = { create = "5s" }`),
@@ -334,7 +334,7 @@ resource "fleet_update_run" "r" {
 			Config: cfg(""),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(r, plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Completed")),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "outcome"), str("Completed")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
@@ -365,7 +365,7 @@ resource "fleet_update_run" "r" {
 // the run completes and exactly one exists, every fault was hit.
 func TestAccUpdateRun_transientFaults(t *testing.T) {
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "faulty-run"),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
@@ -428,10 +428,10 @@ resource "fleet_update_run" "r" {
 func TestAccUpdateRun_maintenanceWindowOrderAndPending(t *testing.T) {
 	const r = "fleet_update_run.r"
 	member := func(i int, attr string) tfjsonpath.Path {
-		return at("preview", "stages", 0, "groups", 0, "members", i, attr)
+		return acctest.Path("preview", "stages", 0, "groups", 0, "members", i, attr)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "window-run"),
 		Steps: []resource.TestStep{{
 			Config: `
@@ -454,11 +454,11 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, member(1, "action"), str("pending")),
 				plancheck.ExpectKnownValue(r, member(1, "position"), knownvalue.Int64Exact(3)),
 				plancheck.ExpectKnownValue(r, member(1, "reason"), knownvalue.StringRegexp(regexp.MustCompile(`maintenance window .* is closed; it opens at 2036-`))),
-				plancheck.ExpectKnownValue(r, at("preview", "outcome"), str("Pending")),
-				plancheck.ExpectKnownValue(r, at("preview", "member_count"), knownvalue.Int64Exact(3)),
-				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "outcome"), str("Pending")),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "member_count"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "groups", 0, "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"upgrade": knownvalue.Int64Exact(2), "pending": knownvalue.Int64Exact(1)})),
-				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(1)),
 			}},
 		}, {
 			PreConfig: func() {
@@ -510,10 +510,10 @@ resource "fleet_update_run" "r" {
 func TestAccUpdateRun_consistentImages(t *testing.T) {
 	const r = "fleet_update_run.r"
 	m := func(i int, parts ...any) tfjsonpath.Path {
-		return at("preview", append([]any{"stages", 0, "groups", 0, "members", i}, parts...)...)
+		return acctest.Path("preview", append([]any{"stages", 0, "groups", 0, "members", i}, parts...)...)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "consistent-run"),
 		Steps: []resource.TestStep{{
 			Config: `
@@ -532,7 +532,7 @@ resource "fleet_update_run" "r" {
 }
 `,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(r, at("preview", "consistent_node_image_versions"),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "consistent_node_image_versions"),
 					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204containerd-202509.01.0"), str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
 				plancheck.ExpectKnownValue(r, m(0, "name"), str("ci-east")),
 				plancheck.ExpectKnownValue(r, m(0, "action"), str("skip")),
@@ -546,13 +546,13 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue(r, m(3, "action"), str("upgrade")),
 				plancheck.ExpectKnownValue(r, m(3, "target_node_image_versions", "system"), str("AKSUbuntu-2204gen2containerd-202510.01.0")),
 				plancheck.ExpectKnownValue(r, m(3, "position"), knownvalue.Int64Exact(4)),
-				plancheck.ExpectKnownValue(r, at("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
-				plancheck.ExpectKnownValue(r, at("preview", "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "groups", 0, "members_omitted"), knownvalue.Int64Exact(0)),
+				plancheck.ExpectKnownValue(r, acctest.Path("preview", "actions"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"skip": knownvalue.Int64Exact(3), "upgrade": knownvalue.Int64Exact(1)})),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
-				statecheck.ExpectKnownValue(r, at("status", "selected_node_image_versions"),
+				statecheck.ExpectKnownValue(r, acctest.Path("status", "selected_node_image_versions"),
 					knownvalue.ListExact([]knownvalue.Check{str("AKSUbuntu-2204containerd-202509.01.0"), str("AKSUbuntu-2204gen2containerd-202510.01.0")})),
 				memberStatusIs(0, 0, "ci-east", "state", exactly("Skipped")),
 				memberStatusIs(0, 0, "ci-gen1", "state", exactly("Skipped")),

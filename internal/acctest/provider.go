@@ -1,0 +1,88 @@
+package acctest
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+)
+
+// ProviderConfig is a provider block that configures nothing: the local fleet's environment does.
+const ProviderConfig = "provider \"fleet\" {}\n"
+
+// WrappedRegexp matches a pattern in Terraform's diagnostics, which wrap long lines: every space in
+// the pattern matches any run of white space.
+func WrappedRegexp(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(strings.ReplaceAll(pattern, `\s+`, " "), " ", `\s+`))
+}
+
+// MemberAt is the path of the i-th member of a fleet_members data source.
+func MemberAt(i int) tfjsonpath.Path { return tfjsonpath.New("members").AtSliceIndex(i) }
+
+// ProtoV6ProviderFactories serve the provider in-process, configured like a
+// user's: only the environment the local fleet exported.
+var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+// ExampleFleetID is a fleet's ARM ID for tests that reach no fleet.
+const ExampleFleetID = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-fleet/providers/Microsoft.ContainerService/fleets/demo"
+
+// MoveState drives the provider server's MoveResourceState RPC as Terraform
+// does for a `moved` block from sourceType (azurerm) to targetType, with the
+// source state as azurerm's typed SDK writes it, and decodes the result into
+// model.
+func MoveState(t *testing.T, address, sourceType, targetType string, r fwresource.Resource, sourceJSON string, model any) []*tfprotov6.Diagnostic {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := providerserver.NewProtocol6WithError(provider.New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.MoveResourceState(ctx, &tfprotov6.MoveResourceStateRequest{
+		SourceProviderAddress: address, SourceTypeName: sourceType, SourceSchemaVersion: 0,
+		SourceState: &tfprotov6.RawState{JSON: []byte(sourceJSON)}, TargetTypeName: targetType,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return resp.Diagnostics
+		}
+	}
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx)
+	raw, err := resp.TargetState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := (tfsdk.State{Schema: sresp.Schema, Raw: raw}).Get(ctx, model); d.HasError() {
+		t.Fatal(d)
+	}
+	return resp.Diagnostics
+}
+
+// Path is a path into a resource's attributes: root, then a map key for each
+// string and a list index for each int (`Path("preview", "members", 0)`).
+func Path(root string, steps ...any) tfjsonpath.Path {
+	p := tfjsonpath.New(root)
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			p = p.AtMapKey(s)
+		case int:
+			p = p.AtSliceIndex(s)
+		}
+	}
+	return p
+}

@@ -1,0 +1,326 @@
+package disruption
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var (
+	npReasonAttrTypes = map[string]attr.Type{
+		"reason": types.StringType, "allowed": types.Int64Type, "unbounded": types.BoolType,
+		"active_budgets": types.ListType{ElemType: types.Int64Type},
+	}
+	npWindowAttrTypes   = map[string]attr.Type{"budget": types.Int64Type, "opens_at": types.StringType, "closes_at": types.StringType}
+	npExpiringAttrTypes = map[string]attr.Type{"node": types.StringType, "expires_at": types.StringType}
+	npPreviewAttrTypes  = map[string]attr.Type{
+		"nodes":                 types.Int64Type,
+		"disrupting":            types.Int64Type,
+		"reasons":               types.ListType{ElemType: types.ObjectType{AttrTypes: npReasonAttrTypes}},
+		"windows":               types.ListType{ElemType: types.ObjectType{AttrTypes: npWindowAttrTypes}},
+		"expiring_nodes":        types.ListType{ElemType: types.ObjectType{AttrTypes: npExpiringAttrTypes}},
+		"blocked_nodes":         types.MapType{ElemType: types.StringType},
+		"blocked_nodes_count":   types.Int64Type,
+		"blocked_nodes_omitted": types.Int64Type,
+		"drifted_nodes":         types.MapType{ElemType: types.StringType},
+		"drifted_nodes_count":   types.Int64Type,
+		"drifted_nodes_omitted": types.Int64Type,
+		"candidates":            types.MapType{ElemType: types.ListType{ElemType: types.StringType}},
+		"candidates_count":      types.MapType{ElemType: types.Int64Type},
+		"disruptable_now":       types.MapType{ElemType: types.Int64Type},
+		"summary":               types.StringType,
+		"warnings":              types.ListType{ElemType: types.StringType},
+	}
+)
+
+type npPreviewModel struct {
+	Nodes          int64               `tfsdk:"nodes"`
+	Disrupting     int64               `tfsdk:"disrupting"`
+	Reasons        []npReasonModel     `tfsdk:"reasons"`
+	Windows        []npWindowModel     `tfsdk:"windows"`
+	ExpiringNodes  []npExpiringModel   `tfsdk:"expiring_nodes"`
+	Blocked        map[string]string   `tfsdk:"blocked_nodes"`
+	BlockedCount   int64               `tfsdk:"blocked_nodes_count"`
+	BlockedOmitted int64               `tfsdk:"blocked_nodes_omitted"`
+	Drifted        map[string]string   `tfsdk:"drifted_nodes"`
+	DriftedCount   int64               `tfsdk:"drifted_nodes_count"`
+	DriftedOmitted int64               `tfsdk:"drifted_nodes_omitted"`
+	Candidates     map[string][]string `tfsdk:"candidates"`
+	CandidateCount map[string]int64    `tfsdk:"candidates_count"`
+	DisruptableNow map[string]int64    `tfsdk:"disruptable_now"`
+	Summary        string              `tfsdk:"summary"`
+	Warnings       []string            `tfsdk:"warnings"`
+}
+
+type npReasonModel struct {
+	Reason        string  `tfsdk:"reason"`
+	Allowed       int64   `tfsdk:"allowed"`
+	Unbounded     bool    `tfsdk:"unbounded"`
+	ActiveBudgets []int64 `tfsdk:"active_budgets"`
+}
+
+type npWindowModel struct {
+	Budget   int64        `tfsdk:"budget"`
+	OpensAt  types.String `tfsdk:"opens_at"`
+	ClosesAt types.String `tfsdk:"closes_at"`
+}
+
+type npExpiringModel struct {
+	Node      string       `tfsdk:"node"`
+	ExpiresAt types.String `tfsdk:"expires_at"`
+}
+
+// npClusterView is what a preview reads from the member cluster.
+type npClusterView struct {
+	live       *unstructured.Unstructured
+	pool       *karpv1.NodePool
+	claims     []karpv1.NodeClaim
+	nodes      []corev1.Node
+	pods       []corev1.Pod
+	podsErr    error // pods could not be listed: the preview says what it leaves out
+	enums      nodePoolCRDEnums
+	enumsKnown bool
+}
+
+func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string) (*npClusterView, error) {
+	live, err := getNodePool(ctx, kc, cluster, name)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := typedNodePool(live)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	v := &npClusterView{live: live, pool: pool}
+	if v.claims, err = listNodeClaims(ctx, kc); err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	if v.nodes, err = listNodes(ctx, kc); err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	v.pods, v.podsErr = listPods(ctx, kc)
+	v.enums, v.enumsKnown = readNodePoolCRDEnums(ctx, kc)
+	return v, nil
+}
+
+// extraReasons are the reasons the cluster's CRD adds to Empty, Underutilized and Drifted.
+func (v *npClusterView) extraReasons() []karpv1.DisruptionReason {
+	var out []karpv1.DisruptionReason
+	for _, r := range v.enums.Reasons {
+		if !slices.Contains(disruption.DefaultReasons(), karpv1.DisruptionReason(r)) {
+			out = append(out, karpv1.DisruptionReason(r))
+		}
+	}
+	return out
+}
+
+// effectiveBudgets are the budgets the NodePool holds once m is applied: the configured ones; when
+// budgets is unset, the live ones, or the server default when this provider releases them.
+func (v *npClusterView) effectiveBudgets(ctx context.Context, m nodePoolDisruptionModel) ([]karpv1.Budget, diag.Diagnostics) {
+	if !m.Budgets.IsNull() {
+		bs, diags := npBudgetsOf(ctx, m.Budgets)
+		return npKarpenterBudgets(bs), diags
+	}
+	if releasedBy(v.live, npPathBudgets, m.fieldManager().Name) {
+		return disruption.DefaultBudgets(), nil
+	}
+	return v.pool.Spec.Disruption.Budgets, nil
+}
+
+// effectiveConsolidateAfter is spec.disruption.consolidateAfter once m is applied, with the same rules.
+func (v *npClusterView) effectiveConsolidateAfter(m nodePoolDisruptionModel) (karpv1.NillableDuration, error) {
+	switch {
+	case !m.ConsolidateAfter.IsNull():
+		return npNillable(m.ConsolidateAfter.ValueString())
+	case releasedBy(v.live, npPathConsolidateAfter, m.fieldManager().Name):
+		return npNillable(npDefaultConsolidateAfter)
+	}
+	return v.pool.Spec.Disruption.ConsolidateAfter, nil
+}
+
+// effectiveTemplate is the NodePool's template (its karpenter.sh/do-not-disrupt annotation,
+// expireAfter and terminationGracePeriod) once m is applied, with the same rules.
+func (v *npClusterView) effectiveTemplate(m nodePoolDisruptionModel) (karpv1.NodeClaimTemplate, error) {
+	tmpl := *v.pool.Spec.Template.DeepCopy()
+	mgr := m.fieldManager().Name
+	switch {
+	case !m.DoNotDisrupt.IsNull():
+		if tmpl.Annotations == nil {
+			tmpl.Annotations = map[string]string{}
+		}
+		tmpl.Annotations[karpv1.DoNotDisruptAnnotationKey] = npDoNotDisruptValue(m.DoNotDisrupt.ValueBool())
+	case releasedBy(v.live, npPathDoNotDisrupt, mgr):
+		delete(tmpl.Annotations, karpv1.DoNotDisruptAnnotationKey)
+	}
+	t := &tmpl.Spec
+	switch {
+	case !m.ExpireAfter.IsNull():
+		d, err := npNillable(m.ExpireAfter.ValueString())
+		if err != nil {
+			return tmpl, err
+		}
+		t.ExpireAfter = d
+	case releasedBy(v.live, npPathExpireAfter, mgr):
+		t.ExpireAfter, _ = npNillable(npDefaultExpireAfter)
+	}
+	switch {
+	case !m.TerminationGracePeriod.IsNull():
+		d, err := time.ParseDuration(m.TerminationGracePeriod.ValueString())
+		if err != nil {
+			return tmpl, err
+		}
+		t.TerminationGracePeriod = &metav1.Duration{Duration: d}
+	case releasedBy(v.live, npPathTerminationGrace, mgr):
+		t.TerminationGracePeriod = nil
+	}
+	return tmpl, nil
+}
+
+// npDoNotDisruptValue is the template annotation do_not_disrupt writes: Karpenter honours only "true".
+func npDoNotDisruptValue(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// npNillable decodes a NillableDuration as Karpenter does ("Never" is nil).
+func npNillable(s string) (karpv1.NillableDuration, error) {
+	var d karpv1.NillableDuration
+	b, _ := json.Marshal(s)
+	err := json.Unmarshal(b, &d)
+	return d, err
+}
+
+// npDriftWarning is a template change that drifts every node, with the attribute that causes it.
+type npDriftWarning struct {
+	Attribute path.Path
+	Message   string
+}
+
+// buildNodePoolPreview computes the preview of m applied to the cluster at now, and the template
+// changes that will drift every node. limit caps the per-node maps (0: no cap).
+func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npClusterView, now time.Time, limit int) (types.Object, []npDriftWarning, diag.Diagnostics) {
+	budgets, diags := v.effectiveBudgets(ctx, m)
+	if diags.HasError() {
+		return types.ObjectNull(npPreviewAttrTypes), nil, diags
+	}
+	planned, err := v.effectiveTemplate(m)
+	if err != nil {
+		diags.AddError("Invalid template duration", err.Error())
+		return types.ObjectNull(npPreviewAttrTypes), nil, diags
+	}
+	consolidateAfter, err := v.effectiveConsolidateAfter(m)
+	if err != nil {
+		diags.AddAttributeError(path.Root("consolidate_after"), "Invalid consolidate_after", err.Error())
+		return types.ObjectNull(npPreviewAttrTypes), nil, diags
+	}
+	pool := v.pool.DeepCopy()
+	pool.Spec.Disruption.Budgets = budgets
+	pool.Spec.Disruption.ConsolidateAfter = consolidateAfter
+	pool.Spec.Template = planned
+	p := disruption.BuildPreview(disruption.Input{
+		NodePool: pool, Current: v.pool, NodeClaims: v.claims, Nodes: v.nodes, Pods: v.pods, ExtraReasons: v.extraReasons(), Now: now,
+	})
+	if v.podsErr != nil {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("pods could not be read (%v): blocked_nodes leaves out do-not-disrupt pods, and every node without a node-level block counts as empty", v.podsErr))
+	}
+
+	current := v.pool.Spec.Template
+	var drift []npDriftWarning
+	// One field at a time, so each warning points at its attribute; each is Karpenter's own hash of
+	// the template with that one change.
+	for _, f := range []struct {
+		attr  string
+		apply func(t *karpv1.NodeClaimTemplate)
+	}{
+		{"expire_after", func(t *karpv1.NodeClaimTemplate) { t.Spec.ExpireAfter = planned.Spec.ExpireAfter }},
+		{"termination_grace_period", func(t *karpv1.NodeClaimTemplate) { t.Spec.TerminationGracePeriod = planned.Spec.TerminationGracePeriod }},
+		{"do_not_disrupt", func(t *karpv1.NodeClaimTemplate) { t.Annotations = planned.Annotations }},
+	} {
+		only := *current.DeepCopy()
+		f.apply(&only)
+		for _, w := range disruption.TemplateDriftWarnings(current, only, p.Nodes) {
+			drift = append(drift, npDriftWarning{Attribute: path.Root(f.attr), Message: w})
+		}
+	}
+	for _, d := range drift {
+		p.Warnings = append(p.Warnings, d.Message)
+	}
+
+	obj, d := types.ObjectValueFrom(ctx, npPreviewAttrTypes, npPreviewOf(p, limit))
+	diags.Append(d...)
+	return obj, drift, diags
+}
+
+// npPreviewOf renders the engine's preview (SPEC §6b). A reason no budget limits reports every node
+// not already disrupting as allowed, rather than Karpenter's MaxInt32 sentinel; `unbounded` says so.
+//
+// blocked_nodes and drifted_nodes are maps keyed by node, the first limit nodes by name (0: all),
+// with exact counts; candidates lists the first limit nodes of each reason, candidates_count and
+// disruptable_now have every candidate reason.
+func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
+	out := npPreviewModel{
+		Nodes: int64(p.Nodes), Disrupting: int64(p.Disrupting),
+		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{},
+		Blocked: map[string]string{}, Drifted: map[string]string{},
+		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
+		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
+	}
+	blocked, omitted := shared.CapList(p.Blocked, limit)
+	for _, b := range blocked {
+		out.Blocked[b.Node] = b.Why
+	}
+	out.BlockedCount, out.BlockedOmitted = int64(len(p.Blocked)), omitted
+	drifted, omitted := shared.CapList(p.Drifted, limit)
+	for _, d := range drifted {
+		out.Drifted[d.Node] = d.Why
+	}
+	out.DriftedCount, out.DriftedOmitted = int64(len(p.Drifted)), omitted
+	for _, r := range disruption.CandidateReasons() {
+		nodes := p.Candidates[r]
+		out.CandidateCount[string(r)] = int64(len(nodes))
+		out.DisruptableNow[string(r)] = int64(p.DisruptableNow[r])
+		if len(nodes) > 0 {
+			listed, _ := shared.CapList(nodes, limit)
+			out.Candidates[string(r)] = listed
+		}
+	}
+	for _, r := range p.Reasons {
+		allowed := r.Allowed
+		if r.Unbounded {
+			allowed = disruption.RemainingDisruptions(p.Nodes, p.Disrupting)
+		}
+		active := make([]int64, 0, len(r.ActiveBudgets))
+		for _, i := range r.ActiveBudgets {
+			active = append(active, int64(i))
+		}
+		out.Reasons = append(out.Reasons, npReasonModel{Reason: string(r.Reason), Allowed: int64(allowed), Unbounded: r.Unbounded, ActiveBudgets: active})
+	}
+	for _, w := range p.Windows {
+		closes := shared.TimeString(w.ClosesAt)
+		if w.Continuous {
+			closes = types.StringNull() // no closing within a year: the warnings say so
+		}
+		out.Windows = append(out.Windows, npWindowModel{Budget: int64(w.Budget), OpensAt: shared.TimeString(w.OpensAt), ClosesAt: closes})
+	}
+	for _, n := range p.ExpiringNodes {
+		out.ExpiringNodes = append(out.ExpiringNodes, npExpiringModel{Node: n.Node, ExpiresAt: shared.TimeString(n.ExpiresAt)})
+	}
+	return out
+}

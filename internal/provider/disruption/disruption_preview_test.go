@@ -1,0 +1,43 @@
+package disruption
+
+import (
+	"fmt"
+	"testing"
+
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// At fleet scale the per-node parts of the preview stay bounded: maps keyed by node and candidate
+// lists hold summaryListLimit nodes by default, with exact counts and what was left out; full detail
+// lists all.
+func TestNodePoolPreviewBounds(t *testing.T) {
+	var p disruption.Preview
+	p.Candidates = map[karpv1.DisruptionReason][]string{}
+	p.DisruptableNow = map[karpv1.DisruptionReason]int{karpv1.DisruptionReasonDrifted: 3}
+	for i := range 500 {
+		node := fmt.Sprintf("n-%03d", i)
+		p.Blocked = append(p.Blocked, disruption.BlockedNode{Node: node, Why: "node annotation"})
+		p.Drifted = append(p.Drifted, disruption.DriftedNode{Node: node, NodeClaim: node, Why: "Drifted condition"})
+		p.Candidates[karpv1.DisruptionReasonDrifted] = append(p.Candidates[karpv1.DisruptionReasonDrifted], node)
+	}
+	summary := npPreviewOf(p, shared.SummaryListLimit)
+	if len(summary.Blocked) != shared.SummaryListLimit || summary.BlockedCount != 500 || summary.BlockedOmitted != 480 || summary.Blocked["n-019"] == "" || summary.Blocked["n-020"] != "" {
+		t.Errorf("blocked: %d listed, count %d, omitted %d", len(summary.Blocked), summary.BlockedCount, summary.BlockedOmitted)
+	}
+	if len(summary.Drifted) != shared.SummaryListLimit || summary.DriftedCount != 500 || summary.DriftedOmitted != 480 {
+		t.Errorf("drifted: %d listed, count %d, omitted %d", len(summary.Drifted), summary.DriftedCount, summary.DriftedOmitted)
+	}
+	if got := summary.Candidates["Drifted"]; len(got) != shared.SummaryListLimit || got[0] != "n-000" || summary.CandidateCount["Drifted"] != 500 {
+		t.Errorf("candidates %v, count %v", got, summary.CandidateCount)
+	}
+	if _, ok := summary.Candidates["Empty"]; ok || summary.CandidateCount["Empty"] != 0 || summary.DisruptableNow["Drifted"] != 3 || len(summary.DisruptableNow) != 3 {
+		t.Errorf("empty reasons: candidates %v, counts %v, disruptable %v", summary.Candidates, summary.CandidateCount, summary.DisruptableNow)
+	}
+	full := npPreviewOf(p, shared.ListLimitFor(shared.PreviewDetailFull))
+	if len(full.Blocked) != 500 || full.BlockedOmitted != 0 || len(full.Candidates["Drifted"]) != 500 || len(full.Drifted) != 500 {
+		t.Errorf("full: %d blocked, %d omitted, %d candidates", len(full.Blocked), full.BlockedOmitted, len(full.Candidates["Drifted"]))
+	}
+}

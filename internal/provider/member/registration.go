@@ -1,0 +1,33 @@
+// Package member is the provider's fleet-member domain: fleet_member, the fleet_members data
+// source, the hub and member credentials (ephemeral), and fleet_member's move from azurerm.
+package member
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// Resources are the resources the provider registers for this domain.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{
+		shared.NewResource[memberResource]("_member"),
+	}
+}
+
+// DataSources are the data sources the provider registers for this domain.
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		shared.NewDataSource[membersDataSource]("_members"),
+	}
+}
+
+// EphemeralResources are the ephemeral resources the provider registers for this domain.
+func EphemeralResources() []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		shared.NewEphemeral[hubCredentialsEphemeral]("_hub_credentials"),
+		shared.NewEphemeral[memberCredentialsEphemeral]("_member_credentials"),
+	}
+}

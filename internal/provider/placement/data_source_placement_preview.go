@@ -1,0 +1,115 @@
+package placement
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ datasource.DataSourceWithValidateConfig = &placementPreviewDataSource{}
+
+// placementPreviewDataSource is data.fleet_placement_preview: what KubeFleet's scheduler would
+// do with a policy, nothing created.
+type placementPreviewDataSource struct{ shared.DataSourceBase }
+
+func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	// The policy and the preview have fleet_placement's shape exactly.
+	attrs := dataSourceAttributesOf(map[string]rschema.Attribute{
+		"policy":  placementPolicyAttribute(),
+		"preview": placementPreviewAttribute(),
+	})
+	attrs["id"] = dschema.StringAttribute{Computed: true, Description: "`placement` when set, else `preview`."}
+	attrs["placement"] = dschema.StringAttribute{
+		Optional: true,
+		Description: "An existing ClusterResourcePlacement on the hub: the preview then starts from its current picks, as an " +
+			"update of its policy to `policy` would (kept and trimmed clusters, a new policy snapshot or not).",
+		Validators: []validator.String{stringvalidator.LengthBetween(1, 63), stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a placement name")},
+	}
+	attrs["detail"] = dschema.StringAttribute{
+		Optional: true,
+		Description: "`summary` lists the top " + fmt.Sprint(PickLimit(shared.SummaryListLimit)) + " picks and " + fmt.Sprint(shared.SummaryListLimit) +
+			" clusters of every other list, `full` every cluster (for outputs, checks and reports over the whole fleet). Default: the " +
+			"provider's `preview_detail`. Counts are exact either way.",
+		Validators: []validator.String{stringvalidator.OneOf(shared.PreviewDetailSummary, shared.PreviewDetailFull)},
+	}
+	resp.Schema = dschema.Schema{
+		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
+			"and with which scores, and why every other cluster would be left out, computed from the hub's member clusters by " +
+			"the hub agent's own rules (v0.14.0). Nothing is created. Same `policy` and `preview` as `fleet_placement`; " +
+			"an unset `policy` means PickAll.",
+		Attributes: attrs,
+	}
+}
+
+type placementPreviewDataModel struct {
+	ID        types.String `tfsdk:"id"`
+	Placement types.String `tfsdk:"placement"`
+	Detail    types.String `tfsdk:"detail"`
+	Policy    *policyModel `tfsdk:"policy"`
+	Preview   types.Object `tfsdk:"preview"`
+}
+
+func (d *placementPreviewDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m placementPreviewDataModel
+	unknown, diags := shared.DecodePartial(ctx, req.Config, &m, path.Root("id"), path.Root("preview"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
+}
+
+func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m placementPreviewDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	existing := m.Placement.ValueString()
+	if existing != "" {
+		hc, err := d.Clients.HubAPI(ctx)
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+			return
+		}
+		there, err := hc.PlacementExists(ctx, existing)
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", existing, err))
+			return
+		}
+		if !there {
+			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
+				fmt.Sprintf("Attribute placement: the fleet hub has no ClusterResourcePlacement named %q.", existing))
+			return
+		}
+	}
+	preview, warnings, err := placementPreview(ctx, d.Clients, existing, m.Policy.toAPI())
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Computing the placement preview", err)
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
+	}
+	limit := d.Clients.ListLimit()
+	if !m.Detail.IsNull() {
+		limit = shared.ListLimitFor(m.Detail.ValueString())
+	}
+	obj, diags := preview.object(limit)
+	resp.Diagnostics.Append(diags...)
+	m.Preview = obj
+	m.ID = types.StringValue("preview")
+	if existing != "" {
+		m.ID = types.StringValue(existing)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

@@ -1,0 +1,193 @@
+package placement
+
+import (
+	"context"
+	"math"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// fleet_placement's strategy: the rollout strategy's schema, its defaults
+// (the hub agent's), and its mapping to KubeFleet's RolloutStrategy.
+
+func placementStrategyAttribute() rschema.SingleNestedAttribute {
+	return rschema.SingleNestedAttribute{
+		Optional: true, Computed: true,
+		Default: objectdefault.StaticValue(types.ObjectValueMust(placementStrategyAttrTypes, map[string]attr.Value{
+			"type":                       types.StringValue(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+			"max_unavailable":            types.StringValue(placementDefaultMaxUnavailable),
+			"max_surge":                  types.StringValue(placementDefaultMaxSurge),
+			"unavailable_period_seconds": types.Int64Value(placementDefaultUnavailablePeriod),
+		})),
+		Description: "How changes roll out to the picked clusters. Default: RollingUpdate with 25% unavailable, 25% surge, 60 s.",
+		Attributes: map[string]rschema.Attribute{
+			"type": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+				Description: "`RollingUpdate` (the hub rolls out by itself; the default) or `External` (staged update runs roll it out).",
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1beta1.RollingUpdateRolloutStrategyType),
+					string(placementv1beta1.ExternalRolloutStrategyType))},
+			},
+			"max_unavailable": rschema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "RollingUpdate: how many picked clusters may be unavailable during a rollout, a number or a " +
+					"percentage of the target (rounded up). Default: `25%`; null with External.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
+				PlanModifiers: []planmodifier.String{rollingUpdateString(placementDefaultMaxUnavailable)},
+			},
+			"max_surge": rschema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "RollingUpdate: how many clusters above the target may have the placement during a rollout, a " +
+					"number or a percentage (rounded up). Default: `25%`; null with External.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
+				PlanModifiers: []planmodifier.String{rollingUpdateString(placementDefaultMaxSurge)},
+			},
+			"unavailable_period_seconds": rschema.Int64Attribute{
+				Optional: true, Computed: true,
+				Description: "RollingUpdate: how long the hub waits before it counts a cluster whose resources it cannot " +
+					"track as available. Default: 60; null with External.",
+				Validators:    []validator.Int64{int64validator.Between(0, math.MaxInt32)},
+				PlanModifiers: []planmodifier.Int64{rollingUpdateInt64(placementDefaultUnavailablePeriod)},
+			},
+		},
+	}
+}
+
+var placementStrategyAttrTypes = map[string]attr.Type{
+	"type": types.StringType, "max_unavailable": types.StringType, "max_surge": types.StringType, "unavailable_period_seconds": types.Int64Type,
+}
+
+type placementStrategyModel struct {
+	Type                     types.String `tfsdk:"type"`
+	MaxUnavailable           types.String `tfsdk:"max_unavailable"`
+	MaxSurge                 types.String `tfsdk:"max_surge"`
+	UnavailablePeriodSeconds types.Int64  `tfsdk:"unavailable_period_seconds"`
+}
+
+// rollingUpdateString and rollingUpdateInt64 plan a RollingUpdate field left unset: its default
+// with RollingUpdate, null with External (KubeFleet rejects rollingUpdate settings with External).
+type rollingUpdateDefault struct {
+	str string
+	num int64
+}
+
+func rollingUpdateString(def string) planmodifier.String { return rollingUpdateDefault{str: def} }
+
+func rollingUpdateInt64(def int64) planmodifier.Int64 { return rollingUpdateDefault{num: def} }
+
+func (d rollingUpdateDefault) Description(context.Context) string {
+	return "Defaults the RollingUpdate settings; null with the External strategy."
+}
+
+func (d rollingUpdateDefault) MarkdownDescription(ctx context.Context) string {
+	return d.Description(ctx)
+}
+
+func (d rollingUpdateDefault) strategyType(ctx context.Context, plan tfsdk.Plan, p path.Path) (types.String, diag.Diagnostics) {
+	var t types.String
+	diags := plan.GetAttribute(ctx, p.ParentPath().AtName("type"), &t)
+	return t, diags
+}
+
+func (d rollingUpdateDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	t, diags := d.strategyType(ctx, req.Plan, req.Path)
+	resp.Diagnostics.Append(diags...)
+	switch {
+	case t.IsUnknown():
+		resp.PlanValue = types.StringUnknown()
+	case t.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType):
+		resp.PlanValue = types.StringNull()
+	default:
+		resp.PlanValue = types.StringValue(d.str)
+	}
+}
+
+func (d rollingUpdateDefault) PlanModifyInt64(ctx context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	t, diags := d.strategyType(ctx, req.Plan, req.Path)
+	resp.Diagnostics.Append(diags...)
+	switch {
+	case t.IsUnknown():
+		resp.PlanValue = types.Int64Unknown()
+	case t.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType):
+		resp.PlanValue = types.Int64Null()
+	default:
+		resp.PlanValue = types.Int64Value(d.num)
+	}
+}
+
+func (s *placementStrategyModel) toAPI() placementv1beta1.RolloutStrategy {
+	if s == nil {
+		return placementv1beta1.RolloutStrategy{Type: placementv1beta1.RollingUpdateRolloutStrategyType}
+	}
+	out := placementv1beta1.RolloutStrategy{Type: placementv1beta1.RolloutStrategyType(s.Type.ValueString())}
+	if out.Type == placementv1beta1.ExternalRolloutStrategyType {
+		return out
+	}
+	ru := &placementv1beta1.RollingUpdateConfig{}
+	if v := s.MaxUnavailable; !v.IsNull() && !v.IsUnknown() {
+		ru.MaxUnavailable = placementIntOrPercent(v.ValueString())
+	}
+	if v := s.MaxSurge; !v.IsNull() && !v.IsUnknown() {
+		ru.MaxSurge = placementIntOrPercent(v.ValueString())
+	}
+	if v := s.UnavailablePeriodSeconds; !v.IsNull() && !v.IsUnknown() {
+		n := int(v.ValueInt64())
+		ru.UnavailablePeriodSeconds = &n
+	}
+	out.RollingUpdate = ru
+	return out
+}
+
+// placementIntOrPercent: "25%" stays a string, "1" is the number 1 (the rollout controller reads a
+// string without % as an error).
+func placementIntOrPercent(s string) *intstr.IntOrString {
+	if n, err := strconv.Atoi(s); err == nil {
+		v := intstr.FromInt32(int32(max(math.MinInt32, min(math.MaxInt32, n))))
+		return &v
+	}
+	v := intstr.FromString(s)
+	return &v
+}
+
+func placementStrategyFromAPI(s placementv1beta1.RolloutStrategy) *placementStrategyModel {
+	if s.Type == placementv1beta1.ExternalRolloutStrategyType {
+		return &placementStrategyModel{Type: types.StringValue(string(s.Type)), MaxUnavailable: types.StringNull(), MaxSurge: types.StringNull(), UnavailablePeriodSeconds: types.Int64Null()}
+	}
+	m := &placementStrategyModel{
+		Type:                     types.StringValue(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+		MaxUnavailable:           types.StringValue(placementDefaultMaxUnavailable),
+		MaxSurge:                 types.StringValue(placementDefaultMaxSurge),
+		UnavailablePeriodSeconds: types.Int64Value(placementDefaultUnavailablePeriod),
+	}
+	if ru := s.RollingUpdate; ru != nil {
+		if ru.MaxUnavailable != nil {
+			m.MaxUnavailable = types.StringValue(ru.MaxUnavailable.String())
+		}
+		if ru.MaxSurge != nil {
+			m.MaxSurge = types.StringValue(ru.MaxSurge.String())
+		}
+		if ru.UnavailablePeriodSeconds != nil {
+			m.UnavailablePeriodSeconds = types.Int64Value(int64(*ru.UnavailablePeriodSeconds))
+		}
+	}
+	return m
+}

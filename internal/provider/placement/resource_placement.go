@@ -1,0 +1,687 @@
+package placement
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ resource.ResourceWithValidateConfig = (*placementResource)(nil)
+
+// placementResource is fleet_placement: a ClusterResourcePlacement on the fleet hub.
+type placementResource struct{ shared.ResourceBase }
+
+// Defaults of a RollingUpdate strategy (the CRD's, and the hub agent's defaulter:
+// pkg/utils/defaulter/clusterresourceplacement.go).
+const (
+	placementDefaultMaxUnavailable       = "25%"
+	placementDefaultMaxSurge             = "25%"
+	placementDefaultUnavailablePeriod    = 60
+	placementDefaultRevisionHistoryLimit = 10
+
+	placementCreateTimeout = 20 * time.Minute
+	placementUpdateTimeout = 20 * time.Minute
+	placementDeleteTimeout = 10 * time.Minute
+
+	// placementPollInterval: placement status changes within seconds; a hub GET is cheap.
+	placementPollInterval = 2 * time.Second
+)
+
+// placementConfigAttributes are the attributes a user configures; the preview is recomputed when one of
+// them changes.
+var placementConfigAttributes = []string{"name", "resource_selectors", "policy", "strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
+
+func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = rschema.Schema{
+		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1beta1`): which hub " +
+			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
+			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
+			"(v0.14.0). Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both.",
+		Attributes: map[string]rschema.Attribute{
+			"id": rschema.StringAttribute{
+				Computed: true, Description: "The placement's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": rschema.StringAttribute{
+				Required:      true,
+				Description:   "The ClusterResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 63),
+					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"),
+				},
+			},
+			"resource_selectors": placementResourceSelectorsAttribute(),
+			"policy":             placementPolicyAttribute(),
+			"strategy":           placementStrategyAttribute(),
+			"revision_history_limit": rschema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(placementDefaultRevisionHistoryLimit),
+				Description: "How many policy and resource snapshots the hub keeps (1 to 1000). Default: 10.",
+				Validators:  []validator.Int64{int64validator.Between(1, 1000)},
+			},
+			"wait_for_rollout": rschema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
+					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
+			},
+			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
+			"preview":  placementPreviewAttribute(),
+			"status":   placementStatusAttribute(),
+			"latest_resource_snapshot_index": rschema.StringAttribute{
+				Computed: true,
+				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
+					"(`\"0\"`, `\"1\"`, …, as KubeFleet writes it): a new one whenever the selected resources or their " +
+					"content change. With the External strategy, a staged update run names the index it rolls out. Refreshed " +
+					"on every read; null until the hub agent has cut the first one (right after the placement is created).",
+			},
+			"resource_snapshots": rschema.ListNestedAttribute{
+				Computed: true,
+				Description: "The resource snapshots the hub keeps (at most `revision_history_limit`, older ones are removed), " +
+					"ordered by index: the versions an update run can name. Refreshed on every read.",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"index":      rschema.StringAttribute{Computed: true, Description: "The snapshot's resource index."},
+					"created_at": rschema.StringAttribute{Computed: true, Description: "When the hub agent cut it (RFC 3339, UTC)."},
+				}},
+			},
+		},
+	}
+}
+
+func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
+	return rschema.ListNestedAttribute{
+		Required: true,
+		Description: "The cluster-scoped hub resources to place (ORed, 1 to 100). A Namespace is placed with everything in it " +
+			"unless `selection_scope` says otherwise.",
+		Validators: []validator.List{listvalidator.SizeBetween(1, 100)},
+		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+			"group": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(""),
+				Description: "The API group; empty (the default) for the core group.",
+			},
+			"version": rschema.StringAttribute{Required: true, Description: "The API version, e.g. `v1`.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+			"kind": rschema.StringAttribute{Required: true, Description: "The kind, e.g. `Namespace`.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+			"name": rschema.StringAttribute{
+				Optional:    true,
+				Description: "The resource's name; conflicts with `label_selector`. With neither, every resource of the kind.",
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("label_selector")),
+				},
+			},
+			"label_selector": rschema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "Selects resources of the kind by label.",
+				Attributes: map[string]rschema.Attribute{
+					"match_labels": rschema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						Description: "Labels the resources must have, with these values.",
+						Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.NoNullValues(),
+							mapvalidator.AtLeastOneOf(path.MatchRelative().AtParent().AtName("match_expressions"))},
+					},
+					"match_expressions": shared.LabelExpressionsAttribute("the resources"),
+				},
+			},
+			"selection_scope": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(placementScopeWithResources),
+				Description: "For a Namespace: `NamespaceWithResources` (the namespace and everything in it; the default) or " +
+					"`NamespaceOnly` (the namespace alone; needs a hub whose KubeFleet knows selectionScope, which v0.14.0 does not — " +
+					"checked at plan).",
+				Validators: []validator.String{stringvalidator.OneOf(placementScopeWithResources, placementScopeNamespaceOnly)},
+			},
+		}},
+	}
+}
+
+// ValidateConfig checks what needs no backend: KubeFleet's policy rules, label selectors and the
+// strategy's field combinations, with attribute paths.
+func (r *placementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	m, unknown, diags := decodePlacementConfig(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
+	for i, s := range m.ResourceSelectors {
+		if s.LabelSelector == nil {
+			continue
+		}
+		p := path.Root("resource_selectors").AtListIndex(i).AtName("label_selector")
+		if shared.RelatedToAny(p, unknown) {
+			continue
+		}
+		if _, err := metav1.LabelSelectorAsSelector(shared.LabelSelector(s.LabelSelector.MatchLabels, s.LabelSelector.MatchExpressions)); err != nil {
+			resp.Diagnostics.AddAttributeError(p, "Invalid label selector", fmt.Sprintf("Attribute %s: %v.", p, err))
+		}
+	}
+	if st := m.Strategy; st != nil && st.Type.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType) {
+		for name, v := range map[string]attr.Value{"max_unavailable": st.MaxUnavailable, "max_surge": st.MaxSurge, "unavailable_period_seconds": st.UnavailablePeriodSeconds} {
+			if !v.IsNull() {
+				p := path.Root("strategy").AtName(name)
+				resp.Diagnostics.AddAttributeError(p, "Invalid rollout strategy",
+					fmt.Sprintf("Attribute %s applies to the RollingUpdate strategy only: with External, staged update runs roll the placement out.", p))
+			}
+		}
+		if m.WaitForRollout.ValueBool() {
+			resp.Diagnostics.AddAttributeError(path.Root("wait_for_rollout"), "Invalid rollout wait",
+				"Attribute wait_for_rollout needs strategy.type RollingUpdate: with External, the placement rolls out only when a staged update run rolls it out, which this apply does not start.")
+		}
+	}
+}
+
+// ModifyPlan checks what KubeFleet would reject on update (placement type, tolerations) and what
+// needs the hub, and computes the preview when the placement is created or its configuration
+// changes; otherwise the prior preview stays, so an unchanged configuration plans empty.
+func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	plan, unknown, diags := decodePlacementConfig(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	creating := req.State.Raw.IsNull()
+	var state placementModel
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	replacing := !creating && (shared.PathsContain(unknown, path.Root("name")) || plan.Name.ValueString() != state.Name.ValueString())
+	if !creating && !replacing {
+		checkPlacementImmutable(&resp.Diagnostics, state.Policy, plan.Policy, unknown)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, placementConfigAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Planning the placement", err.Error())
+		return
+	}
+	if !changed || r.Clients == nil {
+		return
+	}
+	existing := ""
+	if !creating && !replacing {
+		existing = state.Name.ValueString()
+	}
+	preview, why, diags := r.planPreview(ctx, &plan, existing, unknown)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if why != "" {
+		preview = types.ObjectUnknown(placementPreviewAttrTypes)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), why)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+}
+
+// planPreview runs the checks that need the hub and computes the preview of a new placement
+// (existing "") or of an update of an existing one; why says why it stays unknown until apply.
+func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing string, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			return preview, err.Error(), nil
+		}
+		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
+		return preview, "", diags
+	}
+	if existing == "" && !shared.PathsContain(unknown, path.Root("name")) {
+		r.checkNotOnHub(ctx, &diags, hc, plan.Name.ValueString())
+	}
+	r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
+	if diags.HasError() {
+		return preview, "", diags
+	}
+	var policyUnknown []path.Path
+	for _, p := range unknown {
+		if shared.PathsRelated(p, path.Root("policy")) {
+			policyUnknown = append(policyUnknown, p)
+		}
+	}
+	if len(policyUnknown) > 0 {
+		return preview, shared.UnknownInputs(policyUnknown), diags
+	}
+	if existing != "" {
+		// While the hub agent reschedules, a preview now would not be what the apply, seconds
+		// later, plans again.
+		if why := r.unsettled(ctx, hc, existing); why != "" {
+			return preview, why, diags
+		}
+	}
+	p, warnings, err := placementPreview(ctx, r.Clients, existing, plan.Policy.toAPI())
+	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			return preview, err.Error(), diags
+		}
+		shared.AddBackendError(&diags, "Computing the placement preview", err)
+		return preview, "", diags
+	}
+	for _, w := range warnings {
+		diags.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
+	}
+	preview, d := p.object(r.Clients.ListLimit())
+	diags.Append(d...)
+	return preview, "", diags
+}
+
+// unsettled says why the hub agent has not finished scheduling the placement's current spec, or
+// "" when it has.
+func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, name string) string {
+	crp, err := hc.Placement(ctx, name)
+	if err != nil {
+		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
+	}
+	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
+		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
+	}
+	return ""
+}
+
+// checkPlacementImmutable fails a plan that changes what KubeFleet's webhook forbids changing: the
+// placement type, and existing tolerations (they can only be added).
+func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel, unknown []path.Path) {
+	typePath := path.Root("policy").AtName("placement_type")
+	tolerationsPath := path.Root("policy").AtName("tolerations")
+	if updated == nil {
+		typePath, tolerationsPath = path.Root("policy"), path.Root("policy")
+	}
+	for _, is := range scheduling.ImmutableChanges(old.toAPI(), updated.toAPI()) {
+		switch is.Path.String() {
+		case "placementType":
+			if shared.RelatedToAny(typePath, unknown) {
+				continue
+			}
+			diags.AddAttributeError(typePath, "Placement type cannot change",
+				fmt.Sprintf("Attribute %s: the placement type is immutable (%s → %s): KubeFleet rejects the change. To change it, "+
+					"create a placement with another name and the new type, then remove this one; replacing this placement in one "+
+					"apply would first remove its resources from every cluster.", typePath, placementTypeOf(old), placementTypeOf(updated)))
+		case "tolerations":
+			if shared.RelatedToAny(tolerationsPath, unknown) {
+				continue
+			}
+			diags.AddAttributeError(tolerationsPath, "Tolerations can only be added",
+				fmt.Sprintf("Attribute %s: %s; KubeFleet rejects removing or changing a toleration (removed or changed: %s). "+
+					"Keep the existing tolerations and append new ones.", tolerationsPath, is.Message, removedTolerations(old, updated)))
+		}
+	}
+}
+
+func placementTypeOf(m *policyModel) string {
+	p := scheduling.Defaulted(m.toAPI())
+	if p == nil {
+		return string(placementv1beta1.PickAllPlacementType)
+	}
+	return string(p.PlacementType)
+}
+
+func removedTolerations(old, updated *policyModel) string {
+	keep := map[placementv1beta1.Toleration]bool{}
+	if p := scheduling.Defaulted(updated.toAPI()); p != nil {
+		for _, t := range p.Tolerations {
+			keep[t] = true
+		}
+	}
+	var out []string
+	if p := scheduling.Defaulted(old.toAPI()); p != nil {
+		for _, t := range p.Tolerations {
+			if !keep[t] {
+				out = append(out, fmt.Sprintf("{key=%q operator=%s value=%q effect=%q}", t.Key, t.Operator, t.Value, t.Effect))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkNotOnHub fails the plan of a new placement whose name the hub already has.
+func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, name string) {
+	there, err := hc.PlacementExists(ctx, name)
+	switch {
+	case err != nil:
+		diags.AddError("Reading the placement", fmt.Sprintf("Checking whether placement %q exists on the hub: %v", name, err))
+	case there:
+		diags.AddAttributeError(path.Root("name"), "Placement already exists",
+			fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q. To manage it with Terraform, import it "+
+				"(terraform import <address> %s, or an import block), or choose another name.", name, name))
+	}
+}
+
+// checkSelectionScope fails a NamespaceOnly selector the hub's API would silently drop.
+func (r *placementResource) checkSelectionScope(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
+	for i, s := range selectors {
+		p := path.Root("resource_selectors").AtListIndex(i).AtName("selection_scope")
+		if s.SelectionScope.ValueString() != placementScopeNamespaceOnly || shared.RelatedToAny(p, unknown) {
+			continue
+		}
+		ok, err := hc.SupportsSelectionScope(ctx)
+		if err != nil {
+			diags.AddAttributeWarning(p, "Cannot check selection_scope",
+				fmt.Sprintf("Attribute %s: reading the hub's ClusterResourcePlacement API failed (%v); if the hub's KubeFleet does not know selectionScope, it places the namespace with its resources.", p, err))
+			return
+		}
+		if !ok {
+			diags.AddAttributeError(p, "Selection scope not supported by the hub",
+				fmt.Sprintf("Attribute %s: the hub's ClusterResourcePlacement API has no resourceSelectors[].selectionScope (KubeFleet v0.14.0 and older), "+
+					"so it would place the namespace with all its resources. Remove selection_scope or upgrade the hub.", p))
+		}
+		return
+	}
+}
+
+func (r *placementResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	shared.ImportHubName(ctx, req, resp, 63, "a ClusterResourcePlacement on the fleet hub (a DNS subdomain of at most 63 characters)", nil)
+}
+
+func (r *placementResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan placementModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, placementCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		return
+	}
+	name := plan.Name.ValueString()
+	created, err := hc.CreatePlacement(ctx, placementFromModel(&plan))
+	if err != nil {
+		if hub.IsAlreadyExists(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
+				fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q: import it, or choose another name.", name))
+			return
+		}
+		resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating ClusterResourcePlacement %q on the hub: %v", name, err))
+		return
+	}
+	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
+	plan.ID = types.StringValue(name)
+	if plan.Preview.IsUnknown() {
+		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
+		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, "")...)
+	}
+	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
+		return
+	}
+	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state placementModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		return
+	}
+	name := state.Name.ValueString()
+	crp, err := hc.Placement(ctx, name)
+	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", name, err))
+		return
+	}
+	versions, err := hc.ResourceVersions(ctx, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of ClusterResourcePlacement %q: %v", name, err))
+		return
+	}
+	state.ID = types.StringValue(name)
+	placementSpecToModel(&state, crp)
+	if state.WaitForRollout.IsNull() {
+		state.WaitForRollout = types.BoolValue(false) // imported
+	}
+	resp.Diagnostics.Append(state.setObserved(crp, versions)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *placementResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan placementModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, placementUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		return
+	}
+	name := plan.Name.ValueString()
+	if plan.Preview.IsUnknown() {
+		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, name)...)
+	}
+	// Only the fields the provider manages are written; the hub client retries conflicts with the
+	// hub agent, which writes the placement too.
+	updated, err := hc.UpdatePlacementSpec(ctx, placementFromModel(&plan))
+	if err != nil {
+		resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating ClusterResourcePlacement %q: %v", name, err))
+		return
+	}
+	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
+	plan.ID = types.StringValue(name)
+	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
+		return
+	}
+	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *placementResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state placementModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, placementDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		return
+	}
+	name := state.Name.ValueString()
+	if err := hc.DeletePlacement(ctx, name); err != nil {
+		resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting ClusterResourcePlacement %q: %v", name, err))
+		return
+	}
+	// The hub agent's finalizers remove the placed resources from the clusters first.
+	if err := hc.WaitPlacementGone(ctx, name, time.Second); err != nil {
+		resp.Diagnostics.AddError("Deleting the placement", err.Error())
+	}
+}
+
+// ---- models ----
+
+type placementModel struct {
+	ID                   types.String            `tfsdk:"id"`
+	Name                 types.String            `tfsdk:"name"`
+	ResourceSelectors    []resourceSelectorModel `tfsdk:"resource_selectors"`
+	Policy               *policyModel            `tfsdk:"policy"`
+	Strategy             *placementStrategyModel `tfsdk:"strategy"`
+	RevisionHistoryLimit types.Int64             `tfsdk:"revision_history_limit"`
+	WaitForRollout       types.Bool              `tfsdk:"wait_for_rollout"`
+	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
+	Preview              types.Object            `tfsdk:"preview"`
+	Status               types.Object            `tfsdk:"status"`
+	LatestResourceIndex  types.String            `tfsdk:"latest_resource_snapshot_index"`
+	ResourceSnapshots    types.List              `tfsdk:"resource_snapshots"`
+}
+
+type placementLabelSelectorModel struct {
+	MatchLabels      map[string]string             `tfsdk:"match_labels"`
+	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
+}
+
+type resourceSelectorModel struct {
+	Group          types.String                 `tfsdk:"group"`
+	Version        types.String                 `tfsdk:"version"`
+	Kind           types.String                 `tfsdk:"kind"`
+	Name           types.String                 `tfsdk:"name"`
+	LabelSelector  *placementLabelSelectorModel `tfsdk:"label_selector"`
+	SelectionScope types.String                 `tfsdk:"selection_scope"`
+}
+
+var (
+	placementConditionAttrTypes = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType,
+	}}
+	placementClusterStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"cluster": types.StringType, "conditions": types.ListType{ElemType: placementConditionAttrTypes},
+		"resource_snapshot_index": types.StringType,
+	}}
+	placementResourceSnapshotType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"index": types.StringType, "created_at": types.StringType,
+	}}
+	placementSelectedResourceType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"group": types.StringType, "version": types.StringType, "kind": types.StringType, "name": types.StringType, "namespace": types.StringType,
+	}}
+	placementStatusAttrTypes = map[string]attr.Type{
+		"observed_generation": types.Int64Type,
+		"conditions":          types.ListType{ElemType: placementConditionAttrTypes},
+		"placement_statuses":  types.ListType{ElemType: placementClusterStatusType},
+		"selected_resources":  types.ListType{ElemType: placementSelectedResourceType},
+	}
+)
+
+// ---- helpers ----
+
+// decodePlacementConfig reads a configuration or plan that may hold unknown values (see decodePartial);
+// the computed attributes, unknown by nature at plan, are not reported.
+func decodePlacementConfig(ctx context.Context, cfg tfsdk.Config) (placementModel, []path.Path, diag.Diagnostics) {
+	var m placementModel
+	unknown, diags := shared.DecodePartial(ctx, cfg, &m, path.Root("id"), path.Root("preview"), path.Root("status"),
+		path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots"))
+	return m, unknown, diags
+}
+
+func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, existing string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	preview, warnings, err := placementPreview(ctx, r.Clients, existing, m.Policy.toAPI())
+	if err != nil {
+		diags.AddWarning("Placement preview", fmt.Sprintf("The preview could not be computed: %v", err))
+		m.Preview = types.ObjectNull(placementPreviewAttrTypes)
+		return diags
+	}
+	for _, w := range warnings {
+		diags.AddWarning("Placement will not schedule", w)
+	}
+	obj, d := preview.object(r.Clients.ListLimit())
+	diags.Append(d...)
+	m.Preview = obj
+	return diags
+}
+
+// placementFromModel is the ClusterResourcePlacement the configuration describes (KubeFleet's
+// v1beta1 types, plus selectionScope, which v0.14.0's types lack).
+func placementFromModel(m *placementModel) *hub.Placement {
+	p := &hub.Placement{}
+	p.Name = m.Name.ValueString()
+	p.Spec = placementv1beta1.ClusterResourcePlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
+	for i, s := range m.ResourceSelectors {
+		sel := placementv1beta1.ClusterResourceSelector{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
+		if s.LabelSelector != nil {
+			sel.LabelSelector = shared.LabelSelector(s.LabelSelector.MatchLabels, s.LabelSelector.MatchExpressions)
+			if sel.LabelSelector == nil {
+				sel.LabelSelector = &metav1.LabelSelector{}
+			}
+		}
+		p.Spec.ResourceSelectors = append(p.Spec.ResourceSelectors, sel)
+		if s.SelectionScope.ValueString() == placementScopeNamespaceOnly {
+			p.SelectionScopes = append(p.SelectionScopes, make([]string, i+1-len(p.SelectionScopes))...)
+			p.SelectionScopes[i] = placementScopeNamespaceOnly
+		}
+	}
+	if !m.RevisionHistoryLimit.IsNull() && !m.RevisionHistoryLimit.IsUnknown() {
+		n := placementInt32(m.RevisionHistoryLimit)
+		p.Spec.RevisionHistoryLimit = &n
+	}
+	return p
+}
+
+// placementSpecToModel reads the hub's spec into the model, with the API's defaults for fields the hub
+// left empty.
+func placementSpecToModel(m *placementModel, crp *hub.Placement) {
+	m.Name = types.StringValue(crp.Name)
+	m.ResourceSelectors = make([]resourceSelectorModel, 0, len(crp.Spec.ResourceSelectors))
+	for i, s := range crp.Spec.ResourceSelectors {
+		sm := resourceSelectorModel{
+			Group: types.StringValue(s.Group), Version: types.StringValue(s.Version), Kind: types.StringValue(s.Kind),
+			Name: plString(s.Name), SelectionScope: types.StringValue(placementScopeWithResources),
+		}
+		if s.LabelSelector != nil {
+			ml, me := shared.LabelsFromSelector(s.LabelSelector)
+			sm.LabelSelector = &placementLabelSelectorModel{MatchLabels: ml, MatchExpressions: me}
+		}
+		if scope := crp.SelectionScope(i); scope != "" {
+			sm.SelectionScope = types.StringValue(scope)
+		}
+		m.ResourceSelectors = append(m.ResourceSelectors, sm)
+	}
+	m.Policy = placementPolicyFromAPI(crp.Spec.Policy)
+	m.Strategy = placementStrategyFromAPI(crp.Spec.Strategy)
+	m.RevisionHistoryLimit = types.Int64Value(placementDefaultRevisionHistoryLimit)
+	if crp.Spec.RevisionHistoryLimit != nil {
+		m.RevisionHistoryLimit = types.Int64Value(int64(*crp.Spec.RevisionHistoryLimit))
+	}
+}

@@ -1,0 +1,630 @@
+package placement_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+)
+
+// hub runs KubeFleet's real hub agent: node counts canary-east 3, prod-east-1 5, prod-east-2 2
+// (tainted dedicated=gpu:NoSchedule), prod-west-1 4, staging-west 1 (no heartbeat, ineligible).
+
+const (
+	// placementAddr is the placement every acceptance configuration here names.
+	placementAddr = "fleet_placement.test"
+)
+
+// pickNConfig: PickN by node count, the largest first (weight 50, interpolated between the fleet's
+// minimum 1 and maximum 5: prod-east-1 50, prod-west-1 38, canary-east 25).
+func pickNConfig(name, namespace string, n int) string {
+	return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "test" {
+  name               = %q
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = %d
+    preferred_cluster_selectors = [{
+      weight          = 50
+      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
+    }]
+  }
+  wait_for_rollout = true
+}
+`, name, namespace, n)
+}
+
+func pick(cluster string, affinity int64, change string) knownvalue.Check {
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"cluster": knownvalue.StringExact(cluster), "affinity_score": knownvalue.Int64Exact(affinity),
+		"topology_spread_score": knownvalue.Int64Exact(0), "change": knownvalue.StringExact(change),
+	})
+}
+
+// excluded is the expected `excluded` map: cluster → a regexp of its reason.
+func excluded(reasons map[string]string) knownvalue.Check {
+	m := make(map[string]knownvalue.Check, len(reasons))
+	for c, r := range reasons {
+		m[c] = knownvalue.StringRegexp(regexp.MustCompile(r))
+	}
+	return knownvalue.MapExact(m)
+}
+
+// counts is an expected count map such as excluded_by_reason.
+func counts(kv map[string]int64) knownvalue.Check {
+	m := make(map[string]knownvalue.Check, len(kv))
+	for k, n := range kv {
+		m[k] = knownvalue.Int64Exact(n)
+	}
+	return knownvalue.MapExact(m)
+}
+
+// previewExact is a whole placement preview that lists every cluster (nothing trimmed or omitted).
+func previewExact(fulfilled bool, message string, selected []knownvalue.Check, excludedReasons map[string]string, byReason map[string]int64) knownvalue.Check {
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"fulfilled": knownvalue.Bool(fulfilled), "message": knownvalue.StringExact(message),
+		"selected_count": knownvalue.Int64Exact(int64(len(selected))), "selected": knownvalue.ListExact(selected), "selected_omitted": knownvalue.Int64Exact(0),
+		"trimmed_count": knownvalue.Int64Exact(0), "trimmed": knownvalue.ListExact([]knownvalue.Check{}), "trimmed_omitted": knownvalue.Int64Exact(0),
+		"excluded_count": knownvalue.Int64Exact(int64(len(excludedReasons))), "excluded_by_reason": counts(byReason),
+		"excluded": excluded(excludedReasons), "excluded_omitted": knownvalue.Int64Exact(0),
+	})
+}
+
+const (
+	taintReason     = `^ClusterUnschedulable, taint &\{Key:dedicated Value:gpu Effect:NoSchedule\} cannot be tolerated$`
+	heartbeatReason = `^ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals \(last received at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`
+)
+
+// A PickN placement: the plan's preview names the clusters, scores and reasons; the hub agent then
+// places exactly there (status), a scale-out keeps the picks and adds one, the placement imports
+// by name, and one deleted behind Terraform's back is planned again.
+func TestAccPlacementPickN(t *testing.T) {
+	const addr = "fleet_placement.test"
+	h := acctest.NewHubClients(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { h.CreateNamespace(t, "pickn-web") },
+				Config:    pickNConfig("pickn-web", "pickn-web", 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+						map[string]string{
+							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
+							"prod-east-2":  taintReason,
+							"staging-west": heartbeatReason,
+						},
+						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					hubMatchesPreview(),
+					rolledOut(2),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("selected_resources"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact("Namespace"), "name": knownvalue.StringExact("pickn-web")}),
+					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("pickn-web")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("strategy"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"type": knownvalue.StringExact("RollingUpdate"), "max_unavailable": knownvalue.StringExact("25%"),
+						"max_surge": knownvalue.StringExact("25%"), "unavailable_period_seconds": knownvalue.Int64Exact(60),
+					})),
+				},
+			},
+			{
+				// Scale out: numberOfClusters is not part of the policy snapshot, so the picks stay.
+				Config: pickNConfig("pickn-web", "pickn-web", 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+					})),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("trimmed"), knownvalue.ListExact([]knownvalue.Check{})),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
+						"prod-east-2": taintReason, "staging-west": heartbeatReason,
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
+			},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           "pickn-web",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"preview", "timeouts", "wait_for_rollout"},
+			},
+			{
+				// Scaled in behind Terraform's back: refresh sees it, the plan scales out again,
+				// keeping the one cluster the hub agent kept (by its recorded score).
+				PreConfig: func() {
+					h.ScalePlacement(t, "pickn-web", 1)
+					waitForPlacementScheduled(t, "pickn-web", 1)
+				},
+				Config: pickNConfig("pickn-web", "pickn-web", 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
+			},
+			{
+				// Deleted on the hub behind Terraform's back: refresh drops it, the plan creates it again.
+				PreConfig: func() { h.DeletePlacement(t, "pickn-web") },
+				Config:    pickNConfig("pickn-web", "pickn-web", 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+						pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
+			},
+		},
+	})
+}
+
+// A PickAll placement leaves out the tainted and the unhealthy member with the scheduler's
+// reasons; a toleration makes the tainted one eligible (a policy change: a new snapshot, earlier
+// picks kept); an import block adopts the placement with no change.
+func TestAccPlacementPickAllAndTolerations(t *testing.T) {
+	const addr = "fleet_placement.test"
+	config := func(tolerate bool) string {
+		tolerations := ""
+		if tolerate {
+			tolerations = `tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]`
+		}
+		return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "test" {
+  name               = "pickall-web"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "pickall-web" }]
+  policy             = { %s }
+}
+`, tolerations)
+	}
+	acctest.NewHubClients(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 3 cluster(s)",
+						[]knownvalue.Check{pick("canary-east", 0, "added"), pick("prod-east-1", 0, "added"), pick("prod-west-1", 0, "added")},
+						map[string]string{"prod-east-2": taintReason, "staging-west": heartbeatReason},
+						map[string]int64{"taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("policy").AtMapKey("placement_type"), knownvalue.StringExact("PickAll")),
+				},
+			},
+			{
+				// Without wait_for_rollout the hub agent schedules after the apply: once it has, the
+				// refreshed status shows its decisions (and the unchanged configuration plans empty).
+				PreConfig:         func() { waitForPlacementScheduled(t, "pickall-web", 3) },
+				Config:            config(false),
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview()},
+			},
+			{
+				Config: config(true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+						pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
+					})),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
+						"staging-west": heartbeatReason,
+					})),
+				}},
+			},
+			{
+				PreConfig:         func() { waitForPlacementScheduled(t, "pickall-web", 4) },
+				Config:            config(true),
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview()},
+			},
+			{
+				Config:          config(true),
+				ResourceName:    addr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   "pickall-web",
+			},
+		},
+	})
+}
+
+// An input unknown at plan leaves the preview unknown (with a warning) and skips the checks that
+// need it; the apply computes the preview once the value is known.
+func TestAccPlacementUnknownInput(t *testing.T) {
+	const addr = "fleet_placement.test"
+	acctest.NewHubClients(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderConfig + `
+resource "terraform_data" "count" {
+  input = 1
+}
+
+resource "fleet_placement" "test" {
+  name               = "unknown-input"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "unknown-input" }]
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = terraform_data.count.output
+    preferred_cluster_selectors = [{
+      weight          = 50
+      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
+    }]
+  }
+  wait_for_rollout = true
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(addr, tfjsonpath.New("preview")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+					pick("prod-east-1", 50, "added"),
+				})),
+				hubMatchesPreview(),
+			},
+		}},
+	})
+}
+
+// The External strategy: no RollingUpdate settings (KubeFleet rejects them), stored and read back
+// without a diff; waiting for a rollout that only an update run starts is refused. Refresh shows
+// the resource snapshots the hub agent cuts (index 0 at creation, 1 once a second namespace is
+// selected) and that no cluster runs one before an update run rolls it out, and an unchanged
+// configuration plans empty whatever refresh found.
+func TestAccPlacementExternalStrategy(t *testing.T) {
+	const addr = "fleet_placement.test"
+	h := acctest.NewHubClients(t)
+	config := func(extra string, namespaces ...string) string {
+		selectors := make([]string, 0, len(namespaces))
+		for _, ns := range namespaces {
+			selectors = append(selectors, fmt.Sprintf(`{ version = "v1", kind = "Namespace", name = %q }`, ns))
+		}
+		return acctest.ProviderConfig + `
+resource "fleet_placement" "test" {
+  name               = "external"
+  resource_selectors = [` + strings.Join(selectors, ", ") + `]
+  strategy           = { type = "External" }
+  ` + extra + `
+}
+`
+	}
+	snapshots := func(indices ...string) knownvalue.Check {
+		checks := make([]knownvalue.Check, 0, len(indices))
+		for _, i := range indices {
+			checks = append(checks, knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"index": knownvalue.StringExact(i), "created_at": knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)),
+			}))
+		}
+		return knownvalue.ListExact(checks)
+	}
+	refreshed := func(latest string, indices ...string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact(latest)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshots(indices...)),
+			clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config("wait_for_rollout = true", "external"),
+				ExpectError: acctest.WrappedRegexp(`wait_for_rollout needs strategy.type RollingUpdate`),
+			},
+			{
+				PreConfig: func() { h.CreateNamespace(t, "external") },
+				Config:    config("", "external"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("strategy"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"type": knownvalue.StringExact("External"), "max_unavailable": knownvalue.Null(),
+						"max_surge": knownvalue.Null(), "unavailable_period_seconds": knownvalue.Null(),
+					})),
+				},
+			},
+			{
+				// Once the hub agent has cut snapshot 0 and scheduled the clusters, refresh shows
+				// them; nothing is planned.
+				PreConfig: func() {
+					h.WaitForResourceIndex(t, "external", "0")
+					waitForPlacementScheduled(t, "external", 3)
+				},
+				Config: config("", "external"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: refreshed("0", "0"),
+			},
+			{
+				// A second namespace changes the selected resources: the hub agent cuts snapshot 1.
+				PreConfig: func() { h.CreateNamespace(t, "external-b") },
+				Config:    config("", "external", "external-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("latest_resource_snapshot_index")),
+				}},
+			},
+			{
+				PreConfig: func() { h.WaitForResourceIndex(t, "external", "1") },
+				Config:    config("", "external", "external-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: refreshed("1", "0", "1"),
+			},
+		},
+	})
+}
+
+// clusterSnapshotIndices checks status.placement_statuses: exactly the clusters in want, each with
+// its resource_snapshot_index (nil: null).
+type clusterSnapshotIndices struct {
+	addr string
+	want map[string]*string
+}
+
+func (c clusterSnapshotIndices) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, c.addr)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	got := map[string]string{}
+	for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
+		m := asMap(ps)
+		got[fmt.Sprint(m["cluster"])] = fmt.Sprint(m["resource_snapshot_index"])
+	}
+	want := map[string]string{}
+	for k, v := range c.want {
+		want[k] = fmt.Sprint(v)
+		if v != nil {
+			want[k] = *v
+		}
+	}
+	if fmt.Sprint(sortedPairs(got)) != fmt.Sprint(sortedPairs(want)) {
+		resp.Error = fmt.Errorf("%s: per-cluster resource snapshot indices %v, want %v", c.addr, sortedPairs(got), sortedPairs(want))
+	}
+}
+
+// KubeFleet's rules fail at validate or plan, each error naming its attribute; so do the
+// changes KubeFleet refuses (placement type, removed tolerations), before anything changes.
+func TestAccPlacementInvalidInputs(t *testing.T) {
+	policy := func(body string) string {
+		return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "bad" {
+  name               = "bad"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+  policy = {
+%s
+  }
+}
+`, body)
+	}
+	cases := []struct {
+		name, body, want string
+	}{
+		{"weight above 100", `placement_type = "PickN"
+    number_of_clusters = 1
+    preferred_cluster_selectors = [{ weight = 101, labels = { env = "prod" } }]`,
+			`policy\.preferred_cluster_selectors\[0\]\.weight: Invalid value: 101: should be less than or equal to 100`},
+		{"two values for Eq", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Eq", values = ["3", "4"] }] }]`,
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values`},
+		{"PickFixed with number_of_clusters", `placement_type = "PickFixed"
+    cluster_names = ["canary-east"]
+    number_of_clusters = 1`,
+			`policy\.number_of_clusters: number of clusters must be nil for policy type PickFixed`},
+		{"bad quantity", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["12x"] }] }]`,
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid values for property kubernetes-fleet.io/node-count: value 12x is not a valid resource.Quantity`},
+		{"bad property name", `placement_type = "PickN"
+    number_of_clusters = 1
+    preferred_cluster_selectors = [{ weight = 10, property_sorter = { name = "resources.kubernetes-fleet.io/spare-cpu", sort_order = "Descending" } }]`,
+			`policy\.preferred_cluster_selectors\[0\]\.property_sorter\.name: invalid capacity type`},
+		{"unknown operator", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gte", values = ["3"] }] }]`,
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.operator`},
+	}
+	// Checked at plan against the hub: v0.14.0's API has no selectionScope.
+	cases = append(cases, struct{ name, body, want string }{"selection scope the hub lacks", "", `resource_selectors\[0\]\.selection_scope: the hub's ClusterResourcePlacement API has no resourceSelectors\[\]\.selectionScope`})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			config := policy(tc.body)
+			if tc.body == "" {
+				config = acctest.ProviderConfig + `
+resource "fleet_placement" "bad" {
+  name               = "bad"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad", selection_scope = "NamespaceOnly" }]
+}
+`
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      config,
+					PlanOnly:    true,
+					ExpectError: acctest.WrappedRegexp(tc.want),
+				}},
+			})
+		})
+	}
+
+	t.Run("immutable fields", func(t *testing.T) {
+		const addr = "fleet_placement.bad"
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }]`)},
+				{
+					Config: policy(`placement_type = "PickN"
+    number_of_clusters = 1
+    tolerations = [{ key = "dedicated", value = "gpu" }]`),
+					ExpectError: acctest.WrappedRegexp(`policy\.placement_type: the placement type is immutable \(PickAll → PickN\)`),
+				},
+				{
+					Config:      policy(`tolerations = [{ key = "dedicated", operator = "Exists" }]`),
+					ExpectError: acctest.WrappedRegexp(`(?s)policy\.tolerations: tolerations have been updated/deleted.*key="dedicated" operator=Equal value="gpu"`),
+				},
+				{
+					// Appending is fine.
+					Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }, { key = "spot", operator = "Exists" }]`),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					}},
+				},
+			},
+		})
+	})
+}
+
+// ---- checks ----
+
+var scoresRe = regexp.MustCompile(`\(affinity score: (-?\d+), topology spread score: (-?\d+)\)`)
+
+// hubMatchesPreview checks that the clusters the hub agent scheduled (status, Scheduled=True), with
+// the scores it recorded, are those the planned preview selected.
+func hubMatchesPreview() statecheck.StateCheck { return hubMatchesPreviewCheck{placementAddr} }
+
+type hubMatchesPreviewCheck struct{ addr string }
+
+func (c hubMatchesPreviewCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, c.addr)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	want := map[string]string{}
+	for _, s := range asList(asMap(values["preview"])["selected"]) {
+		m := asMap(s)
+		want[fmt.Sprint(m["cluster"])] = fmt.Sprintf("%v/%v", m["affinity_score"], m["topology_spread_score"])
+	}
+	got := map[string]string{}
+	for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
+		m := asMap(ps)
+		for _, cond := range asList(m["conditions"]) {
+			cm := asMap(cond)
+			if cm["type"] != "Scheduled" || cm["status"] != "True" {
+				continue
+			}
+			scores := "0/0"
+			if sm := scoresRe.FindStringSubmatch(fmt.Sprint(cm["message"])); sm != nil {
+				scores = sm[1] + "/" + sm[2]
+			}
+			got[fmt.Sprint(m["cluster"])] = scores
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(sortedPairs(want)) != fmt.Sprint(sortedPairs(got)) {
+		resp.Error = fmt.Errorf("%s: the preview selected %v (cluster=affinity/topology), the hub agent scheduled %v", c.addr, sortedPairs(want), sortedPairs(got))
+	}
+}
+
+// rolledOut checks the placement is Available on n clusters, as wait_for_rollout promised.
+func rolledOut(n int) statecheck.StateCheck { return rolledOutCheck{placementAddr, n} }
+
+type rolledOutCheck struct {
+	addr string
+	n    int
+}
+
+func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, c.addr)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	status := asMap(values["status"])
+	available := 0
+	for _, ps := range asList(status["placement_statuses"]) {
+		for _, cond := range asList(asMap(ps)["conditions"]) {
+			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
+				available++
+			}
+		}
+	}
+	placementAvailable := false
+	for _, cond := range asList(status["conditions"]) {
+		if cm := asMap(cond); cm["type"] == "ClusterResourcePlacementAvailable" && cm["status"] == "True" {
+			placementAvailable = true
+		}
+	}
+	if available != c.n || !placementAvailable {
+		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), placement Available %t: wait_for_rollout did not wait", c.addr, available, c.n, placementAvailable)
+	}
+}
+
+func resourceValues(req statecheck.CheckStateRequest, addr string) (map[string]any, error) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		return nil, fmt.Errorf("no state")
+	}
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address == addr {
+			return r.AttributeValues, nil
+		}
+	}
+	return nil, fmt.Errorf("%s not in state", addr)
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+func asList(v any) []any         { l, _ := v.([]any); return l }
+
+func sortedPairs(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ---- the hub, behind Terraform's back ----
+
+// waitForPlacementScheduled waits until the hub agent has scheduled n clusters for the
+// placement's current generation.
+func waitForPlacementScheduled(t *testing.T, name string, n int) {
+	t.Helper()
+	h := acctest.NewHubClients(t)
+	var last string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		crp, err := h.Hub.Placement(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		scheduled := 0
+		for _, ps := range crp.Status.PlacementStatuses {
+			for _, c := range ps.Conditions {
+				if c.Type == "Scheduled" && c.Status == metav1.ConditionTrue && c.ObservedGeneration == crp.Generation && ps.ClusterName != "" {
+					scheduled++
+				}
+			}
+		}
+		last = strconv.Itoa(scheduled) + " scheduled at generation " + strconv.FormatInt(crp.Generation, 10)
+		return scheduled == n, nil
+	})
+	if err != nil {
+		t.Fatalf("placement %s: want %d clusters scheduled, %s: %v", name, n, last, err)
+	}
+}

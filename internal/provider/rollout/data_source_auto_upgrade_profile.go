@@ -1,0 +1,69 @@
+package rollout
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ datasource.DataSourceWithConfigure = &autoUpgradeProfileDataSource{}
+
+// autoUpgradeProfileDataSource reads an auto-upgrade profile Terraform did not create.
+type autoUpgradeProfileDataSource struct{ shared.DataSourceBase }
+
+// autoUpgradeProfileDataAttributes are the profile's attributes the data source shows.
+var autoUpgradeProfileDataAttributes = []string{"channel", "target_kubernetes_version", "long_term_support", "update_strategy_id",
+	"node_image_selection_type", "disabled", "preview", "status"}
+
+func (d *autoUpgradeProfileDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = dschema.Schema{
+		Description: "An auto-upgrade profile of the fleet as the Fleet API shows it now, whoever created it: its channel " +
+			"settings, its last trigger (`status`), and a `preview` (the same shape as fleet_auto_upgrade_profile's) of what the " +
+			"channel resolves to now and what a run of that target would do with each member. Nothing is changed.",
+		Attributes: shared.MergeAttributes(shared.LookupAttributes("auto-upgrade profile"),
+			shared.ComputedAttributes(shared.ResourceSchema(ctx, &autoUpgradeProfileResource{}), autoUpgradeProfileDataAttributes...)),
+	}
+}
+
+type autoUpgradeProfileDataModel struct {
+	ID                      types.String `tfsdk:"id"`
+	Name                    types.String `tfsdk:"name"`
+	FleetID                 types.String `tfsdk:"fleet_id"`
+	Channel                 types.String `tfsdk:"channel"`
+	TargetKubernetesVersion types.String `tfsdk:"target_kubernetes_version"`
+	LongTermSupport         types.Bool   `tfsdk:"long_term_support"`
+	UpdateStrategyID        types.String `tfsdk:"update_strategy_id"`
+	NodeImageSelectionType  types.String `tfsdk:"node_image_selection_type"`
+	Disabled                types.Bool   `tfsdk:"disabled"`
+	Preview                 types.Object `tfsdk:"preview"`
+	Status                  types.Object `tfsdk:"status"`
+}
+
+func (d *autoUpgradeProfileDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg autoUpgradeProfileDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	got, fleet, ok := lookup(ctx, d.Clients, cfg.FleetID, cfg.Name, "auto-upgrade profile", &resp.Diagnostics, (*fleetapi.Client).GetAutoUpgradeProfile)
+	if !ok {
+		return
+	}
+	name := cfg.Name.ValueString()
+	// The resource's model and rules: what it reads and what its preview says.
+	m := aupNullModel()
+	m.FleetID = types.StringValue(fleet.String())
+	aupFromAPI(&m, got)
+	m.Preview = (&autoUpgradeProfileResource{ResourceBase: shared.ResourceBase{Clients: d.Clients}}).preview(ctx, m, &resp.Diagnostics)
+	out := autoUpgradeProfileDataModel{
+		ID: m.ID, Name: types.StringValue(name), FleetID: m.FleetID, Channel: m.Channel, TargetKubernetesVersion: m.TargetKubernetesVersion,
+		LongTermSupport: m.LongTermSupport, UpdateStrategyID: m.UpdateStrategyID, NodeImageSelectionType: m.NodeImageSelectionType,
+		Disabled: m.Disabled, Preview: m.Preview, Status: m.Status,
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}

@@ -1,0 +1,30 @@
+// Package rollout is the provider's Fleet Manager update domain: fleet_update_strategy,
+// fleet_update_run and fleet_auto_upgrade_profile, their data sources, fleet_kubernetes_versions,
+// and their moves from azurerm.
+package rollout
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// Resources are the resources the provider registers for this domain.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{
+		shared.NewResource[updateStrategyResource]("_update_strategy"),
+		shared.NewResource[updateRunResource]("_update_run"),
+		shared.NewResource[autoUpgradeProfileResource]("_auto_upgrade_profile"),
+	}
+}
+
+// DataSources are the data sources the provider registers for this domain.
+func DataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		shared.NewDataSource[autoUpgradeProfileDataSource]("_auto_upgrade_profile"),
+		shared.NewDataSource[kubernetesVersionsDataSource]("_kubernetes_versions"),
+		shared.NewDataSource[updateRunDataSource]("_update_run"),
+		shared.NewDataSource[updateStrategyDataSource]("_update_strategy"),
+	}
+}

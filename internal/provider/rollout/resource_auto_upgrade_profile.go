@@ -1,0 +1,806 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ resource.ResourceWithValidateConfig = (*autoUpgradeProfileResource)(nil)
+
+// autoUpgradeProfileResource is fleet_auto_upgrade_profile: fleets/autoUpgradeProfiles, with a
+// plan-time preview of what the channel resolves to and what it would do with each member.
+type autoUpgradeProfileResource struct{ shared.ResourceBase }
+
+// aupDefaultTimeout bounds each operation: the profile's operations are short LROs.
+const aupDefaultTimeout = 10 * time.Minute
+
+var (
+	aupNameRe  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	aupMinorRe = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+)
+
+// aupPreviewInputs are the attributes the preview depends on: only a change to one of them (or a
+// create) recomputes it.
+var aupPreviewInputs = []string{"fleet_id", "channel", "target_kubernetes_version", "long_term_support"}
+
+// aupConfigAttributes are every configurable attribute: a change to one of them generates a run
+// again when generate_update_run is set.
+var aupConfigAttributes = []string{"name", "fleet_id", "channel", "target_kubernetes_version", "long_term_support",
+	"update_strategy_id", "node_image_selection_type", "disabled", "generate_update_run"}
+
+func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	computedStr := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, Description: desc}
+	}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		Description: "An auto-upgrade profile of a fleet (`fleets/autoUpgradeProfiles`): when AKS releases a new version in the " +
+			"profile's channel, Fleet generates and starts an update run that follows the profile's update strategy. The " +
+			"`preview` says at plan what the channel resolves to now and, for each member, whether a run would upgrade it, " +
+			"leave it (already there) or skip it, and why.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, Description: "The profile's ARM resource ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "The profile's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the profile.",
+				PlanModifiers: replace,
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 50),
+					stringvalidator.RegexMatches(aupNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit"),
+				},
+			},
+			"fleet_id": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Description:   "The fleet's ARM resource ID. Default: the provider's fleet. Changing it replaces the profile.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"channel": schema.StringAttribute{
+				Required: true,
+				Description: "`Stable` (the latest GA patch of minor N-1, N being the newest GA minor), `Rapid` (the latest GA " +
+					"patch of N), `NodeImage` (the latest node image of each pool's OS) or `TargetKubernetesVersion` (the latest " +
+					"patch of `target_kubernetes_version`).",
+				Validators: []validator.String{stringvalidator.OneOf(string(channel.Stable), string(channel.Rapid), string(channel.NodeImage), string(channel.TargetKubernetesVersion))},
+			},
+			"target_kubernetes_version": schema.StringAttribute{
+				Optional:    true,
+				Description: "`major.minor` (e.g. `1.33`): required with the `TargetKubernetesVersion` channel, and only with it.",
+				Validators:  []validator.String{stringvalidator.RegexMatches(aupMinorRe, `must be a Kubernetes minor version "major.minor", e.g. "1.33"`)},
+			},
+			"long_term_support": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Allow minors AKS offers only under long-term support: only with the `TargetKubernetesVersion` channel. " +
+					"Runs of such a profile fail at the first member not on the LTS plan.",
+			},
+			"update_strategy_id": schema.StringAttribute{
+				Optional: true,
+				Description: "The ARM ID of the fleet's update strategy the generated runs copy. Unset: every member, one by one. " +
+					"Set at creation only: changing it replaces the profile.",
+				PlanModifiers: replace,
+			},
+			"node_image_selection_type": schema.StringAttribute{
+				Optional: true,
+				Description: "`Latest` (each pool takes its region's newest image) or `Consistent` (the newest image every region " +
+					"has). Unset: the service's default, Latest. Set at creation only: changing it replaces the profile.",
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.OneOf(string(fleetapi.AutoUpgradeNodeImageLatest), string(fleetapi.AutoUpgradeNodeImageConsistent))},
+			},
+			"disabled": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "A disabled profile triggers nothing.",
+			},
+			"generate_update_run": schema.BoolAttribute{
+				Optional: true,
+				Description: "When true, each apply that creates or changes the profile asks it for the update run its channel " +
+					"implies now (generateUpdateRun): the run is created but not started, and the same target always gives the " +
+					"same run. Its ID is `generated_update_run_id`.",
+			},
+			"generated_update_run_id": computedStr("The ARM ID of the run the last apply generated (with `generate_update_run`); null otherwise."),
+			"preview": schema.SingleNestedAttribute{
+				Computed: true,
+				Description: "What the channel resolves to over the AKS version lists of the members' regions at plan, and what " +
+					"a run of that target would do with each member. Computed when the profile is created or its channel settings " +
+					"change, kept as-is otherwise; unknown (with a warning) while an input is unknown.",
+				Attributes: map[string]schema.Attribute{
+					"target_kubernetes_version": computedStr("The channel's target patch version; null for NodeImage, or when the channel resolves to nothing (a warning says why)."),
+					"target_node_image_versions": schema.ListAttribute{
+						Computed: true, ElementType: types.StringType,
+						Description: "NodeImage channel: the newest node image of each image type the members run (`<type>-<version>`).",
+					},
+					"member_count": schema.Int64Attribute{Computed: true, Description: "How many members the preview covers (those with a readable managed cluster)."},
+					"actions": schema.MapAttribute{
+						Computed: true, ElementType: types.Int64Type,
+						Description: "Action (`upgrade`, `none`, `skip`) → how many members get it: every member, listed or not.",
+					},
+					"members": schema.MapNestedAttribute{
+						Computed: true,
+						Description: "Members by name (`preview.members[\"name\"]`): with the provider's `preview_detail = \"summary\"` (the default) at most " +
+							fmt.Sprint(shared.SummaryListLimit) + ", exceptions first — `skip`, then `upgrade`, then `none`, each by name; with `full` every member.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"current_kubernetes_version": computedStr("Its cluster's current Kubernetes version."),
+							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
+							"action":                     computedStr("`upgrade`, `none` (already at the target) or `skip` (the channel leaves it alone)."),
+							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
+						}},
+					},
+					"members_omitted": schema.Int64Attribute{Computed: true, Description: "How many members `members` leaves out (0 with full detail)."},
+				},
+			},
+			"status": schema.SingleNestedAttribute{
+				Computed:    true,
+				Description: "The profile's last trigger, as the Fleet API reports it at refresh.",
+				Attributes: map[string]schema.Attribute{
+					"last_triggered_at":   computedStr("When the profile last created and started a run (RFC 3339, UTC)."),
+					"last_trigger_status": computedStr("`Succeeded` or `Failed`."),
+					"last_trigger_error":  computedStr("The last trigger's error, when it failed."),
+					"last_trigger_upgrade_versions": schema.ListAttribute{
+						Computed: true, ElementType: types.StringType,
+						Description: "The Kubernetes version or node image versions of the last trigger.",
+					},
+				},
+			},
+			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: aupDefaultTimeout}),
+		},
+	}
+}
+
+// ValidateConfig: the channel's options as fleets.json states them.
+func (r *autoUpgradeProfileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	aupValidate(m, &resp.Diagnostics)
+}
+
+func aupValidate(m autoUpgradeProfileModel, d *diag.Diagnostics) {
+	if m.Channel.IsUnknown() || m.Channel.IsNull() {
+		return
+	}
+	ch := m.Channel.ValueString()
+	tkv := ch == string(channel.TargetKubernetesVersion)
+	switch {
+	case tkv && m.TargetKubernetesVersion.IsNull():
+		d.AddAttributeError(path.Root("target_kubernetes_version"), "Missing target Kubernetes version",
+			`The TargetKubernetesVersion channel needs target_kubernetes_version ("major.minor", e.g. "1.33").`)
+	case !tkv && !m.TargetKubernetesVersion.IsNull():
+		d.AddAttributeError(path.Root("target_kubernetes_version"), "Target Kubernetes version not allowed",
+			fmt.Sprintf("target_kubernetes_version is only for the TargetKubernetesVersion channel, not %s: remove it or change the channel.", ch))
+	}
+	if !tkv && !m.LongTermSupport.IsUnknown() && m.LongTermSupport.ValueBool() {
+		d.AddAttributeError(path.Root("long_term_support"), "Long-term support not allowed",
+			fmt.Sprintf("long_term_support is only for the TargetKubernetesVersion channel, not %s.", ch))
+	}
+	if v := m.UpdateStrategyID; !v.IsNull() && !v.IsUnknown() {
+		if _, _, err := fleetapi.ParseChildID(v.ValueString(), "updateStrategies"); err != nil {
+			d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
+		}
+	}
+	if v := m.FleetID; !v.IsNull() && !v.IsUnknown() {
+		if _, err := fleetapi.ParseFleetID(v.ValueString()); err != nil {
+			d.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
+		}
+	}
+}
+
+// ModifyPlan resolves fleet_id, checks what needs the backend (the strategy belongs to the fleet),
+// and computes the preview when the profile is created or its channel settings change.
+func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Clients == nil {
+		return
+	}
+	var plan autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	creating := req.State.Raw.IsNull()
+	var state autoUpgradeProfileModel
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if plan.FleetID.IsUnknown() {
+		var cfg types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfg)...)
+		if cfg.IsNull() {
+			f, ok := aupResolveFleet(r.Clients, cfg, &resp.Diagnostics)
+			if !ok {
+				return
+			}
+			plan.FleetID = types.StringValue(f.String())
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), plan.FleetID)...)
+		}
+	}
+	if !plan.FleetID.IsUnknown() && !plan.UpdateStrategyID.IsNull() && !plan.UpdateStrategyID.IsUnknown() {
+		sf, _, err := fleetapi.ParseChildID(plan.UpdateStrategyID.ValueString(), "updateStrategies")
+		if err == nil && !strings.EqualFold(sf.String(), plan.FleetID.ValueString()) {
+			resp.Diagnostics.AddAttributeError(path.Root("update_strategy_id"), "Update strategy of another fleet",
+				fmt.Sprintf("Update strategy %s is not a strategy of fleet %s.", plan.UpdateStrategyID.ValueString(), plan.FleetID.ValueString()))
+			return
+		}
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, aupConfigAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Comparing the plan with the state", err.Error())
+		return
+	}
+	// generated_update_run_id: a new run is asked for on every apply that creates or changes the profile.
+	switch {
+	case plan.GenerateUpdateRun.IsUnknown() || (plan.GenerateUpdateRun.ValueBool() && changed):
+		plan.GeneratedUpdateRunID = types.StringUnknown()
+	case !plan.GenerateUpdateRun.ValueBool():
+		plan.GeneratedUpdateRunID = types.StringNull()
+	default:
+		plan.GeneratedUpdateRunID = state.GeneratedUpdateRunID
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("generated_update_run_id"), plan.GeneratedUpdateRunID)...)
+	if !creating && !changed {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), state.Status)...)
+	}
+
+	previewChanged, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, aupPreviewInputs...)
+	if err != nil {
+		resp.Diagnostics.AddError("Comparing the plan with the state", err.Error())
+		return
+	}
+	if !creating && !previewChanged && !state.Preview.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), state.Preview)...)
+		return
+	}
+	var unknown []path.Path
+	for _, name := range aupPreviewInputs {
+		var v attr.Value
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(name), &v)...)
+		if v != nil && v.IsUnknown() {
+			unknown = append(unknown, path.Root(name))
+		}
+	}
+	if len(unknown) > 0 {
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.UnknownInputs(unknown))
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(aupPreviewAttrTypes))...)
+		return
+	}
+	preview := r.preview(ctx, plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+}
+
+// ImportState takes the profile's ARM ID; Read fills the rest, and the preview.
+func (r *autoUpgradeProfileResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	fleet, name, err := fleetapi.ParseChildID(req.ID, "autoUpgradeProfiles")
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected import ID",
+			"Expected an auto-upgrade profile's ARM ID, /subscriptions/<subscription>/resourceGroups/<group>/providers/Microsoft.ContainerService/fleets/<fleet>/autoUpgradeProfiles/<name>: "+err.Error())
+		return
+	}
+	m := aupNullModel()
+	m.ID, m.Name, m.FleetID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name)), types.StringValue(name), types.StringValue(fleet.String())
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, aupDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, fleet, ok := r.client(plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	plan.FleetID = types.StringValue(fleet.String())
+	if plan.Preview.IsUnknown() {
+		plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	name := plan.Name.ValueString()
+	tflog.Info(ctx, "creating auto-upgrade profile", map[string]any{"fleet": fleet.String(), "name": name})
+	poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfNoneMatch: "*"})
+	got, err := aupWait(ctx, poller, err)
+	if err != nil {
+		if fleetapi.IsPreconditionFailed(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Auto-upgrade profile already exists",
+				fmt.Sprintf("Fleet %s already has an auto-upgrade profile %q: import it (terraform import <address> %s) or choose another name.", fleet, name, fleet.ChildID("autoUpgradeProfiles", name)))
+			return
+		}
+		resp.Diagnostics.AddError("Creating the auto-upgrade profile", err.Error())
+		return
+	}
+	plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
+	plan.Status = aupStatus(got)
+	// The profile exists from here on: save it before generating a run, so a failure there
+	// leaves no orphan.
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Read(ctx, aupDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, fleet, ok := r.client(state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	got, err := c.GetAutoUpgradeProfile(ctx, fleet, state.Name.ValueString())
+	if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "auto-upgrade profile", map[string]any{"id": state.ID.ValueString()}) {
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
+		return
+	}
+	aupFromAPI(&state, got)
+	if state.Preview.IsNull() {
+		// Imported: the preview of the profile as it is now.
+		state.Preview = r.preview(ctx, state, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, aupDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, fleet, ok := r.client(plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if plan.Preview.IsUnknown() {
+		plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	name := plan.Name.ValueString()
+	cur, err := c.GetAutoUpgradeProfile(ctx, fleet, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
+		return
+	}
+	poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfMatch: cur.ETag})
+	got, err := aupWait(ctx, poller, err)
+	if err != nil {
+		resp.Diagnostics.AddError("Updating the auto-upgrade profile", err.Error())
+		return
+	}
+	if plan.Status.IsUnknown() {
+		plan.Status = aupStatus(got)
+	}
+	r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state autoUpgradeProfileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, aupDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, fleet, ok := r.client(state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	poller, err := c.BeginDeleteAutoUpgradeProfile(ctx, fleet, state.Name.ValueString(), nil)
+	if _, err := aupWait(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
+		resp.Diagnostics.AddError("Deleting the auto-upgrade profile", err.Error())
+	}
+}
+
+// client is the Fleet API client and the resource's fleet, or false with an error diagnostic.
+func (r *autoUpgradeProfileResource) client(fleetID types.String, d *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
+	if r.Clients == nil {
+		d.AddError("Provider not configured", "fleet_auto_upgrade_profile needs a configured provider. Please report this issue to the provider developers.")
+		return nil, fleetapi.FleetID{}, false
+	}
+	fleet, ok := aupResolveFleet(r.Clients, fleetID, d)
+	if !ok {
+		return nil, fleetapi.FleetID{}, false
+	}
+	c, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(d, "Fleet API client", err)
+		return nil, fleetapi.FleetID{}, false
+	}
+	return c, fleet, true
+}
+
+// generate asks the profile for its run when generate_update_run is set and the plan left the ID
+// to apply.
+func (r *autoUpgradeProfileResource) generate(ctx context.Context, c *fleetapi.Client, fleet fleetapi.FleetID, m *autoUpgradeProfileModel, d *diag.Diagnostics) {
+	if !m.GenerateUpdateRun.ValueBool() {
+		m.GeneratedUpdateRunID = types.StringNull()
+		return
+	}
+	if !m.GeneratedUpdateRunID.IsUnknown() {
+		return
+	}
+	m.GeneratedUpdateRunID = types.StringNull()
+	poller, err := c.BeginGenerateUpdateRun(ctx, fleet, m.Name.ValueString())
+	got, err := aupWait(ctx, poller, err)
+	if err != nil {
+		d.AddAttributeError(path.Root("generate_update_run"), "Generating an update run",
+			fmt.Sprintf("The profile was saved, but generateUpdateRun failed: %v", err))
+		return
+	}
+	tflog.Info(ctx, "generated an update run from the auto-upgrade profile", map[string]any{"profile": m.Name.ValueString(), "update_run": got.ID})
+	m.GeneratedUpdateRunID = types.StringValue(got.ID)
+}
+
+func aupResolveFleet(clients *engine.Clients, fleetID types.String, d *diag.Diagnostics) (fleetapi.FleetID, bool) {
+	f, err := clients.ResolveFleet(fleetID.ValueString())
+	if err != nil {
+		if engine.IsNotConfigured(err) {
+			shared.AddBackendError(d, "No fleet", err)
+		} else {
+			d.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
+		}
+		return fleetapi.FleetID{}, false
+	}
+	return f, true
+}
+
+// aupWait waits for a long-running operation, polling every second at most.
+func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// preview resolves the channel over the AKS version lists of the members' regions (and the node
+// images the members run) and says what a run of the target would do with each member.
+func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
+	fleet, ok := aupResolveFleet(r.Clients, m.FleetID, d)
+	if !ok {
+		return types.ObjectNull(aupPreviewAttrTypes)
+	}
+	inv, err := r.Clients.Members(ctx, fleet)
+	if err != nil {
+		shared.AddBackendError(d, "Reading the fleet's members", err)
+		return types.ObjectNull(aupPreviewAttrTypes)
+	}
+	var members []rollout.Member
+	var unreadable shared.UnreadableMembers
+	for _, im := range inv {
+		rm, ok := engine.RolloutMember(im)
+		if !ok {
+			unreadable.Add(im.Name, im.ClusterErr)
+			continue
+		}
+		members = append(members, rm)
+	}
+	if len(unreadable.Names) > 0 {
+		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadable.Message(": they are left out of the preview"))
+	}
+	regions := map[string]channel.VersionTable{}
+	if len(members) > 0 {
+		ac, err := r.Clients.AKS()
+		if err != nil {
+			shared.AddBackendError(d, "AKS client", err)
+			return types.ObjectNull(aupPreviewAttrTypes)
+		}
+		for _, rm := range members {
+			if _, ok := regions[rm.Location]; ok {
+				continue
+			}
+			values, err := ac.ListKubernetesVersions(ctx, rm.Location)
+			if err != nil {
+				d.AddError("Listing Kubernetes versions", fmt.Sprintf("Location %s (of member %s): %v", rm.Location, rm.Name, err))
+				return types.ObjectNull(aupPreviewAttrTypes)
+			}
+			tab, err := channel.TableFromAKS(values)
+			if err != nil {
+				d.AddError("Reading Kubernetes versions", fmt.Sprintf("Location %s: %v", rm.Location, err))
+				return types.ObjectNull(aupPreviewAttrTypes)
+			}
+			regions[rm.Location] = tab
+		}
+		// A region offers the latest images of AKS's nodeImageVersions list and what its members run.
+		locs := make([]string, 0, len(regions))
+		for l := range regions {
+			locs = append(locs, l)
+		}
+		images := engine.RegionNodeImages(ctx, ac, locs)
+		if w := images.Warning(); w != "" {
+			d.AddAttributeWarning(path.Root("preview"), "Node images from the members' pools only", w)
+		}
+		for loc, byFamily := range images.Images {
+			tab := regions[loc]
+			for family, vs := range byFamily {
+				for _, v := range vs {
+					tab.AddNodeImage(rollout.JoinNodeImage(family, v))
+				}
+			}
+			regions[loc] = tab
+		}
+		for _, rm := range members {
+			tab := regions[rm.Location]
+			for _, p := range rm.NodePools {
+				tab.AddNodeImage(p.NodeImageVersion)
+			}
+			regions[rm.Location] = tab
+		}
+	}
+	return aupBuildPreview(m, members, regions, r.Clients.ListLimit(), d)
+}
+
+// aupBuildPreview is the preview of a profile over members and their regions' tables, listing at
+// most listLimit members (0: all) and counting every one.
+func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listLimit int, d *diag.Diagnostics) types.Object {
+	locs := make([]string, 0, len(regions))
+	for l := range regions {
+		locs = append(locs, l)
+	}
+	sort.Strings(locs)
+	tables := make([]channel.VersionTable, 0, len(locs))
+	for _, l := range locs {
+		tables = append(tables, regions[l])
+	}
+	ch := channel.Channel(m.Channel.ValueString())
+	tg, err := channel.Resolve(ch, channel.Options{TargetKubernetesVersion: m.TargetKubernetesVersion.ValueString(), LongTermSupport: m.LongTermSupport.ValueBool()}, channel.Union(tables...))
+	target := types.StringNull()
+	images := []attr.Value{}
+	var rows []channel.MemberAction
+	if err != nil {
+		at := path.Root("channel")
+		if ch == channel.TargetKubernetesVersion {
+			at = path.Root("target_kubernetes_version")
+		}
+		d.AddAttributeWarning(at, "The channel resolves to no version now",
+			fmt.Sprintf("Over the AKS version lists of the fleet's member regions (%s): %v. The profile triggers once AKS releases a version the channel resolves to.", strings.Join(locs, ", "), err))
+		for _, rm := range members {
+			rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: channel.Skip,
+				Reason: "the channel resolves to no version now: " + err.Error()})
+		}
+	} else {
+		if tg.KubernetesVersion != "" {
+			target = types.StringValue(tg.KubernetesVersion)
+		}
+		var full []string
+		for family, v := range tg.NodeImages {
+			full = append(full, rollout.JoinNodeImage(family, v))
+		}
+		sort.Strings(full)
+		for _, v := range full {
+			images = append(images, types.StringValue(v))
+		}
+		rows = channel.MemberActions(tg, members, regions)
+	}
+	counts := map[string]int{}
+	for _, a := range rows {
+		counts[string(a.Action)]++
+	}
+	taken := shared.FirstToRead(len(rows), listLimit, func(i, j int) bool {
+		if ri, rj := aupActionRank(rows[i].Action), aupActionRank(rows[j].Action); ri != rj {
+			return ri < rj
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	listed := map[string]attr.Value{}
+	omitted := 0
+	for i, a := range rows {
+		if !taken[i] {
+			omitted++
+			continue
+		}
+		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason)
+	}
+	return types.ObjectValueMust(aupPreviewAttrTypes, map[string]attr.Value{
+		"target_kubernetes_version":  target,
+		"target_node_image_versions": types.ListValueMust(types.StringType, images),
+		"member_count":               types.Int64Value(int64(len(rows))),
+		"actions":                    shared.CountMap(counts),
+		"members":                    types.MapValueMust(types.ObjectType{AttrTypes: aupMemberAttrTypes}, listed),
+		"members_omitted":            types.Int64Value(int64(omitted)),
+	})
+}
+
+// aupActionRank orders a profile preview's members for a reader: what the channel leaves alone
+// (skip) first, then upgrades, then members already at the target.
+func aupActionRank(a channel.Action) int {
+	switch a {
+	case channel.Skip:
+		return 0
+	case channel.Upgrade:
+		return 1
+	}
+	return 2
+}
+
+func aupMemberRow(current, target, action, reason string) attr.Value {
+	str := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	return types.ObjectValueMust(aupMemberAttrTypes, map[string]attr.Value{
+		"current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
+		"action": types.StringValue(action), "reason": str(reason),
+	})
+}
+
+// ---- model ----
+
+type autoUpgradeProfileModel struct {
+	ID                      types.String   `tfsdk:"id"`
+	Name                    types.String   `tfsdk:"name"`
+	FleetID                 types.String   `tfsdk:"fleet_id"`
+	Channel                 types.String   `tfsdk:"channel"`
+	TargetKubernetesVersion types.String   `tfsdk:"target_kubernetes_version"`
+	LongTermSupport         types.Bool     `tfsdk:"long_term_support"`
+	UpdateStrategyID        types.String   `tfsdk:"update_strategy_id"`
+	NodeImageSelectionType  types.String   `tfsdk:"node_image_selection_type"`
+	Disabled                types.Bool     `tfsdk:"disabled"`
+	GenerateUpdateRun       types.Bool     `tfsdk:"generate_update_run"`
+	GeneratedUpdateRunID    types.String   `tfsdk:"generated_update_run_id"`
+	Preview                 types.Object   `tfsdk:"preview"`
+	Status                  types.Object   `tfsdk:"status"`
+	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+}
+
+var (
+	aupMemberAttrTypes = map[string]attr.Type{
+		"current_kubernetes_version": types.StringType, "target_kubernetes_version": types.StringType,
+		"action": types.StringType, "reason": types.StringType,
+	}
+	aupPreviewAttrTypes = map[string]attr.Type{
+		"target_kubernetes_version":  types.StringType,
+		"target_node_image_versions": types.ListType{ElemType: types.StringType},
+		"member_count":               types.Int64Type,
+		"actions":                    types.MapType{ElemType: types.Int64Type},
+		"members":                    types.MapType{ElemType: types.ObjectType{AttrTypes: aupMemberAttrTypes}},
+		"members_omitted":            types.Int64Type,
+	}
+	aupStatusAttrTypes = map[string]attr.Type{
+		"last_triggered_at": types.StringType, "last_trigger_status": types.StringType, "last_trigger_error": types.StringType,
+		"last_trigger_upgrade_versions": types.ListType{ElemType: types.StringType},
+	}
+)
+
+// aupNullModel is a model with every attribute null (import fills the identity, Read the rest).
+func aupNullModel() autoUpgradeProfileModel {
+	return autoUpgradeProfileModel{
+		ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
+		TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
+		NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(), GenerateUpdateRun: types.BoolNull(),
+		GeneratedUpdateRunID: types.StringNull(), Preview: types.ObjectNull(aupPreviewAttrTypes), Status: types.ObjectNull(aupStatusAttrTypes),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
+		})},
+	}
+}
+
+func aupToAPI(m autoUpgradeProfileModel) fleetapi.AutoUpgradeProfile {
+	p := &fleetapi.AutoUpgradeProfileProperties{
+		Channel:                 fleetapi.UpgradeChannel(m.Channel.ValueString()),
+		TargetKubernetesVersion: m.TargetKubernetesVersion.ValueString(),
+		UpdateStrategyID:        m.UpdateStrategyID.ValueString(),
+	}
+	disabled := m.Disabled.ValueBool()
+	p.Disabled = &disabled
+	if m.LongTermSupport.ValueBool() || p.Channel == fleetapi.UpgradeChannelTargetKubernetesVersion {
+		lts := m.LongTermSupport.ValueBool()
+		p.LongTermSupport = &lts
+	}
+	if v := m.NodeImageSelectionType.ValueString(); v != "" {
+		p.NodeImageSelection = &fleetapi.AutoUpgradeNodeImageSelection{Type: fleetapi.AutoUpgradeNodeImageSelectionType(v)}
+	}
+	return fleetapi.AutoUpgradeProfile{Properties: p}
+}
+
+// aupFromAPI sets the configurable attributes and the status from the API's profile (drift).
+func aupFromAPI(m *autoUpgradeProfileModel, p *fleetapi.AutoUpgradeProfile) {
+	m.ID = types.StringValue(p.ID)
+	m.Name = types.StringValue(p.Name)
+	props := p.Properties
+	if props == nil {
+		props = &fleetapi.AutoUpgradeProfileProperties{}
+	}
+	opt := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	m.Channel = types.StringValue(string(props.Channel))
+	m.TargetKubernetesVersion = opt(props.TargetKubernetesVersion)
+	m.LongTermSupport = types.BoolValue(shared.Deref(props.LongTermSupport))
+	m.Disabled = types.BoolValue(shared.Deref(props.Disabled))
+	if props.UpdateStrategyID == "" {
+		m.UpdateStrategyID = types.StringNull()
+	} else if !strings.EqualFold(m.UpdateStrategyID.ValueString(), props.UpdateStrategyID) {
+		m.UpdateStrategyID = types.StringValue(props.UpdateStrategyID)
+	}
+	m.NodeImageSelectionType = types.StringNull()
+	if props.NodeImageSelection != nil {
+		m.NodeImageSelectionType = opt(string(props.NodeImageSelection.Type))
+	}
+	m.Status = aupStatus(p)
+}
+
+// aupStatus is the status attribute of a profile read from the API.
+func aupStatus(p *fleetapi.AutoUpgradeProfile) types.Object {
+	var st fleetapi.AutoUpgradeProfileStatus
+	if p != nil && p.Properties != nil && p.Properties.AutoUpgradeProfileStatus != nil {
+		st = *p.Properties.AutoUpgradeProfileStatus
+	}
+	errText := types.StringNull()
+	if e := st.LastTriggerError; e != nil {
+		errText = types.StringValue(strings.TrimPrefix(e.Code+": "+e.Message, ": "))
+	}
+	status := types.StringNull()
+	if st.LastTriggerStatus != "" {
+		status = types.StringValue(string(st.LastTriggerStatus))
+	}
+	versions := make([]attr.Value, 0, len(st.LastTriggerUpgradeVersions))
+	for _, v := range st.LastTriggerUpgradeVersions {
+		versions = append(versions, types.StringValue(v))
+	}
+	return types.ObjectValueMust(aupStatusAttrTypes, map[string]attr.Value{
+		"last_triggered_at": shared.TimeString(shared.Deref(st.LastTriggeredAt)), "last_trigger_status": status, "last_trigger_error": errText,
+		"last_trigger_upgrade_versions": types.ListValueMust(types.StringType, versions),
+	})
+}

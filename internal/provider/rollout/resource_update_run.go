@@ -1,0 +1,695 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ resource.ResourceWithValidateConfig = (*updateRunResource)(nil)
+
+// updateRunResource is fleet_update_run: fleets/updateRuns with start, stop, skip and gates.
+type updateRunResource struct{ shared.ResourceBase }
+
+const (
+	updateRunCreateTimeout = 3 * time.Hour
+	updateRunDeleteTimeout = 30 * time.Minute
+
+	// updateRunPollInterval is how often a wait reads the run: SPEC §8, at
+	// most one Fleet API request per 30 s of waiting.
+	updateRunPollInterval = 30 * time.Second
+	// updateRunPollIntervalEnv shortens the interval in acceptance tests only
+	// (honoured when TF_ACC is set); users cannot make the wait chattier.
+	updateRunPollIntervalEnv = "FLEET_TEST_UPDATE_RUN_POLL_INTERVAL"
+)
+
+// pollInterval is updateRunPollInterval, or the test override.
+func pollInterval() time.Duration {
+	if os.Getenv("TF_ACC") != "" {
+		if d, err := time.ParseDuration(os.Getenv(updateRunPollIntervalEnv)); err == nil && d > 0 {
+			return d
+		}
+	}
+	return updateRunPollInterval
+}
+
+// States of the `state` attribute: what apply makes the run.
+const (
+	runStateNotStarted = "NotStarted"
+	runStateRunning    = "Running"
+	runStateStopped    = "Stopped"
+)
+
+// updateRunDefinitionAttributes define the run: the preview follows them,
+// and changing one after the run started replaces it.
+var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stages", "managed_cluster_update", "triggers"}
+
+func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = rschema.Schema{
+		Description: "An update run of an Azure Kubernetes Fleet Manager fleet (`fleets/updateRuns`): upgrades the members' clusters " +
+			"stage by stage. Apply creates the run and starts, stops, skips and approves it to match the configuration, and can " +
+			"wait for it. The plan's `preview` is the rollout plan — which member is upgraded when, in which stage, group and " +
+			"maintenance window, from which versions to which, and which members are skipped or stay pending and why — computed by " +
+			"the same rules the Fleet API emulator executes. `status` is the run's status tree, refreshed from the Fleet API. " +
+			"Create never overwrites a run made elsewhere: a run of the same name with the planned definition (left by an apply " +
+			"killed before it saved state, or made by a concurrent apply) is adopted with a warning, and any other is an error " +
+			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
+		Attributes: map[string]rschema.Attribute{
+			"id": rschema.StringAttribute{
+				Computed: true, Description: idDescription("updateRun"),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": rschema.StringAttribute{
+				Required: true, Description: "The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    shared.ChildNameValidators(),
+			},
+			"fleet_id": rschema.StringAttribute{
+				Optional: true, Computed: true, Description: shared.FleetIDAttribute("run").Description, Validators: shared.FleetIDAttribute("run").Validators,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"update_strategy_id": rschema.StringAttribute{
+				Optional: true,
+				Description: "The ARM ID of a fleet_update_strategy; the Fleet API copies its stages into the run when the run is created. " +
+					"Conflicts with `stages`; with neither, members are updated one by one. Changing it once the run has started replaces the run.",
+			},
+			"stages": stagesAttribute(false, " Inline stages instead of `update_strategy_id`. Changing them once the run has started replaces the run."),
+			"managed_cluster_update": rschema.SingleNestedAttribute{
+				Required: true, Description: "What the run upgrades. Changing it once the run has started replaces the run.",
+				Attributes: map[string]rschema.Attribute{
+					"upgrade": rschema.SingleNestedAttribute{
+						Required: true, Description: "The upgrade.",
+						Attributes: map[string]rschema.Attribute{
+							"type": rschema.StringAttribute{
+								Required: true, Description: "`Full` (control plane and node pools), `ControlPlaneOnly` or `NodeImageOnly`.",
+								Validators: []validator.String{stringvalidator.OneOf("Full", "ControlPlaneOnly", "NodeImageOnly")},
+							},
+							"kubernetes_version": rschema.StringAttribute{
+								Optional: true, Description: "The target Kubernetes version (e.g. `1.33.1`): required for Full and ControlPlaneOnly, not allowed for NodeImageOnly.",
+							},
+						},
+					},
+					"node_image_selection": rschema.SingleNestedAttribute{
+						Optional: true, Description: "How node images are chosen (Full and NodeImageOnly). Default: Latest.",
+						Attributes: map[string]rschema.Attribute{
+							"type": rschema.StringAttribute{
+								Required: true,
+								Description: "`Latest` (each cluster's region's newest image when its upgrade starts), `Consistent` (the newest " +
+									"image version every region of the run's members has; a member with a pool that has none is skipped) or `Custom`.",
+								Validators: []validator.String{stringvalidator.OneOf("Latest", "Consistent", "Custom")},
+							},
+							"custom_versions": rschema.ListAttribute{
+								Optional: true, ElementType: types.StringType,
+								Description: "With Custom: full node image versions, e.g. `AKSUbuntu-2204gen2containerd-202511.04.0`.",
+								Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
+							},
+						},
+					},
+				},
+			},
+			"state": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(runStateRunning),
+				Description: "`NotStarted`, `Running` (default) or `Stopped`: apply starts or stops the run to match. Refresh reads " +
+					"Stopped for a run that is Stopped, Stopping or Failed, so apply re-starts it; a started run cannot go back to NotStarted.",
+				Validators: []validator.String{stringvalidator.OneOf(runStateNotStarted, runStateRunning, runStateStopped)},
+			},
+			"skip": rschema.ListNestedAttribute{
+				Optional:    true,
+				Description: "Targets to skip; targets added to the list are skipped on the next apply (a skip cannot be undone).",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"type": rschema.StringAttribute{
+						Required: true, Description: "`Member`, `Group`, `Stage` or `AfterStageWait` (the wait after the named stage).",
+						Validators: []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")},
+					},
+					"name": rschema.StringAttribute{Required: true, Description: "The member's, group's or stage's name."},
+				}},
+			},
+			"approvals": rschema.ListNestedAttribute{
+				Optional: true,
+				Description: "Approval gates apply approves once the run reaches them, by position rather than gate ID: a stage's gate " +
+					"(no `group`) or a group's, Before or After it. A gate the run reaches later is approved by a waiting apply " +
+					"(`wait_for = \"completed\"`) or by the next apply.",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"stage":  rschema.StringAttribute{Required: true, Description: "The stage."},
+					"group":  rschema.StringAttribute{Optional: true, Description: "The group, for a group's gate."},
+					"timing": rschema.StringAttribute{Required: true, Description: "`Before` or `After`.", Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
+				}},
+			},
+			"wait_for": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(shared.WaitNone),
+				Description: "`none` (default), `started`, or `completed`: apply waits until the run is Completed, reading it at most " +
+					"once every 30 seconds and logging each state change, and fails naming each failed member and its message if the run " +
+					"ends Failed or Stopped (the state is saved either way). When a timeout or a cancelled apply stops the wait while the run " +
+					"goes on, the state is saved (a warning on create, which must not taint the run; an error on update) and the next plan is " +
+					"an in-place update whose apply resumes waiting for the same run.",
+				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitStarted, shared.WaitCompleted)},
+			},
+			"triggers": rschema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				Description: "Arbitrary values (as `terraform_data`'s `triggers_replace`) whose change runs the update again: the run is " +
+					"deleted and created anew under the same name over the members as they are then, and started as `state` says. " +
+					"This is how a run that ended Completed or Skipped is re-run to apply updates it skipped or that failed — the " +
+					"Fleet API starts only runs that are NotStarted, Stopped or Failed (a Stopped or Failed run is re-started in place by " +
+					"`state = \"Running\"`, which the next apply does after refresh reads Stopped). The plan's `preview` of the " +
+					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
+					"last time are upgraded.",
+			},
+			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
+			"preview":  runPreviewAttribute(),
+			"status":   runStatusAttribute(),
+		},
+	}
+}
+
+// ValidateConfig checks field combinations the Fleet API rejects.
+func (r *updateRunResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg updateRunModel
+	unknown, diags := shared.DecodePartial(ctx, req.Config, &cfg, path.Root("preview"), path.Root("status"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.Stages != nil && !cfg.UpdateStrategyID.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("stages"), "Conflicting attributes", "Set update_strategy_id or stages, not both.")
+	}
+	if !cfg.UpdateStrategyID.IsNull() && !shared.PathsContain(unknown, path.Root("update_strategy_id")) {
+		if _, _, err := fleetapi.ParseChildID(cfg.UpdateStrategyID.ValueString(), "updateStrategies"); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
+		}
+	}
+	validateStages(cfg.Stages, path.Root("stages"), &resp.Diagnostics)
+	if m := cfg.ManagedClusterUpdate; m != nil && !shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("type")) &&
+		!shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")) {
+		p := path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")
+		switch t, v := m.Upgrade.Type.ValueString(), m.Upgrade.KubernetesVersion.ValueString(); {
+		case t == "NodeImageOnly" && v != "":
+			resp.Diagnostics.AddAttributeError(p, "Invalid attribute combination", "kubernetes_version is not allowed with the NodeImageOnly upgrade.")
+		case t != "NodeImageOnly" && t != "" && v == "":
+			resp.Diagnostics.AddAttributeError(p, "Missing attribute", fmt.Sprintf("kubernetes_version is required with the %s upgrade.", t))
+		}
+		if s := m.NodeImageSelection; s != nil {
+			custom := s.Type.ValueString() == "Custom"
+			if custom && len(s.CustomVersions) == 0 && !shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("node_image_selection").AtName("custom_versions")) {
+				resp.Diagnostics.AddAttributeError(path.Root("managed_cluster_update").AtName("node_image_selection").AtName("custom_versions"), "Missing attribute", "custom_versions is required with the Custom node image selection.")
+			}
+			if !custom && len(s.CustomVersions) > 0 {
+				resp.Diagnostics.AddAttributeError(path.Root("managed_cluster_update").AtName("node_image_selection").AtName("custom_versions"), "Invalid attribute combination", "custom_versions is allowed only with the Custom node image selection.")
+			}
+		}
+	}
+}
+
+// ModifyPlan resolves the default fleet, plans a replacement when a started
+// run's definition changes, plans an update when a configured approval's
+// gate is waiting, and computes the preview when the run is created or its
+// definition changes.
+func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Clients == nil {
+		return
+	}
+	var plan updateRunModel
+	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, path.Root("preview"), path.Root("status"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	creating := req.State.Raw.IsNull()
+	var cfgFleet types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
+	if cfgFleet.IsNull() && creating {
+		f, ok := shared.ResolveFleet(r.Clients, types.StringNull(), &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), types.StringValue(f.String()))...)
+		plan.FleetID = types.StringValue(f.String())
+		unknown = removePath(unknown, path.Root("fleet_id"))
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, updateRunDefinitionAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Planning the update run", err.Error())
+		return
+	}
+	if !creating {
+		var state updateRunModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		started := state.State.ValueString() != runStateNotStarted
+		if started && plan.State.ValueString() == runStateNotStarted {
+			resp.Diagnostics.AddAttributeError(path.Root("state"), "Run already started",
+				"A run that has started cannot go back to NotStarted: set Running or Stopped, or destroy the run.")
+			return
+		}
+		if changed && started {
+			for _, a := range []string{"update_strategy_id", "stages", "managed_cluster_update"} {
+				c, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, a)
+				if err != nil {
+					resp.Diagnostics.AddAttributeError(path.Root(a), "Planning the update run", err.Error())
+					return
+				}
+				if c {
+					resp.RequiresReplace = append(resp.RequiresReplace, path.Root(a))
+				}
+			}
+		}
+		if retrigger, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "triggers"); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("triggers"), "Planning the update run", err.Error())
+			return
+		} else if retrigger {
+			// A new run replaces this one: nothing of the old one's status carries over.
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
+		}
+		if !changed && (r.approvalWaiting(ctx, state, plan) || waitResumes(ctx, req.Private, state, plan, &resp.Diagnostics)) {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
+		}
+	}
+	if !changed {
+		return
+	}
+	previewPath := path.Root("preview")
+	var defUnknown []path.Path
+	for _, p := range unknown {
+		for _, a := range updateRunDefinitionAttributes {
+			if shared.PathsRelated(p, path.Root(a)) {
+				defUnknown = append(defUnknown, p)
+			}
+		}
+	}
+	if len(defUnknown) > 0 {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(defUnknown))
+		return
+	}
+	obj, err := r.preview(ctx, &plan)
+	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
+			shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, err.Error())
+			return
+		}
+		var invalid *invalidRunError
+		if errors.As(err, &invalid) {
+			resp.Diagnostics.AddAttributeError(path.Root("managed_cluster_update"), "Invalid update run", invalid.Error())
+			return
+		}
+		shared.AddBackendError(&resp.Diagnostics, "Computing the update run preview", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+}
+
+type invalidRunError struct{ err error }
+
+func (e *invalidRunError) Error() string { return e.err.Error() }
+
+func removePath(paths []path.Path, p path.Path) []path.Path {
+	var out []path.Path
+	for _, q := range paths {
+		if !shared.PathsRelated(q, p) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func (r *updateRunResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	shared.ImportFleetChild(ctx, req, resp, "updateRuns", "an update run's", map[string]any{
+		"wait_for": shared.WaitNone,
+		"preview":  types.ObjectNull(runPreviewType.AttrTypes),
+		"status":   types.ObjectNull(runStatusType.AttrTypes),
+	})
+}
+
+func (r *updateRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan updateRunModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, updateRunCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	if plan.Preview.IsUnknown() {
+		// Unknown at plan (an input was): computed now, before the run exists.
+		obj, err := r.preview(ctx, &plan)
+		if err != nil {
+			resp.Diagnostics.AddWarning("Update run preview", fmt.Sprintf("The preview could not be computed: %v", err))
+			obj = types.ObjectNull(runPreviewType.AttrTypes)
+		}
+		plan.Preview = obj
+	}
+	name := plan.Name.ValueString()
+	poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), &fleetapi.Precondition{IfNoneMatch: "*"})
+	run, err := shared.PollDone(ctx, poller, err)
+	var skipped []skipModel
+	if err != nil && fleetapi.IsPreconditionFailed(err) {
+		if run, err = r.adopt(ctx, fc, fleet, &plan, &resp.Diagnostics); run == nil && err == nil {
+			return
+		}
+		if run != nil && runState(run) != fleetapi.UpdateStateNotStarted {
+			// The apply that made it skipped the planned targets before it started the run.
+			skipped = plan.Skip
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Creating the update run", fmt.Sprintf("Update run %q: %v", name, err))
+		return
+	}
+	tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
+	plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
+	plan.FleetID = types.StringValue(fleet.String())
+	if run.ETag != "" {
+		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+	}
+	r.converge(ctx, fc, fleet, &plan, skipped, run, true, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// adopt takes over the run a Create found under its name when its
+// definition is the planned one (adopt.go): the run of an apply that was
+// killed before it saved state, or of a concurrent apply. Otherwise it
+// reports the difference and returns nil, nil.
+func (r *updateRunResource) adopt(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, diags *diag.Diagnostics) (*fleetapi.UpdateRun, error) {
+	name := plan.Name.ValueString()
+	existing, err := fc.GetUpdateRun(ctx, fleet, name)
+	if err != nil {
+		return nil, fmt.Errorf("it exists already, and reading it failed: %w", err)
+	}
+	if d := specDiff(runSpec(plan.toAPI().Properties), runSpec(existing.Properties)); d != "" {
+		addExistsError(diags, "update run", name, fleet.ChildID("updateRuns", name), d)
+		return nil, nil
+	}
+	tflog.Info(ctx, "update run existed with the planned definition; adopted", map[string]any{"run": name, "state": string(runState(existing))})
+	diags.AddWarning("Existing update run adopted", fmt.Sprintf("The fleet already had an update run named %q with the planned definition "+
+		"(%s), made by an apply that did not save it to state or by one running at the same time. Terraform now manages that run; "+
+		"no second run was created.", name, runState(existing)))
+	return existing, nil
+}
+
+func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state updateRunModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, updateRunCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	name := plan.Name.ValueString()
+	run, err := fc.GetUpdateRun(ctx, fleet, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the update run", err.Error())
+		return
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update")
+	if err != nil {
+		resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
+		return
+	}
+	if changed {
+		// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
+		pre, d := shared.ETagPrecondition(ctx, req.Private)
+		resp.Diagnostics.Append(d...)
+		poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
+		if run, err = shared.PollDone(ctx, poller, err); err != nil {
+			if fleetapi.IsPreconditionFailed(err) {
+				addChangedElsewhereError(&resp.Diagnostics, "update run", name, err)
+				return
+			}
+			resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
+			return
+		}
+		if run.ETag != "" {
+			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+		}
+	}
+	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state updateRunModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	name := state.Name.ValueString()
+	run, err := fc.GetUpdateRun(ctx, fleet, name)
+	if err != nil {
+		if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "update run", map[string]any{"run": name}) {
+			return
+		}
+		resp.Diagnostics.AddError("Reading the update run", err.Error())
+		return
+	}
+	state.ID = types.StringValue(fleet.ChildID("updateRuns", name))
+	state.FleetID = types.StringValue(fleet.String())
+	if p := run.Properties; p != nil {
+		if p.UpdateStrategyID != "" {
+			state.UpdateStrategyID = types.StringValue(p.UpdateStrategyID)
+		} else {
+			state.UpdateStrategyID = types.StringNull()
+		}
+		if p.UpdateStrategyID == "" && p.Strategy != nil && len(p.Strategy.Stages) > 0 {
+			state.Stages = stagesFromAPI(*p.Strategy, state.Stages)
+		} else if p.UpdateStrategyID != "" {
+			state.Stages = nil
+		}
+		if p.ManagedClusterUpdate != nil {
+			state.ManagedClusterUpdate = mcuFromAPI(*p.ManagedClusterUpdate, state.ManagedClusterUpdate)
+		}
+	}
+	state.State = types.StringValue(desiredFromActual(runState(run)))
+	if state.WaitFor.IsNull() {
+		state.WaitFor = types.StringValue(shared.WaitNone)
+	}
+	state.Status = runStatusObject(ctx, run, &resp.Diagnostics)
+	if run.ETag != "" {
+		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state updateRunModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, updateRunDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+		return
+	}
+	name := state.Name.ValueString()
+	run, err := fc.GetUpdateRun(ctx, fleet, name)
+	if err != nil {
+		if fleetapi.IsNotFound(err) {
+			return
+		}
+		resp.Diagnostics.AddError("Reading the update run", err.Error())
+		return
+	}
+	if s := runState(run); s == fleetapi.UpdateStateRunning || s == fleetapi.UpdateStatePending {
+		// A running run is stopped first: member upgrades under way finish (Stopping), then it can go.
+		tflog.Info(ctx, "stopping update run before deleting it", map[string]any{"run": name, "state": string(s)})
+		poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
+		if _, err = shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
+			resp.Diagnostics.AddError("Stopping the update run", err.Error())
+			return
+		}
+	}
+	interval := pollInterval()
+	for {
+		poller, err := fc.BeginDeleteUpdateRun(ctx, fleet, name, nil)
+		_, err = shared.PollDone(ctx, poller, err)
+		if err == nil || fleetapi.IsNotFound(err) {
+			tflog.Info(ctx, "update run deleted", map[string]any{"run": name})
+			return
+		}
+		if !fleetapi.IsConflict(err) {
+			resp.Diagnostics.AddError("Deleting the update run", err.Error())
+			return
+		}
+		// Still Stopping while a member upgrade finishes.
+		tflog.Info(ctx, "update run still stopping; waiting to delete it", map[string]any{"run": name})
+		select {
+		case <-ctx.Done():
+			resp.Diagnostics.AddError("Deleting the update run", fmt.Sprintf("Update run %q is still stopping: %v", name, err))
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// ---- models ----
+
+type updateRunModel struct {
+	ID                   types.String    `tfsdk:"id"`
+	Name                 types.String    `tfsdk:"name"`
+	FleetID              types.String    `tfsdk:"fleet_id"`
+	UpdateStrategyID     types.String    `tfsdk:"update_strategy_id"`
+	Stages               []stageModel    `tfsdk:"stages"`
+	ManagedClusterUpdate *mcuModel       `tfsdk:"managed_cluster_update"`
+	State                types.String    `tfsdk:"state"`
+	Skip                 []skipModel     `tfsdk:"skip"`
+	Approvals            []approvalModel `tfsdk:"approvals"`
+	WaitFor              types.String    `tfsdk:"wait_for"`
+	Triggers             types.Map       `tfsdk:"triggers"`
+	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
+	Preview              types.Object    `tfsdk:"preview"`
+	Status               types.Object    `tfsdk:"status"`
+}
+
+type mcuModel struct {
+	Upgrade            upgradeModel `tfsdk:"upgrade"`
+	NodeImageSelection *nisModel    `tfsdk:"node_image_selection"`
+}
+
+type upgradeModel struct {
+	Type              types.String `tfsdk:"type"`
+	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
+}
+
+type nisModel struct {
+	Type           types.String   `tfsdk:"type"`
+	CustomVersions []types.String `tfsdk:"custom_versions"`
+}
+
+type skipModel struct {
+	Type types.String `tfsdk:"type"`
+	Name types.String `tfsdk:"name"`
+}
+
+type approvalModel struct {
+	Stage  types.String `tfsdk:"stage"`
+	Group  types.String `tfsdk:"group"`
+	Timing types.String `tfsdk:"timing"`
+}
+
+func (m *updateRunModel) toAPI() fleetapi.UpdateRun {
+	p := &fleetapi.UpdateRunProperties{UpdateStrategyID: m.UpdateStrategyID.ValueString(), ManagedClusterUpdate: m.ManagedClusterUpdate.toAPI()}
+	if m.Stages != nil {
+		s := stagesToAPI(m.Stages)
+		p.Strategy = &s
+	}
+	return fleetapi.UpdateRun{Properties: p}
+}
+
+func (m *mcuModel) toAPI() *fleetapi.ManagedClusterUpdate {
+	if m == nil {
+		return nil
+	}
+	out := &fleetapi.ManagedClusterUpdate{Upgrade: fleetapi.ManagedClusterUpgradeSpec{
+		Type: fleetapi.ManagedClusterUpgradeType(m.Upgrade.Type.ValueString()), KubernetesVersion: m.Upgrade.KubernetesVersion.ValueString(),
+	}}
+	if s := m.NodeImageSelection; s != nil {
+		out.NodeImageSelection = &fleetapi.NodeImageSelection{Type: fleetapi.NodeImageSelectionType(s.Type.ValueString())}
+		for _, v := range s.CustomVersions {
+			out.NodeImageSelection.CustomNodeImageVersions = append(out.NodeImageSelection.CustomNodeImageVersions, fleetapi.NodeImageVersion{Version: v.ValueString()})
+		}
+	}
+	return out
+}
+
+func (m *mcuModel) toRollout() rollout.Update {
+	if m == nil {
+		return rollout.Update{}
+	}
+	u := rollout.Update{Upgrade: rollout.UpgradeType(m.Upgrade.Type.ValueString()), KubernetesVersion: m.Upgrade.KubernetesVersion.ValueString()}
+	if s := m.NodeImageSelection; s != nil {
+		u.NodeImageSelection = rollout.NodeImageSelectionType(s.Type.ValueString())
+		for _, v := range s.CustomVersions {
+			u.CustomNodeImageVersions = append(u.CustomNodeImageVersions, v.ValueString())
+		}
+	}
+	return u
+}
+
+// mcuFromAPI maps the run's update back; prior keeps an unset node image
+// selection unset when the API reports the default (Latest).
+func mcuFromAPI(u fleetapi.ManagedClusterUpdate, prior *mcuModel) *mcuModel {
+	out := &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(string(u.Upgrade.Type)), KubernetesVersion: types.StringNull()}}
+	if u.Upgrade.KubernetesVersion != "" {
+		out.Upgrade.KubernetesVersion = types.StringValue(u.Upgrade.KubernetesVersion)
+	}
+	// Latest is the service's default: shown only when the configuration set it.
+	if s := u.NodeImageSelection; s != nil && (s.Type != fleetapi.NodeImageSelectionLatest || (prior != nil && prior.NodeImageSelection != nil)) {
+		out.NodeImageSelection = &nisModel{Type: types.StringValue(string(s.Type))}
+		for _, v := range s.CustomNodeImageVersions {
+			out.NodeImageSelection.CustomVersions = append(out.NodeImageSelection.CustomVersions, types.StringValue(v.Version))
+		}
+	}
+	return out
+}

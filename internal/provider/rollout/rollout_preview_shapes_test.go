@@ -1,0 +1,318 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
+)
+
+// Bounded preview shapes of fleet_update_run, fleet_update_strategy and fleet_auto_upgrade_profile
+// on fleets of thousands of members: counts never lose a member, lists are capped.
+
+var shapesNow = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC) // a Monday
+
+const shapesImage = "AKSUbuntu-2204gen2containerd-"
+
+func shapesPtr[T any](v T) *T { return &v }
+
+// saturdayWindow is Saturday 02:00–06:00 UTC: closed at shapesNow, opens 2026-11-28T02:00Z.
+func saturdayWindow() *armcontainerservice.MaintenanceWindow {
+	d := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &armcontainerservice.MaintenanceWindow{
+		Schedule:  &armcontainerservice.Schedule{Weekly: &armcontainerservice.WeeklySchedule{IntervalWeeks: shapesPtr[int32](1), DayOfWeek: shapesPtr(armcontainerservice.WeekDaySaturday)}},
+		StartTime: shapesPtr("02:00"), DurationHours: shapesPtr[int32](4), StartDate: &d,
+	}
+}
+
+// bigFleet is n members over 6 update groups (g1…g6, round robin) plus unselected members
+// without a group: every 10th member waits for a closed window, every 25th is already at the
+// target (skipped), every 97th is two minors behind (AKS rejects it: fail).
+func bigFleet(n, unselected int) ([]rollout.Member, map[string]rollout.Region) {
+	var ms []rollout.Member
+	for i := 0; i < n; i++ {
+		m := rollout.Member{Name: fmt.Sprintf("m%04d", i), Group: fmt.Sprintf("g%d", i%6+1), Location: "eastus", KubernetesVersion: "1.32.5",
+			NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: shapesImage + "202510.01.0"}}}
+		switch {
+		case i%97 == 96:
+			m.KubernetesVersion = "1.31.9"
+		case i%25 == 24:
+			m.KubernetesVersion = "1.33.1"
+			m.NodePools[0].NodeImageVersion = shapesImage + "202511.04.0"
+		case i%10 == 9:
+			m.AutoUpgradeWindow = saturdayWindow()
+		}
+		ms = append(ms, m)
+	}
+	for i := 0; i < unselected; i++ {
+		ms = append(ms, rollout.Member{Name: fmt.Sprintf("stray%03d", i), Location: "eastus", KubernetesVersion: "1.32.5"})
+	}
+	return ms, map[string]rollout.Region{"eastus": {
+		KubernetesVersions: []string{"1.31.9", "1.32.5", "1.33.1"},
+		NodeImages:         map[string][]string{"AKSUbuntu-2204gen2containerd": {"202510.01.0", "202511.04.0"}},
+	}}
+}
+
+// threeStages is a strategy of 3 stages and 6 groups.
+func threeStages() []stageModel {
+	return []stageModel{stage("canary", "g1", "g2"), stage("early", "g3", "g4"), stage("broad", "g5", "g6")}
+}
+
+func planOf(t *testing.T, stages []stageModel, members []rollout.Member, regions map[string]rollout.Region, now time.Time) rollout.Preview {
+	t.Helper()
+	s := stagesToAPI(stages)
+	p, err := rollout.Plan(rollout.PlanInput{Strategy: strategyToRollout(&s), Update: rollout.Update{Upgrade: rollout.Full, KubernetesVersion: "1.33.1"},
+		Members: members, Regions: regions}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runPlanLines is the number of lines `terraform plan` prints for creating a run with these
+// inline stages and this preview: the "# … will be created" line, the resource block and its
+// attributes (id and status known after apply).
+func runPlanLines(t *testing.T, stages []stageModel, strategyID string, preview runPreviewModel) int {
+	t.Helper()
+	ctx := context.Background()
+	r := &updateRunResource{}
+	var sresp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
+	m := runModel("Full")
+	m.ManagedClusterUpdate.Upgrade.KubernetesVersion = types.StringValue("1.33.1")
+	m.FleetID = types.StringValue("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f")
+	m.ID, m.Status, m.Stages = types.StringUnknown(), types.ObjectUnknown(runStatusType.AttrTypes), stages
+	if strategyID != "" {
+		m.UpdateStrategyID = types.StringValue(strategyID)
+	}
+	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, preview)
+	if d.HasError() {
+		t.Fatal(d)
+	}
+	m.Preview = obj
+	plan := tfsdk.Plan{Schema: sresp.Schema, Raw: tftypes.NewValue(sresp.Schema.Type().TerraformType(ctx), nil)}
+	if d := plan.Set(ctx, &m); d.HasError() {
+		t.Fatal(d)
+	}
+	return 1 + sharedtest.PlanTextLines(plan.Raw)
+}
+
+// The bar: at 1,000 members with a strategy of 3 stages and 6 groups, the run's text in
+// `terraform plan` stays under 200 lines by default (summary detail), whether the run names an
+// update strategy or spells the stages inline; with 40 more members no group selects too (their
+// names are capped at summaryListLimit).
+func TestUpdateRunPreviewPlanLines(t *testing.T) {
+	const strategyID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f/updateStrategies/three"
+	for _, tc := range []struct {
+		name       string
+		unselected int
+		inline     bool
+	}{
+		{"update strategy", 0, false},
+		{"inline stages", 0, true},
+		{"update strategy, 40 members unselected", 40, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			members, regions := bigFleet(1000, tc.unselected)
+			p := planOf(t, threeStages(), members, regions, shapesNow)
+			stages, id := []stageModel(nil), strategyID
+			if tc.inline {
+				stages, id = threeStages(), ""
+			}
+			lines := runPlanLines(t, stages, id, runPreviewFrom(p, shared.SummaryListLimit, nil))
+			t.Logf("plan of a 1,000-member run over 3 stages and 6 groups: %d lines (summary, %d members listed)", lines, RunPreviewMemberLimit)
+			if lines >= 200 {
+				t.Errorf("the plan takes %d lines, want under 200", lines)
+			}
+			full := runPlanLines(t, stages, id, runPreviewFrom(p, 0, nil))
+			t.Logf("with preview_detail = full: %d lines", full)
+			if full < 10000 {
+				t.Errorf("full detail: %d lines, want every member listed", full)
+			}
+		})
+	}
+}
+
+func actionCounts(ms []runMemberPreviewModel) map[string]int64 {
+	out := map[string]int64{}
+	for _, m := range ms {
+		out[m.Action]++
+	}
+	return out
+}
+
+func sameCounts(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts (member_count, actions per run, stage and group) are what the full detail lists, with
+// either detail; the summary lists at most the cap, each listed member as the full detail has
+// it at its position, and members_omitted accounts for the rest.
+func TestUpdateRunPreviewCountsMatchFullDetail(t *testing.T) {
+	members, regions := bigFleet(1000, 40)
+	p := planOf(t, threeStages(), members, regions, shapesNow)
+	full := runPreviewFrom(p, 0, nil)
+	summary := runPreviewFrom(p, shared.SummaryListLimit, nil)
+	runActions := map[string]int64{}
+	var listed, total int64
+	for si, st := range full.Stages {
+		stageActions := map[string]int64{}
+		var stageCount int64
+		for gi, g := range st.Groups {
+			if g.MembersOmitted != 0 || int64(len(g.Members)) != g.MemberCount || !sameCounts(actionCounts(g.Members), g.Actions) {
+				t.Fatalf("full %s/%s: %d listed, %d omitted, count %d, actions %v", st.Name, g.Name, len(g.Members), g.MembersOmitted, g.MemberCount, g.Actions)
+			}
+			for k, v := range g.Actions {
+				stageActions[k] += v
+				runActions[k] += v
+			}
+			stageCount += g.MemberCount
+			sg := summary.Stages[si].Groups[gi]
+			if sg.MemberCount != g.MemberCount || !sameCounts(sg.Actions, g.Actions) || int64(len(sg.Members))+sg.MembersOmitted != g.MemberCount {
+				t.Errorf("summary %s/%s: count %d actions %v, %d listed + %d omitted; full: %d %v", st.Name, g.Name, sg.MemberCount, sg.Actions, len(sg.Members), sg.MembersOmitted, g.MemberCount, g.Actions)
+			}
+			last := int64(0)
+			for _, m := range sg.Members {
+				if m.Position <= last {
+					t.Errorf("%s: position %d after %d: not in update order", m.Name, m.Position, last)
+				}
+				last = m.Position
+				if f := g.Members[m.Position-1]; f.Name != m.Name || f.Action != m.Action || f.Reason != m.Reason {
+					t.Errorf("listed %+v, full detail has %+v at position %d", m, f, m.Position)
+				}
+			}
+			listed += int64(len(sg.Members))
+		}
+		if st.MemberCount != stageCount || !sameCounts(st.Actions, stageActions) || summary.Stages[si].MemberCount != stageCount || !sameCounts(summary.Stages[si].Actions, stageActions) {
+			t.Errorf("stage %s: count %d/%d, actions %v/%v, want %d %v", st.Name, st.MemberCount, summary.Stages[si].MemberCount, st.Actions, summary.Stages[si].Actions, stageCount, stageActions)
+		}
+		total += stageCount
+	}
+	if total != 1000 || full.MemberCount != total || summary.MemberCount != total || !sameCounts(full.Actions, runActions) || !sameCounts(summary.Actions, runActions) {
+		t.Errorf("run: count %d/%d, actions %v/%v, want %d %v", full.MemberCount, summary.MemberCount, full.Actions, summary.Actions, total, runActions)
+	}
+	for _, a := range []string{"upgrade", "pending", "skip"} {
+		if runActions[a] == 0 {
+			t.Errorf("the fleet should exercise %s: %v", a, runActions)
+		}
+	}
+	if listed != RunPreviewMemberLimit {
+		t.Errorf("summary lists %d members, want the cap %d", listed, RunPreviewMemberLimit)
+	}
+	if len(full.UnselectedMembers) != 40 || full.UnselectedMemberCount != 40 || len(summary.UnselectedMembers) != shared.SummaryListLimit || summary.UnselectedMemberCount != 40 {
+		t.Errorf("unselected: full %d (%d), summary %d (%d)", len(full.UnselectedMembers), full.UnselectedMemberCount, len(summary.UnselectedMembers), summary.UnselectedMemberCount)
+	}
+}
+
+// The cap takes what a reader needs first: the first member the run updates, then a failure, then
+// what waits, then what is skipped, then the first of the first stage's other groups, then
+// upgrades, each in update order.
+func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
+	mk := func(name, group string) rollout.Member {
+		return rollout.Member{Name: name, Group: group, Location: "eastus", KubernetesVersion: "1.32.5",
+			NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: shapesImage + "202510.01.0"}}}
+	}
+	var members []rollout.Member
+	for i := 0; i < 5; i++ {
+		members = append(members, mk(fmt.Sprintf("a%d", i), "g1"), mk(fmt.Sprintf("b%d", i), "g2"), mk(fmt.Sprintf("c%d", i), "g3"))
+	}
+	closed := mk("c9-waits", "g3")
+	closed.AutoUpgradeWindow = saturdayWindow()
+	done := mk("b9-done", "g2")
+	done.KubernetesVersion, done.NodePools[0].NodeImageVersion = "1.33.1", shapesImage+"202511.04.0"
+	members = append(members, closed, done)
+	_, regions := bigFleet(0, 0)
+	p := planOf(t, []stageModel{stage("one", "g1", "g2"), stage("two", "g3")}, members, regions, shapesNow)
+	got := runPreviewFrom(p, shared.SummaryListLimit, nil)
+	var listed []string
+	for _, st := range got.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				listed = append(listed, fmt.Sprintf("%s#%d:%s", m.Name, m.Position, m.Action))
+			}
+		}
+	}
+	// a0 starts the run; c9-waits is pending; b9-done (skip) and b0 (first of g2) do not fit the cap of 2.
+	want := "a0#1:upgrade c9-waits#6:pending"
+	if strings.Join(listed, " ") != want {
+		t.Errorf("listed %s, want %s", strings.Join(listed, " "), want)
+	}
+	if g := got.Stages[1].Groups[0]; g.MembersOmitted != 5 || g.MemberCount != 6 {
+		t.Errorf("group g3: %d omitted of %d", g.MembersOmitted, g.MemberCount)
+	}
+}
+
+// A warning that concerns many members is told once, with the count and the first names.
+func TestUpdateRunPreviewGroupsMemberWarnings(t *testing.T) {
+	members, regions := bigFleet(60, 30)
+	p := planOf(t, threeStages(), members, regions, shapesNow)
+	var unreadable []engine.UnreadableMember
+	for i := 0; i < 12; i++ {
+		unreadable = append(unreadable, engine.UnreadableMember{Name: fmt.Sprintf("gone%02d", i), Err: errors.New("403 Forbidden")})
+	}
+	got := runPreviewFrom(p, shared.SummaryListLimit, unreadable)
+	var noGroup, gone int
+	for _, w := range got.Warnings {
+		if strings.Contains(w, "without an update group") {
+			noGroup++
+			if !strings.Contains(w, "30 members (stray000, stray001, stray002, stray003, stray004 and 25 more)") {
+				t.Errorf("grouped warning %q", w)
+			}
+		}
+		if strings.Contains(w, "could not be read") {
+			gone++
+			if !strings.Contains(w, "12 members (gone00, gone01, gone02, gone03, gone04 and 7 more)") || !strings.Contains(w, "403 Forbidden") {
+				t.Errorf("grouped warning %q", w)
+			}
+		}
+	}
+	if noGroup != 1 || gone != 1 || len(got.Warnings) > 4 {
+		t.Errorf("warnings %q: want one per kind", got.Warnings)
+	}
+}
+
+// Reasons do not move with the clock: planned now and ten minutes later (an apply after the
+// plan), an unchanged fleet gets the same preview.
+func TestUpdateRunPreviewStableReasons(t *testing.T) {
+	members, regions := bigFleet(200, 3)
+	a := runPreviewFrom(planOf(t, threeStages(), members, regions, shapesNow), 0, nil)
+	b := runPreviewFrom(planOf(t, threeStages(), members, regions, shapesNow.Add(10*time.Minute)), 0, nil)
+	pending := 0
+	for si := range a.Stages {
+		for gi := range a.Stages[si].Groups {
+			for mi, m := range a.Stages[si].Groups[gi].Members {
+				o := b.Stages[si].Groups[gi].Members[mi]
+				if m.Name != o.Name || m.Action != o.Action || !m.Reason.Equal(o.Reason) {
+					t.Fatalf("%s: %s %q, ten minutes later %s %s %q", m.Name, m.Action, m.Reason.ValueString(), o.Name, o.Action, o.Reason.ValueString())
+				}
+				if m.Action == "pending" {
+					pending++
+				}
+			}
+		}
+	}
+	if pending == 0 {
+		t.Error("no pending member: the test exercises nothing")
+	}
+}

@@ -1,0 +1,375 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// fleet_update_run's preview: the rollout rules (engine/rollout) over the
+// facts the provider reads, bounded for the plan.
+
+// RunPreviewMemberLimit is how many members a run's preview lists in all (summary detail).
+// Choice: a listed member takes about 15 lines of plan text (two node-image maps), and the rest of
+// a run of 1,000 members over 3 stages and 6 groups (stages, groups, their counts and actions)
+// takes about 120 lines with update_strategy_id and 170 with the stages inline and four actions;
+// make bench measured 201 lines with 3 members there (the real terraform CLI), so 2 keep the plan
+// under 200 lines either way: the first member the run updates and the first exception.
+const RunPreviewMemberLimit = 2
+
+// runMemberLimit is the run preview's member cap for the provider's list limit (0: all).
+func runMemberLimit(listLimit int) int {
+	if listLimit <= 0 {
+		return 0
+	}
+	return min(listLimit, RunPreviewMemberLimit)
+}
+
+// planInput is what the preview knows of a run before it exists: its strategy
+// (read now), update and skips, and the fleet's rollout facts.
+func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, engine.RolloutFacts, error) {
+	fleet, err := r.Clients.ResolveFleet(plan.FleetID.ValueString())
+	if err != nil {
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+	}
+	strategy, err := r.strategyOf(ctx, plan)
+	if err != nil {
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+	}
+	facts, err := r.Clients.RolloutFacts(ctx, fleet)
+	if err != nil {
+		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+	}
+	return rollout.PlanInput{
+		Strategy: strategyToRollout(strategy), Update: plan.ManagedClusterUpdate.toRollout(),
+		Members: facts.Members, Regions: facts.Regions, Skip: skipTargetsToRollout(plan.Skip),
+	}, facts, nil
+}
+
+// preview computes the rollout plan at the Fleet API's current time.
+func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, error) {
+	in, facts, err := r.planInput(ctx, plan)
+	if err != nil {
+		return types.Object{}, err
+	}
+	p, err := rollout.Plan(in, r.Clients.FleetNow())
+	if err != nil {
+		return types.Object{}, &invalidRunError{err}
+	}
+	m := runPreviewFrom(p, r.Clients.ListLimit(), facts.Unreadable)
+	if facts.NodeImageWarning != "" {
+		m.Warnings = append(m.Warnings, facts.NodeImageWarning)
+	}
+	if w := releaseWarnings(p, plan.ManagedClusterUpdate.toRollout()); len(w) > 0 {
+		m.Warnings = append(m.Warnings, w...)
+	}
+	if w := assumedImageWarning(p, facts); w != "" {
+		m.Warnings = append(m.Warnings, w)
+	}
+	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
+	if d.HasError() {
+		return types.Object{}, fmt.Errorf("preview: %v", d)
+	}
+	return obj, nil
+}
+
+// releaseWarnings say where the preview cannot know: AKS offers new
+// Kubernetes versions and node images without announcing them, so a release
+// in a member's region while the run goes on changes what happens
+// (TestRolloutFidelityRealPath counts these as "unknowable at plan").
+func releaseWarnings(p rollout.Preview, u rollout.Update) []string {
+	waiting, images := 0, 0
+	for _, st := range p.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				if m.Action == rollout.ActionPending && strings.Contains(m.Reason, "is not yet available in region") {
+					waiting++
+				}
+				if m.Action == rollout.ActionUpgrade || m.Action == rollout.ActionPending {
+					images++
+				}
+			}
+		}
+	}
+	var out []string
+	if waiting > 0 {
+		out = append(out, fmt.Sprintf("%d member(s) wait for a Kubernetes version or node image their region does not offer now: "+
+			"AKS does not announce releases, so when they proceed is unknown at plan; the preview shows them pending and the outcome assumes no release", waiting))
+	}
+	sel := u.NodeImageSelection
+	if images > 0 && u.Upgrade != rollout.ControlPlaneOnly && (sel == "" || sel == rollout.Latest) {
+		out = append(out, "target node images are the newest the members' regions offer now as far as the provider can read them "+
+			"(the images fleet members run): Latest takes the newest image in a member's region when its upgrade starts, "+
+			"so an image released before then, or one no member runs yet, replaces the one shown")
+	}
+	return out
+}
+
+// assumedImageWarning is the one warning for members whose target node image
+// their region offers only by the provider's assumption (AKS lists just the
+// latest image of each type: engine.RolloutFacts), or "".
+func assumedImageWarning(p rollout.Preview, facts engine.RolloutFacts) string {
+	location := map[string]string{}
+	for _, m := range facts.Members {
+		location[m.Name] = m.Location
+	}
+	var names []string
+	images := map[string]bool{}
+	for _, st := range p.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				if m.Action != rollout.ActionUpgrade && m.Action != rollout.ActionPending {
+					continue
+				}
+				found := false
+				for pool, img := range m.TargetNodeImageVersions {
+					if img != m.CurrentNodeImageVersions[pool] && facts.Assumed(location[m.Name], img) {
+						images[img+" in "+location[m.Name]], found = true, true
+					}
+				}
+				if found {
+					names = append(names, m.Name)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d member(s) (%s) get a node image their region's AKS list does not show (%s): AKS lists only the latest image "+
+		"of each type, and the preview assumes a region still offers an older image another region lists or a member runs. "+
+		"If AKS no longer offers it there, Consistent picks an older common image or skips the member",
+		len(names), shared.NameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "))
+}
+
+// skipTargetsToRollout are the configured skip targets, which apply skips
+// before it starts the run.
+func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
+	var out []rollout.SkipTarget
+	for _, s := range skips {
+		out = append(out, rollout.SkipTarget{Type: rollout.SkipTargetType(s.Type.ValueString()), Name: s.Name.ValueString()})
+	}
+	return out
+}
+
+// strategyOf is the run's strategy: the update strategy's (read now), the
+// inline stages, or nil (members one by one).
+func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
+	if plan.Stages != nil {
+		s := stagesToAPI(plan.Stages)
+		return &s, nil
+	}
+	if plan.UpdateStrategyID.IsNull() || plan.UpdateStrategyID.ValueString() == "" {
+		return nil, nil
+	}
+	fleet, name, err := fleetapi.ParseChildID(plan.UpdateStrategyID.ValueString(), "updateStrategies")
+	if err != nil {
+		return nil, &invalidRunError{err}
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		return nil, err
+	}
+	s, err := fc.GetUpdateStrategy(ctx, fleet, name)
+	if err != nil {
+		return nil, fmt.Errorf("read update strategy %s: %w", plan.UpdateStrategyID.ValueString(), err)
+	}
+	if s.Properties == nil {
+		return nil, nil
+	}
+	return &s.Properties.Strategy, nil
+}
+
+type runPreviewModel struct {
+	MemberCount                 int64                  `tfsdk:"member_count"`
+	Actions                     map[string]int64       `tfsdk:"actions"`
+	Stages                      []runStagePreviewModel `tfsdk:"stages"`
+	UnselectedMembers           []string               `tfsdk:"unselected_members"`
+	UnselectedMemberCount       int64                  `tfsdk:"unselected_member_count"`
+	ConsistentNodeImageVersions []string               `tfsdk:"consistent_node_image_versions"`
+	Outcome                     string                 `tfsdk:"outcome"`
+	Warnings                    []string               `tfsdk:"warnings"`
+}
+
+type runStagePreviewModel struct {
+	Name                    string                 `tfsdk:"name"`
+	AfterStageWaitInSeconds types.Int64            `tfsdk:"after_stage_wait_in_seconds"`
+	Gates                   []previewGateModel     `tfsdk:"gates"`
+	MemberCount             int64                  `tfsdk:"member_count"`
+	Actions                 map[string]int64       `tfsdk:"actions"`
+	Groups                  []runGroupPreviewModel `tfsdk:"groups"`
+}
+
+type previewGateModel struct {
+	Timing      string       `tfsdk:"timing"`
+	DisplayName types.String `tfsdk:"display_name"`
+	Type        string       `tfsdk:"type"`
+}
+
+type runGroupPreviewModel struct {
+	Name           string                  `tfsdk:"name"`
+	Gates          []previewGateModel      `tfsdk:"gates"`
+	MemberCount    int64                   `tfsdk:"member_count"`
+	Actions        map[string]int64        `tfsdk:"actions"`
+	Members        []runMemberPreviewModel `tfsdk:"members"`
+	MembersOmitted int64                   `tfsdk:"members_omitted"`
+}
+
+type runMemberPreviewModel struct {
+	Position                 int64             `tfsdk:"position"`
+	Name                     string            `tfsdk:"name"`
+	Action                   string            `tfsdk:"action"`
+	Reason                   types.String      `tfsdk:"reason"`
+	CurrentKubernetesVersion string            `tfsdk:"current_kubernetes_version"`
+	TargetKubernetesVersion  string            `tfsdk:"target_kubernetes_version"`
+	CurrentNodeImageVersions map[string]string `tfsdk:"current_node_image_versions"`
+	TargetNodeImageVersions  map[string]string `tfsdk:"target_node_image_versions"`
+	MaintenanceWindow        string            `tfsdk:"maintenance_window"`
+	WindowOpensAt            types.String      `tfsdk:"window_opens_at"`
+}
+
+func previewGates(gs []rollout.GatePreview) []previewGateModel {
+	var out []previewGateModel
+	for _, g := range gs {
+		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: shared.OptString(g.DisplayName), Type: string(g.Type)})
+	}
+	return out
+}
+
+// exceptionRank orders a rollout preview's actions for a reader: a failure (it stops the run),
+// then what waits, then what is skipped, then routine upgrades.
+func exceptionRank(a rollout.Action) int {
+	switch a {
+	case rollout.ActionFail:
+		return 1
+	case rollout.ActionPending:
+		return 2
+	case rollout.ActionSkip:
+		return 3
+	}
+	return 4
+}
+
+// runMemberRef locates one member of a rollout preview.
+type runMemberRef struct{ stage, group, position int }
+
+// runPreviewFrom maps rollout.Plan's preview for the provider's list limit (0: everything):
+// at most runMemberLimit(listLimit) members of the whole run are listed, and every one counted. Actions are the rules' own: upgrade, skip, pending, and fail
+// (a predicted failure, also in warnings). unreadable are the members the facts left out.
+func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.UnreadableMember) runPreviewModel {
+	limit := runMemberLimit(listLimit)
+	out := runPreviewModel{
+		Actions:                     map[string]int64{},
+		UnselectedMemberCount:       int64(len(p.UnselectedMembers)),
+		ConsistentNodeImageVersions: shared.NullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
+		Outcome:                     string(p.Outcome),
+	}
+	out.UnselectedMembers, _ = shared.CapList(shared.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), listLimit)
+
+	// Which members to list: the first the run updates, then exceptions (fail, pending, skip),
+	// then the first of the first stage's other groups, then upgrades, each in update order.
+	var refs []runMemberRef
+	var actions []rollout.Action
+	firstStage := -1
+	for si, st := range p.Stages {
+		for gi, g := range st.Groups {
+			for mi, m := range g.Members {
+				if firstStage < 0 {
+					firstStage = si
+				}
+				refs = append(refs, runMemberRef{si, gi, mi})
+				actions = append(actions, m.Action)
+			}
+		}
+	}
+	tier := func(i int) int {
+		switch {
+		case i == 0:
+			return 0
+		case exceptionRank(actions[i]) < exceptionRank(rollout.ActionUpgrade):
+			return exceptionRank(actions[i])
+		case refs[i].stage == firstStage && refs[i].position == 0:
+			return exceptionRank(rollout.ActionUpgrade)
+		}
+		return exceptionRank(rollout.ActionUpgrade) + 1
+	}
+	taken := shared.FirstToRead(len(refs), limit, func(a, b int) bool {
+		ra, rb := refs[a], refs[b]
+		if ta, tb := tier(a), tier(b); ta != tb {
+			return ta < tb
+		}
+		if ra.stage != rb.stage {
+			return ra.stage < rb.stage
+		}
+		if ra.position != rb.position {
+			return ra.position < rb.position
+		}
+		return ra.group < rb.group
+	})
+
+	i := 0
+	for _, st := range p.Stages {
+		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{}}
+		if st.AfterStageWaitInSeconds > 0 {
+			sp.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
+		}
+		for _, g := range st.Groups {
+			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Actions: map[string]int64{}, MemberCount: int64(len(g.Members))}
+			for mi, m := range g.Members {
+				a := string(m.Action)
+				gp.Actions[a]++
+				sp.Actions[a]++
+				out.Actions[a]++
+				if !taken[i] {
+					gp.MembersOmitted++
+					i++
+					continue
+				}
+				i++
+				gp.Members = append(gp.Members, runMemberPreviewModel{
+					Position: int64(mi + 1), Name: m.Name, Action: a, Reason: shared.OptString(stableReason(m.Reason)),
+					CurrentKubernetesVersion: m.CurrentKubernetesVersion, TargetKubernetesVersion: m.TargetKubernetesVersion,
+					CurrentNodeImageVersions: nilIfEmptyMap(m.CurrentNodeImageVersions), TargetNodeImageVersions: nilIfEmptyMap(m.TargetNodeImageVersions),
+					MaintenanceWindow: string(m.MaintenanceWindow), WindowOpensAt: shared.TimeString(m.WindowOpensAt),
+				})
+			}
+			sp.MemberCount += gp.MemberCount
+			sp.Groups = append(sp.Groups, gp)
+		}
+		out.MemberCount += sp.MemberCount
+		out.Stages = append(out.Stages, sp)
+	}
+
+	// Warnings: the run's own, then one per kind of member warning.
+	warnings := append([]string{}, p.Warnings...)
+	var grouped shared.MemberWarnings
+	for _, w := range p.MemberWarnings {
+		grouped.Add(w.Summary(), w.Member)
+	}
+	warnings = append(warnings, grouped.Messages()...)
+	if len(unreadable) > 0 {
+		var u shared.UnreadableMembers
+		for _, m := range unreadable {
+			u.Add(m.Name, m.Err)
+		}
+		warnings = append(warnings, u.Message(": they are left out of the preview"))
+	}
+	out.Warnings = shared.NullIfEmpty(warnings)
+	return out
+}
+
+func nilIfEmptyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}

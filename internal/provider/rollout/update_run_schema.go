@@ -1,0 +1,148 @@
+package rollout
+
+import (
+	"fmt"
+
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// The computed attributes of fleet_update_run: its preview and its status.
+
+func cstr(desc string) rschema.StringAttribute {
+	return rschema.StringAttribute{Computed: true, Description: desc}
+}
+
+func clist(desc string) rschema.ListAttribute {
+	return rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: desc}
+}
+
+func cmap(desc string) rschema.MapAttribute {
+	return rschema.MapAttribute{Computed: true, ElementType: types.StringType, Description: desc}
+}
+
+func cobjs(desc string, attrs map[string]rschema.Attribute) rschema.ListNestedAttribute {
+	return rschema.ListNestedAttribute{Computed: true, Description: desc, NestedObject: rschema.NestedAttributeObject{Attributes: attrs}}
+}
+
+func previewGatesAttribute() rschema.ListNestedAttribute {
+	return cobjs("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
+		"timing": cstr("`Before` or `After`."), "display_name": cstr("The gate's display name."), "type": cstr("`Approval`."),
+	})
+}
+
+func cint(desc string) rschema.Int64Attribute {
+	return rschema.Int64Attribute{Computed: true, Description: desc}
+}
+
+func cactions(what string) rschema.MapAttribute {
+	return rschema.MapAttribute{Computed: true, ElementType: types.Int64Type,
+		Description: "Action (`upgrade`, `skip`, `pending`, `fail`) → how many members of " + what + " get it: every member, listed or not."}
+}
+
+func runPreviewAttribute() rschema.SingleNestedAttribute {
+	return rschema.SingleNestedAttribute{
+		Computed: true,
+		Description: "The rollout plan, computed at plan at the Fleet API's current time when the run is created or its definition changes " +
+			"(kept as-is otherwise). Assumes approval gates are approved when reached and upgrades succeed. Counts (`member_count`, " +
+			"`actions`) cover every member; with the provider's `preview_detail = \"summary\"` (the default) the groups' `members` " +
+			"lists hold " + fmt.Sprint(RunPreviewMemberLimit) + " members of the whole run in all — each takes about 15 lines of plan " +
+			"text, and this keeps the plan of a run of 1,000 members over 3 stages and 6 groups under 200 lines — chosen in the order " +
+			"a reader needs them: the first members the run updates (the first of each group of the first stage), then exceptions " +
+			"(`fail`, `pending`, `skip`), then upgrades, each in update order. `preview_detail = \"full\"` lists every member. " +
+			"Empty lists are null.",
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+		Attributes: map[string]rschema.Attribute{
+			"member_count": cint("How many members the run's stages select."),
+			"actions":      cactions("the run"),
+			"stages": cobjs("Stages in order.", map[string]rschema.Attribute{
+				"name":                        cstr("The stage."),
+				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage; null for none."},
+				"gates":                       previewGatesAttribute(),
+				"member_count":                cint("How many members the stage's groups select."),
+				"actions":                     cactions("the stage"),
+				"groups": cobjs("Groups, updated in parallel.", map[string]rschema.Attribute{
+					"name":            cstr("The group."),
+					"gates":           previewGatesAttribute(),
+					"member_count":    cint("How many members the group selects."),
+					"actions":         cactions("the group"),
+					"members_omitted": cint("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
+					"members": cobjs("The listed members in the order the group updates them (maintenance window: open now, opening within "+
+						"4 hours, none, closed); `position` says where each stands in that order, so gaps show members left out. Null "+
+						"when none is listed.", map[string]rschema.Attribute{
+						"position": cint("The member's place in the group's update order, from 1."),
+						"name":     cstr("The member."),
+						"action": cstr("`upgrade`, `skip`, `pending` (waits for a window or a version; the reason says which and until when) or " +
+							"`fail` (AKS would reject the upgrade, e.g. skipping a minor version; a failure stops the run)."),
+						"reason":                      cstr("Why the member is upgraded, skipped, pending or fails."),
+						"current_kubernetes_version":  cstr("The cluster's version now."),
+						"target_kubernetes_version":   cstr("The version after the run."),
+						"current_node_image_versions": cmap("Node pool → node image version now (null without node pools)."),
+						"target_node_image_versions":  cmap("Node pool → node image version after the run (null without node pools)."),
+						"maintenance_window":          cstr("`open`, `opens_soon`, `none` or `closed` when the run reaches the member."),
+						"window_opens_at":             cstr("When that window opened or opens next (RFC 3339)."),
+					}),
+				}),
+			}),
+			"unselected_members": clist("Members no group of the strategy selects (the run never updates them), by name: at most " +
+				fmt.Sprint(shared.SummaryListLimit) + " with summary detail, all with full detail; null when there are none."),
+			"unselected_member_count":        cint("How many members no group of the strategy selects."),
+			"consistent_node_image_versions": clist("With Consistent node images: the image set the run will use; null otherwise."),
+			"outcome":                        cstr("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
+			"warnings": clist("Groups without members, predicted failures, missing consistent images, members no group selects and " +
+				"members left out: a warning that concerns members is told once, with how many and the first names. Null when there are none."),
+		},
+	}
+}
+
+func statusTimes() map[string]rschema.Attribute {
+	return map[string]rschema.Attribute{
+		"state":      cstr("NotStarted, Running, Pending, Stopping, Stopped, Skipped, Failed or Completed."),
+		"start_time": cstr("RFC 3339."), "end_time": cstr("RFC 3339."), "error": cstr("The error message, if any."),
+	}
+}
+
+func withAttrs(base map[string]rschema.Attribute, extra map[string]rschema.Attribute) map[string]rschema.Attribute {
+	for k, v := range extra {
+		base[k] = v
+	}
+	return base
+}
+
+func statusGatesAttribute() rschema.ListNestedAttribute {
+	return cobjs("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
+		"timing": cstr("`Before` or `After`."), "display_name": cstr("The gate's display name."),
+		"gate_id": cstr("The fleets/gates resource name, once the run reached the gate."), "state": cstr("Pending, Skipped or Completed."),
+	})
+}
+
+func runStatusAttribute() rschema.SingleNestedAttribute {
+	return rschema.SingleNestedAttribute{
+		Computed: true, Description: "The run's status from the Fleet API.",
+		Attributes: withAttrs(statusTimes(), map[string]rschema.Attribute{
+			"selected_node_image_versions": clist("With Consistent node images: the selected versions."),
+			"stages": cobjs("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+				"name":                   cstr("The stage."),
+				"gates":                  statusGatesAttribute(),
+				"after_stage_wait_state": cstr("The after-stage wait's state."),
+				"groups": cobjs("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+					"name":  cstr("The group."),
+					"gates": statusGatesAttribute(),
+					"members": cobjs("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+						"name": cstr("The member."), "message": cstr("The member update's message."),
+						"operation_id": cstr("The AKS operation ID of the member's upgrade."),
+					})),
+				})),
+			})),
+		}),
+	}
+}
+
+var (
+	runPreviewType = shared.ObjectType(runPreviewAttribute().GetType(), "the update run's preview")
+	runStatusType  = shared.ObjectType(runStatusAttribute().GetType(), "the update run's status")
+)

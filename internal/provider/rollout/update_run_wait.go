@@ -1,0 +1,389 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// What apply does to a run and how it waits: start, stop, skip, approve
+// gates, log each change, and name failing members.
+
+// waitPendingKey is the private-state key set while an apply stopped waiting
+// for a run that goes on (create timeout, cancelled apply).
+const waitPendingKey = "wait_pending"
+
+func setWaitPending(ctx context.Context, p shared.PrivateSetter, pending bool) diag.Diagnostics {
+	if p == nil {
+		return nil
+	}
+	if !pending {
+		return p.SetKey(ctx, waitPendingKey, nil)
+	}
+	return p.SetKey(ctx, waitPendingKey, []byte(`true`))
+}
+
+// waitResumes reports whether an earlier apply stopped waiting for the run
+// and the configuration still waits for it to complete while the refreshed
+// run has not ended: apply (an in-place update) then resumes the wait for
+// the same run.
+func waitResumes(ctx context.Context, p shared.PrivateGetter, state, plan updateRunModel, diags *diag.Diagnostics) bool {
+	if p == nil || plan.WaitFor.ValueString() != shared.WaitCompleted || plan.State.ValueString() != runStateRunning {
+		return false
+	}
+	b, d := p.GetKey(ctx, waitPendingKey)
+	diags.Append(d...)
+	if string(b) != `true` || state.Status.IsNull() || state.Status.IsUnknown() {
+		return false
+	}
+	var st runStatusModel
+	if d := state.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
+		return false
+	}
+	return !runEnded(fleetapi.UpdateState(st.State.ValueString()))
+}
+
+// approvalWaiting reports whether a configured approval's gate is Pending in
+// the refreshed status: apply then approves it.
+func (r *updateRunResource) approvalWaiting(ctx context.Context, state, plan updateRunModel) bool {
+	if len(plan.Approvals) == 0 || state.Status.IsNull() || state.Status.IsUnknown() {
+		return false
+	}
+	var st runStatusModel
+	if d := state.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
+		return false
+	}
+	for _, g := range statusGates(st) {
+		if g.state == string(fleetapi.GateStatePending) && g.id != "" && approved(plan.Approvals, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// converge starts or stops the run to match plan.State, skips the targets
+// not skipped before, approves waiting gates, waits as wait_for says, and
+// saves state — also when a step fails, before returning the error.
+//
+// A wait that is interrupted (timeout or cancel) while the run goes on sets
+// the private "wait pending" flag, so the next plan is an in-place update
+// whose apply resumes waiting for the same run. In Create (creating) the
+// interruption is a warning, not an error: Terraform taints an object whose
+// Create returns an error and the next apply would then destroy the run and
+// create a new one instead of waiting for it (SPEC §8).
+func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, skipped []skipModel, run *fleetapi.UpdateRun, creating bool, st *tfsdk.State, priv shared.PrivateSetter, diags *diag.Diagnostics) {
+	name := plan.Name.ValueString()
+	save := func() {
+		plan.Status = runStatusObject(ctx, run, diags)
+		diags.Append(st.Set(ctx, plan)...)
+	}
+	fail := func(summary string, err error) {
+		diags.AddError(summary, fmt.Sprintf("Update run %q: %v", name, err))
+		if latest, gerr := fc.GetUpdateRun(context.WithoutCancel(ctx), fleet, name); gerr == nil {
+			run = latest
+		}
+		save()
+	}
+	// Skips first: a run created (or re-started) with skip targets must not reach them before
+	// they are skipped — the Fleet API accepts skips in NotStarted, Stopped and Failed runs.
+	if targets := newSkipTargets(plan.Skip, skipped); len(targets) > 0 {
+		tflog.Info(ctx, "skipping update run targets", map[string]any{"run": name, "targets": fmt.Sprint(targets)})
+		poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: targets}, nil)
+		got, err := shared.PollDone(ctx, poller, err)
+		if err != nil {
+			fail("Skipping update run targets", err)
+			return
+		}
+		run = got
+	}
+	// Running wanted while a stop finishes a member's upgrade (refresh reads Stopping as Stopped):
+	// the run can be started only once it is Stopped, so wait for that, one read per interval.
+	for plan.State.ValueString() == runStateRunning && runState(run) == fleetapi.UpdateStateStopping {
+		tflog.Info(ctx, "update run still stopping; waiting to start it again", map[string]any{"run": name})
+		select {
+		case <-ctx.Done():
+			fail("Starting the update run", fmt.Errorf("still stopping: %w", context.Cause(ctx)))
+			return
+		case <-time.After(pollInterval()):
+		}
+		got, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			fail("Starting the update run", err)
+			return
+		}
+		run = got
+	}
+	state := runState(run)
+	switch want := plan.State.ValueString(); {
+	case want == runStateRunning && (state == fleetapi.UpdateStateNotStarted || state == fleetapi.UpdateStateStopped || state == fleetapi.UpdateStateFailed):
+		tflog.Info(ctx, "starting update run", map[string]any{"run": name, "from": string(state)})
+		poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
+		got, err := shared.PollDone(ctx, poller, err)
+		if err != nil && fleetapi.IsConflict(err) && state == fleetapi.UpdateStateNotStarted {
+			// A concurrent apply of the same run may have started it first.
+			if latest, gerr := fc.GetUpdateRun(ctx, fleet, name); gerr == nil && runStarted(runState(latest)) {
+				got, err = latest, nil
+			}
+		}
+		if err != nil {
+			fail("Starting the update run", err)
+			return
+		}
+		run = got
+	case want == runStateStopped && (state == fleetapi.UpdateStateRunning || state == fleetapi.UpdateStatePending):
+		tflog.Info(ctx, "stopping update run", map[string]any{"run": name, "from": string(state)})
+		poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
+		got, err := shared.PollDone(ctx, poller, err)
+		if err != nil {
+			fail("Stopping the update run", err)
+			return
+		}
+		run = got
+	}
+	if err := r.approve(ctx, fc, fleet, plan, run); err != nil {
+		fail("Approving a gate", err)
+		return
+	}
+	if plan.WaitFor.ValueString() != shared.WaitCompleted || plan.State.ValueString() != runStateRunning {
+		if n := len(plan.Approvals); n > 0 {
+			// Approvals changed a gate's state: read the run once more so status shows it.
+			if latest, err := fc.GetUpdateRun(ctx, fleet, name); err == nil {
+				run = latest
+			}
+		}
+		save()
+		return
+	}
+	final, err := r.wait(ctx, fc, fleet, plan, run)
+	if final != nil {
+		run = final
+	}
+	if err != nil {
+		if ctx.Err() != nil && !runEnded(runState(run)) {
+			diags.Append(setWaitPending(ctx, priv, true)...)
+			if creating {
+				diags.AddWarning("Stopped waiting for the update run", fmt.Sprintf("Update run %q: %v.\n\n"+
+					"The run was created and started, and its state is saved. The next plan shows an in-place update "+
+					"of this run: applying it resumes waiting for the same run.", name, err))
+			} else {
+				diags.AddError("Waiting for the update run", fmt.Sprintf("Update run %q: %v", name, err))
+			}
+			save()
+			return
+		}
+		diags.AddError("Waiting for the update run", fmt.Sprintf("Update run %q: %v", name, err))
+		save()
+		return
+	}
+	diags.Append(setWaitPending(ctx, priv, false)...)
+	save()
+	if s := runState(run); s == fleetapi.UpdateStateFailed || s == fleetapi.UpdateStateStopped {
+		diags.AddError(fmt.Sprintf("Update run %s", s), runFailureDetail(run))
+	}
+}
+
+// wait reads the run every pollInterval until it ends (Completed, Failed,
+// Stopped, Skipped): one Fleet API request per interval, plus one per gate
+// it approves. Each state change of the run, a stage, a group or a member is
+// logged.
+func (r *updateRunResource) wait(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, run *fleetapi.UpdateRun) (*fleetapi.UpdateRun, error) {
+	name := plan.Name.ValueString()
+	seen := map[string]string{}
+	logChanges(ctx, name, run, seen)
+	interval := pollInterval()
+	timer := time.NewTimer(interval)
+	defer timer.Stop()
+	for !runEnded(runState(run)) {
+		select {
+		case <-ctx.Done():
+			return run, fmt.Errorf("stopped waiting while the run is %s (%v); the run goes on: apply again to wait for it", runState(run), context.Cause(ctx))
+		case <-timer.C:
+		}
+		got, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			if ctx.Err() != nil {
+				continue
+			}
+			return run, err
+		}
+		run = got
+		logChanges(ctx, name, run, seen)
+		if err := r.approve(ctx, fc, fleet, plan, run); err != nil {
+			return run, err
+		}
+		timer.Reset(interval)
+	}
+	return run, nil
+}
+
+// runStarted reports a state a start leads to.
+func runStarted(s fleetapi.UpdateState) bool {
+	switch s {
+	case fleetapi.UpdateStateRunning, fleetapi.UpdateStatePending, fleetapi.UpdateStateCompleted:
+		return true
+	}
+	return false
+}
+
+func runEnded(s fleetapi.UpdateState) bool {
+	switch s {
+	case fleetapi.UpdateStateCompleted, fleetapi.UpdateStateFailed, fleetapi.UpdateStateStopped, fleetapi.UpdateStateSkipped:
+		return true
+	}
+	return false
+}
+
+func logChanges(ctx context.Context, run string, u *fleetapi.UpdateRun, seen map[string]string) {
+	note := func(what string, s *fleetapi.UpdateStatus, msg string) {
+		if s == nil {
+			return
+		}
+		if seen[what] == string(s.State) {
+			return
+		}
+		seen[what] = string(s.State)
+		f := map[string]any{"run": run, "what": what, "state": string(s.State)}
+		if msg != "" {
+			f["message"] = msg
+		}
+		tflog.Info(ctx, "update run state changed", f)
+	}
+	if u.Properties == nil || u.Properties.Status == nil {
+		return
+	}
+	rs := u.Properties.Status
+	note("run", rs.Status, "")
+	for _, st := range rs.Stages {
+		note("stage "+st.Name, st.Status, "")
+		for _, g := range st.Groups {
+			note("group "+g.Name, g.Status, "")
+			for _, m := range g.Members {
+				note("member "+m.Name, m.Status, m.Message)
+			}
+		}
+	}
+}
+
+// approve completes the Pending gates the approvals name. The gate IDs come
+// from the run's status tree (UpdateRunGateStatus.gateId), which names the
+// fleets/gates resource the run created for each gate it reached.
+func (r *updateRunResource) approve(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, run *fleetapi.UpdateRun) error {
+	if len(plan.Approvals) == 0 {
+		return nil
+	}
+	for _, g := range statusGates(runStatusFrom(run)) {
+		if g.state != string(fleetapi.GateStatePending) || g.id == "" || !approved(plan.Approvals, g) {
+			continue
+		}
+		tflog.Info(ctx, "approving gate", map[string]any{"run": plan.Name.ValueString(), "stage": g.stage, "group": g.group, "timing": g.timing, "gate": g.id})
+		// gateId is the gate's ARM resource ID (fleets/{fleet}/gates/{name}); the API takes the name.
+		gate := g.id
+		if i := strings.LastIndex(gate, "/"); i >= 0 {
+			gate = gate[i+1:]
+		}
+		poller, err := fc.BeginApproveGate(ctx, fleet, gate, nil)
+		if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
+			return fmt.Errorf("gate %s (%s %s of stage %s%s): %w", g.id, g.timing, joinNonEmpty(" ", "group", g.group), g.stage, "", err)
+		}
+	}
+	return nil
+}
+
+type gateRef struct{ stage, group, timing, id, state string }
+
+func statusGates(st runStatusModel) []gateRef {
+	var out []gateRef
+	for _, s := range st.Stages {
+		for _, g := range s.Gates {
+			out = append(out, gateRef{stage: s.Name, timing: g.Timing, id: g.GateID.ValueString(), state: g.State.ValueString()})
+		}
+		for _, grp := range s.Groups {
+			for _, g := range grp.Gates {
+				out = append(out, gateRef{stage: s.Name, group: grp.Name, timing: g.Timing, id: g.GateID.ValueString(), state: g.State.ValueString()})
+			}
+		}
+	}
+	return out
+}
+
+func approved(approvals []approvalModel, g gateRef) bool {
+	for _, a := range approvals {
+		if a.Stage.ValueString() == g.stage && a.Group.ValueString() == g.group && a.Timing.ValueString() == g.timing {
+			return true
+		}
+	}
+	return false
+}
+
+// runFailureDetail names each failed member with its message.
+func runFailureDetail(run *fleetapi.UpdateRun) string {
+	var lines []string
+	if run.Properties != nil && run.Properties.Status != nil {
+		rs := run.Properties.Status
+		if rs.Status != nil && rs.Status.Error != nil && rs.Status.Error.Message != "" {
+			lines = append(lines, "Run error: "+rs.Status.Error.Message)
+		}
+		for _, st := range rs.Stages {
+			for _, g := range st.Groups {
+				for _, m := range g.Members {
+					if m.Status == nil || m.Status.State != fleetapi.UpdateStateFailed {
+						continue
+					}
+					msg := m.Message
+					if msg == "" && m.Status.Error != nil {
+						msg = m.Status.Error.Message
+					}
+					lines = append(lines, fmt.Sprintf("Member %s (stage %s, group %s) failed: %s", m.Name, st.Name, g.Name, msg))
+				}
+			}
+		}
+	}
+	lines = append(lines, "The state is saved. Fix the cause and apply again: the run is re-started (its refreshed state is Stopped).")
+	return strings.Join(lines, "\n")
+}
+
+func newSkipTargets(plan, prior []skipModel) []fleetapi.SkipTarget {
+	done := map[skipModel]bool{}
+	for _, s := range prior {
+		done[skipModel{Type: types.StringValue(s.Type.ValueString()), Name: types.StringValue(s.Name.ValueString())}] = true
+	}
+	var out []fleetapi.SkipTarget
+	for _, s := range plan {
+		k := skipModel{Type: types.StringValue(s.Type.ValueString()), Name: types.StringValue(s.Name.ValueString())}
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		out = append(out, fleetapi.SkipTarget{Type: fleetapi.TargetType(s.Type.ValueString()), Name: s.Name.ValueString()})
+	}
+	return out
+}
+
+func runState(run *fleetapi.UpdateRun) fleetapi.UpdateState {
+	if run == nil || run.Properties == nil || run.Properties.Status == nil || run.Properties.Status.Status == nil {
+		return fleetapi.UpdateStateNotStarted
+	}
+	return run.Properties.Status.Status.State
+}
+
+// desiredFromActual maps the run's state to the `state` attribute: a run
+// that ended Stopped or Failed reads Stopped, so apply with Running re-starts it.
+func desiredFromActual(s fleetapi.UpdateState) string {
+	switch s {
+	case fleetapi.UpdateStateNotStarted, "":
+		return runStateNotStarted
+	case fleetapi.UpdateStateStopped, fleetapi.UpdateStateStopping, fleetapi.UpdateStateFailed:
+		return runStateStopped
+	default:
+		return runStateRunning
+	}
+}

@@ -1,0 +1,92 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+)
+
+// The read-only data sources of resources Terraform did not create
+// (fleet_update_run, fleet_update_strategy, fleet_auto_upgrade_profile) show
+// the resources' own attributes: these helpers turn a resource's attribute
+// into the same attribute of a data source, computed, with its description,
+// so the two schemas cannot drift apart.
+
+// ComputedAttributes converts the named attributes of a resource schema.
+func ComputedAttributes(s rschema.Schema, names ...string) map[string]dschema.Attribute {
+	out := make(map[string]dschema.Attribute, len(names))
+	for _, n := range names {
+		a, ok := s.Attributes[n]
+		if !ok {
+			panic(fmt.Sprintf("computedAttributes: the resource schema has no attribute %q", n))
+		}
+		out[n] = computedAttribute(a)
+	}
+	return out
+}
+
+// computedAttribute is a resource attribute as a computed data-source attribute.
+func computedAttribute(a rschema.Attribute) dschema.Attribute {
+	desc := a.GetDescription()
+	md := a.GetMarkdownDescription()
+	switch v := a.(type) {
+	case rschema.StringAttribute:
+		return dschema.StringAttribute{Computed: true, Description: desc, MarkdownDescription: md, Sensitive: v.Sensitive}
+	case rschema.BoolAttribute:
+		return dschema.BoolAttribute{Computed: true, Description: desc, MarkdownDescription: md}
+	case rschema.Int64Attribute:
+		return dschema.Int64Attribute{Computed: true, Description: desc, MarkdownDescription: md}
+	case rschema.Float64Attribute:
+		return dschema.Float64Attribute{Computed: true, Description: desc, MarkdownDescription: md}
+	case rschema.ListAttribute:
+		return dschema.ListAttribute{Computed: true, ElementType: v.ElementType, Description: desc, MarkdownDescription: md}
+	case rschema.MapAttribute:
+		return dschema.MapAttribute{Computed: true, ElementType: v.ElementType, Description: desc, MarkdownDescription: md}
+	case rschema.ListNestedAttribute:
+		return dschema.ListNestedAttribute{Computed: true, Description: desc, MarkdownDescription: md,
+			NestedObject: dschema.NestedAttributeObject{Attributes: computedNested(v.NestedObject.Attributes)}}
+	case rschema.MapNestedAttribute:
+		return dschema.MapNestedAttribute{Computed: true, Description: desc, MarkdownDescription: md,
+			NestedObject: dschema.NestedAttributeObject{Attributes: computedNested(v.NestedObject.Attributes)}}
+	case rschema.SingleNestedAttribute:
+		return dschema.SingleNestedAttribute{Computed: true, Description: desc, MarkdownDescription: md, Attributes: computedNested(v.Attributes)}
+	}
+	panic(fmt.Sprintf("computedAttribute: no data-source form of %T", a))
+}
+
+func computedNested(attrs map[string]rschema.Attribute) map[string]dschema.Attribute {
+	out := make(map[string]dschema.Attribute, len(attrs))
+	for n, a := range attrs {
+		out[n] = computedAttribute(a)
+	}
+	return out
+}
+
+// LookupAttributes are the inputs every one of these data sources takes: the
+// resource's name and, optionally, its fleet.
+func LookupAttributes(kind string) map[string]dschema.Attribute {
+	return map[string]dschema.Attribute{
+		"id": dschema.StringAttribute{Computed: true, Description: "The " + kind + "'s ARM resource ID."},
+		"name": dschema.StringAttribute{Required: true, Description: "The " + kind + "'s name.",
+			Validators: ChildNameValidators()},
+		"fleet_id": dschema.StringAttribute{Optional: true, Computed: true,
+			Description: "The fleet's ARM resource ID. Default: the provider's fleet (azure.resource_group_name and azure.fleet_name)."},
+	}
+}
+
+func MergeAttributes(a, b map[string]dschema.Attribute) map[string]dschema.Attribute {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// ResourceSchema is a resource's schema.
+func ResourceSchema(ctx context.Context, r resource.Resource) rschema.Schema {
+	var resp resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &resp)
+	return resp.Schema
+}

@@ -1,0 +1,81 @@
+package shared
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+)
+
+// childNameRe is fleets.json's name pattern of update runs and strategies.
+var childNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func ChildNameValidators() []validator.String {
+	return []validator.String{
+		stringvalidator.LengthBetween(1, 50),
+		stringvalidator.RegexMatches(childNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit"),
+	}
+}
+
+// lroFrequency is how often a long-running operation is polled when the
+// service sends no Retry-After (the Fleet API, and the emulator, send one).
+const lroFrequency = 2 * time.Second
+
+func PollDone[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	v, err := p.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: lroFrequency})
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// ResolveFleet resolves fleet_id (null: the provider's default fleet).
+func ResolveFleet(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, bool) {
+	f, err := clients.ResolveFleet(fleetID.ValueString())
+	if err != nil {
+		if engine.IsNotConfigured(err) {
+			AddBackendError(diags, "No fleet", err)
+		} else {
+			diags.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
+		}
+		return fleetapi.FleetID{}, false
+	}
+	return f, true
+}
+
+// FleetIDAttribute is fleet_id of a Fleet API resource: the provider's fleet by default.
+func FleetIDAttribute(what string) rschema.StringAttribute {
+	return rschema.StringAttribute{
+		Optional: true, Computed: true,
+		Description: "The fleet's ARM resource ID. Default: the provider's fleet (`azure.resource_group_name` and `azure.fleet_name`). " +
+			"Changing it replaces the " + what + ".",
+		Validators: []validator.String{fleetIDValidator{}},
+	}
+}
+
+// DataSourceFleet resolves a data source's fleet and the Fleet API client.
+func DataSourceFleet(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
+	fleet, ok := ResolveFleet(clients, fleetID, diags)
+	if !ok {
+		return nil, fleet, false
+	}
+	fc, err := clients.Fleet()
+	if err != nil {
+		AddBackendError(diags, "Reaching the Fleet API", err)
+		return nil, fleetapi.FleetID{}, false
+	}
+	return fc, fleet, true
+}

@@ -1,0 +1,149 @@
+// Package shared holds what every domain of the provider shares: the bases and constructors of
+// resources, data sources and ephemeral resources, import and refresh helpers, fleet resolution,
+// preview bounds and plan diagnostics. It imports no domain.
+package shared
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+)
+
+// ClientsFromProviderData is the Configure step every resource and data
+// source shares: the provider hands over *engine.Clients, or nil before the
+// provider is configured (validate).
+func ClientsFromProviderData(data any, diags *diag.Diagnostics) *engine.Clients {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(*engine.Clients)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *engine.Clients, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return c
+}
+
+// AddBackendError reports an engine error; a missing backend names the
+// provider block to configure.
+func AddBackendError(diags *diag.Diagnostics, summary string, err error) {
+	if engine.IsNotConfigured(err) {
+		diags.AddError("Provider backend not configured", err.Error())
+		return
+	}
+	diags.AddError(summary, err.Error())
+}
+
+// HubAPI is the hub's typed client, or false once the reason it cannot be reached is reported.
+func HubAPI(ctx context.Context, c *engine.Clients, diags *diag.Diagnostics) (*hub.Client, bool) {
+	if c == nil {
+		diags.AddError("Reaching the fleet hub", "The provider is not configured.")
+		return nil, false
+	}
+	h, err := c.HubAPI(ctx)
+	if err != nil {
+		AddBackendError(diags, "Reaching the fleet hub", err)
+		return nil, false
+	}
+	return h, true
+}
+
+// named is the type name a constructor gives a resource, data source or
+// ephemeral resource (NewResource and its kin): fleet<suffix>.
+type named struct{ typeName string }
+
+func (n *named) setTypeName(suffix string) { n.typeName = suffix }
+
+func withTypeName[P interface{ setTypeName(string) }](p P, suffix string) P {
+	p.setTypeName(suffix)
+	return p
+}
+
+// ResourceBase is embedded by every resource: Configure keeps the clients
+// the provider hands over (nil before the provider is configured), Metadata
+// names the resource.
+type ResourceBase struct {
+	named
+	Clients *engine.Clients
+}
+
+// Configure implements resource.ResourceWithConfigure.
+func (r *ResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Metadata implements resource.Resource.
+func (r *ResourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + r.typeName
+}
+
+// NewResource is the constructor the provider registers for the resource
+// fleet<suffix> of type T. What every resource here is — configured,
+// plan-modifying (previews, checks that need the backend), importable — is
+// checked at compile time.
+func NewResource[T any, P interface {
+	*T
+	resource.ResourceWithConfigure
+	resource.ResourceWithModifyPlan
+	resource.ResourceWithImportState
+	setTypeName(string)
+}](suffix string) func() resource.Resource {
+	return func() resource.Resource { return withTypeName(P(new(T)), suffix) }
+}
+
+// DataSourceBase is ResourceBase for data sources.
+type DataSourceBase struct {
+	named
+	Clients *engine.Clients
+}
+
+// Configure implements datasource.DataSourceWithConfigure.
+func (d *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Metadata implements datasource.DataSource.
+func (d *DataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + d.typeName
+}
+
+// NewDataSource is NewResource for data sources.
+func NewDataSource[T any, P interface {
+	*T
+	datasource.DataSourceWithConfigure
+	setTypeName(string)
+}](suffix string) func() datasource.DataSource {
+	return func() datasource.DataSource { return withTypeName(P(new(T)), suffix) }
+}
+
+// EphemeralBase is ResourceBase for ephemeral resources.
+type EphemeralBase struct {
+	named
+	Clients *engine.Clients
+}
+
+// Configure implements ephemeral.EphemeralResourceWithConfigure.
+func (e *EphemeralBase) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
+	e.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Metadata implements ephemeral.EphemeralResource.
+func (e *EphemeralBase) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + e.typeName
+}
+
+// NewEphemeral is NewResource for ephemeral resources.
+func NewEphemeral[T any, P interface {
+	*T
+	ephemeral.EphemeralResourceWithConfigure
+	setTypeName(string)
+}](suffix string) func() ephemeral.EphemeralResource {
+	return func() ephemeral.EphemeralResource { return withTypeName(P(new(T)), suffix) }
+}

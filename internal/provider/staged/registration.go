@@ -1,0 +1,17 @@
+// Package staged is the provider's staged-rollout domain: fleet_staged_update_strategy and
+// fleet_staged_update_run (KubeFleet's staged update runs of a placement).
+package staged
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// Resources are the resources the provider registers for this domain.
+func Resources() []func() resource.Resource {
+	return []func() resource.Resource{
+		shared.NewResource[stagedStrategyResource]("_staged_update_strategy"),
+		shared.NewResource[stagedRunResource]("_staged_update_run"),
+	}
+}

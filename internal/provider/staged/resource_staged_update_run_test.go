@@ -1,0 +1,249 @@
+package staged_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+)
+
+// stagedHub is the acceptance fleet's hub through the provider's own typed client.
+func stagedHub(t *testing.T) (*hub.Client, *kube.Client) {
+	kc := acctest.HubKube(t)
+	return hub.New(kc), kc
+}
+
+// labelMember sets a label on a hub MemberCluster for the test's duration.
+func labelMember(t *testing.T, kc *kube.Client, member, key, value string) {
+	t.Helper()
+	set := func(v any) {
+		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%s}}}`, key, jsonValue(v))
+		if _, err := kc.Dynamic.Resource(hub.MemberClusterGVR).Patch(context.Background(), member, k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(value)
+	t.Cleanup(func() { set(nil) })
+}
+
+func jsonValue(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+const stagedConfigBase = acctest.ProviderConfig + `
+resource "fleet_placement" "staged" {
+  name               = "staged"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "staged" }]
+  strategy           = { type = "External" }
+}
+
+resource "fleet_staged_update_strategy" "rings" {
+  name = "rings"
+  stages = [
+    {
+      name              = "canary"
+      label_selector    = { match_labels = { env = "canary" } }
+      after_stage_tasks = [{ type = "TimedWait", wait_time = "5s" }]
+    },
+    {
+      name              = "prod"
+      label_selector    = { match_labels = { env = "prod" } }
+      sorting_label_key = "rollout-order"
+      after_stage_tasks = [{ type = "Approval" }]
+    },
+  ]
+}
+
+resource "fleet_staged_update_strategy" "overlap" {
+  name = "overlap"
+  stages = [
+    { name = "prod", label_selector = { match_labels = { env = "prod" } } },
+    { name = "gold", label_selector = { match_labels = { tier = "gold" } } },
+    { name = "rest" },
+  ]
+}
+`
+
+// A staged rollout end to end on the real hub agent: an External placement (PickAll: the tainted
+// prod-east-2 and the disconnected staging-west are not scheduled), a strategy with a TimedWait
+// stage and an Approval stage ordered by an integer label, a run the plan previews and apply
+// drives to Succeeded, a run KubeFleet refuses to initialize (the preview says why, in KubeFleet's
+// words), and a second release of a newer resource snapshot.
+func TestAccStagedUpdateRun(t *testing.T) {
+	h, kc := stagedHub(t)
+	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "staged"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	// As integers prod-west-1 (2) comes before prod-east-1 (10); as strings it would not.
+	labelMember(t, kc, "prod-west-1", "rollout-order", "2")
+	labelMember(t, kc, "prod-east-1", "rollout-order", "10")
+
+	run := func(name, extra string) string {
+		return fmt.Sprintf(`
+resource "fleet_staged_update_run" %[1]q {
+  name                        = %[1]q
+  placement_name              = fleet_placement.staged.id
+  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
+  %[2]s
+}
+`, name, extra)
+	}
+	const release1 = "fleet_staged_update_run.release-1"
+	stage := func(name string, clusters []string, after ...string) knownvalue.Check {
+		cs := make([]knownvalue.Check, len(clusters))
+		for i, c := range clusters {
+			cs[i] = knownvalue.StringExact(c)
+		}
+		as := make([]knownvalue.Check, len(after))
+		for i, a := range after {
+			as[i] = knownvalue.StringExact(a)
+		}
+		var afterCheck knownvalue.Check = knownvalue.Null()
+		if len(after) > 0 {
+			afterCheck = knownvalue.ListExact(as)
+		}
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"name": knownvalue.StringExact(name), "cluster_count": knownvalue.Int64Exact(int64(len(clusters))),
+			"clusters": knownvalue.ListExact(cs), "clusters_omitted": knownvalue.Int64Exact(0), "after_stage": afterCheck,
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// The strategy alone: its preview places every joined cluster, and says a run
+				// scheduling prod-east-2 (no rollout-order label) would not start.
+				Config: stagedConfigBase,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("fleet_staged_update_strategy.rings", tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
+						stage("canary", []string{"canary-east"}, "wait 5s"),
+						stage("prod", []string{"prod-east-2", "prod-west-1", "prod-east-1"}, "approval"),
+					})),
+					plancheck.ExpectKnownValue("fleet_staged_update_strategy.rings", tfjsonpath.New("preview").AtMapKey("unstaged"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("staging-west")})),
+					plancheck.ExpectKnownValue("fleet_staged_update_strategy.rings", tfjsonpath.New("preview").AtMapKey("problem"),
+						knownvalue.StringRegexp(regexp.MustCompile("the sorting label `rollout-order:` on cluster `prod-east-2` is not valid"))),
+				}},
+			},
+			{
+				// The first release: previewed at plan, driven to Succeeded by apply.
+				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
+  wait_for  = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(release1, tfjsonpath.New("resource_snapshot_index"), knownvalue.StringExact("0")),
+					plancheck.ExpectKnownValue(release1, tfjsonpath.New("preview"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"resource_snapshot_index": knownvalue.StringExact("0"),
+						"stages": knownvalue.ListExact([]knownvalue.Check{
+							stage("canary", []string{"canary-east"}, "wait 5s"),
+							stage("prod", []string{"prod-west-1", "prod-east-1"}, "approval of ClusterApprovalRequest release-1-prod"),
+						}),
+						"deletion_count": knownvalue.Int64Exact(0), "deletion": knownvalue.Null(), "deletion_omitted": knownvalue.Int64Exact(0),
+						"failure": knownvalue.Null(),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Succeeded")),
+					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("stages").AtSliceIndex(1).AtMapKey("succeeded_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("approvals_waiting"), knownvalue.Null()),
+				},
+				Check: func(*terraform.State) error { return bindingsAt(h, "staged", "staged-0-snapshot", 3) },
+			},
+			{
+				// A run KubeFleet refuses: prod-east-1 and prod-west-1 are in two stages.
+				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
+  wait_for  = "completed"`) + `
+resource "fleet_staged_update_run" "bad" {
+  name                        = "bad"
+  placement_name              = fleet_placement.staged.id
+  staged_update_strategy_name = fleet_staged_update_strategy.overlap.id
+  wait_for                    = "completed"
+}
+`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("fleet_staged_update_run.bad", tfjsonpath.New("preview").AtMapKey("failure"),
+						knownvalue.StringRegexp(regexp.MustCompile("^cannot continue the ClusterStagedUpdateRun: failed to initialize the clusterStagedUpdateRun: failed to process the request due to a client error: cluster `prod-(east|west)-1` appears in more than one stages"))),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Staged update run failed to initialize.*appears in more than\s+one stages`),
+			},
+			{
+				// A second release, of a newer resource snapshot: a ConfigMap in the namespace.
+				PreConfig: func() { newSnapshot(t, h, kc) },
+				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
+  wait_for  = "completed"`) + run("release-2", `resource_snapshot_index = "1"
+  approvals = ["prod"]
+  wait_for  = "completed"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("fleet_staged_update_run.release-2", tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Succeeded")),
+				},
+				Check: func(*terraform.State) error { return bindingsAt(h, "staged", "staged-1-snapshot", 3) },
+			},
+			{
+				ResourceName: "fleet_staged_update_strategy.rings", ImportState: true, ImportStateId: "rings",
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview", "timeouts"},
+			},
+			{
+				ResourceName: "fleet_staged_update_run.release-2", ImportState: true, ImportStateId: "release-2",
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"approvals", "wait_for", "preview", "timeouts", "status"},
+			},
+		},
+	})
+}
+
+// newSnapshot adds a ConfigMap to the placed namespace and waits for KubeFleet to snapshot it
+// as resource index 1.
+func newSnapshot(t *testing.T, h *hub.Client, kc *kube.Client) {
+	t.Helper()
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged", Name: "release-2"}, Data: map[string]string{"version": "2"}}
+	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	err := acctest.Eventually(3*time.Minute, "resource snapshot 1 of placement staged", func() (bool, string) {
+		snaps, err := h.ResourceSnapshots(ctx, "staged")
+		if err != nil {
+			return false, err.Error()
+		}
+		latest := hub.LatestResourceSnapshotIndex(snaps)
+		return latest == "1", "latest index " + latest
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bindingsAt checks that n of the placement's bindings are bound to the resource snapshot.
+func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
+	bs, err := h.Bindings(context.Background(), placement)
+	if err != nil {
+		return err
+	}
+	got := 0
+	for _, b := range bs {
+		if b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot {
+			got++
+		}
+	}
+	if got != n {
+		return fmt.Errorf("%d bindings bound to %s, want %d", got, snapshot, n)
+	}
+	return nil
+}

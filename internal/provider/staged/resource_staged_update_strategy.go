@@ -1,0 +1,316 @@
+package staged
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ resource.ResourceWithValidateConfig = (*stagedStrategyResource)(nil)
+
+// stagedStrategyResource is fleet_staged_update_strategy: KubeFleet's
+// ClusterStagedUpdateStrategy on the hub.
+type stagedStrategyResource struct{ shared.ResourceBase }
+
+const stagedStrategyTimeout = 5 * time.Minute
+
+var stagedStrategyConfigAttributes = []string{"name", "stages"}
+
+var stagedStrategyPreviewType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"member_count":     types.Int64Type,
+	"stages":           types.ListType{ElemType: stagedStagePreviewType},
+	"unstaged_count":   types.Int64Type,
+	"unstaged":         types.ListType{ElemType: types.StringType},
+	"unstaged_omitted": types.Int64Type,
+	"problem":          types.StringType,
+}}
+
+func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = rschema.Schema{
+		Description: "A KubeFleet staged update strategy (`ClusterStagedUpdateStrategy`) on the fleet hub: the stages in which " +
+			"`fleet_staged_update_run` rolls a placement with `strategy.type = \"External\"` out, with timed waits and approvals " +
+			"between stages. The plan's `preview` shows which joined member clusters each stage holds now, in the order a run " +
+			"updates them, and which clusters no stage holds.",
+		Attributes: map[string]rschema.Attribute{
+			"id": rschema.StringAttribute{
+				Computed: true, Description: "The strategy's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": rschema.StringAttribute{
+				Required:      true,
+				Description:   "The ClusterStagedUpdateStrategy's name (a DNS subdomain). Changing it replaces the strategy.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedObjectNameMax),
+					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
+			},
+			"stages":   stagedStagesAttribute(),
+			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
+			"preview": rschema.SingleNestedAttribute{
+				Computed: true,
+				Description: "What the stages hold now (computed at plan from the hub's joined member clusters, when the strategy is " +
+					"created or its stages change). A run updates only the clusters its placement schedules, in this order.",
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+				Attributes: map[string]rschema.Attribute{
+					"member_count": rschema.Int64Attribute{Computed: true, Description: "Joined member clusters on the hub."},
+					"stages": rschema.ListNestedAttribute{
+						Computed:    true,
+						Description: "Each stage in order: how many joined clusters it holds, the first of them in update order (integer order of `sorting_label_key`'s value, then name; 20 names shared among the stages unless the provider's `preview_detail` is `full`), and what it waits for afterwards.",
+						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+							"name":             rschema.StringAttribute{Computed: true, Description: "The stage."},
+							"cluster_count":    rschema.Int64Attribute{Computed: true, Description: "Joined clusters the stage holds."},
+							"clusters":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first of them, in update order."},
+							"clusters_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
+							"after_stage":      rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "What the stage waits for before the next one starts."},
+						}},
+					},
+					"unstaged_count":   rschema.Int64Attribute{Computed: true, Description: "Joined clusters no stage holds: a run of a placement that schedules any of them fails to initialize."},
+					"unstaged":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first 20 of them by name."},
+					"unstaged_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
+					"problem":          rschema.StringAttribute{Computed: true, Description: "Why a run scheduling every joined cluster would fail to initialize (KubeFleet's own message, with the clusters concerned), or null."},
+				},
+			},
+		},
+	}
+}
+
+func (r *stagedStrategyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg stagedStrategyModel
+	unknown, diags := shared.DecodePartial(ctx, req.Config, &cfg, path.Root("preview"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateStagedStages(&resp.Diagnostics, path.Root("stages"), cfg.Stages, unknown)
+}
+
+func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Clients == nil {
+		return
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, stagedStrategyConfigAttributes...)
+	if err != nil {
+		resp.Diagnostics.AddError("Planning the staged update strategy", err.Error())
+		return
+	}
+	if !changed {
+		return
+	}
+	var plan stagedStrategyModel
+	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, path.Root("preview"), path.Root("id"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	previewPath := path.Root("preview")
+	if stageUnknown := relatedPaths(unknown, path.Root("stages")); len(stageUnknown) > 0 {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(stageUnknown))
+		return
+	}
+	members, err := r.Clients.HubMemberClusters(ctx)
+	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
+			shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, err.Error())
+			return
+		}
+		shared.AddBackendError(&resp.Diagnostics, "Reading the hub's member clusters", err)
+		return
+	}
+	obj, d := stagedStrategyPreview(plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), r.Clients.ListLimit())
+	resp.Diagnostics.Append(d...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+}
+
+func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	shared.ImportHubName(ctx, req, resp, stagedObjectNameMax, "a ClusterStagedUpdateStrategy on the fleet hub (a DNS subdomain)", map[string]any{
+		"preview": types.ObjectNull(stagedStrategyPreviewType.AttrTypes),
+	})
+}
+
+func (r *stagedStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan stagedStrategyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, stagedStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	name := plan.Name.ValueString()
+	got, err := h.CreateStrategy(ctx, &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: stagedStrategySpec(plan.Stages)})
+	if err != nil {
+		if hub.IsAlreadyExists(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update strategy already exists",
+				fmt.Sprintf("The fleet hub already has a ClusterStagedUpdateStrategy named %q: import it, or choose another name.", name))
+			return
+		}
+		resp.Diagnostics.AddError("Creating the staged update strategy", fmt.Sprintf("Creating ClusterStagedUpdateStrategy %q on the hub: %v", name, err))
+		return
+	}
+	tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
+	plan.ID = types.StringValue(got.Name)
+	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state stagedStrategyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	got, err := h.Strategy(ctx, state.Name.ValueString())
+	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update strategy", map[string]any{"strategy": state.Name.ValueString()}) {
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the staged update strategy", fmt.Sprintf("Reading ClusterStagedUpdateStrategy %q: %v", state.Name.ValueString(), err))
+		return
+	}
+	state.ID = types.StringValue(got.Name)
+	state.Stages = stagedStagesFromAPI(got.Spec, state.Stages)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *stagedStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan stagedStrategyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, stagedStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	got, err := h.UpdateStrategySpec(ctx, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
+	if err != nil {
+		resp.Diagnostics.AddError("Updating the staged update strategy", fmt.Sprintf("Updating ClusterStagedUpdateStrategy %q: %v", plan.Name.ValueString(), err))
+		return
+	}
+	plan.ID = types.StringValue(got.Name)
+	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state stagedStrategyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, stagedStrategyTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := h.DeleteStrategy(ctx, state.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Deleting the staged update strategy", fmt.Sprintf("Deleting ClusterStagedUpdateStrategy %q: %v", state.Name.ValueString(), err))
+	}
+}
+
+type stagedStrategyModel struct {
+	ID       types.String       `tfsdk:"id"`
+	Name     types.String       `tfsdk:"name"`
+	Stages   []stagedStageModel `tfsdk:"stages"`
+	Timeouts timeouts.Value     `tfsdk:"timeouts"`
+	Preview  types.Object       `tfsdk:"preview"`
+}
+
+type stagedStrategyPreviewModel struct {
+	MemberCount     int64                `tfsdk:"member_count"`
+	Stages          []stagedStagePreview `tfsdk:"stages"`
+	UnstagedCount   int64                `tfsdk:"unstaged_count"`
+	Unstaged        []string             `tfsdk:"unstaged"`
+	UnstagedOmitted int64                `tfsdk:"unstaged_omitted"`
+	Problem         types.String         `tfsdk:"problem"`
+}
+
+// stagedStrategyPreview places every joined cluster as a run scheduling all of them would
+// (staged.StageClusters).
+func stagedStrategyPreview(name string, spec placementv1beta1.StagedUpdateStrategySpec, members []clusterv1beta1.MemberCluster, listLimit int) (types.Object, diag.Diagnostics) {
+	names := make([]string, len(members))
+	for i, m := range members {
+		names[i] = m.Name
+	}
+	stages, serr := staged.StageClusters(name, spec, members, names)
+	plan := make([]staged.Stage, len(stages))
+	for i, s := range stages {
+		plan[i] = staged.Stage{Name: s.Name, Clusters: s.Clusters}
+		for _, t := range spec.Stages[i].AfterStageTasks {
+			plan[i].Tasks = append(plan[i].Tasks, staged.Task{Type: t.Type, WaitTime: t.WaitTime})
+		}
+	}
+	unstaged, omitted := shared.CapList(serr.Unstaged, listLimit)
+	m := stagedStrategyPreviewModel{
+		MemberCount: int64(len(members)), Stages: stagedStagePreviews(plan, listLimit),
+		UnstagedCount: int64(len(serr.Unstaged)), Unstaged: shared.NullIfEmpty(unstaged), UnstagedOmitted: omitted,
+		Problem: stagedProblem(serr.Message, serr.Duplicated, serr.Unstaged),
+	}
+	return types.ObjectValueFrom(context.Background(), stagedStrategyPreviewType.AttrTypes, m)
+}
+
+// stagedProblem is KubeFleet's message, followed by the clusters concerned when its message does
+// not name them all.
+func stagedProblem(msg string, duplicated, unstaged []string) types.String {
+	if msg == "" {
+		return types.StringNull()
+	}
+	if len(duplicated) > 1 {
+		msg += fmt.Sprintf(" (%s in more than one stage: %s)", shared.Plural(len(duplicated), "cluster"), shared.NameSample(duplicated))
+	}
+	if len(unstaged) > 0 {
+		msg += fmt.Sprintf(" (%s in no stage: %s)", shared.Plural(len(unstaged), "cluster"), shared.NameSample(unstaged))
+	}
+	return types.StringValue(msg)
+}
+
+// relatedPaths are the paths of ps related to p.
+func relatedPaths(ps []path.Path, p path.Path) []path.Path {
+	var out []path.Path
+	for _, q := range ps {
+		if shared.PathsRelated(q, p) {
+			out = append(out, q)
+		}
+	}
+	return out
+}

@@ -1,0 +1,336 @@
+package staged
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// Shared by fleet_staged_update_strategy and fleet_staged_update_run: KubeFleet v0.14.0's
+// ClusterStagedUpdateStrategy stages (apis/placement/v1beta1/stageupdate_types.go) in HCL.
+
+// The CRD's constraints on a stage (stageupdate_types.go kubebuilder markers).
+var (
+	stagedStageNameRe = regexp.MustCompile(`^[a-z0-9]+$`)
+	// waitTime's CRD pattern, verbatim (its alternation is unanchored on the right for "0").
+	stagedWaitTimeRe = regexp.MustCompile(`^0|([0-9]+(\.[0-9]+)?(s|m|h))+$`)
+)
+
+const (
+	stagedMaxStages     = 31
+	stagedMaxStageName  = 63
+	stagedMaxTasks      = 2
+	stagedObjectNameMax = 253
+)
+
+type stagedStageModel struct {
+	Name            types.String              `tfsdk:"name"`
+	LabelSelector   *stagedLabelSelectorModel `tfsdk:"label_selector"`
+	SortingLabelKey types.String              `tfsdk:"sorting_label_key"`
+	AfterStageTasks []stagedTaskModel         `tfsdk:"after_stage_tasks"`
+}
+
+type stagedLabelSelectorModel struct {
+	MatchLabels      map[string]string             `tfsdk:"match_labels"`
+	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
+}
+
+type stagedTaskModel struct {
+	Type     types.String `tfsdk:"type"`
+	WaitTime types.String `tfsdk:"wait_time"`
+}
+
+func stagedStagesAttribute() rschema.ListNestedAttribute {
+	return rschema.ListNestedAttribute{
+		Required: true,
+		Description: "The stages, updated one after another; within a stage the clusters are updated one at a time. " +
+			"Every cluster the placement schedules must be in exactly one stage, or a run fails to initialize.",
+		Validators: []validator.List{listvalidator.SizeBetween(1, stagedMaxStages)},
+		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+			"name": rschema.StringAttribute{
+				Required:    true,
+				Description: "The stage's name: lowercase letters and digits, at most 63 characters, unique in the strategy.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedMaxStageName),
+					stringvalidator.RegexMatches(stagedStageNameRe, "must contain only lowercase letters and digits (KubeFleet's pattern ^[a-z0-9]+$)")},
+			},
+			"label_selector": rschema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The member clusters of this stage, by their labels on the hub. Absent: every cluster the placement schedules " +
+					"(the provider writes an empty selector: KubeFleet v0.14.0's controller reads an absent one as none).",
+				Attributes: map[string]rschema.Attribute{
+					"match_labels":      shared.LabelsAttribute("a stage's clusters"),
+					"match_expressions": shared.LabelExpressionsAttribute("a stage's clusters"),
+				},
+			},
+			"sorting_label_key": rschema.StringAttribute{
+				Optional: true,
+				Description: "A label whose integer value orders the stage's clusters (then their names). Every cluster of the stage " +
+					"must carry it with an integer value, or a run fails to initialize.",
+			},
+			"after_stage_tasks": rschema.ListNestedAttribute{
+				Optional:    true,
+				Description: "What must happen after the stage's clusters are updated before the next stage starts: at most one of each type.",
+				Validators:  []validator.List{listvalidator.SizeBetween(1, stagedMaxTasks)},
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"type": rschema.StringAttribute{
+						Required:    true,
+						Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request for the stage is approved).",
+						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1beta1.AfterStageTaskTypeTimedWait), string(placementv1beta1.AfterStageTaskTypeApproval))},
+					},
+					"wait_time": rschema.StringAttribute{
+						Optional:    true,
+						Description: "How long a `TimedWait` waits, as a duration such as `30m` or `1h30m` (units s, m, h).",
+					},
+				}},
+			},
+		}},
+	}
+}
+
+// validateStagedStages checks what per-attribute validators cannot: unique stage names, task
+// combinations, wait times, selectors and sorting label keys, each at its attribute path.
+func validateStagedStages(diags *diag.Diagnostics, root path.Path, stages []stagedStageModel, unknown []path.Path) {
+	seen := map[string]int{}
+	for i, s := range stages {
+		sp := root.AtListIndex(i)
+		if n := s.Name; !n.IsNull() && !n.IsUnknown() {
+			if j, dup := seen[n.ValueString()]; dup {
+				diags.AddAttributeError(sp.AtName("name"), "Duplicate stage name",
+					fmt.Sprintf("Attribute %s: stage %q is already the name of %s; stage names must be unique.", sp.AtName("name"), n.ValueString(), root.AtListIndex(j)))
+			} else {
+				seen[n.ValueString()] = i
+			}
+		}
+		if s.LabelSelector != nil && !shared.RelatedToAny(sp.AtName("label_selector"), unknown) {
+			if _, err := metav1.LabelSelectorAsSelector(stagedSelector(s.LabelSelector)); err != nil {
+				diags.AddAttributeError(sp.AtName("label_selector"), "Invalid label selector", fmt.Sprintf("Attribute %s: %v.", sp.AtName("label_selector"), err))
+			}
+		}
+		if k := s.SortingLabelKey; !k.IsNull() && !k.IsUnknown() {
+			if errs := validation.IsQualifiedName(k.ValueString()); len(errs) > 0 {
+				diags.AddAttributeError(sp.AtName("sorting_label_key"), "Invalid label key", fmt.Sprintf("Attribute %s: %q is not a label key: %s.", sp.AtName("sorting_label_key"), k.ValueString(), errs[0]))
+			}
+		}
+		taskTypes := map[string]int{}
+		for j, t := range s.AfterStageTasks {
+			tp := sp.AtName("after_stage_tasks").AtListIndex(j)
+			if t.Type.IsUnknown() || t.Type.IsNull() {
+				continue
+			}
+			typ := t.Type.ValueString()
+			if k, dup := taskTypes[typ]; dup {
+				diags.AddAttributeError(tp.AtName("type"), "Duplicate after-stage task",
+					fmt.Sprintf("Attribute %s: %s already has a %s task (%s); a stage has at most one task of each type.", tp.AtName("type"), sp, typ, sp.AtName("after_stage_tasks").AtListIndex(k)))
+			}
+			taskTypes[typ] = j
+			if t.WaitTime.IsUnknown() {
+				continue
+			}
+			wp := tp.AtName("wait_time")
+			switch {
+			case typ == string(placementv1beta1.AfterStageTaskTypeApproval) && !t.WaitTime.IsNull():
+				diags.AddAttributeError(wp, "Invalid after-stage task", fmt.Sprintf("Attribute %s applies to TimedWait tasks only: an Approval task waits for its approval.", wp))
+			case typ == string(placementv1beta1.AfterStageTaskTypeTimedWait) && t.WaitTime.IsNull():
+				diags.AddAttributeError(wp, "Missing wait time", fmt.Sprintf("Attribute %s is required for a TimedWait task.", wp))
+			case typ == string(placementv1beta1.AfterStageTaskTypeTimedWait):
+				if _, err := stagedWaitTime(t.WaitTime.ValueString()); err != nil {
+					diags.AddAttributeError(wp, "Invalid wait time", fmt.Sprintf("Attribute %s: %v.", wp, err))
+				}
+			}
+		}
+	}
+}
+
+// stagedWaitTime parses a wait_time as the API server and the controller do: the CRD's pattern,
+// then metav1.Duration (time.ParseDuration); the controller refuses a wait of zero.
+func stagedWaitTime(s string) (time.Duration, error) {
+	if !stagedWaitTimeRe.MatchString(s) {
+		return 0, fmt.Errorf("%q does not match KubeFleet's pattern %s (a duration in s, m, h such as 30m or 1h30m)", s, stagedWaitTimeRe)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration: %v", s, err)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q: a TimedWait must wait longer than zero (KubeFleet refuses to initialize a run otherwise)", s)
+	}
+	return d, nil
+}
+
+// stagedSelector is the stage's selector as the provider writes it: absent means every cluster.
+func stagedSelector(m *stagedLabelSelectorModel) *metav1.LabelSelector {
+	if m == nil {
+		return &metav1.LabelSelector{}
+	}
+	if ls := shared.LabelSelector(m.MatchLabels, m.MatchExpressions); ls != nil {
+		return ls
+	}
+	return &metav1.LabelSelector{}
+}
+
+func stagedStrategySpec(stages []stagedStageModel) placementv1beta1.StagedUpdateStrategySpec {
+	spec := placementv1beta1.StagedUpdateStrategySpec{Stages: make([]placementv1beta1.StageConfig, 0, len(stages))}
+	for _, s := range stages {
+		st := placementv1beta1.StageConfig{Name: s.Name.ValueString(), LabelSelector: stagedSelector(s.LabelSelector)}
+		if !s.SortingLabelKey.IsNull() {
+			k := s.SortingLabelKey.ValueString()
+			st.SortingLabelKey = &k
+		}
+		for _, t := range s.AfterStageTasks {
+			task := placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskType(t.Type.ValueString())}
+			if !t.WaitTime.IsNull() {
+				d, _ := time.ParseDuration(t.WaitTime.ValueString())
+				task.WaitTime = metav1.Duration{Duration: d}
+			}
+			st.AfterStageTasks = append(st.AfterStageTasks, task)
+		}
+		spec.Stages = append(spec.Stages, st)
+	}
+	return spec
+}
+
+// stagedStagesFromAPI reads the hub's stages; prior (the configuration or state) keeps the user's
+// spelling of equal wait times ("90m" stays "90m" although the hub says "1h30m0s").
+func stagedStagesFromAPI(spec placementv1beta1.StagedUpdateStrategySpec, prior []stagedStageModel) []stagedStageModel {
+	out := make([]stagedStageModel, 0, len(spec.Stages))
+	for i, s := range spec.Stages {
+		m := stagedStageModel{Name: types.StringValue(s.Name), SortingLabelKey: types.StringPointerValue(s.SortingLabelKey)}
+		if s.LabelSelector != nil && (len(s.LabelSelector.MatchLabels) > 0 || len(s.LabelSelector.MatchExpressions) > 0) {
+			ml, me := shared.LabelsFromSelector(s.LabelSelector)
+			m.LabelSelector = &stagedLabelSelectorModel{MatchLabels: ml, MatchExpressions: me}
+		} else if i < len(prior) && prior[i].LabelSelector != nil {
+			m.LabelSelector = prior[i].LabelSelector // an empty selector configured as {}
+		}
+		for j, t := range s.AfterStageTasks {
+			tm := stagedTaskModel{Type: types.StringValue(string(t.Type)), WaitTime: types.StringNull()}
+			if t.Type == placementv1beta1.AfterStageTaskTypeTimedWait || t.WaitTime.Duration != 0 {
+				tm.WaitTime = types.StringValue(t.WaitTime.Duration.String())
+				if i < len(prior) && j < len(prior[i].AfterStageTasks) {
+					if p := prior[i].AfterStageTasks[j].WaitTime; !p.IsNull() && !p.IsUnknown() {
+						if d, err := time.ParseDuration(p.ValueString()); err == nil && d == t.WaitTime.Duration {
+							tm.WaitTime = p
+						}
+					}
+				}
+			}
+			m.AfterStageTasks = append(m.AfterStageTasks, tm)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// joinedMembers are the hub's member clusters that have joined the fleet (the clusters a
+// strategy's stages can hold now).
+func joinedMembers(all []clusterv1beta1.MemberCluster) []clusterv1beta1.MemberCluster {
+	var out []clusterv1beta1.MemberCluster
+	for _, m := range all {
+		if c := apimeta.FindStatusCondition(m.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined)); c != nil && c.Status == metav1.ConditionTrue && m.DeletionTimestamp == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ---- previews ----
+
+var (
+	stagedStagePreviewAttrTypes = map[string]attr.Type{
+		"name":             types.StringType,
+		"cluster_count":    types.Int64Type,
+		"clusters":         types.ListType{ElemType: types.StringType},
+		"clusters_omitted": types.Int64Type,
+		"after_stage":      types.ListType{ElemType: types.StringType},
+	}
+	stagedStagePreviewType = types.ObjectType{AttrTypes: stagedStagePreviewAttrTypes}
+)
+
+type stagedStagePreview struct {
+	Name            string   `tfsdk:"name"`
+	ClusterCount    int64    `tfsdk:"cluster_count"`
+	Clusters        []string `tfsdk:"clusters"`
+	ClustersOmitted int64    `tfsdk:"clusters_omitted"`
+	AfterStage      []string `tfsdk:"after_stage"`
+}
+
+// stagedStagePreviews lists each stage's clusters in update order, sharing the list limit among
+// the stages: every stage's first cluster, then every stage's second, and so on.
+func stagedStagePreviews(stages []staged.Stage, listLimit int) []stagedStagePreview {
+	type entry struct{ stage, pos int }
+	var entries []entry
+	for i, s := range stages {
+		for j := range s.Clusters {
+			entries = append(entries, entry{i, j})
+		}
+	}
+	taken := shared.FirstToRead(len(entries), listLimit, func(a, b int) bool {
+		if entries[a].pos != entries[b].pos {
+			return entries[a].pos < entries[b].pos
+		}
+		return entries[a].stage < entries[b].stage
+	})
+	out := make([]stagedStagePreview, len(stages))
+	for i, s := range stages {
+		out[i] = stagedStagePreview{Name: s.Name, ClusterCount: int64(len(s.Clusters)), AfterStage: stagedTaskWords(s.Tasks)}
+	}
+	for k, e := range entries {
+		if taken[k] {
+			out[e.stage].Clusters = append(out[e.stage].Clusters, stages[e.stage].Clusters[e.pos])
+		} else {
+			out[e.stage].ClustersOmitted++
+		}
+	}
+	for i := range out {
+		out[i].Clusters = shared.NullIfEmpty(out[i].Clusters)
+		out[i].AfterStage = shared.NullIfEmpty(out[i].AfterStage)
+	}
+	return out
+}
+
+// stagedTaskWords says what a stage waits for once its clusters are updated.
+func stagedTaskWords(tasks []staged.Task) []string {
+	var out []string
+	for _, t := range tasks {
+		switch t.Type {
+		case placementv1beta1.AfterStageTaskTypeTimedWait:
+			out = append(out, "wait "+shortDuration(t.WaitTime.Duration))
+		case placementv1beta1.AfterStageTaskTypeApproval:
+			if t.ApprovalRequest != "" {
+				out = append(out, "approval of ClusterApprovalRequest "+t.ApprovalRequest)
+			} else {
+				out = append(out, "approval")
+			}
+		}
+	}
+	return out
+}
+
+// shortDuration drops a duration's zero tails: "10m", "1h30m", "1h".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
