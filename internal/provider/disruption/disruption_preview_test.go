@@ -11,7 +11,7 @@ import (
 )
 
 // At fleet scale the per-node parts of the preview stay bounded: maps keyed by node and candidate
-// lists hold summaryListLimit nodes by default, with exact counts and what was left out; full detail
+// lists hold shared.SummaryListLimit nodes by default, with exact counts and what was left out; full detail
 // lists all.
 func TestNodePoolPreviewBounds(t *testing.T) {
 	var p disruption.Preview

@@ -199,7 +199,7 @@ func memberFromAPI(ctx context.Context, m *fleetMemberModel, got *fleetapi.Fleet
 	if !strings.EqualFold(m.ClusterResourceID.ValueString(), p.ClusterResourceID) {
 		m.ClusterResourceID = types.StringValue(p.ClusterResourceID)
 	}
-	m.Group = shared.OptString(p.Group)
+	m.Group = shared.StringOrNull(p.Group)
 	if len(p.Labels) == 0 && (m.Labels.IsNull() || len(m.Labels.Elements()) > 0) {
 		m.Labels = types.MapNull(types.StringType)
 	} else {

@@ -70,8 +70,8 @@ func (d *updateRunDataSource) Read(ctx context.Context, req datasource.ReadReque
 	m.FleetID = types.StringValue(fleet.String())
 	m.UpdateStrategyID, m.AutoUpgradeProfileID = types.StringNull(), types.StringNull()
 	if p := run.Properties; p != nil {
-		m.UpdateStrategyID = shared.OptString(p.UpdateStrategyID)
-		m.AutoUpgradeProfileID = shared.OptString(p.AutoUpgradeProfileID)
+		m.UpdateStrategyID = shared.StringOrNull(p.UpdateStrategyID)
+		m.AutoUpgradeProfileID = shared.StringOrNull(p.AutoUpgradeProfileID)
 		if p.Strategy != nil {
 			m.Stages = stagesFromAPI(*p.Strategy, nil)
 		}

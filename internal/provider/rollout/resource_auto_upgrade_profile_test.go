@@ -140,7 +140,7 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 }
 
 // At 1,000 members the profile's preview counts every member (member_count, actions equal to the
-// full detail's), lists at most summaryListLimit members keyed by name — skips first, then
+// full detail's), lists at most shared.SummaryListLimit members keyed by name — skips first, then
 // upgrades, then members already there, each by name — and says how many it leaves out.
 func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 	const img = "AKSUbuntu-2204gen2containerd-202510.01.0"

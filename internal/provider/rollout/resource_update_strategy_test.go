@@ -40,7 +40,7 @@ func TestUpdateStrategyValidateConfig(t *testing.T) {
 	t.Run("unknown group name: nothing to say yet", func(t *testing.T) { checkOneError(t, validate(t, stage("a", "g1"), unknownName), "", "") })
 }
 
-// The strategy's preview counts every member and lists at most summaryListLimit names per list,
+// The strategy's preview counts every member and lists at most shared.SummaryListLimit names per list,
 // by name; with full detail every name, and the same counts.
 func TestUpdateStrategyPreviewCaps(t *testing.T) {
 	groups := map[string][]string{"": {}}

@@ -113,7 +113,7 @@ func runPlanLines(t *testing.T, stages []stageModel, strategyID string, preview 
 // The bar: at 1,000 members with a strategy of 3 stages and 6 groups, the run's text in
 // `terraform plan` stays under 200 lines by default (summary detail), whether the run names an
 // update strategy or spells the stages inline; with 40 more members no group selects too (their
-// names are capped at summaryListLimit).
+// names are capped at shared.SummaryListLimit).
 func TestUpdateRunPreviewPlanLines(t *testing.T) {
 	const strategyID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f/updateStrategies/three"
 	for _, tc := range []struct {

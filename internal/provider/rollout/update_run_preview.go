@@ -240,7 +240,7 @@ type runMemberPreviewModel struct {
 func previewGates(gs []rollout.GatePreview) []previewGateModel {
 	var out []previewGateModel
 	for _, g := range gs {
-		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: shared.OptString(g.DisplayName), Type: string(g.Type)})
+		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: shared.StringOrNull(g.DisplayName), Type: string(g.Type)})
 	}
 	return out
 }
@@ -336,7 +336,7 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 				}
 				i++
 				gp.Members = append(gp.Members, runMemberPreviewModel{
-					Position: int64(mi + 1), Name: m.Name, Action: a, Reason: shared.OptString(stableReason(m.Reason)),
+					Position: int64(mi + 1), Name: m.Name, Action: a, Reason: shared.StringOrNull(stableReason(m.Reason)),
 					CurrentKubernetesVersion: m.CurrentKubernetesVersion, TargetKubernetesVersion: m.TargetKubernetesVersion,
 					CurrentNodeImageVersions: nilIfEmptyMap(m.CurrentNodeImageVersions), TargetNodeImageVersions: nilIfEmptyMap(m.TargetNodeImageVersions),
 					MaintenanceWindow: string(m.MaintenanceWindow), WindowOpensAt: shared.TimeString(m.WindowOpensAt),

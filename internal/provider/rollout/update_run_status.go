@@ -66,7 +66,7 @@ func statusFields(s *fleetapi.UpdateStatus) statusTimesModel {
 	if s == nil {
 		return statusTimesModel{types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()}
 	}
-	out := statusTimesModel{state: shared.OptString(string(s.State)), start: types.StringNull(), end: types.StringNull(), err: types.StringNull()}
+	out := statusTimesModel{state: shared.StringOrNull(string(s.State)), start: types.StringNull(), end: types.StringNull(), err: types.StringNull()}
 	if s.StartTime != nil {
 		out.start = shared.TimeString(*s.StartTime)
 	}
@@ -83,7 +83,7 @@ func gateStatuses(timing string, gs []fleetapi.UpdateRunGateStatus) []gateStatus
 	var out []gateStatusModel
 	for _, g := range gs {
 		st := statusFields(g.Status)
-		out = append(out, gateStatusModel{Timing: timing, DisplayName: shared.OptString(g.DisplayName), GateID: shared.OptString(g.GateID), State: st.state})
+		out = append(out, gateStatusModel{Timing: timing, DisplayName: shared.StringOrNull(g.DisplayName), GateID: shared.StringOrNull(g.GateID), State: st.state})
 	}
 	return out
 }
@@ -126,7 +126,7 @@ func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
 			for _, m := range g.Members {
 				f := statusFields(m.Status)
 				gm.Members = append(gm.Members, runMemberStatusModel{Name: m.Name, State: f.state, StartTime: f.start, EndTime: f.end, Error: f.err,
-					Message: shared.OptString(m.Message), OperationID: shared.OptString(m.OperationID)})
+					Message: shared.StringOrNull(m.Message), OperationID: shared.StringOrNull(m.OperationID)})
 			}
 			sm.Groups = append(sm.Groups, gm)
 		}

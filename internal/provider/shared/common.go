@@ -17,6 +17,7 @@ func TimeString(t time.Time) types.String {
 	return types.StringValue(t.UTC().Format(time.RFC3339))
 }
 
+// Deref is *p, or T's zero value for nil.
 func Deref[T any](p *T) T {
 	var zero T
 	if p == nil {
@@ -41,13 +42,7 @@ const (
 	WaitCompleted = "completed"
 )
 
-func OptString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
+// StringOrNull is s, or null for "" (the Fleet API omits what is unset).
 func StringOrNull(s string) types.String {
 	if s == "" {
 		return types.StringNull()

@@ -77,6 +77,7 @@ func LookupAttributes(kind string) map[string]dschema.Attribute {
 	}
 }
 
+// MergeAttributes adds b's attributes to a and returns a.
 func MergeAttributes(a, b map[string]dschema.Attribute) map[string]dschema.Attribute {
 	for k, v := range b {
 		a[k] = v

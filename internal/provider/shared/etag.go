@@ -9,14 +9,17 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
+// PrivateSetter is the private state a response carries (resp.Private).
 type PrivateSetter interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
+// PrivateGetter is the private state a request carries (req.Private).
 type PrivateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
+// SaveETag keeps the ETag the Fleet API returned, for the next change's If-Match.
 func SaveETag(ctx context.Context, p PrivateSetter, etag string) diag.Diagnostics {
 	b, _ := json.Marshal(etag)
 	return p.SetKey(ctx, etagKey, b)

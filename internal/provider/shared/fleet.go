@@ -20,6 +20,7 @@ import (
 // childNameRe is fleets.json's name pattern of update runs and strategies.
 var childNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
+// ChildNameValidators check the name of an update run, strategy or stage (fleets.json's pattern and length).
 func ChildNameValidators() []validator.String {
 	return []validator.String{
 		stringvalidator.LengthBetween(1, 50),
@@ -31,6 +32,8 @@ func ChildNameValidators() []validator.String {
 // service sends no Retry-After (the Fleet API, and the emulator, send one).
 const lroFrequency = 2 * time.Second
 
+// PollDone waits for a long-running operation begun with err; the poll interval is the
+// service's Retry-After, else lroFrequency.
 func PollDone[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, error) {
 	if err != nil {
 		return nil, err

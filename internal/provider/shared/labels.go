@@ -16,6 +16,7 @@ var // A ClusterResourcePlacement name: a DNS subdomain of at most 63 characters
 // webhook: pkg/utils/validator/clusterresourceplacement.go).
 DNSSubdomainRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
+// LabelExpressionsAttribute is `label_expressions`: a label selector's matchExpressions.
 func LabelExpressionsAttribute(what string) rschema.ListNestedAttribute {
 	return rschema.ListNestedAttribute{
 		Optional:    true,
@@ -37,6 +38,7 @@ func LabelExpressionsAttribute(what string) rschema.ListNestedAttribute {
 	}
 }
 
+// LabelsAttribute is `labels`: a label selector's matchLabels.
 func LabelsAttribute(what string) rschema.MapAttribute {
 	return rschema.MapAttribute{
 		Optional: true, ElementType: types.StringType,
@@ -45,12 +47,14 @@ func LabelsAttribute(what string) rschema.MapAttribute {
 	}
 }
 
+// LabelExpressionModel is one of `label_expressions`.
 type LabelExpressionModel struct {
 	Key      types.String `tfsdk:"key"`
 	Operator types.String `tfsdk:"operator"`
 	Values   []string     `tfsdk:"values"`
 }
 
+// LabelSelector is the Kubernetes label selector of `labels` and `label_expressions` (nil for neither).
 func LabelSelector(matchLabels map[string]string, exprs []LabelExpressionModel) *metav1.LabelSelector {
 	if len(matchLabels) == 0 && len(exprs) == 0 {
 		return nil
@@ -70,6 +74,7 @@ func LabelSelector(matchLabels map[string]string, exprs []LabelExpressionModel) 
 	return ls
 }
 
+// LabelsFromSelector is LabelSelector's inverse.
 func LabelsFromSelector(ls *metav1.LabelSelector) (map[string]string, []LabelExpressionModel) {
 	if ls == nil {
 		return nil, nil
@@ -88,6 +93,7 @@ func LabelsFromSelector(ls *metav1.LabelSelector) (map[string]string, []LabelExp
 	return m, exprs
 }
 
+// Strings copies s; nil for empty, as state keeps an unset list.
 func Strings(s []string) []string {
 	if len(s) == 0 {
 		return nil

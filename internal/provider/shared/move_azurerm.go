@@ -66,6 +66,7 @@ func AzurermChild(id, fleetID, name, childType string) (fleetapi.FleetID, string
 	return f, name, diags
 }
 
+// SetAll sets the named top-level attributes of a moved state.
 func SetAll(ctx context.Context, st *tfsdk.State, attrs map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for name, v := range attrs {

@@ -12,7 +12,7 @@ import (
 )
 
 // Bounded preview shapes: users run thousands of clusters, so a preview lists at most
-// summaryListLimit clusters per list by default — the ones a reader needs first — and always
+// SummaryListLimit clusters per list by default — the ones a reader needs first — and always
 // carries exact counts, so the cap never loses a number. preview_detail = "full" lists every one.
 // A warning that would repeat per member is issued once, with the count and the first names.
 

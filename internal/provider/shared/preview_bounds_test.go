@@ -10,13 +10,13 @@ import (
 func TestCapList(t *testing.T) {
 	items := []int{1, 2, 3, 4, 5}
 	if got, left := CapList(items, 3); fmt.Sprint(got) != "[1 2 3]" || left != 2 {
-		t.Errorf("capList 3: %v, %d", got, left)
+		t.Errorf("CapList 3: %v, %d", got, left)
 	}
 	if got, left := CapList(items, 0); len(got) != 5 || left != 0 {
-		t.Errorf("capList 0 (full): %v, %d", got, left)
+		t.Errorf("CapList 0 (full): %v, %d", got, left)
 	}
 	if got, left := CapList(items, 20); len(got) != 5 || left != 0 {
-		t.Errorf("capList 20: %v, %d", got, left)
+		t.Errorf("CapList 20: %v, %d", got, left)
 	}
 }
 

@@ -749,7 +749,7 @@ type stagedClusterStep struct {
 // updating ones, then those still to update, then updated ones, each in update order.
 func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placementv1beta1.ClusterApprovalRequest, listLimit int, diags *diag.Diagnostics) types.Object {
 	state, msg := staged.RunState(run)
-	m := stagedRunStatusModel{State: types.StringValue(string(state)), Message: shared.OptString(msg)}
+	m := stagedRunStatusModel{State: types.StringValue(string(state)), Message: shared.StringOrNull(msg)}
 	for _, c := range run.Status.Conditions {
 		m.Conditions = append(m.Conditions, stagedCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransitionTime.UTC().Format(time.RFC3339)})
 	}
@@ -761,7 +761,7 @@ func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placem
 	stages := staged.AllStages(run)
 	for i, s := range stages {
 		st := staged.StageStep(s, run.Generation)
-		ss := stagedStageStatus{Name: s.StageName, State: st.State, StartedAt: optTime(st.Started), FinishedAt: optTime(st.Finished), Message: shared.OptString(st.Message), ClusterCount: int64(len(s.Clusters))}
+		ss := stagedStageStatus{Name: s.StageName, State: st.State, StartedAt: optTime(st.Started), FinishedAt: optTime(st.Finished), Message: shared.StringOrNull(st.Message), ClusterCount: int64(len(s.Clusters))}
 		for j := range s.Clusters {
 			cs := staged.ClusterStep(&s.Clusters[j], run.Generation)
 			if cs.State == staged.StepSucceeded {
@@ -791,7 +791,7 @@ func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placem
 		if ss.Clusters == nil {
 			ss.Clusters = map[string]stagedClusterStep{}
 		}
-		ss.Clusters[stages[e.stage].Clusters[e.pos].ClusterName] = stagedClusterStep{State: e.step.State, StartedAt: optTime(e.step.Started), FinishedAt: optTime(e.step.Finished), Message: shared.OptString(e.step.Message)}
+		ss.Clusters[stages[e.stage].Clusters[e.pos].ClusterName] = stagedClusterStep{State: e.step.State, StartedAt: optTime(e.step.Started), FinishedAt: optTime(e.step.Finished), Message: shared.StringOrNull(e.step.Message)}
 	}
 	for _, req := range staged.WaitingApprovals(run, reqs) {
 		if m.ApprovalsWaiting == nil {
