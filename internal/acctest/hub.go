@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,16 +24,23 @@ import (
 // env file), for tests' checks and out-of-band changes.
 func HubClient(t testing.TB) client.Client {
 	t.Helper()
-	Current(t)
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := hubRESTConfig(t)
 	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// hubRESTConfig is the local fleet's hub (KUBE_CONFIG_PATH of its env file).
+func hubRESTConfig(t testing.TB) *rest.Config {
+	t.Helper()
+	Current(t)
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // HubClients are the hub's typed clients, for tests' changes behind Terraform's back.
@@ -45,11 +53,7 @@ type HubClients struct {
 // client (KUBE_CONFIG_PATH of its env file).
 func HubKube(t testing.TB) *kube.Client {
 	t.Helper()
-	Current(t)
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBE_CONFIG_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := hubRESTConfig(t)
 	kc, err := kube.NewClient(cfg, "acctest")
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +68,7 @@ func NewHubClients(t *testing.T) *HubClients {
 	return &HubClients{Hub: hub.New(kc), typed: kc.Kubernetes}
 }
 
+// CreateNamespace creates a namespace on the hub, unless it exists.
 func (h *HubClients) CreateNamespace(t *testing.T, name string) {
 	t.Helper()
 	_, err := h.typed.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})

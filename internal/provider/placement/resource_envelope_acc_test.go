@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -81,14 +80,6 @@ resource "fleet_placement" "test" {
 type envelopeHub struct{ *hub.Client }
 
 func envelopeHubClient(t *testing.T) envelopeHub { return envelopeHub{hub.New(acctest.HubKube(t))} }
-
-func (h envelopeHub) createNamespace(t *testing.T, name string) {
-	t.Helper()
-	_, err := h.Kubernetes().CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	if err != nil && !hub.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
 
 // setData overwrites the envelope's data (and its annotations when given) behind Terraform's back.
 func (h envelopeHub) setData(t *testing.T, ns, name string, data map[string]string, annotations map[string]string) {
@@ -272,7 +263,7 @@ resource "fleet_envelope" "bad" {
 				ExpectError: regexp.MustCompile(`(?s)Invalid manifest.*kind: required`),
 			},
 			{
-				PreConfig: func() { h.createNamespace(t, ns) },
+				PreConfig: func() { acctest.NewHubClients(t).CreateNamespace(t, ns) },
 				Config:    envelopeConfig(`[get, list]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
