@@ -48,7 +48,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -162,19 +163,19 @@ func fleet10k(b *testing.B, root, provider string, rep *report) {
 
 type policyCase struct {
 	name   string
-	policy *placementv1beta1.PlacementPolicy
+	policy *placementv1.PlacementPolicy
 }
 
 func int32p(v int32) *int32 { return &v }
 
-func sorter(weight int32, name string, order placementv1beta1.PropertySortOrder) placementv1beta1.PreferredClusterSelector {
-	return placementv1beta1.PreferredClusterSelector{Weight: weight, Preference: placementv1beta1.ClusterSelectorTerm{
-		PropertySorter: &placementv1beta1.PropertySorter{Name: name, SortOrder: order},
+func sorter(weight int32, name string, order placementv1.PropertySortOrder) placementv1.PreferredClusterSelector {
+	return placementv1.PreferredClusterSelector{Weight: weight, Preference: placementv1.ClusterSelectorTerm{
+		PropertySorter: &placementv1.PropertySorter{Name: name, SortOrder: order},
 	}}
 }
 
-func labelPreference(weight int32, k, v string) placementv1beta1.PreferredClusterSelector {
-	return placementv1beta1.PreferredClusterSelector{Weight: weight, Preference: placementv1beta1.ClusterSelectorTerm{
+func labelPreference(weight int32, k, v string) placementv1.PreferredClusterSelector {
+	return placementv1.PreferredClusterSelector{Weight: weight, Preference: placementv1.ClusterSelectorTerm{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{k: v}},
 	}}
 }
@@ -183,23 +184,23 @@ func labelPreference(weight int32, k, v string) placementv1beta1.PreferredCluste
 // topology spread constraints, PickAll with a property selector.
 func hubPolicies() []policyCase {
 	return []policyCase{
-		{"PickN 100, three preferred terms", &placementv1beta1.PlacementPolicy{
-			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
+		{"PickN 100, three preferred terms", &placementv1.PlacementPolicy{
+			PlacementType: placementv1.PickNPlacementType, NumberOfClusters: int32p(100),
 			Affinity: threePreferredTerms(),
 		}},
-		{"PickN 100, two topology spread constraints", &placementv1beta1.PlacementPolicy{
-			PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
-			TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{
-				{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1beta1.DoNotSchedule},
-				{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1beta1.ScheduleAnyway},
+		{"PickN 100, two topology spread constraints", &placementv1.PlacementPolicy{
+			PlacementType: placementv1.PickNPlacementType, NumberOfClusters: int32p(100),
+			TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{
+				{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1.DoNotSchedule},
+				{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1.ScheduleAnyway},
 			},
 		}},
-		{"PickAll, property selector", &placementv1beta1.PlacementPolicy{
-			PlacementType: placementv1beta1.PickAllPlacementType,
-			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
-					PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
-						{Name: "resources.kubernetes-fleet.io/available-cpu", Operator: placementv1beta1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"8"}},
+		{"PickAll, property selector", &placementv1.PlacementPolicy{
+			PlacementType: placementv1.PickAllPlacementType,
+			Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{{
+					PropertySelector: &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{
+						{Name: "resources.kubernetes-fleet.io/available-cpu", Operator: placementv1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"8"}},
 					}},
 				}}},
 			}},
@@ -208,25 +209,25 @@ func hubPolicies() []policyCase {
 }
 
 // threePreferredTerms prefer prod clusters, then the most available CPU, then the most nodes.
-func threePreferredTerms() *placementv1beta1.Affinity {
-	return &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{
+func threePreferredTerms() *placementv1.Affinity {
+	return &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{
 			labelPreference(40, "env", "prod"),
-			sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1beta1.Descending),
-			sorter(20, "kubernetes-fleet.io/node-count", placementv1beta1.Descending),
+			sorter(30, "resources.kubernetes-fleet.io/available-cpu", placementv1.Descending),
+			sorter(20, "kubernetes-fleet.io/node-count", placementv1.Descending),
 		},
 	}}
 }
 
 // benchPolicy10k is SPEC §8's preview: PickN 100, three preferred terms (two property sorters),
 // two topology spread constraints.
-func benchPolicy10k() *placementv1beta1.PlacementPolicy {
-	return &placementv1beta1.PlacementPolicy{
-		PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: int32p(100),
+func benchPolicy10k() *placementv1.PlacementPolicy {
+	return &placementv1.PlacementPolicy{
+		PlacementType: placementv1.PickNPlacementType, NumberOfClusters: int32p(100),
 		Affinity: threePreferredTerms(),
-		TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{
-			{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1beta1.DoNotSchedule},
-			{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1beta1.ScheduleAnyway},
+		TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{
+			{MaxSkew: int32p(1), TopologyKey: "fleet.azure.com/location", WhenUnsatisfiable: placementv1.DoNotSchedule},
+			{MaxSkew: int32p(1), TopologyKey: "env", WhenUnsatisfiable: placementv1.ScheduleAnyway},
 		},
 	}
 }
@@ -250,8 +251,8 @@ func hubClient(b *testing.B, kubeconfig string) hubConn {
 	return hubConn{cfg: cfg, c: c}
 }
 
-func listMembers(b *testing.B, hub hubConn) []clusterv1beta1.MemberCluster {
-	var l clusterv1beta1.MemberClusterList
+func listMembers(b *testing.B, hub hubConn) []clusterv1.MemberCluster {
+	var l clusterv1.MemberClusterList
 	if err := hub.c.List(context.Background(), &l); err != nil {
 		b.Fatal(err)
 	}
@@ -298,10 +299,10 @@ func hubAgentTime(b *testing.B, hub hubConn, pc policyCase) (time.Duration, stri
 	if err != nil {
 		b.Fatal(err)
 	}
-	crp := &placementv1beta1.ClusterResourcePlacement{
+	crp := &placementv1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: name}},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: name}},
 			Policy:            pc.policy.DeepCopy(),
 		},
 	}
@@ -323,11 +324,11 @@ func hubAgentTime(b *testing.B, hub hubConn, pc policyCase) (time.Duration, stri
 		case <-deadline:
 			return time.Since(start), fmt.Sprintf("**not the same decision within 5 minutes** (last: %s)", last)
 		}
-		got := &placementv1beta1.ClusterResourcePlacement{}
+		got := &placementv1.ClusterResourcePlacement{}
 		if err := hub.c.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
 			b.Fatal(err)
 		}
-		c := meta.FindStatusCondition(got.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+		c := meta.FindStatusCondition(got.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
 		if c == nil || c.ObservedGeneration != got.Generation {
 			continue
 		}
@@ -342,18 +343,18 @@ func hubAgentTime(b *testing.B, hub hubConn, pc policyCase) (time.Duration, stri
 // comparePicks compares the clusters the hub agent selected (its latest policy snapshot's
 // decisions) with the preview's.
 func comparePicks(hub hubConn, name string, want scheduling.Result) string {
-	var snaps placementv1beta1.ClusterSchedulingPolicySnapshotList
-	if err := hub.c.List(context.Background(), &snaps, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil || len(snaps.Items) == 0 {
+	var snaps placementv1.ClusterSchedulingPolicySnapshotList
+	if err := hub.c.List(context.Background(), &snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil || len(snaps.Items) == 0 {
 		return fmt.Sprintf("not compared (policy snapshot: %v)", err)
 	}
 	// The Scheduled condition comes with the bindings; the hub's selected set is its bindings.
-	var bindings placementv1beta1.ClusterResourceBindingList
-	if err := hub.c.List(context.Background(), &bindings, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name}); err != nil {
+	var bindings placementv1.ClusterResourceBindingList
+	if err := hub.c.List(context.Background(), &bindings, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: name}); err != nil {
 		return fmt.Sprintf("not compared (bindings: %v)", err)
 	}
 	got := map[string]bool{}
 	for _, bd := range bindings.Items {
-		if bd.Spec.State != placementv1beta1.BindingStateUnscheduled {
+		if bd.Spec.State != placementv1.BindingStateUnscheduled {
 			got[bd.Spec.TargetCluster] = true
 		}
 	}
@@ -370,7 +371,7 @@ func comparePicks(hub hubConn, name string, want scheduling.Result) string {
 }
 
 // previewTime is the median time of the preview over the member clusters as the provider lists them.
-func previewTime(b *testing.B, hub hubConn, policy *placementv1beta1.PlacementPolicy) time.Duration {
+func previewTime(b *testing.B, hub hubConn, policy *placementv1.PlacementPolicy) time.Duration {
 	members := listMembers(b, hub)
 	now := time.Now()
 	var times []time.Duration
@@ -784,7 +785,7 @@ func jsonString(s string) string {
 
 func runtimeScheme(b *testing.B) *k8sruntime.Scheme {
 	s := k8sruntime.NewScheme()
-	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, clusterv1beta1.AddToScheme, placementv1beta1.AddToScheme} {
+	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, placementv1.AddToScheme} {
 		if err := add(s); err != nil {
 			b.Fatal(err)
 		}

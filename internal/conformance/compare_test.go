@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
@@ -34,38 +34,38 @@ func TestCompareCatchesMismatches(t *testing.T) {
 			Cycles:    1,
 		}
 	}
-	selected := func(name string, aff int32) placementv1beta1.ClusterDecision {
-		return placementv1beta1.ClusterDecision{
+	selected := func(name string, aff int32) placementv1.ClusterDecision {
+		return placementv1.ClusterDecision{
 			ClusterName: name, Selected: true,
-			ClusterScore: &placementv1beta1.ClusterScore{AffinityScore: ptrTo(aff), TopologySpreadScore: ptrTo(int32(0))},
+			ClusterScore: &placementv1.ClusterScore{AffinityScore: ptrTo(aff), TopologySpreadScore: ptrTo(int32(0))},
 			Reason:       fmt.Sprintf("Successfully scheduled resources for placement in %q (affinity score: %d, topology spread score: 0): picked by scheduling policy", name, aff),
 		}
 	}
 	hub := func() *observation {
-		cond := metav1.Condition{Type: string(placementv1beta1.PolicySnapshotScheduled), Status: metav1.ConditionTrue,
+		cond := metav1.Condition{Type: string(placementv1.PolicySnapshotScheduled), Status: metav1.ConditionTrue,
 			Reason: scheduling.ReasonFulfilled, Message: "found all cluster needed as specified by the scheduling policy, found 2 cluster(s)"}
-		snap := &placementv1beta1.ClusterSchedulingPolicySnapshot{}
+		snap := &placementv1.ClusterSchedulingPolicySnapshot{}
 		snap.Name = "p-0"
 		snap.Status.Conditions = []metav1.Condition{cond}
-		snap.Status.ClusterDecisions = []placementv1beta1.ClusterDecision{
+		snap.Status.ClusterDecisions = []placementv1.ClusterDecision{
 			selected("a", 10), selected("b", 5),
-			{ClusterName: "c", ClusterScore: &placementv1beta1.ClusterScore{AffinityScore: ptrTo(int32(3)), TopologySpreadScore: ptrTo(int32(0))},
+			{ClusterName: "c", ClusterScore: &placementv1.ClusterScore{AffinityScore: ptrTo(int32(3)), TopologySpreadScore: ptrTo(int32(0))},
 				Reason: `Cluster "c" does not score high enough (affinity score: 3, topology spread score: 0)`},
 			{ClusterName: "e", Reason: fmt.Sprintf(unhealthyReason, "10.03")}, // the hub's cycle ran a second later
 			{ClusterName: "d", Reason: "ClusterUnschedulable, cluster does not match with any of the required cluster affinity terms"},
 		}
-		crp := &placementv1beta1.ClusterResourcePlacement{}
+		crp := &placementv1.ClusterResourcePlacement{}
 		crpCond := cond
-		crpCond.Type = string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)
+		crpCond.Type = string(placementv1.ClusterResourcePlacementScheduledConditionType)
 		crp.Status.Conditions = []metav1.Condition{crpCond}
-		var bindings []placementv1beta1.ClusterResourceBinding
+		var bindings []placementv1.ClusterResourceBinding
 		for _, d := range snap.Status.ClusterDecisions[:2] {
-			crp.Status.PlacementStatuses = append(crp.Status.PlacementStatuses, placementv1beta1.ResourcePlacementStatus{
+			crp.Status.PerClusterPlacementStatuses = append(crp.Status.PerClusterPlacementStatuses, placementv1.PerClusterPlacementStatus{
 				ClusterName: d.ClusterName,
-				Conditions:  []metav1.Condition{{Type: string(placementv1beta1.ResourceScheduledConditionType), Status: metav1.ConditionTrue, Message: d.Reason}},
+				Conditions:  []metav1.Condition{{Type: string(placementv1.PerClusterScheduledConditionType), Status: metav1.ConditionTrue, Message: d.Reason}},
 			})
-			b := placementv1beta1.ClusterResourceBinding{}
-			b.Spec.TargetCluster, b.Spec.State, b.Spec.SchedulingPolicySnapshotName = d.ClusterName, placementv1beta1.BindingStateScheduled, "p-0"
+			b := placementv1.ClusterResourceBinding{}
+			b.Spec.TargetCluster, b.Spec.State, b.Spec.SchedulingPolicySnapshotName = d.ClusterName, placementv1.BindingStateScheduled, "p-0"
 			bindings = append(bindings, b)
 		}
 		return &observation{crp: crp, snapshot: snap, bindings: bindings}
@@ -84,7 +84,7 @@ func TestCompareCatchesMismatches(t *testing.T) {
 			o.snapshot.Status.ClusterDecisions[1] = selected("b", 6)
 		}, "cluster b"},
 		{"a score in the placement status", func(_ *scheduling.Result, o *observation, _ **before) {
-			o.crp.Status.PlacementStatuses[0].Conditions[0].Message = selected("a", 11).Reason
+			o.crp.Status.PerClusterPlacementStatuses[0].Conditions[0].Message = selected("a", 11).Reason
 		}, "cluster a"},
 		{"another pick", func(p *scheduling.Result, _ *observation, _ **before) {
 			p.Selected[1].Cluster = "c"
@@ -103,9 +103,9 @@ func TestCompareCatchesMismatches(t *testing.T) {
 			p.Selected[0], p.Selected[1] = p.Selected[1], p.Selected[0]
 		}, "rank order"},
 		{"a trimmed binding", func(_ *scheduling.Result, _ *observation, prev **before) {
-			b := placementv1beta1.ClusterResourceBinding{}
-			b.Spec.TargetCluster, b.Spec.State = "g", placementv1beta1.BindingStateBound
-			*prev = &before{bindings: []placementv1beta1.ClusterResourceBinding{b}, present: 1}
+			b := placementv1.ClusterResourceBinding{}
+			b.Spec.TargetCluster, b.Spec.State = "g", placementv1.BindingStateBound
+			*prev = &before{bindings: []placementv1.ClusterResourceBinding{b}, present: 1}
 		}, "trimmed"},
 	} {
 		p, o := preview(), hub()

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
@@ -136,7 +136,7 @@ func TestPolicies(t *testing.T) {
 		"nil", "PickAll", "PickN", "PickFixed", "ored", "matchLabels", "In", "NotIn", "Exists", "DoesNotExist",
 		"Gt", "Ge", "Eq", "Ne", "Lt", "Le", PropNodeCount, PropAvailableCPU, PropCost,
 		"negative", "Ascending", "Descending", "two sorters",
-		string(placementv1beta1.DoNotSchedule), string(placementv1beta1.ScheduleAnyway), "maxSkew 1", "maxSkew 2",
+		string(placementv1.DoNotSchedule), string(placementv1.ScheduleAnyway), "maxSkew 1", "maxSkew 2",
 		"spread " + LabelLocation, "spread " + LabelRack, "toleration Equal", "toleration Exists",
 	} {
 		if !seen[want] {

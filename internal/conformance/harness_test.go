@@ -21,7 +21,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
@@ -64,8 +65,8 @@ func connect(t testing.TB, env map[string]string) *hub {
 	return &hub{c: c, adminURL: env[localfleet.EnvAdminURL]}
 }
 
-func (h *hub) members(ctx context.Context) ([]clusterv1beta1.MemberCluster, error) {
-	var list clusterv1beta1.MemberClusterList
+func (h *hub) members(ctx context.Context) ([]clusterv1.MemberCluster, error) {
+	var list clusterv1.MemberClusterList
 	if err := h.c.List(ctx, &list); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (h *hub) waitFleetSettled(ctx context.Context, f *fleetfile.File) error {
 		if err != nil {
 			return false, err
 		}
-		byName := map[string]*clusterv1beta1.MemberCluster{}
+		byName := map[string]*clusterv1.MemberCluster{}
 		for i := range mcs {
 			byName[mcs[i].Name] = &mcs[i]
 		}
@@ -144,11 +145,11 @@ func (h *hub) setUnhealthy(ctx context.Context, f *fleetfile.File, names ...stri
 	// Heartbeats are stored with second precision: a stored time after the change's second means
 	// the report came after the change.
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-		imc := &clusterv1beta1.InternalMemberCluster{}
+		imc := &clusterv1.InternalMemberCluster{}
 		if err := h.c.Get(ctx, client.ObjectKey{Namespace: "fleet-member-" + last, Name: last}, imc); err != nil {
 			return false, err
 		}
-		st := imc.GetAgentStatus(clusterv1beta1.MemberAgent)
+		st := imc.GetAgentStatus(clusterv1.MemberAgent)
 		return st != nil && st.LastReceivedHeartbeat.After(changed.Truncate(time.Second)), nil
 	})
 	if err != nil {
@@ -164,7 +165,7 @@ func (h *hub) setUnhealthy(ctx context.Context, f *fleetfile.File, names ...stri
 func (h *hub) waitEligible(ctx context.Context, eligible bool, names ...string) error {
 	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		for _, name := range names {
-			mc := &clusterv1beta1.MemberCluster{}
+			mc := &clusterv1.MemberCluster{}
 			if err := h.c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 				return false, err
 			}
@@ -187,7 +188,7 @@ func (h *hub) setLabel(ctx context.Context, name, key, value string) error {
 		return err
 	}
 	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		mc := &clusterv1beta1.MemberCluster{}
+		mc := &clusterv1.MemberCluster{}
 		if err := h.c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			return false, err
 		}
@@ -206,20 +207,20 @@ func (h *hub) ensureNamespace(ctx context.Context) error {
 
 // createPlacement creates a placement of the app namespace. External rollouts keep the hub light
 // (no Works) and every binding Scheduled until the test binds it.
-func (h *hub) createPlacement(ctx context.Context, name string, policy *placementv1beta1.PlacementPolicy) error {
-	crp := &placementv1beta1.ClusterResourcePlacement{
+func (h *hub) createPlacement(ctx context.Context, name string, policy *placementv1.PlacementPolicy) error {
+	crp := &placementv1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: appNamespace}},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: appNamespace}},
 			Policy:            policy.DeepCopy(),
-			Strategy:          placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType},
+			Strategy:          placementv1.RolloutStrategy{Type: placementv1.ExternalRolloutStrategyType},
 		},
 	}
 	return h.c.Create(ctx, crp)
 }
 
 func (h *hub) deletePlacement(ctx context.Context, name string) error {
-	err := h.c.Delete(ctx, &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	err := h.c.Delete(ctx, &placementv1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -243,13 +244,13 @@ func (h *hub) deletePlacementAndWait(ctx context.Context, name string) error {
 	})
 }
 
-func (h *hub) placement(ctx context.Context, name string) (*placementv1beta1.ClusterResourcePlacement, error) {
-	crp := &placementv1beta1.ClusterResourcePlacement{}
+func (h *hub) placement(ctx context.Context, name string) (*placementv1.ClusterResourcePlacement, error) {
+	crp := &placementv1.ClusterResourcePlacement{}
 	return crp, h.c.Get(ctx, client.ObjectKey{Name: name}, crp)
 }
 
 // setPolicy replaces a placement's policy, retrying on conflicts with the hub agent's status writes.
-func (h *hub) setPolicy(ctx context.Context, name string, policy *placementv1beta1.PlacementPolicy) error {
+func (h *hub) setPolicy(ctx context.Context, name string, policy *placementv1.PlacementPolicy) error {
 	for range 20 {
 		crp, err := h.placement(ctx, name)
 		if err != nil {
@@ -264,9 +265,9 @@ func (h *hub) setPolicy(ctx context.Context, name string, policy *placementv1bet
 	return errors.New("too many conflicts")
 }
 
-func (h *hub) bindings(ctx context.Context, crpName string) ([]placementv1beta1.ClusterResourceBinding, error) {
-	var list placementv1beta1.ClusterResourceBindingList
-	if err := h.c.List(ctx, &list, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: crpName}); err != nil {
+func (h *hub) bindings(ctx context.Context, crpName string) ([]placementv1.ClusterResourceBinding, error) {
+	var list placementv1.ClusterResourceBindingList
+	if err := h.c.List(ctx, &list, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: crpName}); err != nil {
 		return nil, err
 	}
 	return list.Items, nil
@@ -274,9 +275,9 @@ func (h *hub) bindings(ctx context.Context, crpName string) ([]placementv1beta1.
 
 var errNoLatestSnapshot = errors.New("no single latest policy snapshot")
 
-func (h *hub) latestPolicySnapshot(ctx context.Context, crpName string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
-	var list placementv1beta1.ClusterSchedulingPolicySnapshotList
-	if err := h.c.List(ctx, &list, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
+func (h *hub) latestPolicySnapshot(ctx context.Context, crpName string) (*placementv1.ClusterSchedulingPolicySnapshot, error) {
+	var list placementv1.ClusterSchedulingPolicySnapshotList
+	if err := h.c.List(ctx, &list, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
 		return nil, err
 	}
 	if len(list.Items) != 1 {
@@ -288,8 +289,8 @@ func (h *hub) latestPolicySnapshot(ctx context.Context, crpName string) (*placem
 // bind marks bindings Bound with the placement's latest resource snapshot, as an external rollout
 // (a staged update run) does.
 func (h *hub) bind(ctx context.Context, crpName string, clusters []string) error {
-	var snaps placementv1beta1.ClusterResourceSnapshotList
-	if err := h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
+	var snaps placementv1.ClusterResourceSnapshotList
+	if err := h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
 		return err
 	}
 	if len(snaps.Items) != 1 {
@@ -308,7 +309,7 @@ func (h *hub) bind(ctx context.Context, crpName string, clusters []string) error
 		if !want[b.Spec.TargetCluster] {
 			continue
 		}
-		b.Spec.State = placementv1beta1.BindingStateBound
+		b.Spec.State = placementv1.BindingStateBound
 		b.Spec.ResourceSnapshotName = snaps.Items[0].Name
 		if err := h.c.Update(ctx, b); err != nil {
 			return err
@@ -319,17 +320,17 @@ func (h *hub) bind(ctx context.Context, crpName string, clusters []string) error
 
 // observation is what the hub agent made of a placement.
 type observation struct {
-	crp      *placementv1beta1.ClusterResourcePlacement
-	snapshot *placementv1beta1.ClusterSchedulingPolicySnapshot
-	bindings []placementv1beta1.ClusterResourceBinding
+	crp      *placementv1.ClusterResourcePlacement
+	snapshot *placementv1.ClusterSchedulingPolicySnapshot
+	bindings []placementv1.ClusterResourceBinding
 }
 
 // active are the clusters with a scheduled or bound binding.
-func active(bs []placementv1beta1.ClusterResourceBinding) map[string]*placementv1beta1.ClusterResourceBinding {
-	out := map[string]*placementv1beta1.ClusterResourceBinding{}
+func active(bs []placementv1.ClusterResourceBinding) map[string]*placementv1.ClusterResourceBinding {
+	out := map[string]*placementv1.ClusterResourceBinding{}
 	for i := range bs {
 		b := &bs[i]
-		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+		if b.DeletionTimestamp.IsZero() && b.Spec.State != placementv1.BindingStateUnscheduled {
 			out[b.Spec.TargetCluster] = b
 		}
 	}
@@ -349,7 +350,7 @@ func (h *hub) waitScheduled(ctx context.Context, name string, accept func(*obser
 		if err != nil {
 			return false, err
 		}
-		cond := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+		cond := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
 		if cond == nil || cond.ObservedGeneration != crp.Generation || cond.Status == metav1.ConditionUnknown {
 			last = "the placement's Scheduled condition is not current"
 			return false, nil
@@ -362,7 +363,7 @@ func (h *hub) waitScheduled(ctx context.Context, name string, accept func(*obser
 		if err != nil {
 			return false, err
 		}
-		scond := meta.FindStatusCondition(snap.Status.Conditions, string(placementv1beta1.PolicySnapshotScheduled))
+		scond := meta.FindStatusCondition(snap.Status.Conditions, string(placementv1.PolicySnapshotScheduled))
 		if scond == nil || scond.ObservedGeneration != snap.Generation || snap.Status.ObservedCRPGeneration != crp.Generation {
 			last = "the policy snapshot's status is not current"
 			return false, nil
@@ -384,7 +385,7 @@ func (h *hub) waitScheduled(ctx context.Context, name string, accept func(*obser
 			return false, nil
 		}
 		named := map[string]bool{}
-		for _, ps := range crp.Status.PlacementStatuses {
+		for _, ps := range crp.Status.PerClusterPlacementStatuses {
 			if ps.ClusterName != "" {
 				named[ps.ClusterName] = true
 			}
@@ -420,7 +421,7 @@ func (h *hub) preview(ctx context.Context, in scheduling.Input) (scheduling.Resu
 // many of them are scheduled or bound for the policy snapshot the update keeps (0 when the update
 // cuts a new snapshot).
 type before struct {
-	bindings []placementv1beta1.ClusterResourceBinding
+	bindings []placementv1.ClusterResourceBinding
 	present  int
 	// memberChange: the hub reschedules on its own after member events, in as
 	// many cycles as the events it batched; how many filtered clusters its
@@ -466,13 +467,13 @@ func (c *comparison) general(format string, args ...any) {
 // compare checks a preview against the hub agent's outcome: the picked clusters (and their scores),
 // the reason for every unselected cluster the hub lists, which unselected clusters it lists, the
 // Scheduled condition, and, after an update (prev != nil), which picks were kept and trimmed.
-func compare(name string, policy *placementv1beta1.PlacementPolicy, preview scheduling.Result, obs *observation, prev *before) *comparison {
+func compare(name string, policy *placementv1.PlacementPolicy, preview scheduling.Result, obs *observation, prev *before) *comparison {
 	c := &comparison{policy: name}
 	if b, err := json.Marshal(policy); err == nil {
 		c.spec = string(b)
 	}
 	defaulted := scheduling.Defaulted(policy)
-	pickType := placementv1beta1.PickAllPlacementType
+	pickType := placementv1.PickAllPlacementType
 	if defaulted != nil {
 		pickType = defaulted.PlacementType
 	}
@@ -513,7 +514,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 		return "not mentioned", "-"
 	}
 
-	hubSelected := map[string]placementv1beta1.ClusterDecision{}
+	hubSelected := map[string]placementv1.ClusterDecision{}
 	var hubSelectedOrder, hubNotPicked []string
 	hubFiltered := 0
 	for _, d := range obs.snapshot.Status.ClusterDecisions {
@@ -571,7 +572,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 			continue
 		}
 		if d.ClusterScore == nil {
-			if pickType == placementv1beta1.PickNPlacementType {
+			if pickType == placementv1.PickNPlacementType {
 				pv, pr := pickedVerdict(p)
 				c.mismatch(n, pv, pr, "selected without a score", d.Reason)
 			}
@@ -591,18 +592,18 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 	}
 
 	// The scores the placement's status shows per cluster.
-	for _, ps := range obs.crp.Status.PlacementStatuses {
+	for _, ps := range obs.crp.Status.PerClusterPlacementStatuses {
 		if ps.ClusterName == "" {
 			continue
 		}
-		cond := meta.FindStatusCondition(ps.Conditions, string(placementv1beta1.ResourceScheduledConditionType))
+		cond := meta.FindStatusCondition(ps.Conditions, string(placementv1.PerClusterScheduledConditionType))
 		p, ok := previewPick[ps.ClusterName]
 		if cond == nil || !ok {
 			continue // reported above
 		}
 		m := scoreText.FindStringSubmatch(cond.Message)
 		if m == nil {
-			if pickType == placementv1beta1.PickNPlacementType {
+			if pickType == placementv1.PickNPlacementType {
 				pv, pr := pickedVerdict(p)
 				c.mismatch(ps.ClusterName, pv, pr, "placed without scores in the placement status", cond.Message)
 			}
@@ -619,7 +620,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 	// finished them, so only their number is compared). A PickN placement that has as many picks as
 	// it needs, or more, runs no scheduling cycle and lists none.
 	ranCycle := true
-	if pickType == placementv1beta1.PickNPlacementType {
+	if pickType == placementv1.PickNPlacementType {
 		present := 0
 		if prev != nil {
 			present = prev.present
@@ -631,7 +632,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 		if n := len(obs.snapshot.Status.ClusterDecisions) - len(hubSelected); n > 0 {
 			c.general("the hub lists %d unselected clusters although no scheduling cycle ran", n)
 		}
-	case pickType != placementv1beta1.PickFixedPlacementType:
+	case pickType != placementv1.PickFixedPlacementType:
 		want := previewNotPicked
 		if len(want) > maxUnselectedDecisions {
 			want = want[:maxUnselectedDecisions]
@@ -667,7 +668,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 	}
 
 	// The Scheduled condition: the snapshot's, and the placement's copy of it.
-	scond := meta.FindStatusCondition(obs.snapshot.Status.Conditions, string(placementv1beta1.PolicySnapshotScheduled))
+	scond := meta.FindStatusCondition(obs.snapshot.Status.Conditions, string(placementv1.PolicySnapshotScheduled))
 	wantStatus := metav1.ConditionFalse
 	if preview.Fulfilled {
 		wantStatus = metav1.ConditionTrue
@@ -675,7 +676,7 @@ func compare(name string, policy *placementv1beta1.PlacementPolicy, preview sche
 	if scond.Status != wantStatus || scond.Reason != preview.Reason || scond.Message != preview.Message {
 		c.general("Scheduled condition:\n    preview:   %s %s %q\n    hub agent: %s %s %q", wantStatus, preview.Reason, preview.Message, scond.Status, scond.Reason, scond.Message)
 	}
-	if ccond := meta.FindStatusCondition(obs.crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)); ccond.Status != scond.Status || ccond.Reason != scond.Reason || ccond.Message != scond.Message {
+	if ccond := meta.FindStatusCondition(obs.crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); ccond.Status != scond.Status || ccond.Reason != scond.Reason || ccond.Message != scond.Message {
 		c.general("the placement's Scheduled condition (%s %s %q) differs from its policy snapshot's (%s %s %q)", ccond.Status, ccond.Reason, ccond.Message, scond.Status, scond.Reason, scond.Message)
 	}
 

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -29,7 +29,7 @@ const (
 // Policy is one generated placement policy.
 type Policy struct {
 	Name   string
-	Policy *placementv1beta1.PlacementPolicy
+	Policy *placementv1.PlacementPolicy
 }
 
 // Policies returns the conformance policies for a generated fleet: a fixed list covering every
@@ -39,7 +39,7 @@ type Policy struct {
 // seed. PickFixed names come from the fleet, so the same fleet and seed give the same policies.
 func Policies(f *fleetfile.File, seed uint64, random int) []Policy {
 	var ps []Policy
-	add := func(name string, p *placementv1beta1.PlacementPolicy) { ps = append(ps, Policy{Name: name, Policy: p}) }
+	add := func(name string, p *placementv1.PlacementPolicy) { ps = append(ps, Policy{Name: name, Policy: p}) }
 
 	// PickAll: label filters.
 	add("pickall-nil-policy", nil)
@@ -56,26 +56,26 @@ func Policies(f *fleetfile.File, seed uint64, random int) []Policy {
 	add("pickall-location", pickAll(required(term(exprs(expr(LabelLocation, metav1.LabelSelectorOpIn, "eastus", "westeurope"))))))
 
 	// PickAll: property filters, every operator.
-	add("pickall-nodecount-gt", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorGreaterThan, "20")))))
-	add("pickall-nodecount-ge", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "20")))))
-	add("pickall-nodecount-eq", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorEqualTo, "12")))))
-	add("pickall-nodecount-ne", pickAll(required(propTerm(labels(LabelEnv, "prod"), prop(PropNodeCount, placementv1beta1.PropertySelectorNotEqualTo, "12")))))
-	add("pickall-nodecount-lt", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorLessThan, "10")))))
-	add("pickall-nodecount-le", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorLessThanOrEqualTo, "10")))))
-	add("pickall-available-cpu-gt", pickAll(required(propTerm(nil, prop(PropAvailableCPU, placementv1beta1.PropertySelectorGreaterThan, "50")))))
-	add("pickall-allocatable-memory-ge", pickAll(required(propTerm(nil, prop(PropAllocatableMem, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "500Gi")))))
+	add("pickall-nodecount-gt", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorGreaterThan, "20")))))
+	add("pickall-nodecount-ge", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorGreaterThanOrEqualTo, "20")))))
+	add("pickall-nodecount-eq", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorEqualTo, "12")))))
+	add("pickall-nodecount-ne", pickAll(required(propTerm(labels(LabelEnv, "prod"), prop(PropNodeCount, placementv1.PropertySelectorNotEqualTo, "12")))))
+	add("pickall-nodecount-lt", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorLessThan, "10")))))
+	add("pickall-nodecount-le", pickAll(required(propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorLessThanOrEqualTo, "10")))))
+	add("pickall-available-cpu-gt", pickAll(required(propTerm(nil, prop(PropAvailableCPU, placementv1.PropertySelectorGreaterThan, "50")))))
+	add("pickall-allocatable-memory-ge", pickAll(required(propTerm(nil, prop(PropAllocatableMem, placementv1.PropertySelectorGreaterThanOrEqualTo, "500Gi")))))
 	add("pickall-total-cpu-lt-and-memory", pickAll(required(propTerm(nil,
-		prop(PropTotalCPU, placementv1beta1.PropertySelectorLessThan, "100"),
-		prop(PropAvailableMem, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "100Gi")))))
-	add("pickall-allocatable-cpu-le-millis", pickAll(required(propTerm(nil, prop(PropAllocatableCPU, placementv1beta1.PropertySelectorLessThanOrEqualTo, "30500m")))))
-	add("pickall-custom-le", pickAll(required(propTerm(nil, prop(PropCost, placementv1beta1.PropertySelectorLessThanOrEqualTo, "0.80")))))
-	add("pickall-custom-ne", pickAll(required(propTerm(nil, prop(PropCost, placementv1beta1.PropertySelectorNotEqualTo, "1")))))
-	add("pickall-custom-eq-millis", pickAll(required(propTerm(nil, prop(PropCost, placementv1beta1.PropertySelectorEqualTo, "500m")))))
-	add("pickall-corecost-gt", pickAll(required(propTerm(nil, prop(PropCoreCost, placementv1beta1.PropertySelectorGreaterThan, "75m")))))
+		prop(PropTotalCPU, placementv1.PropertySelectorLessThan, "100"),
+		prop(PropAvailableMem, placementv1.PropertySelectorGreaterThanOrEqualTo, "100Gi")))))
+	add("pickall-allocatable-cpu-le-millis", pickAll(required(propTerm(nil, prop(PropAllocatableCPU, placementv1.PropertySelectorLessThanOrEqualTo, "30500m")))))
+	add("pickall-custom-le", pickAll(required(propTerm(nil, prop(PropCost, placementv1.PropertySelectorLessThanOrEqualTo, "0.80")))))
+	add("pickall-custom-ne", pickAll(required(propTerm(nil, prop(PropCost, placementv1.PropertySelectorNotEqualTo, "1")))))
+	add("pickall-custom-eq-millis", pickAll(required(propTerm(nil, prop(PropCost, placementv1.PropertySelectorEqualTo, "500m")))))
+	add("pickall-corecost-gt", pickAll(required(propTerm(nil, prop(PropCoreCost, placementv1.PropertySelectorGreaterThan, "75m")))))
 	add("pickall-ored-terms", pickAll(required(
 		term(labels(LabelEnv, "canary")),
-		propTerm(nil, prop(PropNodeCount, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "40")),
-		propTerm(labels(LabelTier, "gold"), prop(PropCost, placementv1beta1.PropertySelectorLessThan, "0.5")),
+		propTerm(nil, prop(PropNodeCount, placementv1.PropertySelectorGreaterThanOrEqualTo, "40")),
+		propTerm(labels(LabelTier, "gold"), prop(PropCost, placementv1.PropertySelectorLessThan, "0.5")),
 	)))
 
 	// PickAll: taints and tolerations.
@@ -100,56 +100,56 @@ func Policies(f *fleetfile.File, seed uint64, random int) []Policy {
 	add("pickn-negative-weight", pickN(12, preferred(
 		pref(-60, term(exprs(expr(LabelEnv, metav1.LabelSelectorOpIn, "dev", "staging")))),
 		pref(20, term(labels(LabelTeam, "web"))))))
-	add("pickn-nodecount-descending", pickN(10, preferred(pref(100, sorter(PropNodeCount, placementv1beta1.Descending)))))
-	add("pickn-nodecount-ascending", pickN(10, preferred(pref(80, sorter(PropNodeCount, placementv1beta1.Ascending)))))
+	add("pickn-nodecount-descending", pickN(10, preferred(pref(100, sorter(PropNodeCount, placementv1.Descending)))))
+	add("pickn-nodecount-ascending", pickN(10, preferred(pref(80, sorter(PropNodeCount, placementv1.Ascending)))))
 	add("pickn-two-sorters", pickN(15, preferred(
-		pref(60, sorter(PropAvailableCPU, placementv1beta1.Descending)),
-		pref(40, sorter(PropCost, placementv1beta1.Ascending)))))
+		pref(60, sorter(PropAvailableCPU, placementv1.Descending)),
+		pref(40, sorter(PropCost, placementv1.Ascending)))))
 	add("pickn-negative-sorter", pickN(10, preferred(
-		pref(-50, sorter(PropNodeCount, placementv1beta1.Descending)),
+		pref(-50, sorter(PropNodeCount, placementv1.Descending)),
 		pref(30, term(labels(LabelEnv, "prod"))))))
 	add("pickn-sorter-with-labels", pickN(10, preferred(
-		pref(70, placementv1beta1.ClusterSelectorTerm{
+		pref(70, placementv1.ClusterSelectorTerm{
 			LabelSelector:  labels(LabelTier, "gold"),
-			PropertySorter: &placementv1beta1.PropertySorter{Name: PropAllocatableMem, SortOrder: placementv1beta1.Descending},
+			PropertySorter: &placementv1.PropertySorter{Name: PropAllocatableMem, SortOrder: placementv1.Descending},
 		}),
 		pref(10, term(labels(LabelTeam, "search"))))))
-	add("pickn-corecost-ascending", pickN(15, preferred(pref(100, sorter(PropCoreCost, placementv1beta1.Ascending)))))
+	add("pickn-corecost-ascending", pickN(15, preferred(pref(100, sorter(PropCoreCost, placementv1.Ascending)))))
 	add("pickn-required-and-preferred", pickN(12,
 		required(term(exprs(expr(LabelEnv, metav1.LabelSelectorOpIn, "prod", "staging")))),
 		preferred(
 			pref(40, term(labels(LabelTier, "gold"))),
-			pref(60, sorter(PropAllocatableMem, placementv1beta1.Descending)))))
+			pref(60, sorter(PropAllocatableMem, placementv1.Descending)))))
 	add("pickn-ties", pickN(7, preferred(pref(10, term(labels(LabelLocation, "eastus"))))))
 	add("pickn-unfulfilled-canary", pickN(30, required(term(labels(LabelEnv, "canary")))))
 	add("pickn-more-than-eligible", pickN(250))
 	add("pickn-zero", pickN(0))
 	add("pickn-tolerations", pickN(8,
-		preferred(pref(90, term(labels(LabelGPU, "true"))), pref(10, sorter(PropNodeCount, placementv1beta1.Descending))),
+		preferred(pref(90, term(labels(LabelGPU, "true"))), pref(10, sorter(PropNodeCount, placementv1.Descending))),
 		tolerate(toleration(corev1.TolerationOpExists, "dedicated", ""))))
 
 	// PickN: topology spread.
 	add("pickn-spread-location-dns", pickN(12,
-		spread(1, LabelLocation, placementv1beta1.DoNotSchedule),
-		preferred(pref(50, sorter(PropNodeCount, placementv1beta1.Descending)))))
+		spread(1, LabelLocation, placementv1.DoNotSchedule),
+		preferred(pref(50, sorter(PropNodeCount, placementv1.Descending)))))
 	add("pickn-spread-location-anyway", pickN(14,
-		spread(1, LabelLocation, placementv1beta1.ScheduleAnyway),
+		spread(1, LabelLocation, placementv1.ScheduleAnyway),
 		preferred(pref(40, term(labels(LabelEnv, "prod"))))))
-	add("pickn-spread-rack-dns-skew2", pickN(10, spread(2, LabelRack, placementv1beta1.DoNotSchedule)))
+	add("pickn-spread-rack-dns-skew2", pickN(10, spread(2, LabelRack, placementv1.DoNotSchedule)))
 	add("pickn-spread-two-constraints", pickN(14,
-		spread(2, LabelRack, placementv1beta1.ScheduleAnyway),
-		spread(1, LabelLocation, placementv1beta1.DoNotSchedule),
-		preferred(pref(30, sorter(PropCost, placementv1beta1.Ascending)))))
+		spread(2, LabelRack, placementv1.ScheduleAnyway),
+		spread(1, LabelLocation, placementv1.DoNotSchedule),
+		preferred(pref(30, sorter(PropCost, placementv1.Ascending)))))
 	add("pickn-spread-required-prod", pickN(18,
 		required(term(labels(LabelEnv, "prod"))),
-		spread(1, LabelLocation, placementv1beta1.DoNotSchedule)))
-	add("pickn-spread-single-domain", pickN(5, spread(1, LabelGPU, placementv1beta1.DoNotSchedule)))
+		spread(1, LabelLocation, placementv1.DoNotSchedule)))
+	add("pickn-spread-single-domain", pickN(5, spread(1, LabelGPU, placementv1.DoNotSchedule)))
 	add("pickn-spread-stuck-domains", pickN(4,
 		required(term(labels(LabelLocation, "eastus"))),
-		spread(1, LabelLocation, placementv1beta1.DoNotSchedule)))
+		spread(1, LabelLocation, placementv1.DoNotSchedule)))
 	add("pickn-spread-default-unsatisfiable", pickN(6,
-		&placementv1beta1.TopologySpreadConstraint{TopologyKey: LabelTeam}, // maxSkew and whenUnsatisfiable defaulted
-		preferred(pref(20, sorter(PropAvailableMem, placementv1beta1.Ascending)))))
+		&placementv1.TopologySpreadConstraint{TopologyKey: LabelTeam}, // maxSkew and whenUnsatisfiable defaulted
+		preferred(pref(20, sorter(PropAvailableMem, placementv1.Ascending)))))
 
 	// PickFixed.
 	healthy, unhealthy, tainted := sampleMembers(f)
@@ -186,7 +186,7 @@ func sampleMembers(f *fleetfile.File) (healthy, unhealthy, tainted []string) {
 
 // randomPolicy draws a PickN policy: 0-3 preferred terms (labels, sorters, both; weights -100..100),
 // sometimes a required term, spread constraints or tolerations.
-func randomPolicy(rng *rand.Rand) *placementv1beta1.PlacementPolicy {
+func randomPolicy(rng *rand.Rand) *placementv1.PlacementPolicy {
 	var opts []any
 	labelTerms := []func() *metav1.LabelSelector{
 		func() *metav1.LabelSelector { return labels(LabelEnv, envs[rng.IntN(len(envs))]) },
@@ -198,21 +198,21 @@ func randomPolicy(rng *rand.Rand) *placementv1beta1.PlacementPolicy {
 		func() *metav1.LabelSelector { return exprs(expr(LabelRack, metav1.LabelSelectorOpExists)) },
 	}
 	sorted := []string{PropNodeCount, PropAvailableCPU, PropAllocatableMem, PropCost, PropCoreCost}
-	orders := []placementv1beta1.PropertySortOrder{placementv1beta1.Ascending, placementv1beta1.Descending}
-	var prefs []placementv1beta1.PreferredClusterSelector
+	orders := []placementv1.PropertySortOrder{placementv1.Ascending, placementv1.Descending}
+	var prefs []placementv1.PreferredClusterSelector
 	for range rng.IntN(4) {
 		w := int32(rng.IntN(201) - 100)
-		var t placementv1beta1.ClusterSelectorTerm
+		var t placementv1.ClusterSelectorTerm
 		switch rng.IntN(3) {
 		case 0:
 			t.LabelSelector = labelTerms[rng.IntN(len(labelTerms))]()
 		case 1:
-			t.PropertySorter = &placementv1beta1.PropertySorter{Name: sorted[rng.IntN(len(sorted))], SortOrder: orders[rng.IntN(2)]}
+			t.PropertySorter = &placementv1.PropertySorter{Name: sorted[rng.IntN(len(sorted))], SortOrder: orders[rng.IntN(2)]}
 		default:
 			t.LabelSelector = labelTerms[rng.IntN(len(labelTerms))]()
-			t.PropertySorter = &placementv1beta1.PropertySorter{Name: sorted[rng.IntN(len(sorted))], SortOrder: orders[rng.IntN(2)]}
+			t.PropertySorter = &placementv1.PropertySorter{Name: sorted[rng.IntN(len(sorted))], SortOrder: orders[rng.IntN(2)]}
 		}
-		prefs = append(prefs, placementv1beta1.PreferredClusterSelector{Weight: w, Preference: t})
+		prefs = append(prefs, placementv1.PreferredClusterSelector{Weight: w, Preference: t})
 	}
 	if len(prefs) > 0 {
 		opts = append(opts, preferredList(prefs))
@@ -222,7 +222,7 @@ func randomPolicy(rng *rand.Rand) *placementv1beta1.PlacementPolicy {
 	}
 	if rng.IntN(3) == 0 {
 		keys := []string{LabelLocation, LabelRack, LabelTeam}
-		when := []placementv1beta1.UnsatisfiableConstraintAction{placementv1beta1.DoNotSchedule, placementv1beta1.ScheduleAnyway}
+		when := []placementv1.UnsatisfiableConstraintAction{placementv1.DoNotSchedule, placementv1.ScheduleAnyway}
 		opts = append(opts, spread(int32(1+rng.IntN(2)), keys[rng.IntN(len(keys))], when[rng.IntN(2)]))
 	}
 	if rng.IntN(4) == 0 {
@@ -233,44 +233,44 @@ func randomPolicy(rng *rand.Rand) *placementv1beta1.PlacementPolicy {
 
 // Builders.
 
-type requiredTerms []placementv1beta1.ClusterSelectorTerm
-type preferredList []placementv1beta1.PreferredClusterSelector
-type tolerationList []placementv1beta1.Toleration
+type requiredTerms []placementv1.ClusterSelectorTerm
+type preferredList []placementv1.PreferredClusterSelector
+type tolerationList []placementv1.Toleration
 
-func required(terms ...placementv1beta1.ClusterSelectorTerm) requiredTerms { return terms }
-func preferred(prefs ...placementv1beta1.PreferredClusterSelector) preferredList {
+func required(terms ...placementv1.ClusterSelectorTerm) requiredTerms { return terms }
+func preferred(prefs ...placementv1.PreferredClusterSelector) preferredList {
 	return prefs
 }
-func tolerate(ts ...placementv1beta1.Toleration) tolerationList { return ts }
+func tolerate(ts ...placementv1.Toleration) tolerationList { return ts }
 
-func pickAll(opts ...any) *placementv1beta1.PlacementPolicy {
-	return build(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}, opts)
+func pickAll(opts ...any) *placementv1.PlacementPolicy {
+	return build(&placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType}, opts)
 }
 
-func pickN(n int32, opts ...any) *placementv1beta1.PlacementPolicy {
-	return build(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: &n}, opts)
+func pickN(n int32, opts ...any) *placementv1.PlacementPolicy {
+	return build(&placementv1.PlacementPolicy{PlacementType: placementv1.PickNPlacementType, NumberOfClusters: &n}, opts)
 }
 
-func pickFixed(names ...string) *placementv1beta1.PlacementPolicy {
-	return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType, ClusterNames: names}
+func pickFixed(names ...string) *placementv1.PlacementPolicy {
+	return &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType, ClusterNames: names}
 }
 
-func build(p *placementv1beta1.PlacementPolicy, opts []any) *placementv1beta1.PlacementPolicy {
-	affinity := func() *placementv1beta1.ClusterAffinity {
+func build(p *placementv1.PlacementPolicy, opts []any) *placementv1.PlacementPolicy {
+	affinity := func() *placementv1.ClusterAffinity {
 		if p.Affinity == nil {
-			p.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{}}
+			p.Affinity = &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{}}
 		}
 		return p.Affinity.ClusterAffinity
 	}
 	for _, o := range opts {
 		switch o := o.(type) {
 		case requiredTerms:
-			affinity().RequiredDuringSchedulingIgnoredDuringExecution = &placementv1beta1.ClusterSelector{ClusterSelectorTerms: o}
+			affinity().RequiredDuringSchedulingIgnoredDuringExecution = &placementv1.ClusterSelector{ClusterSelectorTerms: o}
 		case preferredList:
 			affinity().PreferredDuringSchedulingIgnoredDuringExecution = o
 		case tolerationList:
 			p.Tolerations = append(p.Tolerations, o...)
-		case *placementv1beta1.TopologySpreadConstraint:
+		case *placementv1.TopologySpreadConstraint:
 			p.TopologySpreadConstraints = append(p.TopologySpreadConstraints, *o)
 		default:
 			panic(fmt.Sprintf("unknown policy option %T", o))
@@ -279,12 +279,12 @@ func build(p *placementv1beta1.PlacementPolicy, opts []any) *placementv1beta1.Pl
 	return p
 }
 
-func term(ls *metav1.LabelSelector) placementv1beta1.ClusterSelectorTerm {
-	return placementv1beta1.ClusterSelectorTerm{LabelSelector: ls}
+func term(ls *metav1.LabelSelector) placementv1.ClusterSelectorTerm {
+	return placementv1.ClusterSelectorTerm{LabelSelector: ls}
 }
 
-func propTerm(ls *metav1.LabelSelector, reqs ...placementv1beta1.PropertySelectorRequirement) placementv1beta1.ClusterSelectorTerm {
-	return placementv1beta1.ClusterSelectorTerm{LabelSelector: ls, PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: reqs}}
+func propTerm(ls *metav1.LabelSelector, reqs ...placementv1.PropertySelectorRequirement) placementv1.ClusterSelectorTerm {
+	return placementv1.ClusterSelectorTerm{LabelSelector: ls, PropertySelector: &placementv1.PropertySelector{MatchExpressions: reqs}}
 }
 
 func labels(kv ...string) *metav1.LabelSelector {
@@ -307,22 +307,22 @@ func expr(key string, op metav1.LabelSelectorOperator, values ...string) *metav1
 	return &metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values}
 }
 
-func prop(name string, op placementv1beta1.PropertySelectorOperator, value string) placementv1beta1.PropertySelectorRequirement {
-	return placementv1beta1.PropertySelectorRequirement{Name: name, Operator: op, Values: []string{value}}
+func prop(name string, op placementv1.PropertySelectorOperator, value string) placementv1.PropertySelectorRequirement {
+	return placementv1.PropertySelectorRequirement{Name: name, Operator: op, Values: []string{value}}
 }
 
-func pref(weight int32, t placementv1beta1.ClusterSelectorTerm) placementv1beta1.PreferredClusterSelector {
-	return placementv1beta1.PreferredClusterSelector{Weight: weight, Preference: t}
+func pref(weight int32, t placementv1.ClusterSelectorTerm) placementv1.PreferredClusterSelector {
+	return placementv1.PreferredClusterSelector{Weight: weight, Preference: t}
 }
 
-func sorter(name string, order placementv1beta1.PropertySortOrder) placementv1beta1.ClusterSelectorTerm {
-	return placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{Name: name, SortOrder: order}}
+func sorter(name string, order placementv1.PropertySortOrder) placementv1.ClusterSelectorTerm {
+	return placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{Name: name, SortOrder: order}}
 }
 
-func spread(maxSkew int32, key string, when placementv1beta1.UnsatisfiableConstraintAction) *placementv1beta1.TopologySpreadConstraint {
-	return &placementv1beta1.TopologySpreadConstraint{MaxSkew: &maxSkew, TopologyKey: key, WhenUnsatisfiable: when}
+func spread(maxSkew int32, key string, when placementv1.UnsatisfiableConstraintAction) *placementv1.TopologySpreadConstraint {
+	return &placementv1.TopologySpreadConstraint{MaxSkew: &maxSkew, TopologyKey: key, WhenUnsatisfiable: when}
 }
 
-func toleration(op corev1.TolerationOperator, key, value string) placementv1beta1.Toleration {
-	return placementv1beta1.Toleration{Key: key, Operator: op, Value: value, Effect: corev1.TaintEffectNoSchedule}
+func toleration(op corev1.TolerationOperator, key, value string) placementv1.Toleration {
+	return placementv1.Toleration{Key: key, Operator: op, Value: value, Effect: corev1.TaintEffectNoSchedule}
 }

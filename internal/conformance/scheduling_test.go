@@ -11,7 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
@@ -173,7 +173,7 @@ func TestSchedulingConformance(t *testing.T) {
 func interleave(ps []Policy) []Policy {
 	var heavy, light []Policy
 	for _, p := range ps {
-		if d := scheduling.Defaulted(p.Policy); d == nil || d.PlacementType == placementv1beta1.PickAllPlacementType {
+		if d := scheduling.Defaulted(p.Policy); d == nil || d.PlacementType == placementv1.PickAllPlacementType {
 			heavy = append(heavy, p)
 		} else {
 			light = append(light, p)
@@ -222,7 +222,7 @@ type scenarioRun struct {
 	h      *hub
 	ctx    context.Context
 	name   string
-	policy *placementv1beta1.PlacementPolicy
+	policy *placementv1.PlacementPolicy
 	obs    *observation
 	report func(*testing.T, *comparison)
 }
@@ -235,7 +235,7 @@ func (s *scenarioRun) sub(suffix string) *scenarioRun {
 }
 
 // create previews and creates the placement, then compares.
-func (s *scenarioRun) create(policy *placementv1beta1.PlacementPolicy) {
+func (s *scenarioRun) create(policy *placementv1.PlacementPolicy) {
 	s.t.Helper()
 	preview, err := s.h.preview(s.ctx, scheduling.Input{Policy: policy})
 	if err != nil {
@@ -249,7 +249,7 @@ func (s *scenarioRun) create(policy *placementv1beta1.PlacementPolicy) {
 
 // update previews a policy update from the placement's bindings and stored policy, applies it,
 // then compares.
-func (s *scenarioRun) update(step string, mutate func(p *placementv1beta1.PlacementPolicy)) {
+func (s *scenarioRun) update(step string, mutate func(p *placementv1.PlacementPolicy)) {
 	s.t.Helper()
 	crp, err := s.h.placement(s.ctx, s.name)
 	if err != nil {
@@ -314,7 +314,7 @@ func (s *scenarioRun) before() *before {
 	return &before{bindings: bs, present: present}
 }
 
-func (s *scenarioRun) previewFrom(prev *before, stored, updated *placementv1beta1.PlacementPolicy) scheduling.Result {
+func (s *scenarioRun) previewFrom(prev *before, stored, updated *placementv1.PlacementPolicy) scheduling.Result {
 	s.t.Helper()
 	snap, err := s.h.latestPolicySnapshot(s.ctx, s.name)
 	if err != nil {
@@ -331,7 +331,7 @@ func (s *scenarioRun) previewFrom(prev *before, stored, updated *placementv1beta
 	return preview
 }
 
-func (s *scenarioRun) settle(label string, policy *placementv1beta1.PlacementPolicy, preview scheduling.Result, prev *before, accept func(*observation) bool) {
+func (s *scenarioRun) settle(label string, policy *placementv1.PlacementPolicy, preview scheduling.Result, prev *before, accept func(*observation) bool) {
 	s.t.Helper()
 	obs, err := s.h.waitScheduled(s.ctx, s.name, accept)
 	if err != nil && obs == nil {
@@ -380,8 +380,8 @@ type scenario struct {
 	run  func(s *scenarioRun)
 }
 
-func setN(n int32) func(p *placementv1beta1.PlacementPolicy) {
-	return func(p *placementv1beta1.PlacementPolicy) { p.NumberOfClusters = &n }
+func setN(n int32) func(p *placementv1.PlacementPolicy) {
+	return func(p *placementv1.PlacementPolicy) { p.NumberOfClusters = &n }
 }
 
 // scenarios are the stateful runs: each previews every update from the bindings the placement has
@@ -391,21 +391,21 @@ func scenarios(f *fleetfile.File) []scenario {
 	return []scenario{
 		{"scale-out", func(s *scenarioRun) {
 			s.create(pickN(5, preferred(
-				pref(60, sorter(PropNodeCount, placementv1beta1.Descending)),
+				pref(60, sorter(PropNodeCount, placementv1.Descending)),
 				pref(40, term(labels(LabelEnv, "prod"))))))
 			s.update("n=12", setN(12))
 			s.update("n=20", setN(20))
 		}},
 		{"scale-out-spread", func(s *scenarioRun) {
 			s.create(pickN(6,
-				spread(1, LabelLocation, placementv1beta1.DoNotSchedule),
-				preferred(pref(50, sorter(PropCost, placementv1beta1.Ascending)))))
+				spread(1, LabelLocation, placementv1.DoNotSchedule),
+				preferred(pref(50, sorter(PropCost, placementv1.Ascending)))))
 			s.update("n=13", setN(13))
 		}},
 		{"scale-in", func(s *scenarioRun) {
 			s.create(pickN(14, preferred(
 				pref(50, term(labels(LabelTier, "gold"))),
-				pref(50, sorter(PropAvailableCPU, placementv1beta1.Descending)))))
+				pref(50, sorter(PropAvailableCPU, placementv1.Descending)))))
 			// An external rollout binds five of them: scale-in trims scheduled bindings first.
 			picked := s.selected()
 			if err := s.h.bind(s.ctx, s.name, picked[len(picked)-5:]); err != nil {
@@ -415,43 +415,43 @@ func scenarios(f *fleetfile.File) []scenario {
 			s.update("n=3", setN(3))
 		}},
 		{"scale-in-spread", func(s *scenarioRun) {
-			s.create(pickN(10, spread(1, LabelRack, placementv1beta1.ScheduleAnyway), preferred(pref(30, term(labels(LabelTeam, "search"))))))
+			s.create(pickN(10, spread(1, LabelRack, placementv1.ScheduleAnyway), preferred(pref(30, term(labels(LabelTeam, "search"))))))
 			s.update("n=4", setN(4))
 		}},
 		{"policy-change", func(s *scenarioRun) {
 			s.create(pickN(8, preferred(pref(50, term(labels(LabelEnv, "prod"))))))
-			s.update("preferred term changed", func(p *placementv1beta1.PlacementPolicy) {
+			s.update("preferred term changed", func(p *placementv1.PlacementPolicy) {
 				p.Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution = preferred(
 					pref(50, term(labels(LabelTier, "gold"))),
-					pref(30, sorter(PropNodeCount, placementv1beta1.Ascending)))
+					pref(30, sorter(PropNodeCount, placementv1.Ascending)))
 			})
-			s.update("required term added", func(p *placementv1beta1.PlacementPolicy) {
-				p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1beta1.ClusterSelector{
+			s.update("required term added", func(p *placementv1.PlacementPolicy) {
+				p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1.ClusterSelector{
 					ClusterSelectorTerms: required(term(exprs(expr(LabelEnv, metav1.LabelSelectorOpIn, "prod", "staging"))))}
 			})
 		}},
 		{"policy-change-spread", func(s *scenarioRun) {
-			s.create(pickN(8, spread(1, LabelLocation, placementv1beta1.DoNotSchedule)))
-			s.update("max skew 2 and a preference", func(p *placementv1beta1.PlacementPolicy) {
+			s.create(pickN(8, spread(1, LabelLocation, placementv1.DoNotSchedule)))
+			s.update("max skew 2 and a preference", func(p *placementv1.PlacementPolicy) {
 				two := int32(2)
 				p.TopologySpreadConstraints[0].MaxSkew = &two
-				p.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-					PreferredDuringSchedulingIgnoredDuringExecution: preferred(pref(40, sorter(PropCoreCost, placementv1beta1.Descending)))}}
+				p.Affinity = &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+					PreferredDuringSchedulingIgnoredDuringExecution: preferred(pref(40, sorter(PropCoreCost, placementv1.Descending)))}}
 			})
 		}},
 		{"policy-change-pickall", func(s *scenarioRun) {
 			s.create(pickAll(required(term(labels(LabelEnv, "prod")))))
-			s.update("env in prod, canary", func(p *placementv1beta1.PlacementPolicy) {
+			s.update("env in prod, canary", func(p *placementv1.PlacementPolicy) {
 				p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution.ClusterSelectorTerms = required(
 					term(exprs(expr(LabelEnv, metav1.LabelSelectorOpIn, "prod", "canary"))))
 			})
-			s.update("team ml", func(p *placementv1beta1.PlacementPolicy) {
+			s.update("team ml", func(p *placementv1.PlacementPolicy) {
 				p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution.ClusterSelectorTerms = required(term(labels(LabelTeam, "ml")))
 			})
 		}},
 		{"policy-change-pickfixed", func(s *scenarioRun) {
 			s.create(pickFixed(healthy[10], healthy[11], healthy[12]))
-			s.update("names changed", func(p *placementv1beta1.PlacementPolicy) {
+			s.update("names changed", func(p *placementv1.PlacementPolicy) {
 				p.ClusterNames = []string{healthy[11], healthy[12], healthy[13], "gone-cluster"}
 			})
 		}},
@@ -475,7 +475,7 @@ func scenarios(f *fleetfile.File) []scenario {
 			// placement and the member its scale-out would pick first, a member a PickFixed
 			// placement lists, and a member a PickAll placement picked.
 			pickn, fixed, all := s.sub("pickn"), s.sub("pickfixed"), s.sub("pickall")
-			pickn.create(pickN(6, preferred(pref(100, sorter(PropNodeCount, placementv1beta1.Descending)))))
+			pickn.create(pickN(6, preferred(pref(100, sorter(PropNodeCount, placementv1.Descending)))))
 			fixed.create(pickFixed(healthy[20], healthy[21]))
 			all.create(pickAll(required(term(labels(LabelEnv, "staging")))))
 			picked, next := pickn.selected(), pickn.nextPicks(1)
@@ -486,13 +486,13 @@ func scenarios(f *fleetfile.File) []scenario {
 			// A picked cluster keeps its binding (the scheduler does not re-evaluate it); new picks
 			// skip unhealthy clusters; a policy change unschedules bindings on them.
 			pickn.update("scale-out after members turned unhealthy", setN(9))
-			pickn.update("policy change after members turned unhealthy", func(p *placementv1beta1.PlacementPolicy) {
+			pickn.update("policy change after members turned unhealthy", func(p *placementv1.PlacementPolicy) {
 				p.Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].Weight = 90
 			})
-			fixed.update("names added after a member turned unhealthy", func(p *placementv1beta1.PlacementPolicy) {
+			fixed.update("names added after a member turned unhealthy", func(p *placementv1.PlacementPolicy) {
 				p.ClusterNames = append(p.ClusterNames, healthy[22])
 			})
-			all.update("toleration added after a member turned unhealthy", func(p *placementv1beta1.PlacementPolicy) {
+			all.update("toleration added after a member turned unhealthy", func(p *placementv1.PlacementPolicy) {
 				p.Tolerations = append(p.Tolerations, toleration("Exists", "spot", ""))
 			})
 			// The local fleet must have kept them unhealthy throughout.

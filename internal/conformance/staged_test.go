@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -33,7 +34,7 @@ const (
 	stagedSeed           = 20261124
 	stagedStrategyCount  = 14
 	holdFinalizer        = "conformance.fleetops.dev/hold"
-	initializedCondition = string(placementv1beta1.StagedUpdateRunConditionInitialized)
+	initializedCondition = string(placementv1.StagedUpdateRunConditionInitialized)
 )
 
 // stagedReasons are the controller's initialization outcomes (updaterun/initialization.go), by a
@@ -113,16 +114,16 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 	// Strategies: the generated ones, one that holds a run at an approval (for a placement whose
 	// run would otherwise go straight to its deletion stage), and one with invalid tasks.
 	strategies := StagedStrategies(stagedSeed, stagedStrategyCount)
-	hold := StagedStrategy{Name: "st-hold", Shape: "hold", Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-		{Name: "hold", AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}}}}}}
-	badTasks := StagedStrategy{Name: "st-badtasks", Shape: "invalidtasks", Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-		{Name: "waits", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1beta1.AfterStageTask{
-			{Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: metav1.Duration{Duration: time.Minute}},
-			{Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: metav1.Duration{Duration: time.Hour}}}}}}}
+	hold := StagedStrategy{Name: "st-hold", Shape: "hold", Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
+		{Name: "hold", AfterStageTasks: []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}}}}}}
+	badTasks := StagedStrategy{Name: "st-badtasks", Shape: "invalidtasks", Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
+		{Name: "waits", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1.StageTask{
+			{Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: time.Minute}},
+			{Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: time.Hour}}}}}}}
 	// everything takes every cluster in one stage and holds at an approval: it initializes on any
 	// placement, so the resource snapshot checks after the stages are reached.
-	everything := StagedStrategy{Name: "st-everything", Shape: "everything", Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
-		{Name: "all", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}}}}}}
+	everything := StagedStrategy{Name: "st-everything", Shape: "everything", Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
+		{Name: "all", LabelSelector: &metav1.LabelSelector{}, AfterStageTasks: []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}}}}}}
 	special := []StagedStrategy{hold, badTasks, everything}
 	// Invalid selectors, each worded by apimachinery's validation.
 	for i, sel := range []*metav1.LabelSelector{
@@ -134,11 +135,11 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 		labels(LabelRing, "-late-"),
 		exprs(expr(LabelRing, "Gt", "1")),
 	} {
-		special = append(special, StagedStrategy{Name: fmt.Sprintf("st-badselector-%d", i), Shape: "invalidselector", Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: []placementv1beta1.StageConfig{
+		special = append(special, StagedStrategy{Name: fmt.Sprintf("st-badselector-%d", i), Shape: "invalidselector", Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
 			{Name: "first", LabelSelector: &metav1.LabelSelector{}}, {Name: "bad", LabelSelector: sel}}}})
 	}
 	for _, st := range append(slices.Clone(strategies), special...) {
-		if _, err := s.hc.CreateStrategy(ctx, &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: st.Name}, Spec: st.Spec}); err != nil {
+		if _, err := s.hc.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: st.Name}, Spec: st.Spec}); err != nil {
 			t.Fatalf("strategy %s: %v", st.Name, err)
 		}
 	}
@@ -148,7 +149,7 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 	eligible := eligibleStaged(f)
 	all := pickAll(required(term(labels(LabelStaged, "yes"))))
 	nowhere := pickAll(required(term(labels(LabelRing, "nowhere"))))
-	external := placementv1beta1.ExternalRolloutStrategyType
+	external := placementv1.ExternalRolloutStrategyType
 	phase := time.Now()
 	s.placement("sp-all", all, external)
 	s.placement("sp-pickn", pickN(5, required(term(labels(LabelStaged, "yes")))), external)
@@ -158,7 +159,7 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 	s.placement("sp-fixed-missing", pickFixed(eligible[1], "m-gone"), external)
 	s.placement("sp-short", pickN(40, required(term(labels(LabelStaged, "yes")))), external)
 	s.placement("sp-empty", nowhere, external)
-	s.placement("sp-rolling", nowhere, placementv1beta1.RollingUpdateRolloutStrategyType)
+	s.placement("sp-rolling", nowhere, placementv1.RollingUpdateRolloutStrategyType)
 	s.setPolicy("sp-deletion", pickAll(required(term(exprs(expr(LabelRing, metav1.LabelSelectorOpIn, "canary", "early"))))))
 	s.setPolicy("sp-gone", nowhere)
 	t.Logf("placements scheduled in %s", time.Since(phase).Round(time.Millisecond))
@@ -256,14 +257,14 @@ type stagedSuite struct {
 
 // placement creates a placement of the app namespace and waits until it is scheduled and, for an
 // external rollout, has a resource snapshot.
-func (s *stagedSuite) placement(name string, policy *placementv1beta1.PlacementPolicy, strategy placementv1beta1.RolloutStrategyType, finalizers ...string) {
+func (s *stagedSuite) placement(name string, policy *placementv1.PlacementPolicy, strategy placementv1.RolloutStrategyType, finalizers ...string) {
 	s.t.Helper()
-	crp := &placementv1beta1.ClusterResourcePlacement{
+	crp := &placementv1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Group: "", Version: "v1", Kind: "Namespace", Name: appNamespace}},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: appNamespace}},
 			Policy:            policy.DeepCopy(),
-			Strategy:          placementv1beta1.RolloutStrategy{Type: strategy},
+			Strategy:          placementv1.RolloutStrategy{Type: strategy},
 		},
 	}
 	if err := s.h.c.Create(s.ctx, crp); err != nil {
@@ -273,7 +274,7 @@ func (s *stagedSuite) placement(name string, policy *placementv1beta1.PlacementP
 	s.settle(name)
 }
 
-func (s *stagedSuite) setPolicy(name string, policy *placementv1beta1.PlacementPolicy) {
+func (s *stagedSuite) setPolicy(name string, policy *placementv1.PlacementPolicy) {
 	s.t.Helper()
 	if err := s.h.setPolicy(s.ctx, name, policy); err != nil {
 		s.t.Fatal(err)
@@ -300,10 +301,10 @@ func (s *stagedSuite) settle(name string) {
 	s.guards[name] = bindingGuard(bs)
 }
 
-func bindingGuard(bs []placementv1beta1.ClusterResourceBinding) string {
+func bindingGuard(bs []placementv1.ClusterResourceBinding) string {
 	var out []string
 	for _, b := range bs {
-		out = append(out, fmt.Sprintf("%s/%s/%v", b.Spec.TargetCluster, b.Spec.SchedulingPolicySnapshotName, b.Spec.State == placementv1beta1.BindingStateUnscheduled))
+		out = append(out, fmt.Sprintf("%s/%s/%v", b.Spec.TargetCluster, b.Spec.SchedulingPolicySnapshotName, b.Spec.State == placementv1.BindingStateUnscheduled))
 	}
 	sort.Strings(out)
 	return strings.Join(out, " ")
@@ -341,14 +342,14 @@ func (s *stagedSuite) compare(placement, strategy, index, what string) {
 		StrategyName: strategy, Strategy: in.Strategy, MemberClusters: in.MemberClusters,
 		ResourceSnapshotIndex: index, ResourceSnapshots: in.ResourceSnapshots,
 	})
-	run := &placementv1beta1.ClusterStagedUpdateRun{
+	run := &placementv1.ClusterStagedUpdateRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       placementv1beta1.StagedUpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: index, StagedUpdateStrategyName: strategy},
+		Spec:       placementv1.UpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: index, StagedUpdateStrategyName: strategy},
 	}
 	if _, err := s.hc.CreateRun(s.ctx, run); err != nil {
 		s.t.Fatalf("run %s: %v", name, err)
 	}
-	var got *placementv1beta1.ClusterStagedUpdateRun
+	var got *placementv1.ClusterStagedUpdateRun
 	err = wait.PollUntilContextTimeout(s.ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		r, err := s.hc.Run(ctx, name)
 		if err != nil {
@@ -407,7 +408,7 @@ func (s *stagedSuite) compare(placement, strategy, index, what string) {
 // alternatives it allows), the stages it recorded (names, clusters in order, after-stage tasks and
 // approval request names; the controller records them on some failures too) and its deletion
 // stage.
-func compareStaged(plan staged.Plan, run *placementv1beta1.ClusterStagedUpdateRun) []string {
+func compareStaged(plan staged.Plan, run *placementv1.ClusterStagedUpdateRun) []string {
 	var out []string
 	cond := meta.FindStatusCondition(run.Status.Conditions, initializedCondition)
 	switch {
@@ -468,7 +469,7 @@ func planStages(stages []staged.Stage) []string {
 	return out
 }
 
-func runStages(stages []placementv1beta1.StageUpdatingStatus) []string {
+func runStages(stages []placementv1.StageUpdatingStatus) []string {
 	out := make([]string, len(stages))
 	for i, s := range stages {
 		var clusters, tasks []string
@@ -487,7 +488,7 @@ func stageText(name string, clusters, tasks []string) string {
 	return fmt.Sprintf("%s [%s] tasks [%s]", name, strings.Join(clusters, ", "), strings.Join(tasks, ", "))
 }
 
-func taskText(typ placementv1beta1.AfterStageTaskType, approval string) string {
+func taskText(typ placementv1.StageTaskType, approval string) string {
 	if approval == "" {
 		return string(typ)
 	}
@@ -498,10 +499,10 @@ func taskText(typ placementv1beta1.AfterStageTaskType, approval string) string {
 // resource group hash) has.
 func (s *stagedSuite) noMasterSnapshot(placement, strategy string) {
 	s.t.Helper()
-	snap := &placementv1beta1.ClusterResourceSnapshot{
+	snap := &placementv1.ClusterResourceSnapshot{
 		ObjectMeta: metav1.ObjectMeta{Name: placement + "-99-sub", Labels: map[string]string{
-			placementv1beta1.CRPTrackingLabel: placement, placementv1beta1.ResourceIndexLabel: "99"}},
-		Spec: placementv1beta1.ResourceSnapshotSpec{SelectedResources: []placementv1beta1.ResourceContent{}},
+			placementv1beta1.PlacementTrackingLabel: placement, placementv1beta1.ResourceIndexLabel: "99"}},
+		Spec: placementv1.ResourceSnapshotSpec{SelectedResources: []placementv1.ResourceContent{}},
 	}
 	if err := s.h.c.Create(s.ctx, snap); err != nil {
 		s.t.Fatal(err)
@@ -517,10 +518,10 @@ func (s *stagedSuite) noMasterSnapshot(placement, strategy string) {
 func (s *stagedSuite) heldPlacement(strategy string) {
 	s.t.Helper()
 	const name = "sp-held"
-	s.placement(name, pickAll(required(term(labels(LabelRing, "nowhere")))), placementv1beta1.ExternalRolloutStrategyType, holdFinalizer)
+	s.placement(name, pickAll(required(term(labels(LabelRing, "nowhere")))), placementv1.ExternalRolloutStrategyType, holdFinalizer)
 	delete(s.guards, name)
 	defer func() {
-		_ = s.h.c.DeleteAllOf(context.Background(), &placementv1beta1.ClusterSchedulingPolicySnapshot{}, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name})
+		_ = s.h.c.DeleteAllOf(context.Background(), &placementv1.ClusterSchedulingPolicySnapshot{}, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: name})
 		for range 20 {
 			crp, err := s.h.placement(context.Background(), name)
 			if err != nil {
@@ -540,8 +541,8 @@ func (s *stagedSuite) heldPlacement(strategy string) {
 		if err != nil {
 			return false, err
 		}
-		var snaps placementv1beta1.ClusterSchedulingPolicySnapshotList
-		if err := s.h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.CRPTrackingLabel: name}); err != nil {
+		var snaps placementv1.ClusterSchedulingPolicySnapshotList
+		if err := s.h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: name}); err != nil {
 			return false, err
 		}
 		return slices.Equal(crp.Finalizers, []string{holdFinalizer}) && len(snaps.Items) == 0, nil
@@ -551,14 +552,14 @@ func (s *stagedSuite) heldPlacement(strategy string) {
 	}
 	s.compare(name, strategy, "0", "placement being deleted: no policy snapshot")
 
-	fake := func(n string, index string) *placementv1beta1.ClusterSchedulingPolicySnapshot {
-		l := map[string]string{placementv1beta1.CRPTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}
+	fake := func(n string, index string) *placementv1.ClusterSchedulingPolicySnapshot {
+		l := map[string]string{placementv1beta1.PlacementTrackingLabel: name, placementv1beta1.IsLatestSnapshotLabel: "true"}
 		if index != "" {
 			l[placementv1beta1.PolicyIndexLabel] = index
 		}
-		return &placementv1beta1.ClusterSchedulingPolicySnapshot{
+		return &placementv1.ClusterSchedulingPolicySnapshot{
 			ObjectMeta: metav1.ObjectMeta{Name: n, Labels: l},
-			Spec:       placementv1beta1.SchedulingPolicySnapshotSpec{Policy: pickN(3), PolicyHash: []byte("conformance")},
+			Spec:       placementv1.SchedulingPolicySnapshotSpec{Policy: pickN(3), PolicyHash: []byte("conformance")},
 		}
 	}
 	first := fake(name+"-0", "")

@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -103,7 +103,7 @@ func GenerateStagedFleet(seed uint64) *fleetfile.File {
 // StagedStrategy is a generated ClusterStagedUpdateStrategy and what the generator did to it.
 type StagedStrategy struct {
 	Name string
-	Spec placementv1beta1.StagedUpdateStrategySpec
+	Spec placementv1.UpdateStrategySpec
 	// Shape says how it was built ("partition", "+overlap", "-stage", ...), for the report.
 	Shape string
 }
@@ -135,45 +135,45 @@ func StagedStrategies(seed uint64, n int) []StagedStrategy {
 			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], g)
 		}
 		for j, chunk := range chunks {
-			st := placementv1beta1.StageConfig{Name: stageName(j, chunk), LabelSelector: ringSelector(rng, chunk)}
+			st := placementv1.StageConfig{Name: stageName(j, chunk), LabelSelector: ringSelector(rng, chunk)}
 			st.SortingLabelKey = randomSortingKey(rng)
 			st.AfterStageTasks = randomTasks(rng)
 			s.Spec.Stages = append(s.Spec.Stages, st)
 		}
 		stages := &s.Spec.Stages
-		insert := func(st placementv1beta1.StageConfig) {
+		insert := func(st placementv1.StageConfig) {
 			at := rng.IntN(len(*stages) + 1)
-			*stages = append((*stages)[:at], append([]placementv1beta1.StageConfig{st}, (*stages)[at:]...)...)
+			*stages = append((*stages)[:at], append([]placementv1.StageConfig{st}, (*stages)[at:]...)...)
 		}
 		switch r := rng.IntN(100); {
 		case r < 45:
 		case r < 55:
 			sel := []*metav1.LabelSelector{{}, labels(LabelEnv, "prod"), exprs(expr(LabelOrder, metav1.LabelSelectorOpExists))}[rng.IntN(3)]
-			insert(placementv1beta1.StageConfig{Name: "overlap", LabelSelector: sel, SortingLabelKey: randomSortingKey(rng)})
+			insert(placementv1.StageConfig{Name: "overlap", LabelSelector: sel, SortingLabelKey: randomSortingKey(rng)})
 			s.Shape += "+overlap"
 		case r < 65 && len(*stages) > 1:
 			at := rng.IntN(len(*stages))
 			*stages = append((*stages)[:at], (*stages)[at+1:]...)
 			s.Shape += "-stage"
 		case r < 73:
-			insert(placementv1beta1.StageConfig{Name: "noselector", AfterStageTasks: randomTasks(rng)})
+			insert(placementv1.StageConfig{Name: "noselector", AfterStageTasks: randomTasks(rng)})
 			s.Shape += "+noselector"
 		case r < 80:
-			insert(placementv1beta1.StageConfig{Name: "nomatch", LabelSelector: labels(LabelRing, "nowhere")})
+			insert(placementv1.StageConfig{Name: "nomatch", LabelSelector: labels(LabelRing, "nowhere")})
 			s.Shape += "+nomatch"
 		case r < 85:
-			insert(placementv1beta1.StageConfig{Name: "badselector", LabelSelector: exprs(expr(LabelRing, metav1.LabelSelectorOpIn))})
+			insert(placementv1.StageConfig{Name: "badselector", LabelSelector: exprs(expr(LabelRing, metav1.LabelSelectorOpIn))})
 			s.Shape += "+invalidselector"
 		case r < 91:
 			at := rng.IntN(len(*stages))
 			if rng.IntN(2) == 0 {
-				(*stages)[at].AfterStageTasks = []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}, {Type: placementv1beta1.AfterStageTaskTypeApproval}}
+				(*stages)[at].AfterStageTasks = []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}, {Type: placementv1.StageTaskTypeApproval}}
 			} else {
-				(*stages)[at].AfterStageTasks = []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: metav1.Duration{}}}
+				(*stages)[at].AfterStageTasks = []placementv1.StageTask{{Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{}}}
 			}
 			s.Shape += "+invalidtasks"
 		default:
-			s.Spec.Stages = []placementv1beta1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}, SortingLabelKey: randomSortingKey(rng), AfterStageTasks: randomTasks(rng)}}
+			s.Spec.Stages = []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}, SortingLabelKey: randomSortingKey(rng), AfterStageTasks: randomTasks(rng)}}
 			s.Shape = "everything"
 		}
 		out = append(out, s)
@@ -256,18 +256,18 @@ func randomSortingKey(rng *rand.Rand) *string {
 	return &key
 }
 
-func randomTasks(rng *rand.Rand) []placementv1beta1.AfterStageTask {
-	wait := placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: metav1.Duration{Duration: time.Hour}}
-	approval := placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskTypeApproval}
+func randomTasks(rng *rand.Rand) []placementv1.StageTask {
+	wait := placementv1.StageTask{Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: time.Hour}}
+	approval := placementv1.StageTask{Type: placementv1.StageTaskTypeApproval}
 	switch r := rng.IntN(10); {
 	case r < 4:
 		return nil
 	case r < 6:
-		return []placementv1beta1.AfterStageTask{wait}
+		return []placementv1.StageTask{wait}
 	case r < 8:
-		return []placementv1beta1.AfterStageTask{approval}
+		return []placementv1.StageTask{approval}
 	case r < 9:
-		return []placementv1beta1.AfterStageTask{wait, approval}
+		return []placementv1.StageTask{wait, approval}
 	}
-	return []placementv1beta1.AfterStageTask{approval, wait}
+	return []placementv1.StageTask{approval, wait}
 }

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
@@ -23,7 +23,7 @@ import (
 // process and shared by every resource and data source of a plan (SPEC §8:
 // a plan of 50 placements lists member clusters once, not once per resource).
 
-var memberClustersGVR = schema.GroupVersionResource{Group: clusterv1beta1.GroupVersion.Group, Version: clusterv1beta1.GroupVersion.Version, Resource: "memberclusters"}
+var memberClustersGVR = schema.GroupVersionResource{Group: clusterv1.GroupVersion.Group, Version: clusterv1.GroupVersion.Version, Resource: "memberclusters"}
 
 // Maintenance configuration names AKS uses for the schedules update runs honour
 // (Fleet docs, concepts-update-orchestration.md "Planned maintenance").
@@ -46,7 +46,7 @@ type Member struct {
 }
 
 type inventory struct {
-	hub     lazy[[]clusterv1beta1.MemberCluster]
+	hub     lazy[[]clusterv1.MemberCluster]
 	mu      sync.Mutex
 	members map[fleetapi.FleetID]*lazy[[]Member]
 	// planned update groups by fleet and member name: see PlanMemberGroup.
@@ -57,8 +57,8 @@ type inventory struct {
 }
 
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
-func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1beta1.MemberCluster, error) {
-	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1beta1.MemberCluster, error) {
+func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
+	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 		hub, err := c.Hub(ctx)
 		if err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1beta1.Membe
 		if err != nil {
 			return nil, fmt.Errorf("list the hub's member clusters: %w", err)
 		}
-		out := make([]clusterv1beta1.MemberCluster, len(list.Items))
+		out := make([]clusterv1.MemberCluster, len(list.Items))
 		for i := range list.Items {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &out[i]); err != nil {
 				return nil, fmt.Errorf("member cluster %s: %w", list.Items[i].GetName(), err)

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
@@ -84,8 +84,8 @@ func startGenerated(t *testing.T, file string) client.Client {
 	return kubeClient(t, f.Env["KUBE_CONFIG_PATH"], localfleet.HubScheme())
 }
 
-func memberClusters(c client.Client) ([]clusterv1beta1.MemberCluster, error) {
-	var list clusterv1beta1.MemberClusterList
+func memberClusters(c client.Client) ([]clusterv1.MemberCluster, error) {
+	var list clusterv1.MemberClusterList
 	if err := c.List(context.Background(), &list); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func waitHeartbeatRound(t *testing.T, c client.Client) {
 	before := map[string]time.Time{}
 	for i := range mcs {
 		if ok, _ := scheduling.Eligible(&mcs[i], time.Now()); ok {
-			before[mcs[i].Name] = mcs[i].GetAgentStatus(clusterv1beta1.MemberAgent).LastReceivedHeartbeat.Time
+			before[mcs[i].Name] = mcs[i].GetAgentStatus(clusterv1.MemberAgent).LastReceivedHeartbeat.Time
 		}
 	}
 	// acctest runs the fleet with a 15s heartbeat.
@@ -151,7 +151,7 @@ func waitHeartbeatRound(t *testing.T, c client.Client) {
 			if !eligible {
 				t.Fatalf("%s became ineligible: %s", mcs[i].Name, why)
 			}
-			if !mcs[i].GetAgentStatus(clusterv1beta1.MemberAgent).LastReceivedHeartbeat.After(prev) {
+			if !mcs[i].GetAgentStatus(clusterv1.MemberAgent).LastReceivedHeartbeat.After(prev) {
 				waiting = append(waiting, mcs[i].Name)
 			}
 		}

@@ -15,16 +15,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // HubScheme knows the core types and KubeFleet's cluster and placement APIs.
 func HubScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
-	_ = clusterv1beta1.AddToScheme(s)
-	_ = placementv1beta1.AddToScheme(s)
+	_ = clusterv1.AddToScheme(s)
+	_ = placementv1.AddToScheme(s)
 	return s
 }
 
@@ -53,8 +53,9 @@ func startHubAgent(cfg Config, hub *apiServer, members int) (*hubAgent, error) {
 		"--health-probe-bind-address=0",
 		"--metrics-bind-address=0",
 		// The hub agent sizes its controllers' concurrency by the fleet
-		// (cmd/hubagent/main.go: one membercluster reconciler per 100 members).
-		fmt.Sprintf("--max-fleet-size=%d", max(5000, members)),
+		// (cmd/hubagent/main.go: one membercluster reconciler per 100 members);
+		// v0.18.9 accepts 30 to 200 (cmd/hubagent/options/placementmgmt.go).
+		fmt.Sprintf("--max-fleet-size=%d", min(200, max(30, members))),
 		"--hub-api-qps=500",
 		"--v=2",
 	)

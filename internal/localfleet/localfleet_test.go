@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
@@ -55,20 +55,20 @@ func createNamespace(t *testing.T, c client.Client, name string) {
 // it was placed on with their per-cluster Scheduled messages.
 func placed(t *testing.T, c client.Client, name string) map[string]string {
 	t.Helper()
-	crp := &placementv1beta1.ClusterResourcePlacement{}
+	crp := &placementv1.ClusterResourcePlacement{}
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, crp); err != nil {
 			return false, err
 		}
-		cond := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementAvailableConditionType))
+		cond := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementAvailableConditionType))
 		return cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == crp.Generation, nil
 	})
 	if err != nil {
 		t.Fatalf("placement %s never became Available: %v; status: %+v", name, err, crp.Status.Conditions)
 	}
 	out := map[string]string{}
-	for _, ps := range crp.Status.PlacementStatuses {
-		if cond := meta.FindStatusCondition(ps.Conditions, string(placementv1beta1.ResourceScheduledConditionType)); cond != nil {
+	for _, ps := range crp.Status.PerClusterPlacementStatuses {
+		if cond := meta.FindStatusCondition(ps.Conditions, string(placementv1.PerClusterScheduledConditionType)); cond != nil {
 			out[ps.ClusterName] = cond.Message
 		}
 	}
@@ -92,16 +92,16 @@ func TestHubAgentSchedulesPickN(t *testing.T) {
 	c := kubeClient(t, f.Env["KUBE_CONFIG_PATH"], localfleet.HubScheme())
 	createNamespace(t, c, "pickn-app")
 	n := int32(2)
-	crp := &placementv1beta1.ClusterResourcePlacement{
+	crp := &placementv1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: "pickn"},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Version: "v1", Kind: "Namespace", Name: "pickn-app"}},
-			Policy: &placementv1beta1.PlacementPolicy{
-				PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: &n,
-				Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "pickn-app"}},
+			Policy: &placementv1.PlacementPolicy{
+				PlacementType: placementv1.PickNPlacementType, NumberOfClusters: &n,
+				Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{{
 						Weight:     50,
-						Preference: placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{Name: "kubernetes-fleet.io/node-count", SortOrder: placementv1beta1.Descending}},
+						Preference: placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{Name: "kubernetes-fleet.io/node-count", SortOrder: placementv1.Descending}},
 					}},
 				}},
 			},
@@ -127,10 +127,10 @@ func TestHubAgentExcludesUnhealthyAndTainted(t *testing.T) {
 	f := acctest.Current(t)
 	c := kubeClient(t, f.Env["KUBE_CONFIG_PATH"], localfleet.HubScheme())
 	createNamespace(t, c, "pickall-app")
-	crp := &placementv1beta1.ClusterResourcePlacement{
+	crp := &placementv1.ClusterResourcePlacement{
 		ObjectMeta: metav1.ObjectMeta{Name: "pickall"},
-		Spec: placementv1beta1.ClusterResourcePlacementSpec{
-			ResourceSelectors: []placementv1beta1.ClusterResourceSelector{{Version: "v1", Kind: "Namespace", Name: "pickall-app"}},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "pickall-app"}},
 		},
 	}
 	if err := c.Create(context.Background(), crp); err != nil {

@@ -22,7 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
@@ -131,6 +132,9 @@ func (a *memberAgents) hubLabels(m fleetfile.Member) map[string]string {
 		LabelLocation:       m.Location,
 		LabelResourceGroup:  a.file.Fleet.ResourceGroup,
 		LabelSubscriptionID: a.file.Fleet.SubscriptionID,
+		// KubeFleet v0.18.9's hub agent labels every MemberCluster with its name
+		// (pkg/controllers/membercluster/v1beta1/membercluster_controller.go).
+		placementv1beta1.MemberNameLabel: m.Name,
 	}
 	for k, v := range m.Labels {
 		l[k] = v
@@ -172,13 +176,13 @@ func (a *memberAgents) awaitCopied(ctx context.Context, n int) error {
 	bound := time.Minute + time.Duration(n)*50*time.Millisecond
 	missing := 0
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, bound, true, func(ctx context.Context) (bool, error) {
-		var list clusterv1beta1.MemberClusterList
+		var list clusterv1.MemberClusterList
 		if err := a.hub.List(ctx, &list); err != nil {
 			return false, err
 		}
 		missing = n
 		for i := range list.Items {
-			if _, ok := a.Member(list.Items[i].Name); ok && list.Items[i].GetAgentStatus(clusterv1beta1.MemberAgent) != nil {
+			if _, ok := a.Member(list.Items[i].Name); ok && list.Items[i].GetAgentStatus(clusterv1.MemberAgent) != nil {
 				missing--
 			}
 		}
@@ -207,7 +211,7 @@ func (a *memberAgents) reportAsJoined(ctx context.Context, members []fleetfile.M
 			return false, gctx.Err() // a report failed; g.Wait says which
 		}
 		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("InternalMemberClusterList"))
+		list.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("InternalMemberClusterList"))
 		if err := a.hub.List(ctx, list); err != nil {
 			return false, err
 		}
@@ -252,14 +256,14 @@ func (a *memberAgents) snapshot() []fleetfile.Member {
 	return out
 }
 
-func (a *memberAgents) memberCluster(m fleetfile.Member) *clusterv1beta1.MemberCluster {
-	taints := make([]clusterv1beta1.Taint, 0, len(m.Taints))
+func (a *memberAgents) memberCluster(m fleetfile.Member) *clusterv1.MemberCluster {
+	taints := make([]clusterv1.Taint, 0, len(m.Taints))
 	for _, t := range m.Taints {
-		taints = append(taints, clusterv1beta1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		taints = append(taints, clusterv1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 	}
-	return &clusterv1beta1.MemberCluster{
+	return &clusterv1.MemberCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Labels: a.hubLabels(m)},
-		Spec: clusterv1beta1.MemberClusterSpec{
+		Spec: clusterv1.MemberClusterSpec{
 			Identity:               rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "fleet-member-agent-" + m.Name, Namespace: "fleet-system"},
 			HeartbeatPeriodSeconds: 60,
 			Taints:                 taints,
@@ -284,7 +288,7 @@ func (a *memberAgents) createMemberCluster(ctx context.Context, m fleetfile.Memb
 
 func (a *memberAgents) applyMemberCluster(ctx context.Context, m fleetfile.Member) error {
 	want := a.memberCluster(m)
-	mc := &clusterv1beta1.MemberCluster{}
+	mc := &clusterv1.MemberCluster{}
 	op := func() error {
 		err := a.hub.Get(ctx, client.ObjectKeyFromObject(want), mc)
 		if apierrors.IsNotFound(err) {
@@ -346,10 +350,10 @@ func (a *memberAgents) write(ctx context.Context, st *agentState, m fleetfile.Me
 	if !m.IsHealthy() {
 		beat, healthy, reason = now.Add(-staleHeartbeat), metav1.ConditionFalse, reasonUnhealthy
 	}
-	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue, Reason: reasonJoined, ObservedGeneration: st.generation}, now)
-	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentHealthy), Status: healthy, Reason: reason, ObservedGeneration: st.generation}, beat)
-	agent := []clusterv1beta1.AgentStatus{{
-		Type:                  clusterv1beta1.MemberAgent,
+	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1.AgentJoined), Status: metav1.ConditionTrue, Reason: reasonJoined, ObservedGeneration: st.generation}, now)
+	setCondition(&st.agent, metav1.Condition{Type: string(clusterv1.AgentHealthy), Status: healthy, Reason: reason, ObservedGeneration: st.generation}, beat)
+	agent := []clusterv1.AgentStatus{{
+		Type:                  clusterv1.MemberAgent,
 		Conditions:            st.agent,
 		LastReceivedHeartbeat: metav1.NewTime(beat),
 	}}
@@ -360,17 +364,17 @@ func (a *memberAgents) write(ctx context.Context, st *agentState, m fleetfile.Me
 		// (pkg/controllers/membercluster/v1beta1/membercluster_controller.go:
 		// syncInternalMemberClusterStatus, aggregateJoinedCondition,
 		// markMemberClusterReadyToJoin, markMemberClusterJoined).
-		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1beta1.ConditionTypeMemberClusterReadyToJoin), Status: metav1.ConditionTrue, Reason: reasonMCReadyToJoin, ObservedGeneration: st.generation}, now)
-		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1beta1.ConditionTypeMemberClusterJoined), Status: metav1.ConditionTrue, Reason: reasonMCJoined, ObservedGeneration: st.generation}, now)
-		obj = &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: m.Name}}
-		status = clusterv1beta1.MemberClusterStatus{
+		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1.ConditionTypeMemberClusterReadyToJoin), Status: metav1.ConditionTrue, Reason: reasonMCReadyToJoin, ObservedGeneration: st.generation}, now)
+		setCondition(&st.cluster, metav1.Condition{Type: string(clusterv1.ConditionTypeMemberClusterJoined), Status: metav1.ConditionTrue, Reason: reasonMCJoined, ObservedGeneration: st.generation}, now)
+		obj = &clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: m.Name}}
+		status = clusterv1.MemberClusterStatus{
 			Conditions: st.cluster, AgentStatus: agent,
 			Properties: properties(m, now), ResourceUsage: resourceUsage(m, now),
 		}
 	} else {
 		key := imcKey(m.Name)
-		obj = &clusterv1beta1.InternalMemberCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-		status = clusterv1beta1.InternalMemberClusterStatus{
+		obj = &clusterv1.InternalMemberCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		status = clusterv1.InternalMemberClusterStatus{
 			AgentStatus: agent, Properties: properties(m, now), ResourceUsage: resourceUsage(m, now),
 		}
 	}
@@ -396,22 +400,22 @@ func setCondition(conds *[]metav1.Condition, c metav1.Condition, transition time
 // properties: the node count from the member's node pools, plus any extra
 // properties the fleet file gives (as Azure's property provider reports
 // e.g. kubernetes.azure.com/per-cpu-core-cost).
-func properties(m fleetfile.Member, now time.Time) map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue {
+func properties(m fleetfile.Member, now time.Time) map[clusterv1.PropertyName]clusterv1.PropertyValue {
 	nodes := 0
 	for _, p := range m.NodePools {
 		nodes += p.Count
 	}
-	props := map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+	props := map[clusterv1.PropertyName]clusterv1.PropertyValue{
 		nodeCountProperty: {Value: fmt.Sprint(nodes), ObservationTime: metav1.NewTime(now)},
 	}
 	for k, v := range m.Properties {
-		props[clusterv1beta1.PropertyName(k)] = clusterv1beta1.PropertyValue{Value: v, ObservationTime: metav1.NewTime(now)}
+		props[clusterv1.PropertyName(k)] = clusterv1.PropertyValue{Value: v, ObservationTime: metav1.NewTime(now)}
 	}
 	return props
 }
 
-func resourceUsage(m fleetfile.Member, now time.Time) clusterv1beta1.ResourceUsage {
-	u := clusterv1beta1.ResourceUsage{ObservationTime: metav1.NewTime(now)}
+func resourceUsage(m fleetfile.Member, now time.Time) clusterv1.ResourceUsage {
+	u := clusterv1.ResourceUsage{ObservationTime: metav1.NewTime(now)}
 	if m.Resources == nil {
 		return u
 	}
@@ -568,11 +572,11 @@ func (a *memberAgents) JoinMember(ctx context.Context, member, cluster string, l
 // awaitCopiedOne waits until the hub agent has copied a member's report into its MemberCluster.
 func (a *memberAgents) awaitCopiedOne(ctx context.Context, name string) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		var mc clusterv1beta1.MemberCluster
+		var mc clusterv1.MemberCluster
 		if err := a.hub.Get(ctx, client.ObjectKey{Name: name}, &mc); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		return mc.GetAgentStatus(clusterv1beta1.MemberAgent) != nil, nil
+		return mc.GetAgentStatus(clusterv1.MemberAgent) != nil, nil
 	})
 }
 
@@ -596,7 +600,7 @@ func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
 		}
 	}
 	a.mu.Unlock()
-	mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: member}}
+	mc := &clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: member}}
 	if err := a.hub.Delete(ctx, mc); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("member cluster %s: %w", member, err)
 	}
@@ -619,16 +623,16 @@ func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
 			}
 			return false, nil
 		}
-		var imc clusterv1beta1.InternalMemberCluster
-		if err := a.hub.Get(ctx, imcKey(member), &imc); err != nil || imc.Spec.State != clusterv1beta1.ClusterStateLeave {
+		var imc clusterv1.InternalMemberCluster
+		if err := a.hub.Get(ctx, imcKey(member), &imc); err != nil || imc.Spec.State != clusterv1.ClusterStateLeave {
 			return false, client.IgnoreNotFound(err)
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		now := time.Now()
-		setCondition(&st.agent, metav1.Condition{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionFalse, Reason: reasonLeft, ObservedGeneration: imc.Generation}, now)
-		status := clusterv1beta1.InternalMemberClusterStatus{AgentStatus: []clusterv1beta1.AgentStatus{{
-			Type: clusterv1beta1.MemberAgent, Conditions: st.agent, LastReceivedHeartbeat: metav1.NewTime(now),
+		setCondition(&st.agent, metav1.Condition{Type: string(clusterv1.AgentJoined), Status: metav1.ConditionFalse, Reason: reasonLeft, ObservedGeneration: imc.Generation}, now)
+		status := clusterv1.InternalMemberClusterStatus{AgentStatus: []clusterv1.AgentStatus{{
+			Type: clusterv1.MemberAgent, Conditions: st.agent, LastReceivedHeartbeat: metav1.NewTime(now),
 		}}}
 		patch, err := json.Marshal([]map[string]any{{"op": "add", "path": "/status", "value": status}})
 		if err != nil {
@@ -650,7 +654,7 @@ func (a *memberAgents) Member(name string) (fleetfile.Member, bool) {
 // the member agent's work applier does once the manifests are in the member
 // (workapplier/status.go setWorkAppliedCondition, setWorkAvailableCondition).
 func (a *memberAgents) applyWorks(ctx context.Context) error {
-	var list placementv1beta1.WorkList
+	var list placementv1.WorkList
 	if err := a.hub.List(ctx, &list); err != nil {
 		return err
 	}
@@ -675,16 +679,16 @@ func (a *memberAgents) applyWorks(ctx context.Context) error {
 	return nil
 }
 
-func manifestConditions(w *placementv1beta1.Work) []placementv1beta1.ManifestCondition {
-	out := make([]placementv1beta1.ManifestCondition, 0, len(w.Spec.Workload.Manifests))
+func manifestConditions(w *placementv1.Work) []placementv1.ManifestCondition {
+	out := make([]placementv1.ManifestCondition, 0, len(w.Spec.Workload.Manifests))
 	for i, mf := range w.Spec.Workload.Manifests {
 		var u unstructured.Unstructured
 		if err := json.Unmarshal(mf.Raw, &u.Object); err != nil {
 			continue
 		}
 		gvk := u.GroupVersionKind()
-		out = append(out, placementv1beta1.ManifestCondition{
-			Identifier: placementv1beta1.WorkResourceIdentifier{
+		out = append(out, placementv1.ManifestCondition{
+			Identifier: placementv1.WorkResourceIdentifier{
 				Ordinal: i, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
 				Resource:  plural(gvk),
 				Namespace: u.GetNamespace(), Name: u.GetName(),

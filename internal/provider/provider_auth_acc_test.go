@@ -216,7 +216,7 @@ resource "fleet_placement" "trace" {
 		"] fleet.arm: ", "] fleet.kubernetes: ",
 		"/oauth2/v2.0/token: 200 OK", "/_oidc/github/token?api-version=2.0&audience=api",
 		"/listCredentials?api-version=", "/members?api-version=",
-		"/apis/placement.kubernetes-fleet.io/v1beta1/clusterresourceplacements", "duration_ms",
+		"/apis/placement.kubernetes-fleet.io/v1/clusterresourceplacements", "duration_ms",
 		"response_body",
 	} {
 		if !strings.Contains(log, want) {

@@ -14,27 +14,28 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-// The hub's resources, KubeFleet v0.14.0's v1beta1 APIs.
+// The hub's resources in KubeFleet v0.18.9's v1 API; resolve picks the version a hub serves.
 var (
-	PlacementGVR        = placementv1beta1.GroupVersion.WithResource("clusterresourceplacements")
-	BindingGVR          = placementv1beta1.GroupVersion.WithResource("clusterresourcebindings")
-	PolicySnapshotGVR   = placementv1beta1.GroupVersion.WithResource("clusterschedulingpolicysnapshots")
-	ResourceSnapshotGVR = placementv1beta1.GroupVersion.WithResource("clusterresourcesnapshots")
-	StrategyGVR         = placementv1beta1.GroupVersion.WithResource("clusterstagedupdatestrategies")
-	RunGVR              = placementv1beta1.GroupVersion.WithResource("clusterstagedupdateruns")
-	ApprovalGVR         = placementv1beta1.GroupVersion.WithResource("clusterapprovalrequests")
-	WorkGVR             = placementv1beta1.GroupVersion.WithResource("works")
-	MemberClusterGVR    = clusterv1beta1.GroupVersion.WithResource("memberclusters")
+	PlacementGVR        = placementv1.GroupVersion.WithResource("clusterresourceplacements")
+	BindingGVR          = placementv1.GroupVersion.WithResource("clusterresourcebindings")
+	PolicySnapshotGVR   = placementv1.GroupVersion.WithResource("clusterschedulingpolicysnapshots")
+	ResourceSnapshotGVR = placementv1.GroupVersion.WithResource("clusterresourcesnapshots")
+	StrategyGVR         = placementv1.GroupVersion.WithResource("clusterstagedupdatestrategies")
+	RunGVR              = placementv1.GroupVersion.WithResource("clusterstagedupdateruns")
+	ApprovalGVR         = placementv1.GroupVersion.WithResource("clusterapprovalrequests")
+	WorkGVR             = placementv1.GroupVersion.WithResource("works")
+	MemberClusterGVR    = clusterv1.GroupVersion.WithResource("memberclusters")
 	CRDGVR              = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
@@ -48,11 +49,17 @@ type Client struct {
 	// meta lists objects' metadata only (resource snapshots carry the selected resources: only
 	// their labels are wanted); nil without a REST configuration (hubtest), then lists are full.
 	meta metadata.Interface
+	// disc answers which API versions the hub serves (nil in hubtest: the versions named here).
+	disc   discovery.DiscoveryInterface
+	served served
 }
 
 // New wraps the clients of a hub connection.
 func New(kc *kube.Client) *Client {
 	c := &Client{dyn: kc.Dynamic, kube: kc.Kubernetes}
+	if kc.Kubernetes != nil && kc.Config != nil {
+		c.disc = kc.Kubernetes.Discovery()
+	}
 	if kc.Config != nil {
 		if m, err := metadata.NewForConfig(kc.Config); err == nil {
 			c.meta = m
@@ -97,8 +104,26 @@ func encode(o runtime.Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
+// encodeFor encodes o for gvr's kind in the version the hub serves.
+func (c *Client) encodeFor(ctx context.Context, gvr schema.GroupVersionResource, o runtime.Object) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
+	gvr, err := c.resolve(ctx, gvr)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := encode(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	u.SetAPIVersion(gvr.GroupVersion().String())
+	return c.dyn.Resource(gvr), u, nil
+}
+
 func get[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) (P, error) {
-	u, err := c.dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	r, err := c.res(ctx, gvr)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +136,11 @@ func list[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVe
 	if sel != nil {
 		opts.LabelSelector = sel.String()
 	}
-	l, err := c.dyn.Resource(gvr).List(ctx, opts)
+	r, err := c.res(ctx, gvr)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.List(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +157,11 @@ func list[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVe
 }
 
 func create[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, o P) (P, error) {
-	u, err := encode(o)
+	r, u, err := c.encodeFor(ctx, gvr, o)
 	if err != nil {
 		return nil, err
 	}
-	got, err := c.dyn.Resource(gvr).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+	got, err := r.Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +169,11 @@ func create[T any, P object[T]](ctx context.Context, c *Client, gvr schema.Group
 }
 
 func update[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, o P) (P, error) {
-	u, err := encode(o)
+	r, u, err := c.encodeFor(ctx, gvr, o)
 	if err != nil {
 		return nil, err
 	}
-	got, err := c.dyn.Resource(gvr).Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
+	got, err := r.Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +181,11 @@ func update[T any, P object[T]](ctx context.Context, c *Client, gvr schema.Group
 }
 
 func remove(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) error {
-	err := c.dyn.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{})
+	r, err := c.res(ctx, gvr)
+	if err != nil {
+		return err
+	}
+	err = r.Delete(ctx, name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -161,7 +194,11 @@ func remove(ctx context.Context, c *Client, gvr schema.GroupVersionResource, nam
 
 // exists reports whether the object is still there (for waits on deletion).
 func exists(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) (bool, error) {
-	_, err := c.dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	r, err := c.res(ctx, gvr)
+	if err != nil {
+		return false, err
+	}
+	_, err = r.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		return true, nil
@@ -173,6 +210,6 @@ func exists(ctx context.Context, c *Client, gvr schema.GroupVersionResource, nam
 }
 
 // MemberClusters lists the hub's MemberClusters by name.
-func (c *Client) MemberClusters(ctx context.Context) ([]clusterv1beta1.MemberCluster, error) {
-	return list[clusterv1beta1.MemberCluster](ctx, c, MemberClusterGVR, nil)
+func (c *Client) MemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
+	return list[clusterv1.MemberCluster](ctx, c, MemberClusterGVR, nil)
 }

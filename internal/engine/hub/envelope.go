@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -79,7 +80,7 @@ func (c *Client) DeleteEnvelope(ctx context.Context, namespace, name string) err
 
 // EnvelopeWorks lists the Works the hub agent generated for the envelope namespace/name for member
 // (in the member's namespace fleet-member-<member>), found by the labels the work generator sets.
-func (c *Client) EnvelopeWorks(ctx context.Context, member, namespace, name string) ([]placementv1beta1.Work, error) {
+func (c *Client) EnvelopeWorks(ctx context.Context, member, namespace, name string) ([]placementv1.Work, error) {
 	return c.memberWorks(ctx, member, labels.Set{
 		placementv1beta1.EnvelopeTypeLabel:      string(placementv1beta1.ConfigMapEnvelopeType),
 		placementv1beta1.EnvelopeNamespaceLabel: namespace,
@@ -89,18 +90,22 @@ func (c *Client) EnvelopeWorks(ctx context.Context, member, namespace, name stri
 
 // PlacementWorks lists every Work the hub agent generated for a placement for member, envelope
 // Works included.
-func (c *Client) PlacementWorks(ctx context.Context, member, placement string) ([]placementv1beta1.Work, error) {
-	return c.memberWorks(ctx, member, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+func (c *Client) PlacementWorks(ctx context.Context, member, placement string) ([]placementv1.Work, error) {
+	return c.memberWorks(ctx, member, labels.Set{placementv1beta1.PlacementTrackingLabel: placement})
 }
 
-func (c *Client) memberWorks(ctx context.Context, member string, sel labels.Set) ([]placementv1beta1.Work, error) {
-	l, err := c.dyn.Resource(WorkGVR).Namespace(MemberNamespace(member)).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+func (c *Client) memberWorks(ctx context.Context, member string, sel labels.Set) ([]placementv1.Work, error) {
+	r, err := c.res(ctx, WorkGVR)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]placementv1beta1.Work, 0, len(l.Items))
+	l, err := r.Namespace(MemberNamespace(member)).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]placementv1.Work, 0, len(l.Items))
 	for i := range l.Items {
-		w, err := decode[placementv1beta1.Work](&l.Items[i])
+		w, err := decode[placementv1.Work](&l.Items[i])
 		if err != nil {
 			return nil, err
 		}

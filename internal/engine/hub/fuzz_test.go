@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 )
@@ -39,11 +39,11 @@ func FuzzResponses(f *testing.F) {
 		} else if err.Error() == "" {
 			t.Fatal("a refused placement without a message")
 		}
-		if snap, err := decode[placementv1beta1.ClusterResourceSnapshot](u); err == nil {
+		if snap, err := decode[placementv1.ClusterResourceSnapshot](u); err == nil {
 			_, _ = SnapshotIndex(snap), IsMasterSnapshot(snap)
-			_ = LatestResourceSnapshotIndex([]placementv1beta1.ClusterResourceSnapshot{*snap, *snap})
+			_ = LatestResourceSnapshotIndex([]placementv1.ClusterResourceSnapshot{*snap, *snap})
 		}
-		run, err := decode[placementv1beta1.ClusterStagedUpdateRun](u)
+		run, err := decode[placementv1.ClusterStagedUpdateRun](u)
 		if err != nil {
 			return
 		}
@@ -57,8 +57,8 @@ func FuzzResponses(f *testing.F) {
 				_ = staged.ClusterStep(&s.Clusters[i], run.Generation)
 			}
 		}
-		if req, err := decode[placementv1beta1.ClusterApprovalRequest](u); err == nil {
-			_ = staged.WaitingApprovals(run, []placementv1beta1.ClusterApprovalRequest{*req})
+		if req, err := decode[placementv1.ClusterApprovalRequest](u); err == nil {
+			_ = staged.WaitingApprovals(run, []placementv1.ClusterApprovalRequest{*req})
 		}
 	})
 }

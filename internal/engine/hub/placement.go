@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -25,7 +27,7 @@ const SelectionScopeField = "selectionScope"
 
 // Placement is a ClusterResourcePlacement with the fields its v0.14.0 Go type lacks.
 type Placement struct {
-	placementv1beta1.ClusterResourcePlacement
+	placementv1.ClusterResourcePlacement
 	// SelectionScopes[i] is spec.resourceSelectors[i].selectionScope ("" when unset; the slice may
 	// be shorter than the selectors).
 	SelectionScopes []string
@@ -41,7 +43,7 @@ func (p *Placement) SelectionScope(i int) string {
 
 // placementFromUnstructured decodes the typed placement and the selection scopes.
 func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error) {
-	crp, err := decode[placementv1beta1.ClusterResourcePlacement](u)
+	crp, err := decode[placementv1.ClusterResourcePlacement](u)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +64,7 @@ func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error)
 // unstructured encodes the placement without status, with its selection scopes.
 func (p *Placement) unstructured() (*unstructured.Unstructured, error) {
 	crp := p.DeepCopy() // the typed placement's copy
-	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourcePlacementKind}
+	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourcePlacementKind}
 	u, err := encode(crp)
 	if err != nil {
 		return nil, err
@@ -121,9 +123,27 @@ func mergeManagedSpec(current, desired *unstructured.Unstructured) {
 	_ = unstructured.SetNestedMap(current.Object, spec, "spec")
 }
 
+// placementFor encodes p for the placement API version the hub serves.
+func (c *Client) placementFor(ctx context.Context, p *Placement) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
+	gvr, err := c.resolve(ctx, PlacementGVR)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := p.unstructured()
+	if err != nil {
+		return nil, nil, err
+	}
+	u.SetAPIVersion(gvr.GroupVersion().String())
+	return c.dyn.Resource(gvr), u, nil
+}
+
 // Placement reads a ClusterResourcePlacement.
 func (c *Client) Placement(ctx context.Context, name string) (*Placement, error) {
-	u, err := c.dyn.Resource(PlacementGVR).Get(ctx, name, metav1.GetOptions{})
+	r, err := c.res(ctx, PlacementGVR)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -132,11 +152,11 @@ func (c *Client) Placement(ctx context.Context, name string) (*Placement, error)
 
 // CreatePlacement creates p under the provider's field manager.
 func (c *Client) CreatePlacement(ctx context.Context, p *Placement) (*Placement, error) {
-	u, err := p.unstructured()
+	r, u, err := c.placementFor(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	got, err := c.dyn.Resource(PlacementGVR).Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
+	got, err := r.Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, err
 	}
@@ -148,18 +168,18 @@ func (c *Client) CreatePlacement(ctx context.Context, p *Placement) (*Placement,
 // the hub's current placement, keeping every other field. The hub agent writes the placement too
 // (finalizers, defaults): conflicts are retried on a fresh read.
 func (c *Client) UpdatePlacementSpec(ctx context.Context, p *Placement) (*Placement, error) {
-	desired, err := p.unstructured()
+	r, desired, err := c.placementFor(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	var updated *unstructured.Unstructured
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		current, err := c.dyn.Resource(PlacementGVR).Get(ctx, p.Name, metav1.GetOptions{})
+		current, err := r.Get(ctx, p.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		mergeManagedSpec(current, desired)
-		updated, err = c.dyn.Resource(PlacementGVR).Update(ctx, current, metav1.UpdateOptions{FieldManager: FieldManager})
+		updated, err = r.Update(ctx, current, metav1.UpdateOptions{FieldManager: FieldManager})
 		return err
 	})
 	if err != nil {
@@ -255,30 +275,34 @@ func (c *Client) ResourceVersions(ctx context.Context, placement string) (Resour
 }
 
 // resourceSnapshotsMetadata lists the placement's resource snapshots with their metadata only.
-func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
+func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1.ClusterResourceSnapshot, error) {
 	if c.meta == nil {
-		l, err := list[placementv1beta1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+		l, err := list[placementv1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.PlacementTrackingLabel: placement})
 		if err != nil {
 			return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
 		}
 		return l, nil
 	}
-	l, err := c.meta.Resource(ResourceSnapshotGVR).List(ctx, metav1.ListOptions{
-		LabelSelector: labels.Set{placementv1beta1.CRPTrackingLabel: placement}.String(),
+	r, err := c.metaRes(ctx, ResourceSnapshotGVR)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{placementv1beta1.PlacementTrackingLabel: placement}.String(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
 	}
-	out := make([]placementv1beta1.ClusterResourceSnapshot, 0, len(l.Items))
+	out := make([]placementv1.ClusterResourceSnapshot, 0, len(l.Items))
 	for _, it := range l.Items {
-		out = append(out, placementv1beta1.ClusterResourceSnapshot{ObjectMeta: it.ObjectMeta})
+		out = append(out, placementv1.ClusterResourceSnapshot{ObjectMeta: it.ObjectMeta})
 	}
 	return out, nil
 }
 
 // resourceVersionsOf derives ResourceVersions from the placement's snapshots (every index, master
 // and sub-snapshots) and bindings.
-func resourceVersionsOf(placement string, snaps []placementv1beta1.ClusterResourceSnapshot, bindings []placementv1beta1.ClusterResourceBinding) ResourceVersions {
+func resourceVersionsOf(placement string, snaps []placementv1.ClusterResourceSnapshot, bindings []placementv1.ClusterResourceBinding) ResourceVersions {
 	out := ResourceVersions{ByCluster: map[string]string{}}
 	indexOf := map[string]string{} // any snapshot's name → its index
 	latest, highest := -1, -1
@@ -311,17 +335,17 @@ func resourceVersionsOf(placement string, snaps []placementv1beta1.ClusterResour
 		out.Latest = strconv.Itoa(latest)
 	}
 	// A cluster may have two bindings for a moment (one being unscheduled or deleted): the live one counts.
-	rank := func(b *placementv1beta1.ClusterResourceBinding) int {
+	rank := func(b *placementv1.ClusterResourceBinding) int {
 		switch {
 		case b.DeletionTimestamp != nil:
 			return 0
-		case b.Spec.State == placementv1beta1.BindingStateUnscheduled:
+		case b.Spec.State == placementv1.BindingStateUnscheduled:
 			return 1
 		default:
 			return 2
 		}
 	}
-	best := map[string]*placementv1beta1.ClusterResourceBinding{}
+	best := map[string]*placementv1.ClusterResourceBinding{}
 	for i := range bindings {
 		b := &bindings[i]
 		if b.Spec.TargetCluster == "" {

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
@@ -16,7 +17,7 @@ import (
 
 func placementObject(spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": placementv1beta1.GroupVersion.String(), "kind": placementv1beta1.ClusterResourcePlacementKind,
+		"apiVersion": placementv1.GroupVersion.String(), "kind": placementv1beta1.ClusterResourcePlacementKind,
 		"metadata": map[string]any{"name": "p", "finalizers": []any{"kubernetes-fleet.io/crp-cleanup"}},
 		"spec":     spec,
 	}}
@@ -35,10 +36,10 @@ func TestUpdatePlacementSpecKeepsUnmanagedFields(t *testing.T) {
 	}))
 	want := &hub.Placement{SelectionScopes: []string{"", "NamespaceOnly"}}
 	want.Name = "p"
-	want.Spec.ResourceSelectors = []placementv1beta1.ClusterResourceSelector{
+	want.Spec.ResourceSelectors = []placementv1.ResourceSelectorTerm{
 		{Version: "v1", Kind: "Namespace", Name: "web"}, {Version: "v1", Kind: "Namespace", Name: "db"},
 	}
-	want.Spec.Strategy = placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType}
+	want.Spec.Strategy = placementv1.RolloutStrategy{Type: placementv1.ExternalRolloutStrategyType}
 	got, err := c.UpdatePlacementSpec(ctx, want)
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +47,10 @@ func TestUpdatePlacementSpecKeepsUnmanagedFields(t *testing.T) {
 	if got.Spec.Policy != nil {
 		t.Error("a removed policy should be removed")
 	}
-	if s := got.Spec.Strategy; s.Type != placementv1beta1.ExternalRolloutStrategyType || s.RollingUpdate != nil {
+	if s := got.Spec.Strategy; s.Type != placementv1.ExternalRolloutStrategyType || s.RollingUpdate != nil {
 		t.Errorf("strategy %+v: want External without rollingUpdate", s)
 	}
-	if s := got.Spec.Strategy.ApplyStrategy; s == nil || s.Type != placementv1beta1.ApplyStrategyTypeServerSideApply {
+	if s := got.Spec.Strategy.ApplyStrategy; s == nil || s.Type != placementv1.ApplyStrategyTypeServerSideApply {
 		t.Errorf("applyStrategy, which the provider does not manage, was dropped: %+v", s)
 	}
 	if len(got.Finalizers) != 1 {
@@ -76,7 +77,7 @@ func TestPlacementCreateDeleteGone(t *testing.T) {
 	c := hubtest.New(t)
 	p := &hub.Placement{SelectionScopes: []string{"NamespaceOnly"}}
 	p.Name = "p"
-	p.Spec.ResourceSelectors = []placementv1beta1.ClusterResourceSelector{{Version: "v1", Kind: "Namespace", Name: "web"}}
+	p.Spec.ResourceSelectors = []placementv1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "web"}}
 	got, err := c.CreatePlacement(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func crd(selectionScope bool) *unstructured.Unstructured {
 		"metadata": map[string]any{"name": "clusterresourceplacements.placement.kubernetes-fleet.io"},
 		"spec": map[string]any{"versions": []any{
 			map[string]any{"name": "v1", "schema": map[string]any{}},
-			map[string]any{"name": "v1beta1", "schema": map[string]any{"openAPIV3Schema": map[string]any{"properties": map[string]any{
+			map[string]any{"name": "v1", "schema": map[string]any{"openAPIV3Schema": map[string]any{"properties": map[string]any{
 				"spec": map[string]any{"properties": map[string]any{"resourceSelectors": map[string]any{"items": map[string]any{"properties": props}}}},
 			}}}},
 		}},
@@ -142,11 +143,11 @@ func TestSupportsSelectionScope(t *testing.T) {
 	}
 }
 
-func snapshot(name, index string, master, latest bool, created time.Time) *placementv1beta1.ClusterResourceSnapshot {
-	s := &placementv1beta1.ClusterResourceSnapshot{
-		TypeMeta: metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourceSnapshotKind},
+func snapshot(name, index string, master, latest bool, created time.Time) *placementv1.ClusterResourceSnapshot {
+	s := &placementv1.ClusterResourceSnapshot{
+		TypeMeta: metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourceSnapshotKind},
 		ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(created), Labels: map[string]string{
-			placementv1beta1.CRPTrackingLabel: "p", placementv1beta1.ResourceIndexLabel: index,
+			placementv1beta1.PlacementTrackingLabel: "p", placementv1beta1.ResourceIndexLabel: index,
 			placementv1beta1.IsLatestSnapshotLabel: map[bool]string{true: "true", false: "false"}[latest],
 		}},
 	}
@@ -156,11 +157,11 @@ func snapshot(name, index string, master, latest bool, created time.Time) *place
 	return s
 }
 
-func binding(name, cluster, snapshot string, state placementv1beta1.BindingState) *placementv1beta1.ClusterResourceBinding {
-	return &placementv1beta1.ClusterResourceBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourceBindingKind},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{placementv1beta1.CRPTrackingLabel: "p"}},
-		Spec:       placementv1beta1.ResourceBindingSpec{TargetCluster: cluster, ResourceSnapshotName: snapshot, State: state},
+func binding(name, cluster, snapshot string, state placementv1.BindingState) *placementv1.ClusterResourceBinding {
+	return &placementv1.ClusterResourceBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourceBindingKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{placementv1beta1.PlacementTrackingLabel: "p"}},
+		Spec:       placementv1.ResourceBindingSpec{TargetCluster: cluster, ResourceSnapshotName: snapshot, State: state},
 	}
 }
 
@@ -173,11 +174,11 @@ func TestResourceVersions(t *testing.T) {
 		snapshot("p-10-snapshot", "10", true, true, t0.Add(time.Hour)),
 		snapshot("p-10-1", "10", false, true, t0.Add(time.Hour)),
 		snapshot("p-2-snapshot", "2", true, false, t0.Add(-time.Hour)),
-		binding("a-1", "a", "p-10-snapshot", placementv1beta1.BindingStateBound),
-		binding("b-1", "b", "p-9-snapshot", placementv1beta1.BindingStateUnscheduled),
-		binding("b-2", "b", "p-2-snapshot", placementv1beta1.BindingStateScheduled),
-		binding("c-1", "c", "", placementv1beta1.BindingStateScheduled),
-		binding("d-1", "d", "p-1-snapshot", placementv1beta1.BindingStateBound),
+		binding("a-1", "a", "p-10-snapshot", placementv1.BindingStateBound),
+		binding("b-1", "b", "p-9-snapshot", placementv1.BindingStateUnscheduled),
+		binding("b-2", "b", "p-2-snapshot", placementv1.BindingStateScheduled),
+		binding("c-1", "c", "", placementv1.BindingStateScheduled),
+		binding("d-1", "d", "p-1-snapshot", placementv1.BindingStateBound),
 	)
 	v, err := c.ResourceVersions(context.Background(), "p")
 	if err != nil {

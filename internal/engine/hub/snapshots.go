@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -15,9 +16,9 @@ import (
 
 // LatestPolicySnapshots lists the placement's policy snapshots labelled latest (normally one;
 // the staged update run controller refuses zero or several).
-func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([]placementv1beta1.ClusterSchedulingPolicySnapshot, error) {
-	l, err := list[placementv1beta1.ClusterSchedulingPolicySnapshot](ctx, c, PolicySnapshotGVR,
-		labels.Set{placementv1beta1.CRPTrackingLabel: placement, placementv1beta1.IsLatestSnapshotLabel: "true"})
+func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([]placementv1.ClusterSchedulingPolicySnapshot, error) {
+	l, err := list[placementv1.ClusterSchedulingPolicySnapshot](ctx, c, PolicySnapshotGVR,
+		labels.Set{placementv1beta1.PlacementTrackingLabel: placement, placementv1beta1.IsLatestSnapshotLabel: "true"})
 	if err != nil {
 		return nil, fmt.Errorf("listing the policy snapshots of placement %s: %w", placement, err)
 	}
@@ -25,8 +26,8 @@ func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([
 }
 
 // Bindings lists the placement's ClusterResourceBindings by name.
-func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceBinding, error) {
-	l, err := list[placementv1beta1.ClusterResourceBinding](ctx, c, BindingGVR, labels.Set{placementv1beta1.CRPTrackingLabel: placement})
+func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1.ClusterResourceBinding, error) {
+	l, err := list[placementv1.ClusterResourceBinding](ctx, c, BindingGVR, labels.Set{placementv1beta1.PlacementTrackingLabel: placement})
 	if err != nil {
 		return nil, fmt.Errorf("listing the bindings of placement %s: %w", placement, err)
 	}
@@ -36,7 +37,7 @@ func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1b
 // ResourceSnapshots lists the placement's ClusterResourceSnapshots (every index, master and
 // sub-snapshots), ordered by index then name: their metadata only, since the selected resources
 // they hold can be megabytes per index.
-func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]placementv1beta1.ClusterResourceSnapshot, error) {
+func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]placementv1.ClusterResourceSnapshot, error) {
 	l, err := c.resourceSnapshotsMetadata(ctx, placement)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,7 @@ func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]pla
 }
 
 // SnapshotIndex is a resource snapshot's index label (-1 when absent or not a number).
-func SnapshotIndex(s *placementv1beta1.ClusterResourceSnapshot) int {
+func SnapshotIndex(s *placementv1.ClusterResourceSnapshot) int {
 	n, err := strconv.Atoi(s.Labels[placementv1beta1.ResourceIndexLabel])
 	if err != nil {
 		return -1
@@ -56,12 +57,12 @@ func SnapshotIndex(s *placementv1beta1.ClusterResourceSnapshot) int {
 
 // IsMasterSnapshot reports whether s is the master snapshot of its index (the only one carrying
 // the resource group hash; resourcesnapshot_types.go).
-func IsMasterSnapshot(s *placementv1beta1.ClusterResourceSnapshot) bool {
+func IsMasterSnapshot(s *placementv1.ClusterResourceSnapshot) bool {
 	return s.Annotations[placementv1beta1.ResourceGroupHashAnnotation] != ""
 }
 
 // LatestResourceSnapshotIndex is the index of the placement's latest resource snapshot (as
 // ResourceVersions.Latest: labelled latest, else the highest; "" before the hub agent cut one).
-func LatestResourceSnapshotIndex(snaps []placementv1beta1.ClusterResourceSnapshot) string {
+func LatestResourceSnapshotIndex(snaps []placementv1.ClusterResourceSnapshot) string {
 	return resourceVersionsOf("", snaps, nil).Latest
 }

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 const affinityMismatchReason = "cluster does not match with any of the required cluster affinity terms"
@@ -18,12 +18,12 @@ const affinityMismatchReason = "cluster does not match with any of the required 
 // selectorTerm is a ClusterSelectorTerm with its label selector parsed once (upstream parses it
 // for every cluster; the result, error included, is the same).
 type selectorTerm struct {
-	term        *placementv1beta1.ClusterSelectorTerm
+	term        *placementv1.ClusterSelectorTerm
 	selector    labels.Selector
 	selectorErr error
 }
 
-func compileTerm(t *placementv1beta1.ClusterSelectorTerm) selectorTerm {
+func compileTerm(t *placementv1.ClusterSelectorTerm) selectorTerm {
 	st := selectorTerm{term: t}
 	if t.LabelSelector != nil {
 		st.selector, st.selectorErr = metav1.LabelSelectorAsSelector(t.LabelSelector)
@@ -32,7 +32,7 @@ func compileTerm(t *placementv1beta1.ClusterSelectorTerm) selectorTerm {
 }
 
 // labelsMatch applies the term's label selector; a term without one matches every cluster.
-func (t *selectorTerm) labelsMatch(cluster *clusterv1beta1.MemberCluster) (bool, error) {
+func (t *selectorTerm) labelsMatch(cluster *clusterv1.MemberCluster) (bool, error) {
 	if t.term.LabelSelector == nil {
 		return true, nil
 	}
@@ -45,7 +45,7 @@ func (t *selectorTerm) labelsMatch(cluster *clusterv1beta1.MemberCluster) (bool,
 // matches checks a cluster against a required term: labels, then every property expression in
 // order; a property the cluster does not report fails the term
 // (pkg/scheduler/framework/plugins/clusteraffinity/types.go: clusterRequirement.Matches).
-func (t *selectorTerm) matches(cluster *clusterv1beta1.MemberCluster) (bool, error) {
+func (t *selectorTerm) matches(cluster *clusterv1.MemberCluster) (bool, error) {
 	if ok, err := t.labelsMatch(cluster); err != nil || !ok {
 		return false, err
 	}
@@ -71,7 +71,7 @@ func (t *selectorTerm) matches(cluster *clusterv1beta1.MemberCluster) (bool, err
 // compareProperty applies one property operator: Eq/Ne by Quantity.Equal ("1" == "1000m",
 // "1Gi" != "1G"), the others by Quantity.Cmp
 // (pkg/scheduler/framework/plugins/clusteraffinity/types.go: clusterRequirement.Matches).
-func compareProperty(observed resource.Quantity, op placementv1beta1.PropertySelectorOperator, values []string) (bool, error) {
+func compareProperty(observed resource.Quantity, op placementv1.PropertySelectorOperator, values []string) (bool, error) {
 	if len(values) != 1 {
 		return false, errors.New("more than one value in the property selector expression")
 	}
@@ -80,17 +80,17 @@ func compareProperty(observed resource.Quantity, op placementv1beta1.PropertySel
 		return false, fmt.Errorf("value specified in property selector %s is not a valid resource quantity: %w", values[0], err)
 	}
 	switch op {
-	case placementv1beta1.PropertySelectorEqualTo:
+	case placementv1.PropertySelectorEqualTo:
 		return observed.Equal(expected), nil
-	case placementv1beta1.PropertySelectorNotEqualTo:
+	case placementv1.PropertySelectorNotEqualTo:
 		return !observed.Equal(expected), nil
-	case placementv1beta1.PropertySelectorGreaterThan:
+	case placementv1.PropertySelectorGreaterThan:
 		return observed.Cmp(expected) > 0, nil
-	case placementv1beta1.PropertySelectorGreaterThanOrEqualTo:
+	case placementv1.PropertySelectorGreaterThanOrEqualTo:
 		return observed.Cmp(expected) >= 0, nil
-	case placementv1beta1.PropertySelectorLessThan:
+	case placementv1.PropertySelectorLessThan:
 		return observed.Cmp(expected) < 0, nil
-	case placementv1beta1.PropertySelectorLessThanOrEqualTo:
+	case placementv1.PropertySelectorLessThanOrEqualTo:
 		return observed.Cmp(expected) <= 0, nil
 	default:
 		return false, fmt.Errorf("invalid operator: %s", op)
@@ -99,7 +99,7 @@ func compareProperty(observed resource.Quantity, op placementv1beta1.PropertySel
 
 // requiredTerms returns the policy's required terms, nil when the ClusterAffinity filter is skipped
 // (pkg/scheduler/framework/plugins/clusteraffinity/filtering.go: PreFilter).
-func requiredTerms(policy *placementv1beta1.PlacementPolicy) []selectorTerm {
+func requiredTerms(policy *placementv1.PlacementPolicy) []selectorTerm {
 	if policy == nil || policy.Affinity == nil || policy.Affinity.ClusterAffinity == nil ||
 		policy.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil
@@ -117,7 +117,7 @@ func requiredTerms(policy *placementv1beta1.PlacementPolicy) []selectorTerm {
 
 // filterAffinity passes a cluster that matches any required term (ORed); "" means it passes
 // (pkg/scheduler/framework/plugins/clusteraffinity/filtering.go: Filter).
-func filterAffinity(terms []selectorTerm, cluster *clusterv1beta1.MemberCluster) (reason string, err error) {
+func filterAffinity(terms []selectorTerm, cluster *clusterv1.MemberCluster) (reason string, err error) {
 	if len(terms) == 0 {
 		return "", nil
 	}
@@ -155,13 +155,13 @@ type sortedProperty struct {
 type preference struct {
 	weight int32
 	labels selectorTerm
-	sorter *placementv1beta1.PropertySorter
+	sorter *placementv1.PropertySorter
 	prop   *sortedProperty
 }
 
 // preferredTerms returns the preferred terms, nil when the ClusterAffinity scorer is skipped
 // (pkg/scheduler/framework/plugins/clusteraffinity/scoring.go: PreScore).
-func preferredTerms(policy *placementv1beta1.PlacementPolicy) []placementv1beta1.PreferredClusterSelector {
+func preferredTerms(policy *placementv1.PlacementPolicy) []placementv1.PreferredClusterSelector {
 	if policy == nil || policy.Affinity == nil || policy.Affinity.ClusterAffinity == nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func preferredTerms(policy *placementv1beta1.PlacementPolicy) []placementv1beta1
 // prepareSortedProperties reads every sorted property from every member cluster and records its
 // extremes; a non-Quantity reading on any cluster aborts the cycle. Terms of weight 0 are read too
 // (pkg/scheduler/framework/plugins/clusteraffinity/state.go: preparePluginState).
-func prepareSortedProperties(terms []placementv1beta1.PreferredClusterSelector, clusters []clusterv1beta1.MemberCluster) (map[string]*sortedProperty, error) {
+func prepareSortedProperties(terms []placementv1.PreferredClusterSelector, clusters []clusterv1.MemberCluster) (map[string]*sortedProperty, error) {
 	props := make(map[string]*sortedProperty)
 	for ti := range terms {
 		sorter := terms[ti].Preference.PropertySorter
@@ -202,7 +202,7 @@ func prepareSortedProperties(terms []placementv1beta1.PreferredClusterSelector, 
 
 // compilePreferences pairs the preferred terms of non-zero weight with their prepared state; the
 // scorer skips weight-0 terms (pkg/scheduler/framework/plugins/clusteraffinity/scoring.go: Score).
-func compilePreferences(terms []placementv1beta1.PreferredClusterSelector, props map[string]*sortedProperty) []preference {
+func compilePreferences(terms []placementv1.PreferredClusterSelector, props map[string]*sortedProperty) []preference {
 	prefs := make([]preference, 0, len(terms))
 	for i := range terms {
 		t := &terms[i]
@@ -220,7 +220,7 @@ func compilePreferences(terms []placementv1beta1.PreferredClusterSelector, props
 
 // affinityScore sums the preferred terms' scores for one cluster (idx is its index in the cluster
 // list PreScore read, or -1) (pkg/scheduler/framework/plugins/clusteraffinity/scoring.go: Score).
-func affinityScore(prefs []preference, cluster *clusterv1beta1.MemberCluster, idx int) (int, error) {
+func affinityScore(prefs []preference, cluster *clusterv1.MemberCluster, idx int) (int, error) {
 	total := 0
 	for i := range prefs {
 		s, err := prefs[i].score(cluster, idx)
@@ -235,7 +235,7 @@ func affinityScore(prefs []preference, cluster *clusterv1beta1.MemberCluster, id
 // score is one preferred term's score: the full weight if the labels match and there is no
 // sorter, 0 if they do not match, else the weight interpolated by the sorted property
 // (pkg/scheduler/framework/plugins/clusteraffinity/types.go: clusterPreference.Scores).
-func (p *preference) score(cluster *clusterv1beta1.MemberCluster, idx int) (int32, error) {
+func (p *preference) score(cluster *clusterv1.MemberCluster, idx int) (int32, error) {
 	matched, err := p.labels.labelsMatch(cluster)
 	if err != nil {
 		return 0, err
@@ -270,7 +270,7 @@ func (p *preference) score(cluster *clusterv1beta1.MemberCluster, idx int) (int3
 // interpolateWeight scales a weight linearly by where a reading sits between the observed
 // extremes, rounding half away from zero; equal extremes give 0
 // (pkg/scheduler/framework/plugins/clusteraffinity/types.go: interpolateWeightFor).
-func interpolateWeight(f float64, ext extremes, property, cluster string, order placementv1beta1.PropertySortOrder, weight int32) (int32, error) {
+func interpolateWeight(f float64, ext extremes, property, cluster string, order placementv1.PropertySortOrder, weight int32) (int32, error) {
 	if ext.min == nil || ext.max == nil {
 		return 0, fmt.Errorf("extremums for property %s are not available, yet a reading can be found from cluster %s", property, cluster)
 	}
@@ -282,9 +282,9 @@ func interpolateWeight(f float64, ext extremes, property, cluster string, order 
 		return 0, nil
 	}
 	switch order {
-	case placementv1beta1.Descending:
+	case placementv1.Descending:
 		return int32(math.Round(((f - minF) / (maxF - minF)) * float64(weight))), nil
-	case placementv1beta1.Ascending:
+	case placementv1.Ascending:
 		return int32(math.Round((1 - (f-minF)/(maxF-minF)) * float64(weight))), nil
 	default:
 		return 0, fmt.Errorf("cannot interpolate weight as sort order %s is invalid", order)

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Names used by upstream's clusteraffinity tests.
@@ -23,16 +23,16 @@ const (
 )
 
 // upstreamAffinityCluster is the cluster most of clusteraffinity/types_test.go evaluates.
-func upstreamAffinityCluster() *clusterv1beta1.MemberCluster {
-	return &clusterv1beta1.MemberCluster{
+func upstreamAffinityCluster() *clusterv1.MemberCluster {
+	return &clusterv1.MemberCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: map[string]string{"env": "prod", "region": "eastus"}},
-		Status: clusterv1beta1.MemberClusterStatus{
-			ResourceUsage: clusterv1beta1.ResourceUsage{
+		Status: clusterv1.MemberClusterStatus{
+			ResourceUsage: clusterv1.ResourceUsage{
 				Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10"), corev1.ResourceMemory: resource.MustParse("40Gi")},
 				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("36Gi")},
 				Available:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 			},
-			Properties: map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+			Properties: map[clusterv1.PropertyName]clusterv1.PropertyValue{
 				NodeCountProperty: {Value: "4"},
 				invalidValued:     {Value: "invalid"},
 			},
@@ -104,19 +104,19 @@ func TestPropertyValue(t *testing.T) {
 	}
 }
 
-func propTerm(labels map[string]string, exprs ...placementv1beta1.PropertySelectorRequirement) placementv1beta1.ClusterSelectorTerm {
-	t := placementv1beta1.ClusterSelectorTerm{}
+func propTerm(labels map[string]string, exprs ...placementv1.PropertySelectorRequirement) placementv1.ClusterSelectorTerm {
+	t := placementv1.ClusterSelectorTerm{}
 	if labels != nil {
 		t.LabelSelector = &metav1.LabelSelector{MatchLabels: labels}
 	}
 	if exprs != nil {
-		t.PropertySelector = &placementv1beta1.PropertySelector{MatchExpressions: exprs}
+		t.PropertySelector = &placementv1.PropertySelector{MatchExpressions: exprs}
 	}
 	return t
 }
 
-func expr(name string, op placementv1beta1.PropertySelectorOperator, values ...string) placementv1beta1.PropertySelectorRequirement {
-	return placementv1beta1.PropertySelectorRequirement{Name: name, Operator: op, Values: values}
+func expr(name string, op placementv1.PropertySelectorOperator, values ...string) placementv1.PropertySelectorRequirement {
+	return placementv1.PropertySelectorRequirement{Name: name, Operator: op, Values: values}
 }
 
 var invalidLabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -127,23 +127,23 @@ var invalidLabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.Labe
 func TestTermMatches(t *testing.T) {
 	c := upstreamAffinityCluster()
 	const (
-		eq = placementv1beta1.PropertySelectorEqualTo
-		ne = placementv1beta1.PropertySelectorNotEqualTo
-		gt = placementv1beta1.PropertySelectorGreaterThan
-		ge = placementv1beta1.PropertySelectorGreaterThanOrEqualTo
-		lt = placementv1beta1.PropertySelectorLessThan
-		le = placementv1beta1.PropertySelectorLessThanOrEqualTo
+		eq = placementv1.PropertySelectorEqualTo
+		ne = placementv1.PropertySelectorNotEqualTo
+		gt = placementv1.PropertySelectorGreaterThan
+		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
+		lt = placementv1.PropertySelectorLessThan
+		le = placementv1.PropertySelectorLessThanOrEqualTo
 	)
 	cases := []struct {
 		name    string
-		term    placementv1beta1.ClusterSelectorTerm
+		term    placementv1.ClusterSelectorTerm
 		want    bool
 		wantErr bool
 	}{
-		{name: "invalid label selector", term: placementv1beta1.ClusterSelectorTerm{LabelSelector: invalidLabelSelector}, wantErr: true},
+		{name: "invalid label selector", term: placementv1.ClusterSelectorTerm{LabelSelector: invalidLabelSelector}, wantErr: true},
 		{name: "label selector mismatches", term: propTerm(map[string]string{"env": "canary"})},
 		{name: "label selector matches, no property selector", term: propTerm(map[string]string{"env": "prod"}), want: true},
-		{name: "label selector matches, no expressions in the property selector", term: propTerm(map[string]string{"env": "prod"}, []placementv1beta1.PropertySelectorRequirement{}...), want: true},
+		{name: "label selector matches, no expressions in the property selector", term: propTerm(map[string]string{"env": "prod"}, []placementv1.PropertySelectorRequirement{}...), want: true},
 		{name: "invalid resource property name", term: propTerm(nil, expr("resources.kubernetes-fleet.io/cpu", eq, "2")), wantErr: true},
 		{name: "property not found", term: propTerm(nil, expr(nonExistent, eq, "0"))},
 		{name: "multiple value options", term: propTerm(nil, expr(NodeCountProperty, eq, "1", "2")), wantErr: true},
@@ -178,21 +178,21 @@ func TestTermMatches(t *testing.T) {
 	}
 }
 
-func requiredPolicy(terms ...placementv1beta1.ClusterSelectorTerm) *placementv1beta1.PlacementPolicy {
-	return &placementv1beta1.PlacementPolicy{Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: terms},
+func requiredPolicy(terms ...placementv1.ClusterSelectorTerm) *placementv1.PlacementPolicy {
+	return &placementv1.PlacementPolicy{Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: terms},
 	}}}
 }
 
 // TestFilterAffinity ports clusteraffinity/filtering_test.go: TestPreFilter (skips) and TestFilter.
 func TestFilterAffinity(t *testing.T) {
-	withCosts := func(labels map[string]string) *clusterv1beta1.MemberCluster {
-		c := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
+	withCosts := func(labels map[string]string) *clusterv1.MemberCluster {
+		c := &clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
 		*c = withProperties(*c, perGBMemoryCost, "0.16", perCPUCoreCost, "0.06")
 		return c
 	}
-	withNodes := func(labels map[string]string, nodes string, availCPU string) *clusterv1beta1.MemberCluster {
-		c := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
+	withNodes := func(labels map[string]string, nodes string, availCPU string) *clusterv1.MemberCluster {
+		c := &clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
 		*c = withProperties(*c, NodeCountProperty, nodes)
 		if availCPU != "" {
 			c.Status.ResourceUsage.Available = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(availCPU)}
@@ -204,22 +204,22 @@ func TestFilterAffinity(t *testing.T) {
 	}
 	east, west := map[string]string{"region": "eastus"}, map[string]string{"region": "westus"}
 	const (
-		eq = placementv1beta1.PropertySelectorEqualTo
-		ne = placementv1beta1.PropertySelectorNotEqualTo
-		gt = placementv1beta1.PropertySelectorGreaterThan
-		ge = placementv1beta1.PropertySelectorGreaterThanOrEqualTo
-		lt = placementv1beta1.PropertySelectorLessThan
-		le = placementv1beta1.PropertySelectorLessThanOrEqualTo
+		eq = placementv1.PropertySelectorEqualTo
+		ne = placementv1.PropertySelectorNotEqualTo
+		gt = placementv1.PropertySelectorGreaterThan
+		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
+		lt = placementv1.PropertySelectorLessThan
+		le = placementv1.PropertySelectorLessThanOrEqualTo
 	)
 	cases := []struct {
 		name    string
-		policy  *placementv1beta1.PlacementPolicy
-		cluster *clusterv1beta1.MemberCluster
+		policy  *placementv1.PlacementPolicy
+		cluster *clusterv1.MemberCluster
 		want    string
 	}{
 		// TestPreFilter: no required terms skips the filter.
 		{name: "has no scheduling policy", cluster: withCosts(east)},
-		{name: "has no affinity", policy: &placementv1beta1.PlacementPolicy{}, cluster: withCosts(east)},
+		{name: "has no affinity", policy: &placementv1.PlacementPolicy{}, cluster: withCosts(east)},
 		{name: "has no cluster selectors", policy: requiredPolicy(), cluster: withCosts(east)},
 		// TestFilter.
 		{name: "single cluster selector term, matched",
@@ -233,7 +233,7 @@ func TestFilterAffinity(t *testing.T) {
 			policy: requiredPolicy(propTerm(east, expr(perGBMemoryCost, lt, "0.12")), propTerm(nil, expr(perCPUCoreCost, eq, "0.06"))), cluster: withCosts(east)},
 		{name: "multiple cluster selector terms, matched",
 			policy: requiredPolicy(propTerm(east, expr(NodeCountProperty, lt, "3")),
-				placementv1beta1.ClusterSelectorTerm{LabelSelector: envIn("prod"), PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{expr(availableCPU, gt, "10")}}}),
+				placementv1.ClusterSelectorTerm{LabelSelector: envIn("prod"), PropertySelector: &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{expr(availableCPU, gt, "10")}}}),
 			cluster: withNodes(map[string]string{"region": "westus", "env": "prod"}, "4", "15")},
 		{name: "single cluster selector term, not matched (neither)",
 			policy: requiredPolicy(propTerm(west, expr(NodeCountProperty, eq, "3"))), cluster: withNodes(east, "4", ""), want: affinityMismatchReason},
@@ -243,7 +243,7 @@ func TestFilterAffinity(t *testing.T) {
 			policy: requiredPolicy(propTerm(west, expr(NodeCountProperty, eq, "3"))), cluster: withNodes(west, "4", ""), want: affinityMismatchReason},
 		{name: "multiple cluster selector terms, not matched",
 			policy: requiredPolicy(propTerm(east, expr(NodeCountProperty, ne, "3")),
-				placementv1beta1.ClusterSelectorTerm{LabelSelector: envIn("prod"), PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{expr(availableCPU, le, "10")}}}),
+				placementv1.ClusterSelectorTerm{LabelSelector: envIn("prod"), PropertySelector: &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{expr(availableCPU, le, "10")}}}),
 			cluster: withNodes(map[string]string{"region": "westus", "env": "prod"}, "3", "15"), want: affinityMismatchReason},
 	}
 	for _, tc := range cases {
@@ -260,26 +260,26 @@ func TestFilterAffinity(t *testing.T) {
 func TestFilterAffinityErrors(t *testing.T) {
 	c := upstreamAffinityCluster()
 	*c = withProperties(*c, "k8s.io/k8s-version", "v1.29.4")
-	policy := requiredPolicy(propTerm(nil, expr("k8s.io/k8s-version", placementv1beta1.PropertySelectorGreaterThan, "1")))
+	policy := requiredPolicy(propTerm(nil, expr("k8s.io/k8s-version", placementv1.PropertySelectorGreaterThan, "1")))
 	_, err := filterAffinity(requiredTerms(policy), c)
 	want := `plugin ClusterAffinity returned an error InternalError, value v1.29.4 of property k8s.io/k8s-version from cluster cluster-1 is not a valid quantity: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', failed to match the cluster against a required affinity term`
 	if err == nil || err.Error() != want {
 		t.Errorf("filterAffinity() error = %v; want %s", err, want)
 	}
 	// A term whose label selector rejects the cluster never reads the property.
-	policy = requiredPolicy(propTerm(map[string]string{"env": "dev"}, expr("k8s.io/k8s-version", placementv1beta1.PropertySelectorGreaterThan, "1")))
+	policy = requiredPolicy(propTerm(map[string]string{"env": "dev"}, expr("k8s.io/k8s-version", placementv1.PropertySelectorGreaterThan, "1")))
 	if got, err := filterAffinity(requiredTerms(policy), c); err != nil || got != affinityMismatchReason {
 		t.Errorf("filterAffinity() = %q, %v; want a plain mismatch", got, err)
 	}
 }
 
-func sorterTerm(labels *metav1.LabelSelector, name string, order placementv1beta1.PropertySortOrder) placementv1beta1.ClusterSelectorTerm {
-	return placementv1beta1.ClusterSelectorTerm{LabelSelector: labels, PropertySorter: &placementv1beta1.PropertySorter{Name: name, SortOrder: order}}
+func sorterTerm(labels *metav1.LabelSelector, name string, order placementv1.PropertySortOrder) placementv1.ClusterSelectorTerm {
+	return placementv1.ClusterSelectorTerm{LabelSelector: labels, PropertySorter: &placementv1.PropertySorter{Name: name, SortOrder: order}}
 }
 
 // preferenceWith builds a preferred term with hand-set extremes, as upstream's tests write the
 // plugin state directly.
-func preferenceWith(weight int32, term placementv1beta1.ClusterSelectorTerm, state map[string]extremes) preference {
+func preferenceWith(weight int32, term placementv1.ClusterSelectorTerm, state map[string]extremes) preference {
 	p := preference{weight: weight, labels: compileTerm(&term), sorter: term.PropertySorter}
 	if p.sorter != nil {
 		if ex, ok := state[p.sorter.Name]; ok {
@@ -297,16 +297,16 @@ func TestPreferenceScore(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		term    placementv1beta1.ClusterSelectorTerm
+		term    placementv1.ClusterSelectorTerm
 		state   map[string]extremes
 		want    int32
 		wantErr bool
 	}{
-		{name: "invalid label selector", term: placementv1beta1.ClusterSelectorTerm{LabelSelector: invalidLabelSelector}, wantErr: true},
-		{name: "label selector mismatches", term: sorterTerm(envLabels("canary"), NodeCountProperty, placementv1beta1.Ascending), want: 0},
-		{name: "label selector matches, no property sorter", term: placementv1beta1.ClusterSelectorTerm{LabelSelector: envLabels("prod")}, want: 100},
-		{name: "weight interpolation fails", term: sorterTerm(envLabels("canary"), NodeCountProperty, placementv1beta1.Ascending), state: map[string]extremes{}, want: 0},
-		{name: "weight interpolation succeeds", term: sorterTerm(envLabels("prod"), NodeCountProperty, placementv1beta1.Ascending),
+		{name: "invalid label selector", term: placementv1.ClusterSelectorTerm{LabelSelector: invalidLabelSelector}, wantErr: true},
+		{name: "label selector mismatches", term: sorterTerm(envLabels("canary"), NodeCountProperty, placementv1.Ascending), want: 0},
+		{name: "label selector matches, no property sorter", term: placementv1.ClusterSelectorTerm{LabelSelector: envLabels("prod")}, want: 100},
+		{name: "weight interpolation fails", term: sorterTerm(envLabels("canary"), NodeCountProperty, placementv1.Ascending), state: map[string]extremes{}, want: 0},
+		{name: "weight interpolation succeeds", term: sorterTerm(envLabels("prod"), NodeCountProperty, placementv1.Ascending),
 			state: map[string]extremes{NodeCountProperty: {min: qty("2"), max: qty("6")}}, want: 50},
 	}
 	for _, tc := range cases {
@@ -337,7 +337,7 @@ func TestInterpolateWeight(t *testing.T) {
 	cases := []struct {
 		name    string
 		prop    string
-		order   placementv1beta1.PropertySortOrder
+		order   placementv1.PropertySortOrder
 		weight  int32
 		state   map[string]extremes
 		want    int32
@@ -356,18 +356,18 @@ func TestInterpolateWeight(t *testing.T) {
 		{name: "observation out of range, < min", prop: NodeCountProperty, state: ex("8", "16"), wantErr: true},
 		{name: "observation out of range, > max", prop: NodeCountProperty, state: ex("1", "2"), wantErr: true},
 		{name: "invalid sort order", prop: NodeCountProperty, order: "invalid", state: ex("2", "6"), wantErr: true},
-		{name: "descending, left bound", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: 100, state: ex("4", "8"), want: 0},
-		{name: "descending, right bound", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: 100, state: ex("2", "4"), want: 100},
-		{name: "descending, round up", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: 7, state: ex("2", "7"), want: 3},
-		{name: "descending, round down", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: 8, state: ex("2", "7"), want: 3},
-		{name: "ascending, left bound", prop: NodeCountProperty, order: placementv1beta1.Ascending, weight: 100, state: ex("4", "8"), want: 100},
-		{name: "ascending, right bound", prop: NodeCountProperty, order: placementv1beta1.Ascending, weight: 100, state: ex("2", "4"), want: 0},
-		{name: "ascending, round up", prop: NodeCountProperty, order: placementv1beta1.Ascending, weight: 8, state: ex("2", "7"), want: 5},
-		{name: "ascending, round down", prop: NodeCountProperty, order: placementv1beta1.Ascending, weight: 7, state: ex("2", "7"), want: 4},
+		{name: "descending, left bound", prop: NodeCountProperty, order: placementv1.Descending, weight: 100, state: ex("4", "8"), want: 0},
+		{name: "descending, right bound", prop: NodeCountProperty, order: placementv1.Descending, weight: 100, state: ex("2", "4"), want: 100},
+		{name: "descending, round up", prop: NodeCountProperty, order: placementv1.Descending, weight: 7, state: ex("2", "7"), want: 3},
+		{name: "descending, round down", prop: NodeCountProperty, order: placementv1.Descending, weight: 8, state: ex("2", "7"), want: 3},
+		{name: "ascending, left bound", prop: NodeCountProperty, order: placementv1.Ascending, weight: 100, state: ex("4", "8"), want: 100},
+		{name: "ascending, right bound", prop: NodeCountProperty, order: placementv1.Ascending, weight: 100, state: ex("2", "4"), want: 0},
+		{name: "ascending, round up", prop: NodeCountProperty, order: placementv1.Ascending, weight: 8, state: ex("2", "7"), want: 5},
+		{name: "ascending, round down", prop: NodeCountProperty, order: placementv1.Ascending, weight: 7, state: ex("2", "7"), want: 4},
 		// Negative weights interpolate too; math.Round rounds half away from zero.
-		{name: "negative weight, descending", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: -50, state: ex("2", "6"), want: -25},
-		{name: "half rounds away from zero", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: 5, state: ex("2", "6"), want: 3},
-		{name: "negative half rounds away from zero", prop: NodeCountProperty, order: placementv1beta1.Descending, weight: -5, state: ex("2", "6"), want: -3},
+		{name: "negative weight, descending", prop: NodeCountProperty, order: placementv1.Descending, weight: -50, state: ex("2", "6"), want: -25},
+		{name: "half rounds away from zero", prop: NodeCountProperty, order: placementv1.Descending, weight: 5, state: ex("2", "6"), want: 3},
+		{name: "negative half rounds away from zero", prop: NodeCountProperty, order: placementv1.Descending, weight: -5, state: ex("2", "6"), want: -3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -380,16 +380,16 @@ func TestInterpolateWeight(t *testing.T) {
 	}
 }
 
-func preferredPolicy(prefs ...placementv1beta1.PreferredClusterSelector) *placementv1beta1.PlacementPolicy {
-	return &placementv1beta1.PlacementPolicy{Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+func preferredPolicy(prefs ...placementv1.PreferredClusterSelector) *placementv1.PlacementPolicy {
+	return &placementv1.PlacementPolicy{Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
 		PreferredDuringSchedulingIgnoredDuringExecution: prefs,
 	}}}
 }
 
 // TestPrepareSortedProperties ports clusteraffinity/scoring_test.go: TestPreScore.
 func TestPrepareSortedProperties(t *testing.T) {
-	mk := func(name, nodes, cpu string) clusterv1beta1.MemberCluster {
-		c := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	mk := func(name, nodes, cpu string) clusterv1.MemberCluster {
+		c := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		c = withProperties(c, NodeCountProperty, nodes)
 		if cpu != "" {
 			c.Status.ResourceUsage.Available = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
@@ -398,30 +398,30 @@ func TestPrepareSortedProperties(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		clusters []clusterv1beta1.MemberCluster
-		policy   *placementv1beta1.PlacementPolicy
+		clusters []clusterv1.MemberCluster
+		policy   *placementv1.PlacementPolicy
 		want     map[string]extremes
 	}{
 		{name: "no scheduling policy", want: map[string]extremes{}},
-		{name: "single preferred term which does not require sorting", clusters: []clusterv1beta1.MemberCluster{mk("cluster-1", "10", "")},
-			policy: preferredPolicy(placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("region", "eastus")}), want: map[string]extremes{}},
-		{name: "single preferred term which requires sorting", clusters: []clusterv1beta1.MemberCluster{mk("cluster-1", "10", "")},
-			policy: preferredPolicy(placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, NodeCountProperty, "")}),
+		{name: "single preferred term which does not require sorting", clusters: []clusterv1.MemberCluster{mk("cluster-1", "10", "")},
+			policy: preferredPolicy(placementv1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("region", "eastus")}), want: map[string]extremes{}},
+		{name: "single preferred term which requires sorting", clusters: []clusterv1.MemberCluster{mk("cluster-1", "10", "")},
+			policy: preferredPolicy(placementv1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, NodeCountProperty, "")}),
 			want:   map[string]extremes{NodeCountProperty: {min: qty("10"), max: qty("10")}}},
 		{name: "multiple preferred terms which require sorting",
-			clusters: []clusterv1beta1.MemberCluster{mk("cluster-1", "10", "10"), mk("cluster-2", "20", "12"), mk("cluster-2", "15", "7")},
+			clusters: []clusterv1.MemberCluster{mk("cluster-1", "10", "10"), mk("cluster-2", "20", "12"), mk("cluster-2", "15", "7")},
 			policy: preferredPolicy(
-				placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, NodeCountProperty, "")},
-				placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, availableCPU, "")}),
+				placementv1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, NodeCountProperty, "")},
+				placementv1.PreferredClusterSelector{Weight: 100, Preference: sorterTerm(nil, availableCPU, "")}),
 			want: map[string]extremes{NodeCountProperty: {min: qty("10"), max: qty("20")}, availableCPU: {min: qty("7"), max: qty("12")}}},
 		// Weight-0 terms are read too, and clusters lacking the property are skipped.
 		{name: "weight 0 and missing readings",
-			clusters: []clusterv1beta1.MemberCluster{mk("cluster-1", "10", ""), mk("cluster-2", "20", "12")},
-			policy:   preferredPolicy(placementv1beta1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, availableCPU, "")}),
+			clusters: []clusterv1.MemberCluster{mk("cluster-1", "10", ""), mk("cluster-2", "20", "12")},
+			policy:   preferredPolicy(placementv1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, availableCPU, "")}),
 			want:     map[string]extremes{availableCPU: {min: qty("12"), max: qty("12")}}},
 		{name: "no cluster reports the property",
-			clusters: []clusterv1beta1.MemberCluster{mk("cluster-1", "10", "")},
-			policy:   preferredPolicy(placementv1beta1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, availableCPU, "")}),
+			clusters: []clusterv1.MemberCluster{mk("cluster-1", "10", "")},
+			policy:   preferredPolicy(placementv1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, availableCPU, "")}),
 			want:     map[string]extremes{availableCPU: {}}},
 	}
 	for _, tc := range cases {
@@ -442,16 +442,16 @@ func TestPrepareSortedProperties(t *testing.T) {
 		})
 	}
 	// A non-Quantity reading on any cluster aborts PreScore.
-	bad := []clusterv1beta1.MemberCluster{mk("cluster-1", "10", ""), withProperties(mk("cluster-2", "x", ""))}
-	if _, err := prepareSortedProperties(preferredPolicy(placementv1beta1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, NodeCountProperty, "")}).Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution, bad); err == nil {
+	bad := []clusterv1.MemberCluster{mk("cluster-1", "10", ""), withProperties(mk("cluster-2", "x", ""))}
+	if _, err := prepareSortedProperties(preferredPolicy(placementv1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, NodeCountProperty, "")}).Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution, bad); err == nil {
 		t.Error("prepareSortedProperties() accepted a non-Quantity reading")
 	}
 }
 
 // TestAffinityScore ports clusteraffinity/scoring_test.go: TestScore.
 func TestAffinityScore(t *testing.T) {
-	mk := func(labels map[string]string, nodes, cpu string) *clusterv1beta1.MemberCluster {
-		c := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
+	mk := func(labels map[string]string, nodes, cpu string) *clusterv1.MemberCluster {
+		c := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-1", Labels: labels}}
 		if nodes != "" {
 			c = withProperties(c, NodeCountProperty, nodes)
 		}
@@ -466,25 +466,25 @@ func TestAffinityScore(t *testing.T) {
 	nodes1020 := map[string]extremes{NodeCountProperty: {min: qty("10"), max: qty("20")}}
 	cases := []struct {
 		name    string
-		prefs   []placementv1beta1.PreferredClusterSelector
+		prefs   []placementv1.PreferredClusterSelector
 		state   map[string]extremes
-		cluster *clusterv1beta1.MemberCluster
+		cluster *clusterv1.MemberCluster
 		want    int
 	}{
 		{name: "single preferred term which features only label selector, matched",
-			prefs: []placementv1beta1.PreferredClusterSelector{{Weight: 50, Preference: labelTerm("region", "eastus")}}, cluster: mk(east, "", ""), want: 50},
+			prefs: []placementv1.PreferredClusterSelector{{Weight: 50, Preference: labelTerm("region", "eastus")}}, cluster: mk(east, "", ""), want: 50},
 		{name: "single preferred term which features only label selector, not matched",
-			prefs: []placementv1beta1.PreferredClusterSelector{{Weight: 50, Preference: labelTerm("region", "eastus")}}, cluster: mk(west, "", ""), want: 0},
+			prefs: []placementv1.PreferredClusterSelector{{Weight: 50, Preference: labelTerm("region", "eastus")}}, cluster: mk(west, "", ""), want: 0},
 		{name: "single preferred term which requires sorting", state: nodes1020,
-			prefs: []placementv1beta1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(nil, NodeCountProperty, placementv1beta1.Ascending)}}, cluster: mk(nil, "15", ""), want: 25},
+			prefs: []placementv1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(nil, NodeCountProperty, placementv1.Ascending)}}, cluster: mk(nil, "15", ""), want: 25},
 		{name: "single preferred term which features label selector and requires sorting", state: nodes1020,
-			prefs: []placementv1beta1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1beta1.Descending)}}, cluster: mk(west, "12", ""), want: 10},
+			prefs: []placementv1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1.Descending)}}, cluster: mk(west, "12", ""), want: 10},
 		{name: "single preferred term which features label selector and requires sorting (cannot be sorted, no data available)", state: nodes1020,
-			prefs: []placementv1beta1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1beta1.Descending)}}, cluster: mk(west, "", ""), want: 0},
+			prefs: []placementv1.PreferredClusterSelector{{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1.Descending)}}, cluster: mk(west, "", ""), want: 0},
 		{name: "multiple preferred terms", state: map[string]extremes{NodeCountProperty: {min: qty("10"), max: qty("20")}, availableCPU: {min: qty("7"), max: qty("25")}},
-			prefs: []placementv1beta1.PreferredClusterSelector{
-				{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1beta1.Descending)},
-				{Weight: 20, Preference: sorterTerm(envProd, availableCPU, placementv1beta1.Ascending)},
+			prefs: []placementv1.PreferredClusterSelector{
+				{Weight: 50, Preference: sorterTerm(westLabels, NodeCountProperty, placementv1.Descending)},
+				{Weight: 20, Preference: sorterTerm(envProd, availableCPU, placementv1.Ascending)},
 			}, cluster: mk(map[string]string{"region": "westus", "env": "prod"}, "12", "10"), want: 27},
 	}
 	for _, tc := range cases {

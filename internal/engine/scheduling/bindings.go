@@ -4,20 +4,21 @@ import (
 	"encoding/json"
 	"reflect"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
 // BindingsFromAPI reads the scheduler's view of a placement's ClusterResourceBindings;
 // latestPolicySnapshot is the name of the placement's latest ClusterSchedulingPolicySnapshot
 // (pkg/scheduler/framework/frameworkutils.go: classifyBindings reads the same fields).
-func BindingsFromAPI(bindings []placementv1beta1.ClusterResourceBinding, latestPolicySnapshot string) []Binding {
+func BindingsFromAPI(bindings []placementv1.ClusterResourceBinding, latestPolicySnapshot string) []Binding {
 	out := make([]Binding, 0, len(bindings))
 	for i := range bindings {
 		b := &bindings[i]
 		nb := Binding{
 			Cluster:       b.Spec.TargetCluster,
 			State:         b.Spec.State,
-			PreviousState: placementv1beta1.BindingState(b.GetAnnotations()[placementv1beta1.PreviousBindingStateAnnotation]),
+			PreviousState: placementv1.BindingState(b.GetAnnotations()[placementv1beta1.PreviousBindingStateAnnotation]),
 			Current:       b.Spec.SchedulingPolicySnapshotName == latestPolicySnapshot,
 			Deleting:      !b.DeletionTimestamp.IsZero(),
 		}
@@ -41,13 +42,13 @@ func BindingsFromAPI(bindings []placementv1beta1.ClusterResourceBinding, latestP
 // other change makes every binding obsolete and reschedules. Both policies are compared as the hub
 // stores them (CRD defaults applied)
 // (pkg/controllers/clusterresourceplacement/controller.go: getOrCreateClusterSchedulingPolicySnapshot).
-func NeedsNewSnapshot(old, updated *placementv1beta1.PlacementPolicy) bool {
+func NeedsNewSnapshot(old, updated *placementv1.PlacementPolicy) bool {
 	return !reflect.DeepEqual(snapshotForm(old), snapshotForm(updated))
 }
 
 // snapshotForm is the JSON the policy hash is computed from (pkg/utils/resource: HashOf marshals
 // the policy to JSON).
-func snapshotForm(policy *placementv1beta1.PlacementPolicy) []byte {
+func snapshotForm(policy *placementv1.PlacementPolicy) []byte {
 	p := Defaulted(policy)
 	if p != nil {
 		p.NumberOfClusters = nil

@@ -3,7 +3,7 @@ package scheduling
 import (
 	"strings"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 )
 
 // Reason classes: short, stable names for why a cluster is not picked, so a preview over thousands
@@ -79,7 +79,7 @@ func (r *run) classify(res *Result) {
 
 // missesProperty reports whether some required term matches the cluster's labels and fails first
 // on a property the cluster does not report.
-func missesProperty(terms []selectorTerm, cluster *clusterv1beta1.MemberCluster) bool {
+func missesProperty(terms []selectorTerm, cluster *clusterv1.MemberCluster) bool {
 	for i := range terms {
 		t := &terms[i]
 		if ok, err := t.labelsMatch(cluster); err != nil || !ok || t.term.PropertySelector == nil {

@@ -8,13 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Every wording the scheduler (and the preview) gives a class of its own.
 func TestReasonClassOfEveryWording(t *testing.T) {
-	tainted := withTaints(healthyCluster("a", nil), clusterv1beta1.Taint{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule})
+	tainted := withTaints(healthyCluster("a", nil), clusterv1.Taint{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule})
 	cases := map[string]string{
 		unschedulable("cluster has left the fleet"):                                                                                           ClassLeft,
 		unschedulable("cluster is not connected to the fleet: member agent not online yet"):                                                   ClassNotJoined,
@@ -45,23 +45,23 @@ func TestReasonClassOfEveryWording(t *testing.T) {
 func TestScheduleClassifiesExclusions(t *testing.T) {
 	stale := healthyCluster("stale", map[string]string{"env": "prod"})
 	stale.Status.AgentStatus[0].LastReceivedHeartbeat = metav1.NewTime(testNow.Add(-10 * time.Minute))
-	clusters := []clusterv1beta1.MemberCluster{
+	clusters := []clusterv1.MemberCluster{
 		withProperties(healthyCluster("cheap", map[string]string{"env": "prod"}), "cost", "1"),
 		withProperties(healthyCluster("dear", map[string]string{"env": "prod"}), "cost", "9"),
 		healthyCluster("no-cost", map[string]string{"env": "prod"}),
 		withProperties(healthyCluster("dev", map[string]string{"env": "dev"}), "cost", "1"),
 		withTaints(withProperties(healthyCluster("gpu", map[string]string{"env": "prod"}), "cost", "1"),
-			clusterv1beta1.Taint{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}),
+			clusterv1.Taint{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}),
 		withProperties(stale, "cost", "1"),
 	}
 	term := labelTerm("env", "prod")
-	term.PropertySelector = &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
-		{Name: "cost", Operator: placementv1beta1.PropertySelectorLessThan, Values: []string{"5"}},
+	term.PropertySelector = &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{
+		{Name: "cost", Operator: placementv1.PropertySelectorLessThan, Values: []string{"5"}},
 	}}
-	policy := &placementv1beta1.PlacementPolicy{
-		PlacementType: placementv1beta1.PickAllPlacementType,
-		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{term}},
+	policy := &placementv1.PlacementPolicy{
+		PlacementType: placementv1.PickAllPlacementType,
+		Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{term}},
 		}},
 	}
 	res, err := Schedule(Input{Policy: policy, Clusters: clusters, Now: testNow})

@@ -6,7 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 
 // eligibility reports whether a cluster can receive placements and, if not, why
 // (pkg/scheduler/clustereligibilitychecker/checker.go: IsEligible, with time.Since replaced by now).
-func eligibility(cluster *clusterv1beta1.MemberCluster, now time.Time) (bool, string) {
+func eligibility(cluster *clusterv1.MemberCluster, now time.Time) (bool, string) {
 	if !cluster.GetDeletionTimestamp().IsZero() {
 		return false, "cluster has left the fleet"
 	}
@@ -33,11 +33,11 @@ func eligibility(cluster *clusterv1beta1.MemberCluster, now time.Time) (bool, st
 	if sinceHeartbeat > heartbeatTimeout {
 		return false, fmt.Sprintf("cluster is not connected to the fleet: no recent heartbeat signals (last received %.2f minutes ago)", sinceHeartbeat.Minutes())
 	}
-	joined := findCondition(agent.Conditions, string(clusterv1beta1.AgentJoined))
+	joined := findCondition(agent.Conditions, string(clusterv1.AgentJoined))
 	if joined == nil || joined.Status != metav1.ConditionTrue {
 		return false, "cluster is not connected to the fleet: member agent not joined yet"
 	}
-	healthy := findCondition(agent.Conditions, string(clusterv1beta1.AgentHealthy))
+	healthy := findCondition(agent.Conditions, string(clusterv1.AgentHealthy))
 	if healthy == nil {
 		return false, "cluster is not connected to the fleet: health condition from member agent is not available"
 	}
@@ -50,9 +50,9 @@ func eligibility(cluster *clusterv1beta1.MemberCluster, now time.Time) (bool, st
 
 // memberAgentStatus is MemberCluster.GetAgentStatus(MemberAgent) without the copy
 // (apis/cluster/v1beta1/membercluster_types.go).
-func memberAgentStatus(cluster *clusterv1beta1.MemberCluster) *clusterv1beta1.AgentStatus {
+func memberAgentStatus(cluster *clusterv1.MemberCluster) *clusterv1.AgentStatus {
 	for i := range cluster.Status.AgentStatus {
-		if cluster.Status.AgentStatus[i].Type == clusterv1beta1.MemberAgent {
+		if cluster.Status.AgentStatus[i].Type == clusterv1.MemberAgent {
 			return &cluster.Status.AgentStatus[i]
 		}
 	}
@@ -71,6 +71,6 @@ func findCondition(conditions []metav1.Condition, conditionType string) *metav1.
 
 // Eligible reports whether the hub's scheduler would consider the cluster at
 // all, and if not, why — the member's health as the scheduler sees it.
-func Eligible(cluster *clusterv1beta1.MemberCluster, now time.Time) (bool, string) {
+func Eligible(cluster *clusterv1.MemberCluster, now time.Time) (bool, string) {
 	return eligibility(cluster, now)
 }

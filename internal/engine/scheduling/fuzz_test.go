@@ -6,8 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // FuzzPlacementPolicy feeds label selectors and property expressions as
@@ -23,32 +23,32 @@ func FuzzPlacementPolicy(f *testing.F) {
 	f.Add(uint8(1), int8(3), "a/b/c", "NotIn", "", "", "Lt", "1e308", "1Ei", int32(0), "")
 	f.Add(uint8(1), int8(1), "env", "DoesNotExist", "v", "x", "Ne", "-5", "", int32(100), "Descending")
 	f.Fuzz(func(t *testing.T, kind uint8, n int8, key, op, value, prop, pop, pvalue, reported string, weight int32, order string) {
-		types := []placementv1beta1.PlacementType{placementv1beta1.PickAllPlacementType, placementv1beta1.PickNPlacementType, placementv1beta1.PickFixedPlacementType}
-		policy := &placementv1beta1.PlacementPolicy{PlacementType: types[int(kind)%len(types)]}
-		if policy.PlacementType == placementv1beta1.PickFixedPlacementType {
+		types := []placementv1.PlacementType{placementv1.PickAllPlacementType, placementv1.PickNPlacementType, placementv1.PickFixedPlacementType}
+		policy := &placementv1.PlacementPolicy{PlacementType: types[int(kind)%len(types)]}
+		if policy.PlacementType == placementv1.PickFixedPlacementType {
 			policy.ClusterNames = []string{key, value}
 		} else {
 			var values []string
 			if value != "" {
 				values = strings.Split(value, ",")
 			}
-			term := placementv1beta1.ClusterSelectorTerm{
+			term := placementv1.ClusterSelectorTerm{
 				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 					{Key: key, Operator: metav1.LabelSelectorOperator(op), Values: values},
 				}},
-				PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
-					{Name: prop, Operator: placementv1beta1.PropertySelectorOperator(pop), Values: []string{pvalue}},
+				PropertySelector: &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{
+					{Name: prop, Operator: placementv1.PropertySelectorOperator(pop), Values: []string{pvalue}},
 				}},
 			}
-			policy.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{term}},
-				PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
+			policy.Affinity = &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{term}},
+				PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{{
 					Weight:     weight,
-					Preference: placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{Name: prop, SortOrder: placementv1beta1.PropertySortOrder(order)}},
+					Preference: placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{Name: prop, SortOrder: placementv1.PropertySortOrder(order)}},
 				}},
 			}}
 		}
-		if policy.PlacementType == placementv1beta1.PickNPlacementType {
+		if policy.PlacementType == placementv1.PickNPlacementType {
 			count := int32(n)
 			policy.NumberOfClusters = &count
 		}
@@ -63,7 +63,7 @@ func FuzzPlacementPolicy(f *testing.F) {
 		if rejected {
 			return
 		}
-		clusters := []clusterv1beta1.MemberCluster{
+		clusters := []clusterv1.MemberCluster{
 			withProperties(healthyCluster("a", map[string]string{key: value}), prop, reported),
 			withProperties(healthyCluster("b", map[string]string{"env": "prod"}), prop, pvalue),
 			healthyCluster("c", nil),
@@ -86,7 +86,7 @@ func FuzzPlacementPolicy(f *testing.F) {
 			}
 			seen[e.Cluster] = true
 		}
-		if policy.PlacementType == placementv1beta1.PickNPlacementType && len(res.Selected) > int(max(0, n)) {
+		if policy.PlacementType == placementv1.PickNPlacementType && len(res.Selected) > int(max(0, n)) {
 			t.Fatalf("PickN %d selected %d clusters", n, len(res.Selected))
 		}
 	})

@@ -1,6 +1,6 @@
 package scheduling
 
-import placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+import placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 // bindingsFor turns a result's picks into the bindings the hub would hold afterwards (all Bound).
 func bindingsFor(res Result, current bool) []Binding {
@@ -8,7 +8,7 @@ func bindingsFor(res Result, current bool) []Binding {
 	for _, p := range res.Selected {
 		out = append(out, Binding{
 			Cluster: p.Cluster,
-			State:   placementv1beta1.BindingStateBound,
+			State:   placementv1.BindingStateBound,
 			Score:   &Score{AffinityScore: p.AffinityScore, TopologySpreadScore: p.TopologySpreadScore},
 			Current: current,
 		})

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 )
 
 // The fleet of upstream's scheduler integration suite (test/scheduler/suite_test.go): seven
@@ -56,8 +56,8 @@ var suiteLabels = map[string][2]string{ // region, env
 var suiteOrder = []string{mc1, mc2, mc3, mc4, mc5, mc6, mc7, mc8, mc9}
 
 // integrationFleet builds the suite's fleet as the hub agent sees it at testNow.
-func integrationFleet() []clusterv1beta1.MemberCluster {
-	out := make([]clusterv1beta1.MemberCluster, 0, len(suiteOrder))
+func integrationFleet() []clusterv1.MemberCluster {
+	out := make([]clusterv1.MemberCluster, 0, len(suiteOrder))
 	for _, name := range suiteOrder {
 		l := suiteLabels[name]
 		c := healthyCluster(name, map[string]string{"region": l[0], "env": l[1]})
@@ -70,7 +70,7 @@ func integrationFleet() []clusterv1beta1.MemberCluster {
 				}
 				return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(p.cpu[i]), corev1.ResourceMemory: resource.MustParse(p.memory[i])}
 			}
-			c.Status.ResourceUsage = clusterv1beta1.ResourceUsage{Capacity: list(0), Allocatable: list(1), Available: list(2)}
+			c.Status.ResourceUsage = clusterv1.ResourceUsage{Capacity: list(0), Allocatable: list(1), Available: list(2)}
 		}
 		switch name {
 		case mc8:

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // outcome is what upstream's scheduler integration tests assert (test/scheduler/actuals_test.go):
@@ -81,8 +81,8 @@ func (w outcome) check(t *testing.T, res Result) {
 	}
 }
 
-func pickN(n int32) *placementv1beta1.PlacementPolicy {
-	return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: &n}
+func pickN(n int32) *placementv1.PlacementPolicy {
+	return &placementv1.PlacementPolicy{PlacementType: placementv1.PickNPlacementType, NumberOfClusters: &n}
 }
 
 func regionEnvSelector(region string, envOp metav1.LabelSelectorOperator, env ...string) *metav1.LabelSelector {
@@ -93,23 +93,23 @@ func regionEnvSelector(region string, envOp metav1.LabelSelectorOperator, env ..
 	return ls
 }
 
-func withRequired(p *placementv1beta1.PlacementPolicy, terms ...placementv1beta1.ClusterSelectorTerm) *placementv1beta1.PlacementPolicy {
+func withRequired(p *placementv1.PlacementPolicy, terms ...placementv1.ClusterSelectorTerm) *placementv1.PlacementPolicy {
 	if p.Affinity == nil {
-		p.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{}}
+		p.Affinity = &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{}}
 	}
-	p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1beta1.ClusterSelector{ClusterSelectorTerms: terms}
+	p.Affinity.ClusterAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1.ClusterSelector{ClusterSelectorTerms: terms}
 	return p
 }
 
-func withPreferred(p *placementv1beta1.PlacementPolicy, prefs ...placementv1beta1.PreferredClusterSelector) *placementv1beta1.PlacementPolicy {
+func withPreferred(p *placementv1.PlacementPolicy, prefs ...placementv1.PreferredClusterSelector) *placementv1.PlacementPolicy {
 	if p.Affinity == nil {
-		p.Affinity = &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{}}
+		p.Affinity = &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{}}
 	}
 	p.Affinity.ClusterAffinity.PreferredDuringSchedulingIgnoredDuringExecution = prefs
 	return p
 }
 
-func withTSC(p *placementv1beta1.PlacementPolicy, c ...placementv1beta1.TopologySpreadConstraint) *placementv1beta1.PlacementPolicy {
+func withTSC(p *placementv1.PlacementPolicy, c ...placementv1.TopologySpreadConstraint) *placementv1.PlacementPolicy {
 	p.TopologySpreadConstraints = c
 	return p
 }
@@ -128,11 +128,11 @@ func schedule(t *testing.T, in Input) Result {
 
 // TestPickNIntegration ports test/scheduler/pickn_integration_test.go (each row names its Context).
 func TestPickNIntegration(t *testing.T) {
-	const dns, sa = placementv1beta1.DoNotSchedule, placementv1beta1.ScheduleAnyway
+	const dns, sa = placementv1.DoNotSchedule, placementv1.ScheduleAnyway
 	unhealthy := []string{mc8, mc9}
 	cases := []struct {
 		name   string
-		policy *placementv1beta1.PlacementPolicy
+		policy *placementv1.PlacementPolicy
 		want   outcome
 	}{
 		{name: "pick N clusters with no affinities/topology spread constraints specified", policy: pickN(3),
@@ -141,22 +141,22 @@ func TestPickNIntegration(t *testing.T) {
 		{name: "not enough clusters to pick", policy: pickN(10),
 			want: outcome{picked: []string{mc1, mc2, mc3, mc4, mc5, mc6, mc7}, filtered: unhealthy}},
 		{name: "pick with required affinity",
-			policy: withRequired(pickN(2), placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")}),
+			policy: withRequired(pickN(2), placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")}),
 			want:   outcome{picked: []string{mc1, mc2}, filtered: []string{mc3, mc4, mc5, mc6, mc7, mc8, mc9}, fulfilled: true}},
 		{name: "pick with required affinity, multiple terms",
 			policy: withRequired(pickN(4),
-				placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")},
-				placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("west", metav1.LabelSelectorOpNotIn, "prod")}),
+				placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")},
+				placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("west", metav1.LabelSelectorOpNotIn, "prod")}),
 			want: outcome{picked: []string{mc1, mc2, mc7}, filtered: []string{mc3, mc4, mc5, mc6, mc8, mc9}}},
 		{name: "pick with preferred affinity",
-			policy: withPreferred(pickN(4), placementv1beta1.PreferredClusterSelector{Weight: 10,
-				Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("central", metav1.LabelSelectorOpIn, "prod")}}),
+			policy: withPreferred(pickN(4), placementv1.PreferredClusterSelector{Weight: 10,
+				Preference: placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("central", metav1.LabelSelectorOpIn, "prod")}}),
 			want: outcome{picked: []string{mc4, mc5, mc7, mc6}, notPicked: []string{mc1, mc2, mc3}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(0, 0), mc4: sc(10, 0), mc5: sc(10, 0)}}},
 		{name: "pick with preferred affinity, multiple terms",
 			policy: withPreferred(pickN(4),
-				placementv1beta1.PreferredClusterSelector{Weight: 10, Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("central", metav1.LabelSelectorOpIn, "prod")}},
-				placementv1beta1.PreferredClusterSelector{Weight: 20, Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "canary")}}),
+				placementv1.PreferredClusterSelector{Weight: 10, Preference: placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("central", metav1.LabelSelectorOpIn, "prod")}},
+				placementv1.PreferredClusterSelector{Weight: 20, Preference: placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "canary")}}),
 			want: outcome{picked: []string{mc4, mc5, mc3, mc7}, notPicked: []string{mc1, mc2, mc6}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(20, 0), mc4: sc(10, 0), mc5: sc(10, 0), mc6: sc(0, 0)}}},
 		{name: "pick with required topology spread constraints",
@@ -176,16 +176,16 @@ func TestPickNIntegration(t *testing.T) {
 			want: outcome{picked: []string{mc7, mc5}, notPicked: []string{mc1, mc2, mc3, mc4, mc6}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 1), mc2: sc(0, 1), mc3: sc(0, -1000), mc4: sc(0, 1), mc5: sc(0, 1), mc6: sc(0, -999), mc7: sc(0, -2)}}},
 		{name: "pick with mixed affinities and topology spread constraints, required only",
-			policy: withTSC(withRequired(pickN(2), placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			policy: withTSC(withRequired(pickN(2), placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "region", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"west"}}}}}), tsc("region", 1, dns)),
 			want: outcome{picked: []string{mc3, mc5}, notPicked: []string{mc1, mc2, mc4}, filtered: []string{mc6, mc7, mc8, mc9}, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(0, 0), mc4: nil, mc5: sc(0, -1)}}},
 		{name: "pick with mixed affinities and topology spread constraints, preferred only",
-			policy: withTSC(withPreferred(pickN(6), placementv1beta1.PreferredClusterSelector{Weight: 30, Preference: labelTerm("region", "east")}), tsc("env", 1, sa)),
+			policy: withTSC(withPreferred(pickN(6), placementv1.PreferredClusterSelector{Weight: 30, Preference: labelTerm("region", "east")}), tsc("env", 1, sa)),
 			want: outcome{picked: []string{mc3, mc2, mc1, mc7, mc6, mc5}, notPicked: []string{mc4}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(30, -1), mc2: sc(30, 1), mc3: sc(30, -1), mc4: sc(0, -1000), mc5: sc(0, -1000), mc6: sc(0, -1), mc7: sc(0, 1)}}},
 		{name: "pick with mixed affinities and topology spread constraints, mixed",
-			policy: withTSC(withRequired(withPreferred(pickN(3), placementv1beta1.PreferredClusterSelector{Weight: 40, Preference: labelTerm("region", "east")}),
+			policy: withTSC(withRequired(withPreferred(pickN(3), placementv1.PreferredClusterSelector{Weight: 40, Preference: labelTerm("region", "east")}),
 				labelTerm("env", "prod")), tsc("env", 2, sa), tsc("region", 1, dns)),
 			want: outcome{picked: []string{mc2, mc6, mc5}, notPicked: []string{mc4}, filtered: []string{mc1, mc3, mc7, mc8, mc9},
 				fulfilled: true,
@@ -202,8 +202,8 @@ func TestPickNIntegration(t *testing.T) {
 // TestPickNIntegrationOrder checks the pick order the scheduler's cycles produce (upstream lists
 // picks in that order where it matters): topology spread first, then name descending.
 func TestPickNIntegrationOrder(t *testing.T) {
-	res := schedule(t, Input{Policy: withTSC(withPreferred(pickN(6), placementv1beta1.PreferredClusterSelector{Weight: 30, Preference: labelTerm("region", "east")}),
-		tsc("env", 1, placementv1beta1.ScheduleAnyway)), Clusters: integrationFleet()})
+	res := schedule(t, Input{Policy: withTSC(withPreferred(pickN(6), placementv1.PreferredClusterSelector{Weight: 30, Preference: labelTerm("region", "east")}),
+		tsc("env", 1, placementv1.ScheduleAnyway)), Clusters: integrationFleet()})
 	var got []string
 	for _, p := range res.Selected {
 		got = append(got, p.Cluster)
@@ -249,14 +249,14 @@ func TestPickNIntegrationRescheduling(t *testing.T) {
 	})
 
 	t.Run("affinities and topology spread constraints updated", func(t *testing.T) {
-		policy := withTSC(withRequired(withPreferred(pickN(3), placementv1beta1.PreferredClusterSelector{Weight: 40, Preference: labelTerm("region", "east")}),
-			labelTerm("env", "prod")), tsc("env", 2, placementv1beta1.ScheduleAnyway), tsc("region", 1, placementv1beta1.DoNotSchedule))
+		policy := withTSC(withRequired(withPreferred(pickN(3), placementv1.PreferredClusterSelector{Weight: 40, Preference: labelTerm("region", "east")}),
+			labelTerm("env", "prod")), tsc("env", 2, placementv1.ScheduleAnyway), tsc("region", 1, placementv1.DoNotSchedule))
 		before := schedule(t, Input{Policy: policy, Clusters: fleet})
 		outcome{picked: []string{mc2, mc6, mc5}, notPicked: []string{mc4}, filtered: []string{mc1, mc3, mc7, mc8, mc9}, fulfilled: true,
 			scores: map[string]*Score{mc2: sc(40, -2), mc4: sc(0, -999), mc5: sc(0, -999), mc6: sc(0, -1)}}.check(t, before)
 
-		updated := withTSC(withPreferred(pickN(3), placementv1beta1.PreferredClusterSelector{Weight: 50, Preference: labelTerm("region", "central")}),
-			tsc("env", 2, placementv1beta1.ScheduleAnyway))
+		updated := withTSC(withPreferred(pickN(3), placementv1.PreferredClusterSelector{Weight: 50, Preference: labelTerm("region", "central")}),
+			tsc("env", 2, placementv1.ScheduleAnyway))
 		if !NeedsNewSnapshot(policy, updated) {
 			t.Fatal("NeedsNewSnapshot() = false for an affinity change")
 		}
@@ -311,7 +311,7 @@ func TestPickZeroIntegration(t *testing.T) {
 func scheduledBindings(res Result) []Binding {
 	out := make([]Binding, 0, len(res.Selected))
 	for _, p := range res.Selected {
-		out = append(out, Binding{Cluster: p.Cluster, State: placementv1beta1.BindingStateScheduled,
+		out = append(out, Binding{Cluster: p.Cluster, State: placementv1.BindingStateScheduled,
 			Score: &Score{AffinityScore: p.AffinityScore, TopologySpreadScore: p.TopologySpreadScore}, Current: true})
 	}
 	return out
@@ -339,24 +339,24 @@ func assertChanges(t *testing.T, res Result, want map[string]Change) {
 // (1 node, 0 available CPU) sets the minimum here.
 func TestPropertyBasedIntegration(t *testing.T) {
 	const (
-		ge = placementv1beta1.PropertySelectorGreaterThanOrEqualTo
-		gt = placementv1beta1.PropertySelectorGreaterThan
-		lt = placementv1beta1.PropertySelectorLessThan
-		le = placementv1beta1.PropertySelectorLessThanOrEqualTo
-		eq = placementv1beta1.PropertySelectorEqualTo
-		ne = placementv1beta1.PropertySelectorNotEqualTo
+		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
+		gt = placementv1.PropertySelectorGreaterThan
+		lt = placementv1.PropertySelectorLessThan
+		le = placementv1.PropertySelectorLessThanOrEqualTo
+		eq = placementv1.PropertySelectorEqualTo
+		ne = placementv1.PropertySelectorNotEqualTo
 	)
-	pickAll := func() *placementv1beta1.PlacementPolicy {
-		return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
+	pickAll := func() *placementv1.PlacementPolicy {
+		return &placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType}
 	}
-	sorter := func(w int32, labels *metav1.LabelSelector, name string, order placementv1beta1.PropertySortOrder) placementv1beta1.PreferredClusterSelector {
-		return placementv1beta1.PreferredClusterSelector{Weight: w, Preference: sorterTerm(labels, name, order)}
+	sorter := func(w int32, labels *metav1.LabelSelector, name string, order placementv1.PropertySortOrder) placementv1.PreferredClusterSelector {
+		return placementv1.PreferredClusterSelector{Weight: w, Preference: sorterTerm(labels, name, order)}
 	}
 	unhealthy := []string{mc8, mc9}
 	cases := []struct {
 		name   string
-		fleet  func([]clusterv1beta1.MemberCluster) []clusterv1beta1.MemberCluster
-		policy *placementv1beta1.PlacementPolicy
+		fleet  func([]clusterv1.MemberCluster) []clusterv1.MemberCluster
+		policy *placementv1.PlacementPolicy
 		want   outcome
 	}{
 		// PickAll.
@@ -383,39 +383,39 @@ func TestPropertyBasedIntegration(t *testing.T) {
 			want:   outcome{picked: []string{mc3, mc5}, filtered: []string{mc1, mc2, mc4, mc6, mc7, mc8, mc9}, fulfilled: true}},
 		// PickN.
 		{name: "pick clusters with specific properties (single sorter, ascending)",
-			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1beta1.Ascending)),
+			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1.Ascending)),
 			want: outcome{picked: []string{mc1, mc4, mc6}, notPicked: []string{mc2, mc3, mc5, mc7}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(86, 0), mc2: sc(57, 0), mc3: sc(29, 0), mc4: sc(86, 0), mc5: sc(0, 0), mc6: sc(86, 0), mc7: sc(0, 0)}}},
 		{name: "pick clusters with specific properties (single sorter, descending)",
-			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1beta1.Descending)),
+			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1.Descending)),
 			want: outcome{picked: []string{mc7, mc5, mc3}, notPicked: []string{mc1, mc2, mc4, mc6}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(14, 0), mc2: sc(43, 0), mc3: sc(71, 0), mc4: sc(14, 0), mc5: sc(100, 0), mc6: sc(14, 0), mc7: sc(100, 0)}}},
 		{name: "pick clusters with specific properties (single sorter, same property value across the board)",
-			fleet: func(cs []clusterv1beta1.MemberCluster) []clusterv1beta1.MemberCluster {
+			fleet: func(cs []clusterv1.MemberCluster) []clusterv1.MemberCluster {
 				for i := range cs {
 					cs[i] = withProperties(cs[i], "non-existent-cluster-property", "0")
 				}
 				return cs
 			},
-			policy: withPreferred(pickN(3), sorter(100, nil, "non-existent-cluster-property", placementv1beta1.Ascending)),
+			policy: withPreferred(pickN(3), sorter(100, nil, "non-existent-cluster-property", placementv1.Ascending)),
 			want: outcome{picked: []string{mc5, mc6, mc7}, notPicked: []string{mc1, mc2, mc3, mc4}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(0, 0), mc4: sc(0, 0)}}},
 		{name: "pick clusters with specific properties (single sorter, non-existent property)",
-			policy: withPreferred(pickN(3), sorter(100, nil, "non-existent-cluster-property", placementv1beta1.Ascending)),
+			policy: withPreferred(pickN(3), sorter(100, nil, "non-existent-cluster-property", placementv1.Ascending)),
 			want: outcome{picked: []string{mc5, mc6, mc7}, notPicked: []string{mc1, mc2, mc3, mc4}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(0, 0), mc4: sc(0, 0)}}},
 		{name: "pick clusters with specific properties (multiple sorters)",
-			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1beta1.Ascending), sorter(80, nil, energyRating, placementv1beta1.Descending),
-				sorter(60, nil, "resources.kubernetes-fleet.io/allocatable-memory", placementv1beta1.Descending)),
+			policy: withPreferred(pickN(3), sorter(100, nil, NodeCountProperty, placementv1.Ascending), sorter(80, nil, energyRating, placementv1.Descending),
+				sorter(60, nil, "resources.kubernetes-fleet.io/allocatable-memory", placementv1.Descending)),
 			want: outcome{picked: []string{mc1, mc4, mc6}, notPicked: []string{mc2, mc3, mc5, mc7}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(168, 0), mc2: sc(108, 0), mc3: sc(68, 0), mc4: sc(146, 0), mc5: sc(46, 0), mc6: sc(135, 0), mc7: sc(60, 0)}}},
 		{name: "pick clusters with both label selector and property sorter (single preferred term)",
-			policy: withPreferred(pickN(4), sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1beta1.Descending)),
+			policy: withPreferred(pickN(4), sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1.Descending)),
 			want: outcome{picked: []string{mc3, mc7, mc6, mc5}, notPicked: []string{mc1, mc2, mc4}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(0, 0), mc2: sc(0, 0), mc3: sc(75, 0), mc4: sc(0, 0), mc7: sc(50, 0)}}},
 		{name: "pick clusters with both label selectors and property sorters (multiple preferred terms)",
-			policy: withPreferred(pickN(4), sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1beta1.Descending),
-				sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"region": "east"}}, energyRating, placementv1beta1.Descending)),
+			policy: withPreferred(pickN(4), sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1.Descending),
+				sorter(100, &metav1.LabelSelector{MatchLabels: map[string]string{"region": "east"}}, energyRating, placementv1.Descending)),
 			want: outcome{picked: []string{mc3, mc1, mc7, mc2}, notPicked: []string{mc6, mc4, mc5}, filtered: unhealthy, fulfilled: true,
 				scores: map[string]*Score{mc1: sc(100, 0), mc2: sc(50, 0), mc3: sc(100, 0), mc4: sc(0, 0), mc5: sc(0, 0), mc6: sc(0, 0), mc7: sc(50, 0)}}},
 	}
@@ -427,7 +427,7 @@ func TestPropertyBasedIntegration(t *testing.T) {
 			}
 			res := schedule(t, Input{Policy: tc.policy, Clusters: fleet})
 			tc.want.check(t, res)
-			if tc.policy.PlacementType == placementv1beta1.PickNPlacementType {
+			if tc.policy.PlacementType == placementv1.PickNPlacementType {
 				assertRankOrder(t, res)
 			}
 		})
@@ -439,22 +439,22 @@ func TestPropertyBasedIntegration(t *testing.T) {
 // still match, adds the new matches and unschedules the rest.
 func TestPropertySelectorUpdatedIntegration(t *testing.T) {
 	fleet := integrationFleet()
-	policy1 := withRequired(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType},
-		propTerm(nil, expr(NodeCountProperty, placementv1beta1.PropertySelectorLessThanOrEqualTo, "6"), expr(NodeCountProperty, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "2")))
+	policy1 := withRequired(&placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType},
+		propTerm(nil, expr(NodeCountProperty, placementv1.PropertySelectorLessThanOrEqualTo, "6"), expr(NodeCountProperty, placementv1.PropertySelectorGreaterThanOrEqualTo, "2")))
 	first := schedule(t, Input{Policy: policy1, Clusters: fleet})
 	if got := sortedCopy(selectedNames(first)); fmt.Sprint(got) != fmt.Sprint([]string{mc1, mc2, mc3, mc4, mc6}) {
 		t.Fatalf("first picks %v", got)
 	}
 	var bindings []Binding
 	for _, name := range selectedNames(first) {
-		state := placementv1beta1.BindingStateScheduled
+		state := placementv1.BindingStateScheduled
 		if name == mc1 || name == mc2 || name == mc4 {
-			state = placementv1beta1.BindingStateBound
+			state = placementv1.BindingStateBound
 		}
 		bindings = append(bindings, Binding{Cluster: name, State: state, Current: true, Score: &Score{}})
 	}
-	policy2 := withRequired(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType},
-		propTerm(nil, expr(NodeCountProperty, placementv1beta1.PropertySelectorLessThanOrEqualTo, "8"), expr(NodeCountProperty, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "4")))
+	policy2 := withRequired(&placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType},
+		propTerm(nil, expr(NodeCountProperty, placementv1.PropertySelectorLessThanOrEqualTo, "8"), expr(NodeCountProperty, placementv1.PropertySelectorGreaterThanOrEqualTo, "4")))
 	res := schedule(t, Input{Policy: policy2, Clusters: fleet, Bindings: bindings, PolicyChanged: NeedsNewSnapshot(policy1, policy2)})
 	outcome{picked: []string{mc2, mc3, mc5, mc7}, filtered: []string{mc1, mc4, mc6, mc8, mc9}, fulfilled: true}.check(t, res)
 	assertChanges(t, res, map[string]Change{mc2: ChangeKept, mc3: ChangeKept, mc5: ChangeAdded, mc7: ChangeAdded})
@@ -468,15 +468,15 @@ func TestPropertySelectorUpdatedIntegration(t *testing.T) {
 
 // TestPickAllIntegration ports test/scheduler/pickall_integration_test.go.
 func TestPickAllIntegration(t *testing.T) {
-	pickAll := func() *placementv1beta1.PlacementPolicy {
-		return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
+	pickAll := func() *placementv1.PlacementPolicy {
+		return &placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType}
 	}
 	healthy := []string{mc1, mc2, mc3, mc4, mc5, mc6, mc7}
-	notEastCentral := placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+	notEastCentral := placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: "region", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"east", "central"}}}}}
 	cases := []struct {
 		name   string
-		policy *placementv1beta1.PlacementPolicy
+		policy *placementv1.PlacementPolicy
 		want   outcome
 	}{
 		{name: "scheduling CRPs with no scheduling policy specified: pick all valid clusters",
@@ -484,14 +484,14 @@ func TestPickAllIntegration(t *testing.T) {
 		{name: "pick all valid clusters", policy: pickAll(),
 			want: outcome{picked: healthy, filtered: []string{mc8, mc9}, fulfilled: true}},
 		{name: "pick clusters with specific affinities (single term, multiple selectors)",
-			policy: withRequired(pickAll(), placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"},
+			policy: withRequired(pickAll(), placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"},
 				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOpIn, Values: []string{"east", "west"}}}}}),
 			want: outcome{picked: []string{mc1, mc2, mc6}, filtered: []string{mc3, mc4, mc5, mc7, mc8, mc9}, fulfilled: true}},
 		{name: "pick clusters with specific affinities (multiple terms, single selector)",
 			policy: withRequired(pickAll(), labelTerm("env", "canary"), notEastCentral),
 			want:   outcome{picked: []string{mc3, mc6, mc7}, filtered: []string{mc1, mc2, mc4, mc5, mc8, mc9}, fulfilled: true}},
 		{name: "no matching clusters",
-			policy: withRequired(pickAll(), labelTerm("env", "wonderland"), placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			policy: withRequired(pickAll(), labelTerm("env", "wonderland"), placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "region", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"east", "central", "west"}}}}}),
 			want: outcome{filtered: suiteOrder, fulfilled: true}},
 	}
@@ -507,15 +507,15 @@ func TestPickAllIntegration(t *testing.T) {
 
 	t.Run("affinities updated", func(t *testing.T) {
 		fleet := integrationFleet()
-		policy1 := withRequired(pickAll(), placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"},
+		policy1 := withRequired(pickAll(), placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOpIn, Values: []string{"east", "west"}}}}})
 		first := schedule(t, Input{Policy: policy1, Clusters: fleet})
 		if got := sortedCopy(selectedNames(first)); fmt.Sprint(got) != fmt.Sprint([]string{mc3, mc7}) {
 			t.Fatalf("first picks %v", got)
 		}
 		bindings := []Binding{
-			{Cluster: mc3, State: placementv1beta1.BindingStateBound, Current: true},
-			{Cluster: mc7, State: placementv1beta1.BindingStateScheduled, Current: true},
+			{Cluster: mc3, State: placementv1.BindingStateBound, Current: true},
+			{Cluster: mc7, State: placementv1.BindingStateScheduled, Current: true},
 		}
 		policy2 := withRequired(pickAll(), labelTerm("env", "canary"), notEastCentral)
 		res := schedule(t, Input{Policy: policy2, Clusters: fleet, Bindings: bindings, PolicyChanged: NeedsNewSnapshot(policy1, policy2)})
@@ -526,8 +526,8 @@ func TestPickAllIntegration(t *testing.T) {
 
 // TestPickFixedIntegration ports test/scheduler/pickfixed_integration_test.go.
 func TestPickFixedIntegration(t *testing.T) {
-	fixed := func(names ...string) *placementv1beta1.PlacementPolicy {
-		return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType, ClusterNames: names}
+	fixed := func(names ...string) *placementv1.PlacementPolicy {
+		return &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType, ClusterNames: names}
 	}
 	fleet := integrationFleet()
 
@@ -563,9 +563,9 @@ func TestPickFixedIntegration(t *testing.T) {
 
 	t.Run("policy snapshot refresh with added clusters", func(t *testing.T) {
 		bindings := []Binding{
-			{Cluster: mc1, State: placementv1beta1.BindingStateBound, Current: true},
-			{Cluster: mc2, State: placementv1beta1.BindingStateBound, Current: true},
-			{Cluster: mc4, State: placementv1beta1.BindingStateScheduled, Current: true},
+			{Cluster: mc1, State: placementv1.BindingStateBound, Current: true},
+			{Cluster: mc2, State: placementv1.BindingStateBound, Current: true},
+			{Cluster: mc4, State: placementv1.BindingStateScheduled, Current: true},
 		}
 		old, updated := fixed(mc1, mc2, mc4), fixed(mc1, mc2, mc4, mc5, mc6)
 		res := schedule(t, Input{Policy: updated, Clusters: fleet, Bindings: bindings, PolicyChanged: NeedsNewSnapshot(old, updated)})
@@ -580,9 +580,9 @@ func TestPickFixedIntegration(t *testing.T) {
 
 	t.Run("policy snapshot refresh with removed clusters", func(t *testing.T) {
 		bindings := []Binding{
-			{Cluster: mc1, State: placementv1beta1.BindingStateBound, Current: true},
-			{Cluster: mc2, State: placementv1beta1.BindingStateBound, Current: true},
-			{Cluster: mc4, State: placementv1beta1.BindingStateScheduled, Current: true},
+			{Cluster: mc1, State: placementv1.BindingStateBound, Current: true},
+			{Cluster: mc2, State: placementv1.BindingStateBound, Current: true},
+			{Cluster: mc4, State: placementv1.BindingStateScheduled, Current: true},
 		}
 		old, updated := fixed(mc1, mc2, mc4), fixed(mc5, mc6)
 		res := schedule(t, Input{Policy: updated, Clusters: fleet, Bindings: bindings, PolicyChanged: NeedsNewSnapshot(old, updated)})
@@ -599,41 +599,41 @@ func TestPickFixedIntegration(t *testing.T) {
 // and tolerations are built as upstream's buildTaints/buildTolerations do: key = region,
 // value = env.
 func TestTaintTolerationIntegration(t *testing.T) {
-	taintFor := func(name string) clusterv1beta1.Taint {
+	taintFor := func(name string) clusterv1.Taint {
 		l, ok := suiteLabels[name]
 		if !ok {
 			l = [2]string{"unknown", "unknown"}
 		}
-		return clusterv1beta1.Taint{Key: l[0], Value: l[1], Effect: corev1.TaintEffectNoSchedule}
+		return clusterv1.Taint{Key: l[0], Value: l[1], Effect: corev1.TaintEffectNoSchedule}
 	}
-	tolerationsFor := func(names ...string) []placementv1beta1.Toleration {
-		var out []placementv1beta1.Toleration
+	tolerationsFor := func(names ...string) []placementv1.Toleration {
+		var out []placementv1.Toleration
 		for _, n := range names {
 			tt := taintFor(n)
-			out = append(out, placementv1beta1.Toleration{Key: tt.Key, Operator: corev1.TolerationOpEqual, Value: tt.Value, Effect: corev1.TaintEffectNoSchedule})
+			out = append(out, placementv1.Toleration{Key: tt.Key, Operator: corev1.TolerationOpEqual, Value: tt.Value, Effect: corev1.TaintEffectNoSchedule})
 		}
 		return out
 	}
-	tainted := func(names ...string) []clusterv1beta1.MemberCluster {
+	tainted := func(names ...string) []clusterv1.MemberCluster {
 		fleet := integrationFleet()
 		for i := range fleet {
 			for _, n := range names {
 				if fleet[i].Name == n {
-					fleet[i].Spec.Taints = []clusterv1beta1.Taint{taintFor(n)}
+					fleet[i].Spec.Taints = []clusterv1.Taint{taintFor(n)}
 				}
 			}
 		}
 		return fleet
 	}
 	const provisional = "provisional-cluster-1"
-	newCluster := func(fleet []clusterv1beta1.MemberCluster) []clusterv1beta1.MemberCluster {
+	newCluster := func(fleet []clusterv1.MemberCluster) []clusterv1.MemberCluster {
 		c := healthyCluster(provisional, map[string]string{"region": "north", "env": "prod"})
-		c.Spec.Taints = []clusterv1beta1.Taint{taintFor(provisional)}
+		c.Spec.Taints = []clusterv1.Taint{taintFor(provisional)}
 		return append(fleet, c)
 	}
 
 	t.Run("pickFixed, valid target clusters with taints", func(t *testing.T) {
-		res := schedule(t, Input{Policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType, ClusterNames: []string{mc1, mc4, mc6}},
+		res := schedule(t, Input{Policy: &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType, ClusterNames: []string{mc1, mc4, mc6}},
 			Clusters: tainted(mc1, mc4, mc6)})
 		if got := selectedNames(res); fmt.Sprint(got) != fmt.Sprint([]string{mc1, mc4, mc6}) || !res.Fulfilled {
 			t.Errorf("selected %v, fulfilled %t", got, res.Fulfilled)
@@ -661,15 +661,15 @@ func TestTaintTolerationIntegration(t *testing.T) {
 	})
 
 	t.Run("pick all valid cluster with tolerated taints, ignore valid clusters with taints, CRP has some matching tolerations on creation", func(t *testing.T) {
-		policy := withRequired(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType, Tolerations: tolerationsFor(mc1, mc2)},
-			placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"},
+		policy := withRequired(&placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType, Tolerations: tolerationsFor(mc1, mc2)},
+			placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"},
 				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOpIn, Values: []string{"east", "west"}}}}})
 		res := schedule(t, Input{Policy: policy, Clusters: tainted(mc1, mc2, mc6)})
 		outcome{picked: []string{mc1, mc2}, filtered: []string{mc3, mc4, mc5, mc6, mc7, mc8, mc9}, fulfilled: true}.check(t, res)
 	})
 
 	t.Run("pickAll valid cluster without taints, add a taint to a cluster that's already picked", func(t *testing.T) {
-		policy := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
+		policy := &placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType}
 		before := schedule(t, Input{Policy: policy, Clusters: integrationFleet()})
 		res := schedule(t, Input{Policy: policy, Clusters: tainted(mc1, mc2), Bindings: scheduledBindings(before)})
 		// Taints never evict: the picks stay.
@@ -679,8 +679,8 @@ func TestTaintTolerationIntegration(t *testing.T) {
 	})
 
 	t.Run("pick N clusters with affinity specified, ignore valid clusters with taints, CRP has some matching tolerations after update", func(t *testing.T) {
-		base := func(tol []placementv1beta1.Toleration) *placementv1beta1.PlacementPolicy {
-			p := withRequired(pickN(2), placementv1beta1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")})
+		base := func(tol []placementv1.Toleration) *placementv1.PlacementPolicy {
+			p := withRequired(pickN(2), placementv1.ClusterSelectorTerm{LabelSelector: regionEnvSelector("east", metav1.LabelSelectorOpIn, "prod")})
 			p.Tolerations = tol
 			return p
 		}
@@ -704,12 +704,12 @@ func TestTaintTolerationIntegration(t *testing.T) {
 	})
 
 	t.Run("pickAll, add a new healthy cluster with taint and matching toleration", func(t *testing.T) {
-		res := schedule(t, Input{Policy: &placementv1beta1.PlacementPolicy{Tolerations: tolerationsFor(provisional)}, Clusters: newCluster(integrationFleet())})
+		res := schedule(t, Input{Policy: &placementv1.PlacementPolicy{Tolerations: tolerationsFor(provisional)}, Clusters: newCluster(integrationFleet())})
 		outcome{picked: []string{mc1, mc2, mc3, mc4, mc5, mc6, mc7, provisional}, filtered: []string{mc8, mc9}, fulfilled: true}.check(t, res)
 	})
 
-	tscPolicy := func(n int32, tol []placementv1beta1.Toleration) *placementv1beta1.PlacementPolicy {
-		p := withTSC(pickN(n), tsc("region", 1, placementv1beta1.DoNotSchedule))
+	tscPolicy := func(n int32, tol []placementv1.Toleration) *placementv1.PlacementPolicy {
+		p := withTSC(pickN(n), tsc("region", 1, placementv1.DoNotSchedule))
 		p.Tolerations = tol
 		return p
 	}

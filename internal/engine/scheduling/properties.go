@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 )
 
 // Property names the member agent reports (pkg/propertyprovider/commons.go).
@@ -29,7 +29,7 @@ const (
 //
 // The name must split on "-" into exactly two parts, so available-ephemeral-storage, which the
 // webhook accepts, is an error here.
-func resourceUsage(cluster *clusterv1beta1.MemberCluster, name string) (*resource.Quantity, error) {
+func resourceUsage(cluster *clusterv1.MemberCluster, name string) (*resource.Quantity, error) {
 	segs := strings.Split(name, "-")
 	if len(segs) != 2 || len(segs[0]) == 0 || len(segs[1]) == 0 {
 		return nil, fmt.Errorf("invalid resource property name: %s", name)
@@ -56,7 +56,7 @@ func resourceUsage(cluster *clusterv1beta1.MemberCluster, name string) (*resourc
 // propertyValue reads a property, resource or not, as a Quantity; nil when the cluster does not
 // report it, an error when the reported value is not a Quantity
 // (pkg/scheduler/framework/plugins/clusteraffinity/types.go: retrievePropertyValueFrom).
-func propertyValue(cluster *clusterv1beta1.MemberCluster, name string) (*resource.Quantity, error) {
+func propertyValue(cluster *clusterv1.MemberCluster, name string) (*resource.Quantity, error) {
 	if rest, ok := strings.CutPrefix(name, ResourcePropertyNamePrefix); ok {
 		q, err := resourceUsage(cluster, rest)
 		if err != nil {
@@ -64,7 +64,7 @@ func propertyValue(cluster *clusterv1beta1.MemberCluster, name string) (*resourc
 		}
 		return q, nil
 	}
-	v, found := cluster.Status.Properties[clusterv1beta1.PropertyName(name)]
+	v, found := cluster.Status.Properties[clusterv1.PropertyName(name)]
 	if !found {
 		return nil, nil
 	}

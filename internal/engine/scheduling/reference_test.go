@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // This file holds a deliberately literal re-enactment of the hub agent's PickN loop
@@ -23,8 +23,8 @@ import (
 
 type refBinding struct {
 	cluster  string
-	state    placementv1beta1.BindingState
-	previous placementv1beta1.BindingState
+	state    placementv1.BindingState
+	previous placementv1.BindingState
 	current  bool
 	score    *Score
 }
@@ -52,7 +52,7 @@ type refCounter struct {
 }
 
 // refCountByDomain is countByDomain verbatim in spirit: sorted counts, special cases for 0/1/2.
-func refCountByDomain(clusters []clusterv1beta1.MemberCluster, selected map[string]bool, key string) refCounter {
+func refCountByDomain(clusters []clusterv1.MemberCluster, selected map[string]bool, key string) refCounter {
 	c := refCounter{counter: map[string]int{}, smallest: -1, secondSmallest: -1, largest: -1}
 	for _, cl := range clusters {
 		v, ok := cl.Labels[key]
@@ -102,17 +102,17 @@ func refWillViolate(c refCounter, domain string, maxSkew int) (bool, int) {
 }
 
 // refTopology is evaluateAllConstraints: DoNotSchedule constraints first, each over every cluster.
-func refTopology(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster, selected map[string]bool) (map[string]string, map[string]int) {
+func refTopology(policy *placementv1.PlacementPolicy, clusters []clusterv1.MemberCluster, selected map[string]bool) (map[string]string, map[string]int) {
 	violations, scores := map[string]string{}, map[string]int{}
-	var dns, sa []placementv1beta1.TopologySpreadConstraint
+	var dns, sa []placementv1.TopologySpreadConstraint
 	for _, c := range policy.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == placementv1beta1.ScheduleAnyway {
+		if c.WhenUnsatisfiable == placementv1.ScheduleAnyway {
 			sa = append(sa, c)
 		} else {
 			dns = append(dns, c)
 		}
 	}
-	for pass, group := range [][]placementv1beta1.TopologySpreadConstraint{dns, sa} {
+	for pass, group := range [][]placementv1.TopologySpreadConstraint{dns, sa} {
 		for _, c := range group {
 			counter := refCountByDomain(clusters, selected, c.TopologyKey)
 			for _, cl := range clusters {
@@ -149,7 +149,7 @@ type refResult struct {
 func referencePickN(in Input) refResult {
 	policy := Defaulted(in.Policy)
 	n := int(*policy.NumberOfClusters)
-	byName := map[string]*clusterv1beta1.MemberCluster{}
+	byName := map[string]*clusterv1.MemberCluster{}
 	for i := range in.Clusters {
 		byName[in.Clusters[i].Name] = &in.Clusters[i]
 	}
@@ -162,22 +162,22 @@ func referencePickN(in Input) refResult {
 		for _, b := range bindings {
 			c, ok := byName[b.cluster]
 			switch {
-			case b.state == placementv1beta1.BindingStateUnscheduled:
+			case b.state == placementv1.BindingStateUnscheduled:
 				unscheduled = append(unscheduled, b)
 			case !ok || !c.DeletionTimestamp.IsZero():
-				b.previous, b.state = b.state, placementv1beta1.BindingStateUnscheduled // dangling
+				b.previous, b.state = b.state, placementv1.BindingStateUnscheduled // dangling
 			case !b.current:
 				obsolete = append(obsolete, b)
-			case b.state == placementv1beta1.BindingStateScheduled:
+			case b.state == placementv1.BindingStateScheduled:
 				scheduled = append(scheduled, b)
-			case b.state == placementv1beta1.BindingStateBound:
+			case b.state == placementv1.BindingStateBound:
 				bound = append(bound, b)
 			}
 		}
 		present := len(scheduled) + len(bound)
 		if n <= present && present-n+len(obsolete) > 0 {
 			for _, b := range obsolete {
-				b.previous, b.state = b.state, placementv1beta1.BindingStateUnscheduled
+				b.previous, b.state = b.state, placementv1.BindingStateUnscheduled
 			}
 			var s, bd []trimCandidate
 			for _, b := range scheduled {
@@ -192,7 +192,7 @@ func referencePickN(in Input) refResult {
 			}
 			for _, b := range append(scheduled, bound...) {
 				if victims[b.cluster] {
-					b.previous, b.state = b.state, placementv1beta1.BindingStateUnscheduled
+					b.previous, b.state = b.state, placementv1.BindingStateUnscheduled
 				}
 			}
 			break
@@ -214,7 +214,7 @@ func referencePickN(in Input) refResult {
 		}
 		violations, tscScores := refTopology(policy, in.Clusters, selected)
 		terms := requiredTerms(policy)
-		var passed []*clusterv1beta1.MemberCluster
+		var passed []*clusterv1.MemberCluster
 		for i := range in.Clusters {
 			c := &in.Clusters[i]
 			reason, err := filterAffinity(terms, c)
@@ -293,7 +293,7 @@ func referencePickN(in Input) refResult {
 			checked[b.cluster] = true
 			s, ok := picked[b.cluster]
 			if !ok {
-				b.previous, b.state = b.state, placementv1beta1.BindingStateUnscheduled
+				b.previous, b.state = b.state, placementv1.BindingStateUnscheduled
 				continue
 			}
 			b.current, b.score = true, &Score{AffinityScore: int32(s.score.affinity), TopologySpreadScore: int32(s.score.topologySpread)}
@@ -307,7 +307,7 @@ func referencePickN(in Input) refResult {
 		}
 		for _, s := range scored[:k] {
 			if !checked[s.name] {
-				bindings = append(bindings, &refBinding{cluster: s.name, state: placementv1beta1.BindingStateScheduled, current: true,
+				bindings = append(bindings, &refBinding{cluster: s.name, state: placementv1.BindingStateScheduled, current: true,
 					score: &Score{AffinityScore: int32(s.score.affinity), TopologySpreadScore: int32(s.score.topologySpread)}})
 			}
 		}
@@ -318,7 +318,7 @@ func referencePickN(in Input) refResult {
 	out := refResult{selected: map[string]Score{}}
 	for _, b := range bindings {
 		if c, ok := byName[b.cluster]; ok && c.DeletionTimestamp.IsZero() && b.current &&
-			(b.state == placementv1beta1.BindingStateScheduled || b.state == placementv1beta1.BindingStateBound) {
+			(b.state == placementv1.BindingStateScheduled || b.state == placementv1.BindingStateBound) {
 			s := Score{}
 			if b.score != nil {
 				s = *b.score
@@ -333,7 +333,7 @@ func referencePickN(in Input) refResult {
 func randomCase(rng *rand.Rand) Input {
 	regions := []string{"east", "west", "central", "north"}[:2+rng.Intn(3)]
 	n := 5 + rng.Intn(40)
-	clusters := make([]clusterv1beta1.MemberCluster, 0, n)
+	clusters := make([]clusterv1.MemberCluster, 0, n)
 	for i := 0; i < n; i++ {
 		labels := map[string]string{"env": []string{"prod", "canary"}[rng.Intn(2)]}
 		if rng.Intn(8) != 0 {
@@ -356,7 +356,7 @@ func randomCase(rng *rand.Rand) Input {
 		case 0:
 			c.Status.AgentStatus[0].LastReceivedHeartbeat = metav1.NewTime(testNow.Add(-600e9))
 		case 1:
-			c.Spec.Taints = []clusterv1beta1.Taint{{Key: "gpu", Value: "yes", Effect: corev1.TaintEffectNoSchedule}}
+			c.Spec.Taints = []clusterv1.Taint{{Key: "gpu", Value: "yes", Effect: corev1.TaintEffectNoSchedule}}
 		case 2:
 			del := metav1.NewTime(testNow)
 			c.DeletionTimestamp = &del
@@ -372,30 +372,30 @@ func randomCase(rng *rand.Rand) Input {
 		seen[clusters[i].Name] = true
 	}
 	policy := pickN(int32(rng.Intn(12)))
-	var prefs []placementv1beta1.PreferredClusterSelector
+	var prefs []placementv1.PreferredClusterSelector
 	if rng.Intn(2) == 0 {
-		prefs = append(prefs, placementv1beta1.PreferredClusterSelector{Weight: int32(rng.Intn(201) - 100), Preference: labelTerm("env", "prod")})
+		prefs = append(prefs, placementv1.PreferredClusterSelector{Weight: int32(rng.Intn(201) - 100), Preference: labelTerm("env", "prod")})
 	}
 	if rng.Intn(2) == 0 {
-		prefs = append(prefs, placementv1beta1.PreferredClusterSelector{Weight: int32(rng.Intn(201) - 100), Preference: sorterTerm(nil, NodeCountProperty, []placementv1beta1.PropertySortOrder{placementv1beta1.Ascending, placementv1beta1.Descending}[rng.Intn(2)])})
+		prefs = append(prefs, placementv1.PreferredClusterSelector{Weight: int32(rng.Intn(201) - 100), Preference: sorterTerm(nil, NodeCountProperty, []placementv1.PropertySortOrder{placementv1.Ascending, placementv1.Descending}[rng.Intn(2)])})
 	}
 	if rng.Intn(2) == 0 {
-		prefs = append(prefs, placementv1beta1.PreferredClusterSelector{Weight: int32(rng.Intn(101)), Preference: sorterTerm(&metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1beta1.Descending)})
+		prefs = append(prefs, placementv1.PreferredClusterSelector{Weight: int32(rng.Intn(101)), Preference: sorterTerm(&metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}}, availableCPU, placementv1.Descending)})
 	}
 	if len(prefs) > 0 {
 		withPreferred(policy, prefs...)
 	}
 	if rng.Intn(3) == 0 {
-		withRequired(policy, propTerm(nil, expr(NodeCountProperty, placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "1")), labelTerm("env", "canary"))
+		withRequired(policy, propTerm(nil, expr(NodeCountProperty, placementv1.PropertySelectorGreaterThanOrEqualTo, "1")), labelTerm("env", "canary"))
 	}
-	whens := []placementv1beta1.UnsatisfiableConstraintAction{placementv1beta1.DoNotSchedule, placementv1beta1.ScheduleAnyway}
+	whens := []placementv1.UnsatisfiableConstraintAction{placementv1.DoNotSchedule, placementv1.ScheduleAnyway}
 	for _, key := range []string{"region", "zone"} {
 		if rng.Intn(2) == 0 {
 			policy.TopologySpreadConstraints = append(policy.TopologySpreadConstraints, tsc(key, int32(1+rng.Intn(2)), whens[rng.Intn(2)]))
 		}
 	}
 	if rng.Intn(3) == 0 {
-		policy.Tolerations = []placementv1beta1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists}}
+		policy.Tolerations = []placementv1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists}}
 	}
 	var bindings []Binding
 	for i := range clusters {
@@ -405,11 +405,11 @@ func randomCase(rng *rand.Rand) Input {
 		b := Binding{Cluster: clusters[i].Name, Current: rng.Intn(2) == 0}
 		switch rng.Intn(4) {
 		case 0:
-			b.State = placementv1beta1.BindingStateScheduled
+			b.State = placementv1.BindingStateScheduled
 		case 1, 2:
-			b.State = placementv1beta1.BindingStateBound
+			b.State = placementv1.BindingStateBound
 		case 3:
-			b.State, b.PreviousState = placementv1beta1.BindingStateUnscheduled, placementv1beta1.BindingStateBound
+			b.State, b.PreviousState = placementv1.BindingStateUnscheduled, placementv1.BindingStateBound
 		}
 		if rng.Intn(4) != 0 {
 			b.Score = sc(int32(rng.Intn(50)), int32(rng.Intn(3)-1))
@@ -417,7 +417,7 @@ func randomCase(rng *rand.Rand) Input {
 		bindings = append(bindings, b)
 	}
 	if rng.Intn(10) == 0 {
-		bindings = append(bindings, Binding{Cluster: "gone", State: placementv1beta1.BindingStateBound, Current: true})
+		bindings = append(bindings, Binding{Cluster: "gone", State: placementv1.BindingStateBound, Current: true})
 	}
 	return Input{Policy: policy, Clusters: clusters, Bindings: bindings, PolicyChanged: rng.Intn(4) == 0, Now: testNow}
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -30,11 +31,11 @@ func Schedule(in Input) (Result, error) {
 	switch {
 	case policy == nil:
 		res, err = s.pickAll()
-	case policy.PlacementType == placementv1beta1.PickFixedPlacementType:
+	case policy.PlacementType == placementv1.PickFixedPlacementType:
 		res = s.pickFixed()
-	case policy.PlacementType == placementv1beta1.PickAllPlacementType:
+	case policy.PlacementType == placementv1.PickAllPlacementType:
 		res, err = s.pickAll()
-	case policy.PlacementType == placementv1beta1.PickNPlacementType:
+	case policy.PlacementType == placementv1.PickNPlacementType:
 		res, err = s.pickN()
 	default:
 		return Result{}, fmt.Errorf("the placement type %s is unknown", policy.PlacementType)
@@ -49,8 +50,8 @@ func Schedule(in Input) (Result, error) {
 // run is the state of one placement being scheduled, cycle after cycle.
 type run struct {
 	in       Input
-	policy   *placementv1beta1.PlacementPolicy
-	clusters []clusterv1beta1.MemberCluster
+	policy   *placementv1.PlacementPolicy
+	clusters []clusterv1.MemberCluster
 	index    map[string]int
 
 	// Bindings as classifyBindings sorts them, by cluster index.
@@ -79,7 +80,7 @@ type run struct {
 	violation []int32
 }
 
-func newRun(in Input, policy *placementv1beta1.PlacementPolicy) *run {
+func newRun(in Input, policy *placementv1.PlacementPolicy) *run {
 	n := len(in.Clusters)
 	r := &run{
 		in:            in,
@@ -110,7 +111,7 @@ func (r *run) classifyBindings() {
 		i, present := r.index[b.Cluster]
 		switch {
 		case b.Deleting:
-		case b.State == placementv1beta1.BindingStateUnscheduled:
+		case b.State == placementv1.BindingStateUnscheduled:
 			r.unscheduled[b.Cluster] = true
 		case !present || !r.clusters[i].GetDeletionTimestamp().IsZero():
 			dangling = append(dangling, b.Cluster)
@@ -118,13 +119,13 @@ func (r *run) classifyBindings() {
 		case !b.Current || r.in.PolicyChanged:
 			r.obsolete[i] = true
 			r.placedAtStart[b.Cluster] = true
-		case b.State == placementv1beta1.BindingStateScheduled || b.State == placementv1beta1.BindingStateBound:
+		case b.State == placementv1.BindingStateScheduled || b.State == placementv1.BindingStateBound:
 			if !r.selected[i] {
 				r.keptOrder = append(r.keptOrder, i)
 			}
 			r.selected[i] = true
 			r.recorded[i] = b.Score
-			r.boundState[i] = b.State == placementv1beta1.BindingStateBound
+			r.boundState[i] = b.State == placementv1.BindingStateBound
 			r.placedAtStart[b.Cluster] = true
 		}
 	}

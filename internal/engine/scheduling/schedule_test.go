@@ -10,11 +10,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
-func fleetOf(specs ...string) []clusterv1beta1.MemberCluster {
+func fleetOf(specs ...string) []clusterv1.MemberCluster {
 	out := clustersWithLabels(specs...)
 	for i := range out {
 		h := healthyCluster(out[i].Name, out[i].Labels)
@@ -24,11 +25,11 @@ func fleetOf(specs ...string) []clusterv1beta1.MemberCluster {
 }
 
 func bound(name string, aff int32) Binding {
-	return Binding{Cluster: name, State: placementv1beta1.BindingStateBound, Current: true, Score: sc(aff, 0)}
+	return Binding{Cluster: name, State: placementv1.BindingStateBound, Current: true, Score: sc(aff, 0)}
 }
 
 func scheduledB(name string, aff, tsc int32) Binding {
-	return Binding{Cluster: name, State: placementv1beta1.BindingStateScheduled, Current: true, Score: sc(aff, tsc)}
+	return Binding{Cluster: name, State: placementv1.BindingStateScheduled, Current: true, Score: sc(aff, tsc)}
 }
 
 func exclusionReason(res Result, cluster string) string {
@@ -59,7 +60,7 @@ func TestTieBreakLargestName(t *testing.T) {
 // Reference §0.3: a cluster lacking the topology key scores 0 and beats the -1 every keyed cluster
 // gets while the domains are balanced.
 func TestKeylessClusterBeatsBalancedDomains(t *testing.T) {
-	policy := withTSC(pickN(1), tsc("region", 1, placementv1beta1.DoNotSchedule))
+	policy := withTSC(pickN(1), tsc("region", 1, placementv1.DoNotSchedule))
 	res := schedule(t, Input{Policy: policy, Clusters: fleetOf("a-keyless", "z-east region=east", "y-west region=west")})
 	if got := res.Selected; len(got) != 1 || got[0].Cluster != "a-keyless" || got[0].TopologySpreadScore != 0 {
 		t.Errorf("picked %+v; want a-keyless with topology score 0", got)
@@ -72,7 +73,7 @@ func TestKeylessClusterBeatsBalancedDomains(t *testing.T) {
 // Reference §0.3/§2: a domain whose clusters are all filtered out still counts (at 0); once the
 // skew exceeds maxSkew every keyed cluster violates, so the placement stays short.
 func TestFilteredDomainBlocksSpread(t *testing.T) {
-	policy := withTSC(withRequired(pickN(4), labelTerm("env", "prod")), tsc("region", 1, placementv1beta1.DoNotSchedule))
+	policy := withTSC(withRequired(pickN(4), labelTerm("env", "prod")), tsc("region", 1, placementv1.DoNotSchedule))
 	clusters := fleetOf("e1 region=east env=prod", "e2 region=east env=prod", "c1 region=central env=prod", "c2 region=central env=prod", "w1 region=west env=dev")
 	res := schedule(t, Input{Policy: policy, Clusters: clusters})
 	if got := selectedNames(res); fmt.Sprint(got) != "[e2 c2]" {
@@ -99,7 +100,7 @@ func TestKeptPicksAreNotReevaluated(t *testing.T) {
 	policy := withRequired(pickN(2), labelTerm("env", "prod"))
 	clusters := fleetOf("a env=dev", "b env=prod", "c env=prod")
 	// "a" was picked when it was prod; since then its label, health and taints changed.
-	clusters[0].Spec.Taints = []clusterv1beta1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+	clusters[0].Spec.Taints = []clusterv1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 	clusters[0].Status.AgentStatus[0].LastReceivedHeartbeat = metav1.NewTime(testNow.Add(-time.Hour))
 	res := schedule(t, Input{Policy: policy, Clusters: clusters, Bindings: []Binding{bound("a", 7)}})
 	if got := res.Selected; len(got) != 2 || got[0] != (Pick{Cluster: "a", AffinityScore: 7, Change: ChangeKept}) || got[1].Cluster != "c" || got[1].Change != ChangeAdded {
@@ -152,7 +153,7 @@ func TestScaleInByRecordedScores(t *testing.T) {
 		{0, "[c d b e a]"},
 	}
 	for _, tc := range cases {
-		policy := withPreferred(pickN(tc.n), placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("env", "prod")})
+		policy := withPreferred(pickN(tc.n), placementv1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("env", "prod")})
 		res := schedule(t, Input{Policy: policy, Clusters: clusters, Bindings: bindings})
 		if fmt.Sprint(res.Trimmed) != tc.trimmed || !res.Fulfilled || len(res.Selected) != int(tc.n) {
 			t.Errorf("N=%d: trimmed %v, selected %v, fulfilled %t; want trimmed %s", tc.n, res.Trimmed, selectedNames(res), res.Fulfilled, tc.trimmed)
@@ -160,7 +161,7 @@ func TestScaleInByRecordedScores(t *testing.T) {
 	}
 	// Scale out: the five stay (kept, recorded scores), two are added.
 	more := append(clusters, fleetOf("f env=prod", "g env=dev")...)
-	policy := withPreferred(pickN(7), placementv1beta1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("env", "prod")})
+	policy := withPreferred(pickN(7), placementv1.PreferredClusterSelector{Weight: 100, Preference: labelTerm("env", "prod")})
 	res := schedule(t, Input{Policy: policy, Clusters: more, Bindings: bindings})
 	want := []Pick{
 		{Cluster: "a", AffinityScore: 90, Change: ChangeKept}, {Cluster: "d", AffinityScore: 50, Change: ChangeKept}, {Cluster: "c", AffinityScore: 50, Change: ChangeKept},
@@ -174,9 +175,9 @@ func TestScaleInByRecordedScores(t *testing.T) {
 
 // Reference §0.6: a numberOfClusters change keeps the snapshot; anything else cuts a new one.
 func TestNeedsNewSnapshot(t *testing.T) {
-	base := func() *placementv1beta1.PlacementPolicy {
-		return withTSC(withPreferred(pickN(3), placementv1beta1.PreferredClusterSelector{Weight: 10, Preference: labelTerm("env", "prod")}),
-			placementv1beta1.TopologySpreadConstraint{TopologyKey: "region"})
+	base := func() *placementv1.PlacementPolicy {
+		return withTSC(withPreferred(pickN(3), placementv1.PreferredClusterSelector{Weight: 10, Preference: labelTerm("env", "prod")}),
+			placementv1.TopologySpreadConstraint{TopologyKey: "region"})
 	}
 	scaled := base()
 	scaled.NumberOfClusters = int32p(5)
@@ -193,7 +194,7 @@ func TestNeedsNewSnapshot(t *testing.T) {
 	if !NeedsNewSnapshot(base(), reweighted) {
 		t.Error("a weight change keeps the snapshot")
 	}
-	if !NeedsNewSnapshot(nil, &placementv1beta1.PlacementPolicy{}) {
+	if !NeedsNewSnapshot(nil, &placementv1.PlacementPolicy{}) {
 		t.Error("setting a PickAll policy where there was none keeps the snapshot (the hash differs upstream)")
 	}
 	if NeedsNewSnapshot(nil, nil) {
@@ -226,7 +227,7 @@ func TestPolicyChangeObsoleteBonus(t *testing.T) {
 func TestPolicyChangeWithSpreadLosesBonusAfterFirstCycle(t *testing.T) {
 	clusters := fleetOf("a region=east", "b region=east", "c region=west", "d region=west")
 	old := []Binding{bound("a", 0), bound("c", 0)}
-	policy := withTSC(pickN(2), tsc("region", 2, placementv1beta1.DoNotSchedule))
+	policy := withTSC(pickN(2), tsc("region", 2, placementv1.DoNotSchedule))
 	res := schedule(t, Input{Policy: policy, Clusters: clusters, Bindings: old, PolicyChanged: true})
 	// Cycle 1: all -1; the bonus picks c (larger name than a). Cycle 2: east is the smallest
 	// domain (+1): a and b tie, a has lost its bonus, b wins on name.
@@ -245,17 +246,17 @@ func TestNonQuantityPropertyAbortsCycle(t *testing.T) {
 	clusters[1] = withProperties(clusters[1], "k8s.io/k8s-version", "v1.29.4")
 	var ce *CycleError
 	// In a selector: Filter fails.
-	_, err := Schedule(Input{Policy: withRequired(pickN(1), propTerm(nil, expr("k8s.io/k8s-version", placementv1beta1.PropertySelectorGreaterThan, "1"))), Clusters: clusters, Now: testNow})
+	_, err := Schedule(Input{Policy: withRequired(pickN(1), propTerm(nil, expr("k8s.io/k8s-version", placementv1.PropertySelectorGreaterThan, "1"))), Clusters: clusters, Now: testNow})
 	if !errors.As(err, &ce) || ce.Plugin != "ClusterAffinity" {
 		t.Errorf("selector: error %v", err)
 	}
 	// In a sorter (even of weight 0): PreScore fails.
-	_, err = Schedule(Input{Policy: withPreferred(pickN(1), placementv1beta1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, "k8s.io/k8s-version", placementv1beta1.Ascending)}), Clusters: clusters, Now: testNow})
+	_, err = Schedule(Input{Policy: withPreferred(pickN(1), placementv1.PreferredClusterSelector{Weight: 0, Preference: sorterTerm(nil, "k8s.io/k8s-version", placementv1.Ascending)}), Clusters: clusters, Now: testNow})
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "failed to prepare plugin state") {
 		t.Errorf("sorter: error %v", err)
 	}
 	// A PickN placement that already has its clusters runs no cycle, so nothing fails.
-	res, err := Schedule(Input{Policy: withPreferred(pickN(1), placementv1beta1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, "k8s.io/k8s-version", placementv1beta1.Ascending)}),
+	res, err := Schedule(Input{Policy: withPreferred(pickN(1), placementv1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, "k8s.io/k8s-version", placementv1.Ascending)}),
 		Clusters: clusters, Bindings: []Binding{bound("a", 0)}, Now: testNow})
 	if err != nil || !res.Fulfilled {
 		t.Errorf("no cycle: %v, %+v", err, res)
@@ -264,7 +265,7 @@ func TestNonQuantityPropertyAbortsCycle(t *testing.T) {
 		t.Errorf("b: %q", got)
 	}
 	// Resource names the scheduler cannot split abort too.
-	_, err = Schedule(Input{Policy: withPreferred(pickN(1), placementv1beta1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, "resources.kubernetes-fleet.io/available-ephemeral-storage", placementv1beta1.Ascending)}), Clusters: clusters, Now: testNow})
+	_, err = Schedule(Input{Policy: withPreferred(pickN(1), placementv1.PreferredClusterSelector{Weight: 10, Preference: sorterTerm(nil, "resources.kubernetes-fleet.io/available-ephemeral-storage", placementv1.Ascending)}), Clusters: clusters, Now: testNow})
 	if !errors.As(err, &ce) {
 		t.Errorf("ephemeral storage: error %v", err)
 	}
@@ -274,9 +275,9 @@ func TestNonQuantityPropertyAbortsCycle(t *testing.T) {
 // unschedules an obsolete binding on a listed cluster that is not eligible.
 func TestPickFixedRunsNoPlugins(t *testing.T) {
 	clusters := fleetOf("a env=dev", "b", "c")
-	clusters[0].Spec.Taints = []clusterv1beta1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+	clusters[0].Spec.Taints = []clusterv1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 	clusters[2].Status.AgentStatus = nil
-	policy := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType, ClusterNames: []string{"a", "c"}}
+	policy := &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType, ClusterNames: []string{"a", "c"}}
 	res := schedule(t, Input{Policy: policy, Clusters: clusters, Bindings: []Binding{bound("c", 0)}, PolicyChanged: true})
 	if got := selectedNames(res); fmt.Sprint(got) != "[a]" || fmt.Sprint(res.Trimmed) != "[c]" {
 		t.Errorf("selected %v, trimmed %v", got, res.Trimmed)
@@ -290,7 +291,7 @@ func TestPickFixedRunsNoPlugins(t *testing.T) {
 		t.Errorf("selected %v, trimmed %v, fulfilled %t", got, res.Trimmed, res.Fulfilled)
 	}
 	// v0.14.0 rejects an empty list, but the CRD admits it with the webhook off: no cycle runs.
-	res = schedule(t, Input{Policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType}, Clusters: clusters})
+	res = schedule(t, Input{Policy: &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType}, Clusters: clusters})
 	if res.Reason != ReasonPending || res.Message != "Scheduling has not completed" || len(res.Selected) != 0 {
 		t.Errorf("empty clusterNames: %+v", res)
 	}
@@ -298,12 +299,12 @@ func TestPickFixedRunsNoPlugins(t *testing.T) {
 
 // PickAll with no matching cluster is still fulfilled (framework.go: PickAll's condition).
 func TestPickAllAlwaysFulfilled(t *testing.T) {
-	res := schedule(t, Input{Policy: withRequired(&placementv1beta1.PlacementPolicy{}, labelTerm("env", "none")), Clusters: fleetOf("a", "b")})
+	res := schedule(t, Input{Policy: withRequired(&placementv1.PlacementPolicy{}, labelTerm("env", "none")), Clusters: fleetOf("a", "b")})
 	if !res.Fulfilled || res.Message != "found all cluster needed as specified by the scheduling policy, found 0 cluster(s)" {
 		t.Errorf("condition %t %q", res.Fulfilled, res.Message)
 	}
 	// Topology spread constraints on PickAll (rejected by the webhook, accepted by the CRD) filter.
-	p := withTSC(&placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}, tsc("region", 1, placementv1beta1.DoNotSchedule))
+	p := withTSC(&placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType}, tsc("region", 1, placementv1.DoNotSchedule))
 	res = schedule(t, Input{Policy: p, Clusters: fleetOf("a region=east", "b region=west", "c region=west"), Bindings: []Binding{bound("b", 0), bound("c", 0)}})
 	if got := selectedNames(res); fmt.Sprint(got) != "[a b c]" {
 		t.Errorf("selected %v", got)
@@ -311,10 +312,10 @@ func TestPickAllAlwaysFulfilled(t *testing.T) {
 }
 
 func TestPickNErrors(t *testing.T) {
-	if _, err := Schedule(Input{Policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType}, Now: testNow}); err == nil {
+	if _, err := Schedule(Input{Policy: &placementv1.PlacementPolicy{PlacementType: placementv1.PickNPlacementType}, Now: testNow}); err == nil {
 		t.Error("PickN without numberOfClusters scheduled")
 	}
-	if _, err := Schedule(Input{Policy: &placementv1beta1.PlacementPolicy{PlacementType: "PickSome"}, Now: testNow}); err == nil {
+	if _, err := Schedule(Input{Policy: &placementv1.PlacementPolicy{PlacementType: "PickSome"}, Now: testNow}); err == nil {
 		t.Error("an unknown placement type scheduled")
 	}
 }
@@ -326,27 +327,27 @@ func TestBindingsFromAPI(t *testing.T) {
 	deleteTime := metav1.NewTime(testNow)
 	clusters := fleetOf("cluster-1", "cluster-2", "cluster-3")
 	clusters[2].DeletionTimestamp = &deleteTime
-	mk := func(name string, state placementv1beta1.BindingState, cluster, snapshot string) placementv1beta1.ClusterResourceBinding {
-		return placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: placementv1beta1.ResourceBindingSpec{State: state, TargetCluster: cluster, SchedulingPolicySnapshotName: snapshot}}
+	mk := func(name string, state placementv1.BindingState, cluster, snapshot string) placementv1.ClusterResourceBinding {
+		return placementv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: placementv1.ResourceBindingSpec{State: state, TargetCluster: cluster, SchedulingPolicySnapshotName: snapshot}}
 	}
-	deleting := mk("binding-2", placementv1beta1.BindingStateUnscheduled, "", "")
+	deleting := mk("binding-2", placementv1.BindingStateUnscheduled, "", "")
 	deleting.DeletionTimestamp = &deleteTime
-	unscheduled := mk("binding-3", placementv1beta1.BindingStateUnscheduled, "cluster-2", policyName)
+	unscheduled := mk("binding-3", placementv1.BindingStateUnscheduled, "cluster-2", policyName)
 	unscheduled.Annotations = map[string]string{placementv1beta1.PreviousBindingStateAnnotation: "Bound"}
-	boundB := mk("binding-7", placementv1beta1.BindingStateBound, "cluster-1", policyName)
+	boundB := mk("binding-7", placementv1.BindingStateBound, "cluster-1", policyName)
 	aff, tsc := int32(3), int32(-1)
-	boundB.Spec.ClusterDecision.ClusterScore = &placementv1beta1.ClusterScore{AffinityScore: &aff, TopologySpreadScore: &tsc}
-	api := []placementv1beta1.ClusterResourceBinding{
+	boundB.Spec.ClusterDecision.ClusterScore = &placementv1.ClusterScore{AffinityScore: &aff, TopologySpreadScore: &tsc}
+	api := []placementv1.ClusterResourceBinding{
 		deleting, unscheduled,
-		mk("binding-4", placementv1beta1.BindingStateBound, "cluster-3", altPolicyName),  // leaving cluster: dangling
-		mk("binding-5", placementv1beta1.BindingStateScheduled, "cluster-4", policyName), // disappeared cluster: dangling
-		mk("binding-6", placementv1beta1.BindingStateBound, "cluster-1", altPolicyName),  // obsolete
+		mk("binding-4", placementv1.BindingStateBound, "cluster-3", altPolicyName),  // leaving cluster: dangling
+		mk("binding-5", placementv1.BindingStateScheduled, "cluster-4", policyName), // disappeared cluster: dangling
+		mk("binding-6", placementv1.BindingStateBound, "cluster-1", altPolicyName),  // obsolete
 		boundB, // bound
-		mk("binding-8", placementv1beta1.BindingStateScheduled, "cluster-2", policyName), // scheduled
+		mk("binding-8", placementv1.BindingStateScheduled, "cluster-2", policyName), // scheduled
 	}
 	got := BindingsFromAPI(api, policyName)
-	if !got[0].Deleting || got[1].PreviousState != placementv1beta1.BindingStateBound || got[4].Current || !got[5].Current || *got[5].Score != *sc(3, -1) {
+	if !got[0].Deleting || got[1].PreviousState != placementv1.BindingStateBound || got[4].Current || !got[5].Current || *got[5].Score != *sc(3, -1) {
 		t.Errorf("BindingsFromAPI() = %+v", got)
 	}
 	r := newRun(Input{Clusters: clusters, Bindings: got, Now: testNow}, nil)

@@ -5,13 +5,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // policyTolerations is ClusterSchedulingPolicySnapshot.Tolerations()
 // (apis/placement/v1beta1/policysnapshot_types.go).
-func policyTolerations(policy *placementv1beta1.PlacementPolicy) []placementv1beta1.Toleration {
+func policyTolerations(policy *placementv1.PlacementPolicy) []placementv1.Toleration {
 	if policy == nil {
 		return nil
 	}
@@ -20,7 +20,7 @@ func policyTolerations(policy *placementv1beta1.PlacementPolicy) []placementv1be
 
 // filterTaints rejects a cluster with a taint no toleration tolerates; "" means it passes
 // (pkg/scheduler/framework/plugins/tainttoleration/filtering.go: Filter).
-func filterTaints(cluster *clusterv1beta1.MemberCluster, tolerations []placementv1beta1.Toleration) string {
+func filterTaints(cluster *clusterv1.MemberCluster, tolerations []placementv1.Toleration) string {
 	if taint := untoleratedTaint(cluster.Spec.Taints, tolerations); taint != nil {
 		return fmt.Sprintf("taint %+v cannot be tolerated", taint)
 	}
@@ -29,7 +29,7 @@ func filterTaints(cluster *clusterv1beta1.MemberCluster, tolerations []placement
 
 // untoleratedTaint returns the first taint no toleration tolerates
 // (pkg/scheduler/framework/plugins/tainttoleration/filtering.go: findUntoleratedTaint).
-func untoleratedTaint(taints []clusterv1beta1.Taint, tolerations []placementv1beta1.Toleration) *clusterv1beta1.Taint {
+func untoleratedTaint(taints []clusterv1.Taint, tolerations []placementv1.Toleration) *clusterv1.Taint {
 	for i := range taints {
 		tolerated := false
 		for j := range tolerations {
@@ -49,7 +49,7 @@ func untoleratedTaint(taints []clusterv1beta1.Taint, tolerations []placementv1be
 // tolerates: Exists matches any value of the key (or every key when the key is empty), Equal
 // needs key and value; an empty effect matches every effect
 // (pkg/scheduler/framework/plugins/tainttoleration/filtering.go: canTolerationTolerateTaint).
-func tolerates(taint clusterv1beta1.Taint, toleration placementv1beta1.Toleration) bool {
+func tolerates(taint clusterv1.Taint, toleration placementv1.Toleration) bool {
 	effectOK := toleration.Effect == taint.Effect || toleration.Effect == ""
 	switch toleration.Operator {
 	case corev1.TolerationOpExists:

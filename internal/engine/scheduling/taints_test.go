@@ -5,16 +5,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
-func taint(key, value string) clusterv1beta1.Taint {
-	return clusterv1beta1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule}
+func taint(key, value string) clusterv1.Taint {
+	return clusterv1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule}
 }
 
-func toleration(key string, op corev1.TolerationOperator, value string, effect corev1.TaintEffect) placementv1beta1.Toleration {
-	return placementv1beta1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
+func toleration(key string, op corev1.TolerationOperator, value string, effect corev1.TaintEffect) placementv1.Toleration {
+	return placementv1.Toleration{Key: key, Operator: op, Value: value, Effect: effect}
 }
 
 // TestFilterTaints ports pkg/scheduler/framework/plugins/tainttoleration/filtering_test.go: TestFilter,
@@ -27,59 +27,59 @@ func TestFilterTaints(t *testing.T) {
 	)
 	cases := []struct {
 		name        string
-		taints      []clusterv1beta1.Taint
-		tolerations []placementv1beta1.Toleration
+		taints      []clusterv1.Taint
+		tolerations []placementv1.Toleration
 		want        string
 	}{
 		{name: "empty taints"},
-		{name: "empty tolerations", taints: []clusterv1beta1.Taint{taint("key1", "value1")},
+		{name: "empty tolerations", taints: []clusterv1.Taint{taint("key1", "value1")},
 			want: "taint &{Key:key1 Value:value1 Effect:NoSchedule} cannot be tolerated"},
 		{name: "taints can be tolerated based on key, value & effect with Equal operator, every taint has matching toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "value2")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "value1", ns), toleration("key2", equal, "value2", ns)}},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "value2")},
+			tolerations: []placementv1.Toleration{toleration("key1", equal, "value1", ns), toleration("key2", equal, "value2", ns)}},
 		{name: "taints can be tolerated based on key, value & empty effect with Equal operator, every taint has matching toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "value2")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "value1", ""), toleration("key2", equal, "value2", "")}},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "value2")},
+			tolerations: []placementv1.Toleration{toleration("key1", equal, "value1", ""), toleration("key2", equal, "value2", "")}},
 		{name: "taints can be tolerated based on key, empty value, effect with Equal operator, every taint has matching toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", ""), taint("key2", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "", ""), toleration("key2", equal, "", "")}},
+			taints:      []clusterv1.Taint{taint("key1", ""), taint("key2", "")},
+			tolerations: []placementv1.Toleration{toleration("key1", equal, "", ""), toleration("key2", equal, "", "")}},
 		{name: "taints can be tolerated based on key, effect with Exists operator, every taint has matching toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", exists, "", ns), toleration("key2", exists, "", ns), toleration("key3", exists, "", ns)}},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
+			tolerations: []placementv1.Toleration{toleration("key1", exists, "", ns), toleration("key2", exists, "", ns), toleration("key3", exists, "", ns)}},
 		{name: "taints can be tolerated by one toleration based on effect with Exists operator, all taints tolerated by one toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("", exists, "", ns)}},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
+			tolerations: []placementv1.Toleration{toleration("", exists, "", ns)}},
 		{name: "taints can be tolerated by one toleration based on empty effect with Exists operator, all taints tolerated by one toleration - nil status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("", exists, "", "")}},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "value2"), taint("key3", "")},
+			tolerations: []placementv1.Toleration{toleration("", exists, "", "")}},
 		{name: "taint with key, value, effect cannot be tolerated, values don't match, operator is equal - ClusterUnschedulable status",
-			taints: []clusterv1beta1.Taint{taint("key1", "value1")}, tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "value2", ns)},
+			taints: []clusterv1.Taint{taint("key1", "value1")}, tolerations: []placementv1.Toleration{toleration("key1", equal, "value2", ns)},
 			want: "taint &{Key:key1 Value:value1 Effect:NoSchedule} cannot be tolerated"},
 		{name: "taint with key, value, effect cannot be tolerated, keys don't match, operator is equal - ClusterUnschedulable status",
-			taints: []clusterv1beta1.Taint{taint("key1", "value1")}, tolerations: []placementv1beta1.Toleration{toleration("key2", equal, "value1", ns)},
+			taints: []clusterv1.Taint{taint("key1", "value1")}, tolerations: []placementv1.Toleration{toleration("key2", equal, "value1", ns)},
 			want: "taint &{Key:key1 Value:value1 Effect:NoSchedule} cannot be tolerated"},
 		{name: "taint with key, effect cannot be tolerated, keys don't match, values don't match, operator is equal - ClusterUnSchedulable status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "value1", ns), toleration("key2", equal, "", ns)},
+			taints:      []clusterv1.Taint{taint("key1", "")},
+			tolerations: []placementv1.Toleration{toleration("key1", equal, "value1", ns), toleration("key2", equal, "", ns)},
 			want:        "taint &{Key:key1 Value: Effect:NoSchedule} cannot be tolerated"},
 		{name: "one of multiple taints cannot be tolerated, missing toleration, operator is equal - ClusterUnSchedulable status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", equal, "value1", "")},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "")},
+			tolerations: []placementv1.Toleration{toleration("key1", equal, "value1", "")},
 			want:        "taint &{Key:key2 Value: Effect:NoSchedule} cannot be tolerated"},
 		{name: "taints with key, value, effect cannot be tolerated, keys don't match, operator is exists - ClusterUnschedulable status",
-			taints: []clusterv1beta1.Taint{taint("key1", "value1")}, tolerations: []placementv1beta1.Toleration{toleration("key2", exists, "", ns)},
+			taints: []clusterv1.Taint{taint("key1", "value1")}, tolerations: []placementv1.Toleration{toleration("key2", exists, "", ns)},
 			want: "taint &{Key:key1 Value:value1 Effect:NoSchedule} cannot be tolerated"},
 		{name: "taints with key, effect cannot be tolerated, keys don't match, operator is exists - ClusterUnschedulable status",
-			taints: []clusterv1beta1.Taint{taint("key1", "")}, tolerations: []placementv1beta1.Toleration{toleration("key2", exists, "", ns)},
+			taints: []clusterv1.Taint{taint("key1", "")}, tolerations: []placementv1.Toleration{toleration("key2", exists, "", ns)},
 			want: "taint &{Key:key1 Value: Effect:NoSchedule} cannot be tolerated"},
 		{name: "one of multiple taints cannot be tolerated, missing toleration, operator is exists - ClusterUnSchedulable status",
-			taints:      []clusterv1beta1.Taint{taint("key1", "value1"), taint("key2", "")},
-			tolerations: []placementv1beta1.Toleration{toleration("key1", exists, "", "")},
+			taints:      []clusterv1.Taint{taint("key1", "value1"), taint("key2", "")},
+			tolerations: []placementv1.Toleration{toleration("key1", exists, "", "")},
 			want:        "taint &{Key:key2 Value: Effect:NoSchedule} cannot be tolerated"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := clusterv1beta1.MemberCluster{Spec: clusterv1beta1.MemberClusterSpec{Taints: tc.taints}}
+			c := clusterv1.MemberCluster{Spec: clusterv1.MemberClusterSpec{Taints: tc.taints}}
 			if got := filterTaints(&c, tc.tolerations); got != tc.want {
 				t.Errorf("filterTaints() = %q; want %q", got, tc.want)
 			}

@@ -3,8 +3,8 @@ package scheduling
 import (
 	"fmt"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 const (
@@ -35,7 +35,7 @@ type constraint struct {
 // classifyConstraints puts DoNotSchedule constraints (the default) before ScheduleAnyway ones,
 // keeping the policy's order within each group, and lays out their domains over every member
 // cluster (pkg/scheduler/framework/plugins/topologyspreadconstraints/utils.go: classifyConstraints).
-func classifyConstraints(policy *placementv1beta1.PlacementPolicy, clusters []clusterv1beta1.MemberCluster) []*constraint {
+func classifyConstraints(policy *placementv1.PlacementPolicy, clusters []clusterv1.MemberCluster) []*constraint {
 	if policy == nil || len(policy.TopologySpreadConstraints) == 0 {
 		return nil
 	}
@@ -48,7 +48,7 @@ func classifyConstraints(policy *placementv1beta1.PlacementPolicy, clusters []cl
 		c := &constraint{
 			key:           tsc.TopologyKey,
 			maxSkew:       maxSkew,
-			doNotSchedule: tsc.WhenUnsatisfiable != placementv1beta1.ScheduleAnyway,
+			doNotSchedule: tsc.WhenUnsatisfiable != placementv1.ScheduleAnyway,
 			// Upstream prints *MaxSkew (the CRD defaults it to 1, so it is never nil on the hub).
 			reason: fmt.Sprintf(doNotScheduleViolationReasonTemplate, tsc.TopologyKey, maxSkew),
 		}
@@ -63,7 +63,7 @@ func classifyConstraints(policy *placementv1beta1.PlacementPolicy, clusters []cl
 }
 
 // layOut assigns each cluster carrying the topology key to the domain named by the label's value.
-func (c *constraint) layOut(clusters []clusterv1beta1.MemberCluster) {
+func (c *constraint) layOut(clusters []clusterv1.MemberCluster) {
 	c.domainOf = make([]int32, len(clusters))
 	index := make(map[string]int32)
 	for i := range clusters {

@@ -7,8 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Names used by upstream's topologyspreadconstraints tests.
@@ -28,11 +28,11 @@ const (
 )
 
 // clustersWithLabels builds bare clusters from "name key=value key=value" specs.
-func clustersWithLabels(specs ...string) []clusterv1beta1.MemberCluster {
-	out := make([]clusterv1beta1.MemberCluster, 0, len(specs))
+func clustersWithLabels(specs ...string) []clusterv1.MemberCluster {
+	out := make([]clusterv1.MemberCluster, 0, len(specs))
 	for _, s := range specs {
 		f := strings.Fields(s)
-		c := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: f[0], Labels: map[string]string{}}}
+		c := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: f[0], Labels: map[string]string{}}}
 		for _, kv := range f[1:] {
 			k, v, _ := strings.Cut(kv, "=")
 			c.Labels[k] = v
@@ -42,7 +42,7 @@ func clustersWithLabels(specs ...string) []clusterv1beta1.MemberCluster {
 	return out
 }
 
-func selectedMask(clusters []clusterv1beta1.MemberCluster, names ...string) []bool {
+func selectedMask(clusters []clusterv1.MemberCluster, names ...string) []bool {
 	mask := make([]bool, len(clusters))
 	for i := range clusters {
 		for _, n := range names {
@@ -54,15 +54,15 @@ func selectedMask(clusters []clusterv1beta1.MemberCluster, names ...string) []bo
 	return mask
 }
 
-func tsc(key string, maxSkew int32, when placementv1beta1.UnsatisfiableConstraintAction) placementv1beta1.TopologySpreadConstraint {
-	return placementv1beta1.TopologySpreadConstraint{TopologyKey: key, MaxSkew: &maxSkew, WhenUnsatisfiable: when}
+func tsc(key string, maxSkew int32, when placementv1.UnsatisfiableConstraintAction) placementv1.TopologySpreadConstraint {
+	return placementv1.TopologySpreadConstraint{TopologyKey: key, MaxSkew: &maxSkew, WhenUnsatisfiable: when}
 }
 
 // TestCountByDomain ports topologyspreadconstraints/utils_test.go: TestCountByDomain.
 func TestCountByDomain(t *testing.T) {
 	cases := []struct {
 		name                              string
-		clusters                          []clusterv1beta1.MemberCluster
+		clusters                          []clusterv1.MemberCluster
 		selected                          []string
 		wantCounts                        map[string]int
 		smallest, secondSmallest, largest int
@@ -155,44 +155,44 @@ func TestWillViolate(t *testing.T) {
 // (and TestClassifyConstraints: DoNotSchedule constraints are evaluated first). Upstream lists
 // scores for clusters it does not filter, selected clusters included.
 func TestTopologyVerdict(t *testing.T) {
-	const dns, sa = placementv1beta1.DoNotSchedule, placementv1beta1.ScheduleAnyway
+	const dns, sa = placementv1.DoNotSchedule, placementv1.ScheduleAnyway
 	reason := func(key string, skew int) string { return fmt.Sprintf(doNotScheduleViolationReasonTemplate, key, skew) }
 	cases := []struct {
 		name           string
-		clusters       []clusterv1beta1.MemberCluster
+		clusters       []clusterv1.MemberCluster
 		selected       []string
-		constraints    []placementv1beta1.TopologySpreadConstraint
+		constraints    []placementv1.TopologySpreadConstraint
 		wantViolations map[string]string
 		wantScores     map[string]int
 	}{
 		{name: "2 doNotSchedule topology spread constraints, 4 clusters, 4 violations",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv2, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName4+" "+tk1+"="+tv2+" "+tk2+"="+tv1),
-			selected: []string{tscName2, tscName3, tscName4}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 2, dns), tsc(tk2, 1, dns)},
+			selected: []string{tscName2, tscName3, tscName4}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 2, dns), tsc(tk2, 1, dns)},
 			wantViolations: map[string]string{tscName1: reason(tk2, 1), tscName2: reason(tk1, 2), tscName3: reason(tk1, 2), tscName4: reason(tk1, 2)},
 			wantScores:     map[string]int{}},
 		{name: "2 doNotSchedule topology spread constraints, 4 clusters, 4 scores (1 excluded cluster)",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv3, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv3, tscName4),
-			selected: []string{tscName3}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 2, dns), tsc(tk2, 1, dns)},
+			selected: []string{tscName3}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 2, dns), tsc(tk2, 1, dns)},
 			wantViolations: map[string]string{},
 			wantScores:     map[string]int{tscName1: -1, tscName2: -1, tscName3: -1, tscName4: 0}},
 		{name: "2 doNotSchedule topology spread constraints, 4 clusters, 2 violations, 2 scores",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv3, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv3, tscName4+" "+tk2+"="+tk1),
-			selected: []string{tscName1, tscName4}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 1, dns), tsc(tk2, 1, dns)},
+			selected: []string{tscName1, tscName4}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 1, dns), tsc(tk2, 1, dns)},
 			wantViolations: map[string]string{tscName1: reason(tk1, 1), tscName4: reason(tk2, 1)},
 			wantScores:     map[string]int{tscName2: 1, tscName3: 0}},
 		{name: "2 scheduleAnyway topology spread constraints, 4 clusters, 4 violations",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv2, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName4+" "+tk1+"="+tv2+" "+tk2+"="+tv1),
-			selected: []string{tscName2, tscName3, tscName4}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 2, sa), tsc(tk2, 1, sa)},
+			selected: []string{tscName2, tscName3, tscName4}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 2, sa), tsc(tk2, 1, sa)},
 			wantViolations: map[string]string{},
 			wantScores:     map[string]int{tscName1: -1000 + 1, tscName2: -2000, tscName3: -2000, tscName4: -1000 + 1}},
 		{name: "2 scheduleAnyway topology spread constraints, 4 clusters, no violations (1 excluded cluster)",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv3, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv3, tscName4),
-			selected: []string{tscName3}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 2, sa), tsc(tk2, 1, sa)},
+			selected: []string{tscName3}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 2, sa), tsc(tk2, 1, sa)},
 			wantViolations: map[string]string{},
 			wantScores:     map[string]int{tscName1: -1, tscName2: -1, tscName3: -1, tscName4: 0}},
 		{name: "2 doNotSchedule topology spread constraints, 4 clusters, 2 violations (scheduleAnyway)",
 			clusters: clustersWithLabels(tscName1+" "+tk1+"="+tv1+" "+tk2+"="+tv3, tscName2+" "+tk1+"="+tv2+" "+tk2+"="+tv2, tscName3+" "+tk1+"="+tv3, tscName4+" "+tk2+"="+tk1),
-			selected: []string{tscName1, tscName4}, constraints: []placementv1beta1.TopologySpreadConstraint{tsc(tk1, 1, sa), tsc(tk2, 1, sa)},
+			selected: []string{tscName1, tscName4}, constraints: []placementv1.TopologySpreadConstraint{tsc(tk1, 1, sa), tsc(tk2, 1, sa)},
 			wantViolations: map[string]string{},
 			wantScores:     map[string]int{tscName1: -2000, tscName2: 1, tscName3: 0, tscName4: -1000}},
 		{name: "1 doNotSchedule topology spread constraint, 2 scheduleAnyway topology spread constraints, 5 clusters, 1 doNotSchedule violations, 2 scheduleAnyway violations, 1 excluded cluster",
@@ -204,13 +204,13 @@ func TestTopologyVerdict(t *testing.T) {
 				tscName5+" "+tk3+"="+tv1),
 			selected: []string{tscName1, tscName5},
 			// Policy order puts a ScheduleAnyway constraint first; DoNotSchedule ones still run first.
-			constraints:    []placementv1beta1.TopologySpreadConstraint{tsc(tk2, 1, sa), tsc(tk1, 1, dns), tsc(tk3, 2, sa)},
+			constraints:    []placementv1.TopologySpreadConstraint{tsc(tk2, 1, sa), tsc(tk1, 1, dns), tsc(tk3, 2, sa)},
 			wantViolations: map[string]string{tscName1: reason(tk1, 1)},
 			wantScores:     map[string]int{tscName2: 2 - 1000, tscName3: 3, tscName4: 2 - 1000, tscName5: -1000}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			constraints := classifyConstraints(&placementv1beta1.PlacementPolicy{TopologySpreadConstraints: tc.constraints}, tc.clusters)
+			constraints := classifyConstraints(&placementv1.PlacementPolicy{TopologySpreadConstraints: tc.constraints}, tc.clusters)
 			sel := selectedMask(tc.clusters, tc.selected...)
 			for _, c := range constraints {
 				c.count(sel)

@@ -14,17 +14,17 @@ package scheduling
 import (
 	"time"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Input is everything one scheduling decision depends on.
 type Input struct {
 	// Policy is the placement's scheduling policy; nil means PickAll (as upstream).
-	Policy *placementv1beta1.PlacementPolicy
+	Policy *placementv1.PlacementPolicy
 	// Clusters is every MemberCluster on the hub (the scheduler's informer cache): property
 	// extremes and topology domains span all of them, not only the eligible ones.
-	Clusters []clusterv1beta1.MemberCluster
+	Clusters []clusterv1.MemberCluster
 	// Bindings are the placement's existing ClusterResourceBindings (see BindingsFromAPI).
 	Bindings []Binding
 	// PolicyChanged says the policy being scheduled differs from the one the bindings marked
@@ -40,10 +40,10 @@ type Binding struct {
 	// Cluster is spec.targetCluster.
 	Cluster string
 	// State is spec.state: Scheduled, Bound or Unscheduled.
-	State placementv1beta1.BindingState
+	State placementv1.BindingState
 	// PreviousState is the kubernetes-fleet.io/previous-binding-state annotation of an
 	// Unscheduled binding: the state it returns to if the scheduler picks its cluster again.
-	PreviousState placementv1beta1.BindingState
+	PreviousState placementv1.BindingState
 	// Score is spec.clusterDecision.clusterScore as recorded when the cluster was picked; nil if
 	// none was recorded (PickAll/PickFixed picks and hand-made bindings).
 	Score *Score

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Severity says whether the hub rejects a policy or accepts one that cannot work as written.
@@ -72,7 +72,7 @@ var (
 	pathAffinity   = Path{}.Child("affinity").Child("clusterAffinity")
 	pathRequired   = pathAffinity.Child("requiredDuringSchedulingIgnoredDuringExecution").Child("clusterSelectorTerms")
 	pathPreferred  = pathAffinity.Child("preferredDuringSchedulingIgnoredDuringExecution")
-	supportedTypes = []placementv1beta1.PlacementType{placementv1beta1.PickAllPlacementType, placementv1beta1.PickNPlacementType, placementv1beta1.PickFixedPlacementType}
+	supportedTypes = []placementv1.PlacementType{placementv1.PickAllPlacementType, placementv1.PickNPlacementType, placementv1.PickFixedPlacementType}
 	// resourceCapacityTypes is the webhook's sorted list of capacity types
 	// (pkg/utils/validator/clusterresourceplacement.go: supportedResourceCapacityTypes).
 	resourceCapacityTypes = []string{allocatableCapacityName, availableCapacityName, totalCapacityName}
@@ -96,7 +96,7 @@ func (v *validator) warn(p Path, format string, args ...any) {
 // cannot schedule. A nil policy (PickAll) is valid.
 // (config/crd/bases/placement.kubernetes-fleet.io_clusterresourceplacements.yaml;
 // pkg/utils/validator/clusterresourceplacement.go: validatePlacementPolicy.)
-func Validate(policy *placementv1beta1.PlacementPolicy) []Issue {
+func Validate(policy *placementv1.PlacementPolicy) []Issue {
 	p := Defaulted(policy)
 	if p == nil {
 		return nil
@@ -104,18 +104,18 @@ func Validate(policy *placementv1beta1.PlacementPolicy) []Issue {
 	v := &validator{}
 	v.schema(p)
 	switch p.PlacementType {
-	case placementv1beta1.PickFixedPlacementType:
+	case placementv1.PickFixedPlacementType:
 		v.pickFixed(p)
-	case placementv1beta1.PickAllPlacementType:
+	case placementv1.PickAllPlacementType:
 		v.pickAll(p)
-	case placementv1beta1.PickNPlacementType:
+	case placementv1.PickNPlacementType:
 		v.pickN(p)
 	}
 	return v.issues
 }
 
 // schema applies the CRD's OpenAPI constraints on the policy (v1beta1, the storage version).
-func (v *validator) schema(p *placementv1beta1.PlacementPolicy) {
+func (v *validator) schema(p *placementv1.PlacementPolicy) {
 	known := false
 	for _, t := range supportedTypes {
 		known = known || p.PlacementType == t
@@ -170,7 +170,7 @@ func (v *validator) schema(p *placementv1beta1.PlacementPolicy) {
 }
 
 // schemaTerm applies the schema's limits inside a cluster selector term.
-func (v *validator) schemaTerm(p Path, t *placementv1beta1.ClusterSelectorTerm) {
+func (v *validator) schemaTerm(p Path, t *placementv1.ClusterSelectorTerm) {
 	if t.PropertySelector == nil {
 		return
 	}
@@ -185,66 +185,66 @@ func (v *validator) schemaTerm(p Path, t *placementv1beta1.ClusterSelectorTerm) 
 // validatePolicyForPickFixedPlacementType).
 //
 // v0.14.0: an empty clusterNames is rejected; newer KubeFleet (#718/#719) accepts it.
-func (v *validator) pickFixed(p *placementv1beta1.PlacementPolicy) {
+func (v *validator) pickFixed(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) == 0 {
-		v.fail(Path{}.Child("clusterNames"), "cluster names cannot be empty for policy type %s", placementv1beta1.PickFixedPlacementType)
+		v.fail(Path{}.Child("clusterNames"), "cluster names cannot be empty for policy type %s", placementv1.PickFixedPlacementType)
 	}
 	seen := make(map[string]bool)
 	for i, name := range p.ClusterNames {
 		if seen[name] {
-			v.fail(Path{}.Child("clusterNames").Index(i), "cluster names must be unique for policy type %s", placementv1beta1.PickFixedPlacementType)
+			v.fail(Path{}.Child("clusterNames").Index(i), "cluster names must be unique for policy type %s", placementv1.PickFixedPlacementType)
 			break
 		}
 		seen[name] = true
 	}
 	if p.NumberOfClusters != nil {
-		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1beta1.PickFixedPlacementType)
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1.PickFixedPlacementType)
 	}
 	if p.Affinity != nil {
-		v.fail(Path{}.Child("affinity"), "affinity must be nil for policy type %s, only valid for PickAll/PickN placement policy types", placementv1beta1.PickFixedPlacementType)
+		v.fail(Path{}.Child("affinity"), "affinity must be nil for policy type %s, only valid for PickAll/PickN placement policy types", placementv1.PickFixedPlacementType)
 	}
 	if len(p.TopologySpreadConstraints) > 0 {
-		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1beta1.PickFixedPlacementType)
+		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1.PickFixedPlacementType)
 	}
 	if p.Tolerations != nil {
-		v.fail(Path{}.Child("tolerations"), "tolerations needs to be empty for policy type %s, only valid for PickAll/PickN", placementv1beta1.PickFixedPlacementType)
+		v.fail(Path{}.Child("tolerations"), "tolerations needs to be empty for policy type %s, only valid for PickAll/PickN", placementv1.PickFixedPlacementType)
 	}
 }
 
 // pickAll: no clusterNames, numberOfClusters or topology spread constraints; preferred terms are
 // rejected (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickAllPlacementType).
-func (v *validator) pickAll(p *placementv1beta1.PlacementPolicy) {
+func (v *validator) pickAll(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) > 0 {
-		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1beta1.PickAllPlacementType)
+		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1.PickAllPlacementType)
 	}
 	if p.NumberOfClusters != nil {
-		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1beta1.PickAllPlacementType)
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters must be nil for policy type %s, only valid for PickN placement policy type", placementv1.PickAllPlacementType)
 	}
 	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
 		v.clusterAffinity(p.Affinity.ClusterAffinity, p.PlacementType)
 	}
 	if len(p.TopologySpreadConstraints) > 0 {
-		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1beta1.PickAllPlacementType)
+		v.fail(Path{}.Child("topologySpreadConstraints"), "topology spread constraints needs to be empty for policy type %s, only valid for PickN policy type", placementv1.PickAllPlacementType)
 	}
 	v.tolerations(p.Tolerations)
 }
 
 // pickN: numberOfClusters required, no clusterNames
 // (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickNPolicyType).
-func (v *validator) pickN(p *placementv1beta1.PlacementPolicy) {
+func (v *validator) pickN(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) > 0 {
-		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1beta1.PickNPlacementType)
+		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1.PickNPlacementType)
 	}
 	if p.NumberOfClusters == nil {
-		v.fail(Path{}.Child("numberOfClusters"), "number of cluster cannot be nil for policy type %s", placementv1beta1.PickNPlacementType)
+		v.fail(Path{}.Child("numberOfClusters"), "number of cluster cannot be nil for policy type %s", placementv1.PickNPlacementType)
 	} else if *p.NumberOfClusters < 0 {
-		v.fail(Path{}.Child("numberOfClusters"), "number of clusters cannot be %d for policy type %s", *p.NumberOfClusters, placementv1beta1.PickNPlacementType)
+		v.fail(Path{}.Child("numberOfClusters"), "number of clusters cannot be %d for policy type %s", *p.NumberOfClusters, placementv1.PickNPlacementType)
 	}
 	if p.Affinity != nil && p.Affinity.ClusterAffinity != nil {
 		v.clusterAffinity(p.Affinity.ClusterAffinity, p.PlacementType)
 	}
 	for i, c := range p.TopologySpreadConstraints {
-		if len(c.WhenUnsatisfiable) > 0 && c.WhenUnsatisfiable != placementv1beta1.DoNotSchedule && c.WhenUnsatisfiable != placementv1beta1.ScheduleAnyway {
+		if len(c.WhenUnsatisfiable) > 0 && c.WhenUnsatisfiable != placementv1.DoNotSchedule && c.WhenUnsatisfiable != placementv1.ScheduleAnyway {
 			v.fail(Path{}.Child("topologySpreadConstraints").Index(i).Child("whenUnsatisfiable"), "unknown unsatisfiable type %s", c.WhenUnsatisfiable)
 		}
 	}
@@ -254,7 +254,7 @@ func (v *validator) pickN(p *placementv1beta1.PlacementPolicy) {
 // clusterAffinity validates required terms (label selector, property selector, no sorter) and,
 // for PickN, preferred terms (label selector, sorter, no property selector); PickAll rejects
 // preferred terms (pkg/utils/validator/clusterresourceplacement.go: validateClusterAffinity).
-func (v *validator) clusterAffinity(ca *placementv1beta1.ClusterAffinity, placementType placementv1beta1.PlacementType) {
+func (v *validator) clusterAffinity(ca *placementv1.ClusterAffinity, placementType placementv1.PlacementType) {
 	if r := ca.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
 		for i := range r.ClusterSelectorTerms {
 			t := &r.ClusterSelectorTerms[i]
@@ -271,7 +271,7 @@ func (v *validator) clusterAffinity(ca *placementv1beta1.ClusterAffinity, placem
 	if len(ca.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
 		return
 	}
-	if placementType == placementv1beta1.PickAllPlacementType {
+	if placementType == placementv1.PickAllPlacementType {
 		v.fail(pathPreferred, "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type %s", placementType)
 		return
 	}
@@ -288,7 +288,7 @@ func (v *validator) clusterAffinity(ca *placementv1beta1.ClusterAffinity, placem
 			} else {
 				v.schedulerCanRead(tp.Child("propertySorter").Child("name"), s.Name)
 			}
-			if s.SortOrder != placementv1beta1.Descending && s.SortOrder != placementv1beta1.Ascending {
+			if s.SortOrder != placementv1.Descending && s.SortOrder != placementv1.Ascending {
 				v.fail(tp.Child("propertySorter").Child("sortOrder"), "invalid property sort order %s", s.SortOrder)
 			}
 		}
@@ -305,7 +305,7 @@ func (v *validator) labelSelector(p Path, ls *metav1.LabelSelector, parent strin
 // propertySelector validates each expression's name, operator arity and values
 // (pkg/utils/validator/clusterresourceplacement.go: validatePropertySelectorRequirements), then
 // warns about what v0.14.0 lets through.
-func (v *validator) propertySelector(p Path, ps *placementv1beta1.PropertySelector) {
+func (v *validator) propertySelector(p Path, ps *placementv1.PropertySelector) {
 	for i, req := range ps.MatchExpressions {
 		ep := p.Child("matchExpressions").Index(i)
 		nameOK := true
@@ -349,11 +349,11 @@ func (v *validator) schedulerCanRead(p Path, name string) {
 	}
 }
 
-func knownOperator(op placementv1beta1.PropertySelectorOperator) bool {
+func knownOperator(op placementv1.PropertySelectorOperator) bool {
 	switch op {
-	case placementv1beta1.PropertySelectorGreaterThan, placementv1beta1.PropertySelectorGreaterThanOrEqualTo,
-		placementv1beta1.PropertySelectorLessThan, placementv1beta1.PropertySelectorLessThanOrEqualTo,
-		placementv1beta1.PropertySelectorEqualTo, placementv1beta1.PropertySelectorNotEqualTo:
+	case placementv1.PropertySelectorGreaterThan, placementv1.PropertySelectorGreaterThanOrEqualTo,
+		placementv1.PropertySelectorLessThan, placementv1.PropertySelectorLessThanOrEqualTo,
+		placementv1.PropertySelectorEqualTo, placementv1.PropertySelectorNotEqualTo:
 		return true
 	}
 	return false
@@ -380,8 +380,8 @@ func validatePropertyName(name string) error {
 }
 
 // tolerations (pkg/utils/validator/clusterresourceplacement.go: validateTolerations).
-func (v *validator) tolerations(tolerations []placementv1beta1.Toleration) {
-	seen := make(map[placementv1beta1.Toleration]bool)
+func (v *validator) tolerations(tolerations []placementv1.Toleration) {
+	seen := make(map[placementv1.Toleration]bool)
 	for i, t := range tolerations {
 		tp := Path{}.Child("tolerations").Index(i)
 		if t.Key != "" {
@@ -417,7 +417,7 @@ func (v *validator) tolerations(tolerations []placementv1beta1.Toleration) {
 //
 // v0.14.0: removing the policy is allowed when it was PickAll; newer KubeFleet forbids removing a
 // policy once set.
-func ImmutableChanges(old, updated *placementv1beta1.PlacementPolicy) []Issue {
+func ImmutableChanges(old, updated *placementv1.PlacementPolicy) []Issue {
 	o, n := Defaulted(old), Defaulted(updated)
 	var issues []Issue
 	if placementTypeChanged(o, n) {
@@ -430,12 +430,12 @@ func ImmutableChanges(old, updated *placementv1beta1.PlacementPolicy) []Issue {
 }
 
 // placementTypeChanged (pkg/utils/validator/clusterresourceplacement.go: IsPlacementPolicyTypeUpdated).
-func placementTypeChanged(old, updated *placementv1beta1.PlacementPolicy) bool {
+func placementTypeChanged(old, updated *placementv1.PlacementPolicy) bool {
 	switch {
 	case old == nil && updated != nil:
-		return updated.PlacementType != placementv1beta1.PickAllPlacementType
+		return updated.PlacementType != placementv1.PickAllPlacementType
 	case old != nil && updated == nil:
-		return old.PlacementType != placementv1beta1.PickAllPlacementType
+		return old.PlacementType != placementv1.PickAllPlacementType
 	case old != nil && updated != nil:
 		return updated.PlacementType != old.PlacementType
 	}
@@ -443,8 +443,8 @@ func placementTypeChanged(old, updated *placementv1beta1.PlacementPolicy) bool {
 }
 
 // tolerationsRemoved (pkg/utils/validator/clusterresourceplacement.go: IsTolerationsUpdatedOrDeleted).
-func tolerationsRemoved(old, updated []placementv1beta1.Toleration) bool {
-	present := make(map[placementv1beta1.Toleration]bool, len(updated))
+func tolerationsRemoved(old, updated []placementv1.Toleration) bool {
+	present := make(map[placementv1.Toleration]bool, len(updated))
 	for _, t := range updated {
 		present[t] = true
 	}
@@ -465,7 +465,7 @@ type propertyBound struct {
 // contradictions warns about a required term whose requirements on one property can never all
 // hold: two different Eq values, Eq and Ne on the same value, Eq outside the bounds, or an empty
 // interval. v0.14.0 accepts such a term (its webhook leaves a TODO); newer KubeFleet rejects it.
-func (v *validator) contradictions(p Path, ps *placementv1beta1.PropertySelector) {
+func (v *validator) contradictions(p Path, ps *placementv1.PropertySelector) {
 	type reqs struct {
 		first  int
 		eq, ne []resource.Quantity
@@ -489,17 +489,17 @@ func (v *validator) contradictions(p Path, ps *placementv1beta1.PropertySelector
 		}
 		qq := q
 		switch e.Operator {
-		case placementv1beta1.PropertySelectorEqualTo:
+		case placementv1.PropertySelectorEqualTo:
 			r.eq = append(r.eq, q)
-		case placementv1beta1.PropertySelectorNotEqualTo:
+		case placementv1.PropertySelectorNotEqualTo:
 			r.ne = append(r.ne, q)
-		case placementv1beta1.PropertySelectorGreaterThan, placementv1beta1.PropertySelectorGreaterThanOrEqualTo:
-			incl := e.Operator == placementv1beta1.PropertySelectorGreaterThanOrEqualTo
+		case placementv1.PropertySelectorGreaterThan, placementv1.PropertySelectorGreaterThanOrEqualTo:
+			incl := e.Operator == placementv1.PropertySelectorGreaterThanOrEqualTo
 			if r.lo.q == nil || q.Cmp(*r.lo.q) > 0 || (q.Cmp(*r.lo.q) == 0 && !incl) {
 				r.lo = propertyBound{q: &qq, inclusive: incl}
 			}
-		case placementv1beta1.PropertySelectorLessThan, placementv1beta1.PropertySelectorLessThanOrEqualTo:
-			incl := e.Operator == placementv1beta1.PropertySelectorLessThanOrEqualTo
+		case placementv1.PropertySelectorLessThan, placementv1.PropertySelectorLessThanOrEqualTo:
+			incl := e.Operator == placementv1.PropertySelectorLessThanOrEqualTo
 			if r.hi.q == nil || q.Cmp(*r.hi.q) < 0 || (q.Cmp(*r.hi.q) == 0 && !incl) {
 				r.hi = propertyBound{q: &qq, inclusive: incl}
 			}

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 func errorsOf(issues []Issue) []Issue {
@@ -36,157 +36,157 @@ var (
 	testLabels    = &metav1.LabelSelector{MatchLabels: map[string]string{"test-key1": "test-value1"}}
 )
 
-func required(terms ...placementv1beta1.ClusterSelectorTerm) *placementv1beta1.Affinity {
-	return &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: terms}}}
+func required(terms ...placementv1.ClusterSelectorTerm) *placementv1.Affinity {
+	return &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: terms}}}
 }
 
-func preferred(terms ...placementv1beta1.PreferredClusterSelector) *placementv1beta1.Affinity {
-	return &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
+func preferred(terms ...placementv1.PreferredClusterSelector) *placementv1.Affinity {
+	return &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
 }
 
-func selectorTermWith(ls *metav1.LabelSelector, exprs ...placementv1beta1.PropertySelectorRequirement) placementv1beta1.ClusterSelectorTerm {
-	return placementv1beta1.ClusterSelectorTerm{LabelSelector: ls, PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: exprs}}
+func selectorTermWith(ls *metav1.LabelSelector, exprs ...placementv1.PropertySelectorRequirement) placementv1.ClusterSelectorTerm {
+	return placementv1.ClusterSelectorTerm{LabelSelector: ls, PropertySelector: &placementv1.PropertySelector{MatchExpressions: exprs}}
 }
 
 // TestValidate ports pkg/utils/validator/clusterresourceplacement_test.go:
 // TestValidateClusterResourcePlacement_{PickFixed,PickAll,PickN}PlacementPolicy (want: "" means no
 // error; otherwise an error containing the message at the path).
 func TestValidate(t *testing.T) {
-	const fixed, all, n = placementv1beta1.PickFixedPlacementType, placementv1beta1.PickAllPlacementType, placementv1beta1.PickNPlacementType
-	tolerations := []placementv1beta1.Toleration{
+	const fixed, all, n = placementv1.PickFixedPlacementType, placementv1.PickAllPlacementType, placementv1.PickNPlacementType
+	tolerations := []placementv1.Toleration{
 		{Key: "key1", Operator: corev1.TolerationOpEqual, Value: "value1", Effect: corev1.TaintEffectNoSchedule},
 		{Key: "key2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 		{Operator: corev1.TolerationOpExists},
 	}
 	cases := []struct {
 		name   string
-		policy *placementv1beta1.PlacementPolicy
+		policy *placementv1.PlacementPolicy
 		path   string
 		want   string
 	}{
 		// PickFixed.
-		{name: "valid placement policy - PickFixed with non-empty cluster names", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}}},
-		{name: "invalid placement policy - PickFixed with empty cluster names", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed},
+		{name: "valid placement policy - PickFixed with non-empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}}},
+		{name: "invalid placement policy - PickFixed with empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed},
 			path: "clusterNames", want: "cluster names cannot be empty for policy type PickFixed"},
-		{name: "invalid placement policy - PickFixed with non-unique cluster names", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster1", "test-cluster1", "test-cluster2", "test-cluster2"}},
+		{name: "invalid placement policy - PickFixed with non-unique cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster1", "test-cluster1", "test-cluster2", "test-cluster2"}},
 			path: "clusterNames[1]", want: "cluster names must be unique for policy type PickFixed"},
-		{name: "invalid placement policy - PickFixed with non nil number of clusters", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}, NumberOfClusters: two},
+		{name: "invalid placement policy - PickFixed with non nil number of clusters", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}, NumberOfClusters: two},
 			path: "numberOfClusters", want: "number of clusters must be nil for policy type PickFixed, only valid for PickN placement policy type"},
-		{name: "invalid placement policy - PickFixed with non nil affinity", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"},
-			Affinity: required(placementv1beta1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"test-key": "test-value"}}})},
+		{name: "invalid placement policy - PickFixed with non nil affinity", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"},
+			Affinity: required(placementv1.ClusterSelectorTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"test-key": "test-value"}}})},
 			path: "affinity", want: "affinity must be nil for policy type PickFixed, only valid for PickAll/PickN placement policy types"},
-		{name: "invalid placement policy - PickFixed with non empty topology constraints", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"},
-			TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "test-key"}}},
+		{name: "invalid placement policy - PickFixed with non empty topology constraints", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"},
+			TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{{TopologyKey: "test-key"}}},
 			path: "topologySpreadConstraints", want: "topology spread constraints needs to be empty for policy type PickFixed, only valid for PickN policy type"},
-		{name: "valid placement policy, PickFixed placementType, empty toleration, nil error", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}}},
-		{name: "invalid placement policy - PickFixed placementType, non empty valid tolerations, error", policy: &placementv1beta1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"c"}, Tolerations: tolerations},
+		{name: "valid placement policy, PickFixed placementType, empty toleration, nil error", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}}},
+		{name: "invalid placement policy - PickFixed placementType, non empty valid tolerations, error", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"c"}, Tolerations: tolerations},
 			path: "tolerations", want: "tolerations needs to be empty for policy type PickFixed, only valid for PickAll/PickN"},
 		// PickAll.
-		{name: "invalid placement policy - PickAll with non-empty cluster names", policy: &placementv1beta1.PlacementPolicy{PlacementType: all, ClusterNames: []string{"test-cluster"}},
+		{name: "invalid placement policy - PickAll with non-empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: all, ClusterNames: []string{"test-cluster"}},
 			path: "clusterNames", want: "cluster names needs to be empty for policy type PickAll, only valid for PickFixed policy type"},
-		{name: "invalid placement policy - PickAll with non nil number of clusters", policy: &placementv1beta1.PlacementPolicy{PlacementType: all, NumberOfClusters: two},
+		{name: "invalid placement policy - PickAll with non nil number of clusters", policy: &placementv1.PlacementPolicy{PlacementType: all, NumberOfClusters: two},
 			path: "numberOfClusters", want: "number of clusters must be nil for policy type PickAll, only valid for PickN placement policy type"},
 		{name: "invalid placement policy - PickAll with invalid label selector terms in RequiredDuringSchedulingIgnoredDuringExecution in affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(placementv1beta1.ClusterSelectorTerm{LabelSelector: emptyInValues})},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(placementv1.ClusterSelectorTerm{LabelSelector: emptyInValues})},
 			path:   "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].labelSelector", want: "for 'in', 'notin' operators, values set can't be empty"},
 		{name: "invalid placement policy - PickAll with non empty PreferredDuringSchedulingIgnoredDuringExecution",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: preferred(placementv1beta1.PreferredClusterSelector{Weight: 1, Preference: labelTerm("test-key", "test-value")})},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: preferred(placementv1.PreferredClusterSelector{Weight: 1, Preference: labelTerm("test-key", "test-value")})},
 			path:   "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution", want: "PreferredDuringSchedulingIgnoredDuringExecution will be ignored for placement policy type PickAll"},
-		{name: "invalid placement policy - PickAll with non empty topology constraints", policy: &placementv1beta1.PlacementPolicy{PlacementType: all, TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "test-key"}}},
+		{name: "invalid placement policy - PickAll with non empty topology constraints", policy: &placementv1.PlacementPolicy{PlacementType: all, TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{{TopologyKey: "test-key"}}},
 			path: "topologySpreadConstraints", want: "topology spread constraints needs to be empty for policy type PickAll, only valid for PickN policy type"},
-		{name: "valid placement policy - PickAll with non nil affinity", policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(labelTerm("test-key", "test-value"))}},
-		{name: "valid placement policy - PickAll placementType, empty tolerations, nil error", policy: &placementv1beta1.PlacementPolicy{PlacementType: all}},
+		{name: "valid placement policy - PickAll with non nil affinity", policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(labelTerm("test-key", "test-value"))}},
+		{name: "valid placement policy - PickAll placementType, empty tolerations, nil error", policy: &placementv1.PlacementPolicy{PlacementType: all}},
 		{name: "invalid placement policy - PickAll placementType, non empty invalid tolerations, error",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: corev1.TolerationOpExists, Value: "value1", Effect: corev1.TaintEffectNoSchedule}}},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Tolerations: []placementv1.Toleration{{Key: "key1", Operator: corev1.TolerationOpExists, Value: "value1", Effect: corev1.TaintEffectNoSchedule}}},
 			path:   "tolerations[0].value", want: "toleration value needs to be empty, when operator is Exists"},
 		{name: "valid placement policy - PickAll with property selector in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels,
-				expr("version", placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "1"), expr("cpu", placementv1beta1.PropertySelectorGreaterThan, "500m")))}},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels,
+				expr("version", placementv1.PropertySelectorGreaterThanOrEqualTo, "1"), expr("cpu", placementv1.PropertySelectorGreaterThan, "500m")))}},
 		{name: "invalid placement policy - PickAll with invalid property selector in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("version", placementv1beta1.PropertySelectorEqualTo, "1", "2")))},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("version", placementv1.PropertySelectorEqualTo, "1", "2")))},
 			path:   "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values", want: "operator Eq requires exactly one value, got 2"},
 		{name: "invalid placement policy - PickAll with invalid property selector name, invalid capacity type",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/node-count", placementv1beta1.PropertySelectorEqualTo, "2")))},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/node-count", placementv1.PropertySelectorEqualTo, "2")))},
 			path:   "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].name",
 			want:   "invalid capacity type in resource property name resources.kubernetes-fleet.io/node-count, supported values are [allocatable available total]"},
 		{name: "invalid placement policy - PickAll with invalid property selector name, no segments",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/totalcpu", placementv1beta1.PropertySelectorEqualTo, "2")))},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/totalcpu", placementv1.PropertySelectorEqualTo, "2")))},
 			want:   "invalid resource property name resources.kubernetes-fleet.io/totalcpu, expected format is [PREFIX]/[CAPACITY_TYPE]-[RESOURCE_NAME]"},
 		{name: "valid placement policy - PickAll with valid property selector name",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/allocatable-memory", placementv1beta1.PropertySelectorEqualTo, "2")))}},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/allocatable-memory", placementv1.PropertySelectorEqualTo, "2")))}},
 		// PickN.
-		{name: "invalid placement policy - PickN with non-empty cluster names", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, ClusterNames: []string{"test-cluster"}, NumberOfClusters: two},
+		{name: "invalid placement policy - PickN with non-empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: n, ClusterNames: []string{"test-cluster"}, NumberOfClusters: two},
 			path: "clusterNames", want: "cluster names needs to be empty for policy type PickN, only valid for PickFixed policy type"},
-		{name: "invalid placement policy - PickN with nil number of clusters", policy: &placementv1beta1.PlacementPolicy{PlacementType: n},
+		{name: "invalid placement policy - PickN with nil number of clusters", policy: &placementv1.PlacementPolicy{PlacementType: n},
 			path: "numberOfClusters", want: "number of cluster cannot be nil for policy type PickN"},
-		{name: "invalid placement policy - PickN with negative number of clusters", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: minusOne},
+		{name: "invalid placement policy - PickN with negative number of clusters", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: minusOne},
 			path: "numberOfClusters", want: "number of clusters cannot be -1 for policy type PickN"},
 		{name: "invalid placement policy - PickN with invalid label selector terms in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(placementv1beta1.ClusterSelectorTerm{LabelSelector: emptyInValues})},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(placementv1.ClusterSelectorTerm{LabelSelector: emptyInValues})},
 			want:   "for 'in', 'notin' operators, values set can't be empty"},
 		{name: "invalid placement policy - PickN with non-nil property sorter in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(placementv1beta1.ClusterSelectorTerm{LabelSelector: testLabels,
-				PropertySorter: &placementv1beta1.PropertySorter{Name: "Name", SortOrder: placementv1beta1.Descending}})},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(placementv1.ClusterSelectorTerm{LabelSelector: testLabels,
+				PropertySorter: &placementv1.PropertySorter{Name: "Name", SortOrder: placementv1.Descending}})},
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySorter", want: "PropertySorter is not allowed for RequiredDuringSchedulingIgnoredDuringExecution affinity"},
 		{name: "invalid placement policy - PickN with invalid property selector in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("version", placementv1beta1.PropertySelectorEqualTo, "1", "2")))},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("version", placementv1.PropertySelectorEqualTo, "1", "2")))},
 			want:   "operator Eq requires exactly one value, got 2"},
 		{name: "valid placement policy - PickN with property selector in RequiredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels,
-				expr("version", placementv1beta1.PropertySelectorGreaterThanOrEqualTo, "1"), expr("cpu", placementv1beta1.PropertySelectorGreaterThan, "500m")))}},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels,
+				expr("version", placementv1.PropertySelectorGreaterThanOrEqualTo, "1"), expr("cpu", placementv1.PropertySelectorGreaterThan, "500m")))}},
 		{name: "invalid placement policy - PickN with invalid label selector terms in PreferredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1beta1.PreferredClusterSelector{Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: emptyInValues}})},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1.PreferredClusterSelector{Preference: placementv1.ClusterSelectorTerm{LabelSelector: emptyInValues}})},
 			path:   "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.labelSelector", want: "for 'in', 'notin' operators, values set can't be empty"},
 		{name: "invalid placement policy - PickN with non-nil property selector in PreferredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1beta1.PreferredClusterSelector{
-				Preference: selectorTermWith(testLabels, expr("version", placementv1beta1.PropertySelectorEqualTo, "1"))})},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1.PreferredClusterSelector{
+				Preference: selectorTermWith(testLabels, expr("version", placementv1.PropertySelectorEqualTo, "1"))})},
 			path: "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.propertySelector", want: "PropertySelector is not allowed for PreferredDuringSchedulingIgnoredDuringExecution affinity"},
 		{name: "invalid placement policy - PickN with invalid property sorter in PreferredDuringSchedulingIgnoredDuringExecution affinity",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1beta1.PreferredClusterSelector{
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1.PreferredClusterSelector{
 				Preference: sorterTerm(testLabels, "resources.kubernetes-fleet.io/total-cpu", "random-order")})},
 			path: "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.propertySorter.sortOrder", want: "invalid property sort order random-order"},
 		{name: "invalid placement policy - PickN with invalid topology constraint with unknown unsatisfiable type",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "test-key", WhenUnsatisfiable: "random-type"}}},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{{TopologyKey: "test-key", WhenUnsatisfiable: "random-type"}}},
 			path:   "topologySpreadConstraints[0].whenUnsatisfiable", want: "unknown unsatisfiable type random-type"},
 		{name: "valid placement policy - PickN with non nil affinity, non empty topology constraints",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two,
-				Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-					RequiredDuringSchedulingIgnoredDuringExecution:  &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{labelTerm("test-key1", "test-value1")}},
-					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{Preference: labelTerm("test-key2", "test-value2")}},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two,
+				Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution:  &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{labelTerm("test-key1", "test-value1")}},
+					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{{Preference: labelTerm("test-key2", "test-value2")}},
 				}},
-				TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "test-key"}}}},
-		{name: "valid placement policy - PickN placementType, empty tolerations, nil error", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two}},
+				TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{{TopologyKey: "test-key"}}}},
+		{name: "valid placement policy - PickN placementType, empty tolerations, nil error", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two}},
 		{name: "invalid placement policy - PickN placementType, non empty invalid tolerations, error",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: all, NumberOfClusters: two, Tolerations: []placementv1beta1.Toleration{{Operator: corev1.TolerationOpEqual, Value: "value1", Effect: corev1.TaintEffectNoSchedule}}},
+			policy: &placementv1.PlacementPolicy{PlacementType: all, NumberOfClusters: two, Tolerations: []placementv1.Toleration{{Operator: corev1.TolerationOpEqual, Value: "value1", Effect: corev1.TaintEffectNoSchedule}}},
 			path:   "tolerations[0].key", want: "toleration key cannot be empty, when operator is Equal"},
 		{name: "invalid placement policy - PickN with invalid property selector name, invalid label name",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-nospecialchars%^=@", placementv1beta1.PropertySelectorEqualTo, "2")))},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-nospecialchars%^=@", placementv1.PropertySelectorEqualTo, "2")))},
 			want:   "name is not a valid Kubernetes label name"},
 		{name: "valid placement policy - PickN with valid property selector name",
-			policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-allocatable-cpu", placementv1beta1.PropertySelectorEqualTo, "2")))}},
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-allocatable-cpu", placementv1.PropertySelectorEqualTo, "2")))}},
 		// The CRD's schema (v1beta1).
-		{name: "schema: unknown placement type", policy: &placementv1beta1.PlacementPolicy{PlacementType: "PickSome"},
+		{name: "schema: unknown placement type", policy: &placementv1.PlacementPolicy{PlacementType: "PickSome"},
 			path: "placementType", want: `Unsupported value: "PickSome": supported values: "PickAll", "PickN", "PickFixed"`},
-		{name: "schema: weight above 100", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1beta1.PreferredClusterSelector{Weight: 101, Preference: labelTerm("a", "b")})},
+		{name: "schema: weight above 100", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1.PreferredClusterSelector{Weight: 101, Preference: labelTerm("a", "b")})},
 			path: "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight", want: "Invalid value: 101: should be less than or equal to 100"},
-		{name: "schema: weight below -100", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1beta1.PreferredClusterSelector{Weight: -101, Preference: labelTerm("a", "b")})},
+		{name: "schema: weight below -100", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: preferred(placementv1.PreferredClusterSelector{Weight: -101, Preference: labelTerm("a", "b")})},
 			path: "affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight", want: "Invalid value: -101: should be greater than or equal to -100"},
-		{name: "schema: more than one value", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("version", placementv1beta1.PropertySelectorEqualTo, "1", "2")))},
+		{name: "schema: more than one value", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("version", placementv1.PropertySelectorEqualTo, "1", "2")))},
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values", want: "Too many: 2: must have at most 1 items"},
-		{name: "schema: maxSkew 0", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "k", MaxSkew: int32p(0)}}},
+		{name: "schema: maxSkew 0", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, TopologySpreadConstraints: []placementv1.TopologySpreadConstraint{{TopologyKey: "k", MaxSkew: int32p(0)}}},
 			path: "topologySpreadConstraints[0].maxSkew", want: "Invalid value: 0: should be greater than or equal to 1"},
-		{name: "schema: numberOfClusters below 0", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: minusOne},
+		{name: "schema: numberOfClusters below 0", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: minusOne},
 			path: "numberOfClusters", want: "Invalid value: -1: should be greater than or equal to 0"},
-		{name: "schema: toleration effect", policy: &placementv1beta1.PlacementPolicy{Tolerations: []placementv1beta1.Toleration{{Key: "k", Effect: corev1.TaintEffectNoExecute}}},
+		{name: "schema: toleration effect", policy: &placementv1.PlacementPolicy{Tolerations: []placementv1.Toleration{{Key: "k", Effect: corev1.TaintEffectNoExecute}}},
 			path: "tolerations[0].effect", want: `Unsupported value: "NoExecute": supported values: "NoSchedule"`},
-		{name: "schema: too many terms", policy: &placementv1beta1.PlacementPolicy{Affinity: required(make([]placementv1beta1.ClusterSelectorTerm, 11)...)},
+		{name: "schema: too many terms", policy: &placementv1.PlacementPolicy{Affinity: required(make([]placementv1.ClusterSelectorTerm, 11)...)},
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms", want: "Too many: 11: must have at most 10 items"},
-		{name: "property value not a quantity", policy: &placementv1beta1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("version", placementv1beta1.PropertySelectorGreaterThan, "v1.29")))},
+		{name: "property value not a quantity", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("version", placementv1.PropertySelectorGreaterThan, "v1.29")))},
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values",
 			want: "invalid values for property version: value v1.29 is not a valid resource.Quantity"},
 		{name: "nil policy (PickAll)"},
-		{name: "defaults: empty placement type is PickAll, so numberOfClusters is rejected", policy: &placementv1beta1.PlacementPolicy{NumberOfClusters: two},
+		{name: "defaults: empty placement type is PickAll, so numberOfClusters is rejected", policy: &placementv1.PlacementPolicy{NumberOfClusters: two},
 			path: "numberOfClusters", want: "number of clusters must be nil for policy type PickAll"},
 	}
 	for _, tc := range cases {
@@ -210,30 +210,30 @@ func TestValidateTolerations(t *testing.T) {
 	eq, ex, ns := corev1.TolerationOpEqual, corev1.TolerationOpExists, corev1.TaintEffectNoSchedule
 	cases := []struct {
 		name        string
-		tolerations []placementv1beta1.Toleration
+		tolerations []placementv1.Toleration
 		want        string
 	}{
-		{name: "valid tolerations", tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: eq, Value: "value1", Effect: ns}, {Key: "key2", Operator: ex, Effect: ns}, {Operator: ex}}},
-		{name: "valid toleration, value is empty, operator is Equal", tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: eq, Effect: ns}}},
-		{name: "invalid toleration, key is empty, operator is Equal", tolerations: []placementv1beta1.Toleration{{Operator: eq, Value: "value1", Effect: ns}},
+		{name: "valid tolerations", tolerations: []placementv1.Toleration{{Key: "key1", Operator: eq, Value: "value1", Effect: ns}, {Key: "key2", Operator: ex, Effect: ns}, {Operator: ex}}},
+		{name: "valid toleration, value is empty, operator is Equal", tolerations: []placementv1.Toleration{{Key: "key1", Operator: eq, Effect: ns}}},
+		{name: "invalid toleration, key is empty, operator is Equal", tolerations: []placementv1.Toleration{{Operator: eq, Value: "value1", Effect: ns}},
 			want: "toleration key cannot be empty, when operator is Equal"},
-		{name: "invalid toleration, key is invalid, operator is Equal", tolerations: []placementv1beta1.Toleration{{Key: "key:123*", Operator: eq, Value: "value1", Effect: ns}},
+		{name: "invalid toleration, key is invalid, operator is Equal", tolerations: []placementv1.Toleration{{Key: "key:123*", Operator: eq, Value: "value1", Effect: ns}},
 			want: "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"},
-		{name: "invalid toleration, value is invalid, operator is Equal", tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: eq, Value: "val#%/-123", Effect: ns}},
+		{name: "invalid toleration, value is invalid, operator is Equal", tolerations: []placementv1.Toleration{{Key: "key1", Operator: eq, Value: "val#%/-123", Effect: ns}},
 			want: "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"},
-		{name: "invalid toleration, key is invalid, operator is Exists", tolerations: []placementv1beta1.Toleration{{Key: "key:123*", Operator: ex, Effect: ns}},
+		{name: "invalid toleration, key is invalid, operator is Exists", tolerations: []placementv1.Toleration{{Key: "key:123*", Operator: ex, Effect: ns}},
 			want: "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"},
-		{name: "invalid toleration, value is not empty, operator is Exists", tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: ex, Value: "value1", Effect: ns}},
+		{name: "invalid toleration, value is not empty, operator is Exists", tolerations: []placementv1.Toleration{{Key: "key1", Operator: ex, Value: "value1", Effect: ns}},
 			want: "toleration value needs to be empty, when operator is Exists"},
 		{name: "invalid toleration, non-unique toleration",
-			tolerations: []placementv1beta1.Toleration{{Key: "key1", Operator: eq, Value: "value1", Effect: ns}, {Key: "key2", Operator: ex, Effect: ns}, {Key: "key1", Operator: eq, Value: "value1", Effect: ns}},
+			tolerations: []placementv1.Toleration{{Key: "key1", Operator: eq, Value: "value1", Effect: ns}, {Key: "key2", Operator: ex, Effect: ns}, {Key: "key1", Operator: eq, Value: "value1", Effect: ns}},
 			want:        "toleration {Key:key1 Operator:Equal Value:value1 Effect:NoSchedule} already exists, tolerations must be unique"},
 		// The CRD defaults the operator to Equal before the webhook sees it.
-		{name: "defaulted operator", tolerations: []placementv1beta1.Toleration{{Value: "v"}}, want: "toleration key cannot be empty, when operator is Equal"},
+		{name: "defaulted operator", tolerations: []placementv1.Toleration{{Value: "v"}}, want: "toleration key cannot be empty, when operator is Equal"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			issues := Validate(&placementv1beta1.PlacementPolicy{Tolerations: tc.tolerations})
+			issues := Validate(&placementv1.PlacementPolicy{Tolerations: tc.tolerations})
 			if tc.want == "" {
 				if errs := errorsOf(issues); len(errs) != 0 {
 					t.Errorf("Validate() = %+v", errs)
@@ -250,33 +250,33 @@ func TestValidateTolerations(t *testing.T) {
 // TestValidateWarnings: what v0.14.0 accepts but cannot schedule, or can never match.
 func TestValidateWarnings(t *testing.T) {
 	const (
-		gt = placementv1beta1.PropertySelectorGreaterThan
-		ge = placementv1beta1.PropertySelectorGreaterThanOrEqualTo
-		lt = placementv1beta1.PropertySelectorLessThan
-		le = placementv1beta1.PropertySelectorLessThanOrEqualTo
-		eq = placementv1beta1.PropertySelectorEqualTo
-		ne = placementv1beta1.PropertySelectorNotEqualTo
+		gt = placementv1.PropertySelectorGreaterThan
+		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
+		lt = placementv1.PropertySelectorLessThan
+		le = placementv1.PropertySelectorLessThanOrEqualTo
+		eq = placementv1.PropertySelectorEqualTo
+		ne = placementv1.PropertySelectorNotEqualTo
 	)
 	const term0 = "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector"
 	cases := []struct {
 		name  string
-		exprs []placementv1beta1.PropertySelectorRequirement
+		exprs []placementv1.PropertySelectorRequirement
 		path  string
 		want  string
 	}{
-		{name: "Eq and a different Eq", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", eq, "2")}, path: term0 + ".matchExpressions[0]", want: "Eq 1 and Eq 2"},
-		{name: "Eq and Ne on one value (quantities: 1 == 1000m)", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", ne, "1000m")}, want: "Eq and Ne 1"},
-		{name: "empty interval", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", lt, "3")}, want: "the lower bound 5 is not below the upper bound 3"},
-		{name: "open interval on one point", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", ge, "5"), expr("n", lt, "5")}, want: "the lower bound 5 is not below the upper bound 5"},
-		{name: "Eq below the lower bound", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", eq, "5")}, want: "Eq 5 is below the lower bound 5"},
-		{name: "Eq above the upper bound", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", le, "2Gi"), expr("n", eq, "3Gi")}, want: "Eq 3Gi is above the upper bound 2Gi"},
-		{name: "unknown operator", exprs: []placementv1beta1.PropertySelectorRequirement{expr("n", "In", "1")}, path: term0 + ".matchExpressions[0].operator", want: `unsupported operator "In"`},
-		{name: "resource name the scheduler cannot split", exprs: []placementv1beta1.PropertySelectorRequirement{expr("resources.kubernetes-fleet.io/available-ephemeral-storage", gt, "1Gi")},
+		{name: "Eq and a different Eq", exprs: []placementv1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", eq, "2")}, path: term0 + ".matchExpressions[0]", want: "Eq 1 and Eq 2"},
+		{name: "Eq and Ne on one value (quantities: 1 == 1000m)", exprs: []placementv1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", ne, "1000m")}, want: "Eq and Ne 1"},
+		{name: "empty interval", exprs: []placementv1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", lt, "3")}, want: "the lower bound 5 is not below the upper bound 3"},
+		{name: "open interval on one point", exprs: []placementv1.PropertySelectorRequirement{expr("n", ge, "5"), expr("n", lt, "5")}, want: "the lower bound 5 is not below the upper bound 5"},
+		{name: "Eq below the lower bound", exprs: []placementv1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", eq, "5")}, want: "Eq 5 is below the lower bound 5"},
+		{name: "Eq above the upper bound", exprs: []placementv1.PropertySelectorRequirement{expr("n", le, "2Gi"), expr("n", eq, "3Gi")}, want: "Eq 3Gi is above the upper bound 2Gi"},
+		{name: "unknown operator", exprs: []placementv1.PropertySelectorRequirement{expr("n", "In", "1")}, path: term0 + ".matchExpressions[0].operator", want: `unsupported operator "In"`},
+		{name: "resource name the scheduler cannot split", exprs: []placementv1.PropertySelectorRequirement{expr("resources.kubernetes-fleet.io/available-ephemeral-storage", gt, "1Gi")},
 			path: term0 + ".matchExpressions[0].name", want: "cannot be resolved by the scheduler"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			issues := Validate(&placementv1beta1.PlacementPolicy{Affinity: required(selectorTermWith(nil, tc.exprs...))})
+			issues := Validate(&placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, tc.exprs...))})
 			if errs := errorsOf(issues); len(errs) != 0 {
 				t.Errorf("errors %+v; want warnings only", errs)
 			}
@@ -286,7 +286,7 @@ func TestValidateWarnings(t *testing.T) {
 		})
 	}
 	// A consistent set raises nothing.
-	if issues := Validate(&placementv1beta1.PlacementPolicy{Affinity: required(selectorTermWith(nil, expr("n", ge, "2"), expr("n", le, "2"), expr("n", eq, "2000m"), expr("m", ne, "1")))}); len(issues) != 0 {
+	if issues := Validate(&placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, expr("n", ge, "2"), expr("n", le, "2"), expr("n", eq, "2000m"), expr("m", ne, "1")))}); len(issues) != 0 {
 		t.Errorf("Validate() = %+v", issues)
 	}
 }
@@ -294,13 +294,13 @@ func TestValidateWarnings(t *testing.T) {
 // TestImmutableChanges ports clusterresourceplacement_test.go: TestIsPlacementPolicyUpdateValid
 // and TestIsTolerationsUpdatedOrDeleted.
 func TestImmutableChanges(t *testing.T) {
-	pt := func(t placementv1beta1.PlacementType) *placementv1beta1.PlacementPolicy {
-		return &placementv1beta1.PlacementPolicy{PlacementType: t}
+	pt := func(t placementv1.PlacementType) *placementv1.PlacementPolicy {
+		return &placementv1.PlacementPolicy{PlacementType: t}
 	}
-	const all, n, fixed = placementv1beta1.PickAllPlacementType, placementv1beta1.PickNPlacementType, placementv1beta1.PickFixedPlacementType
+	const all, n, fixed = placementv1.PickAllPlacementType, placementv1.PickNPlacementType, placementv1.PickFixedPlacementType
 	typeCases := []struct {
 		name     string
-		old, new *placementv1beta1.PlacementPolicy
+		old, new *placementv1.PlacementPolicy
 		want     bool
 	}{
 		{name: "old policy is nil, current policy is nil"},
@@ -320,23 +320,23 @@ func TestImmutableChanges(t *testing.T) {
 			}
 		})
 	}
-	t1 := placementv1beta1.Toleration{Key: "key1", Operator: corev1.TolerationOpEqual, Value: "value1", Effect: corev1.TaintEffectNoSchedule}
-	t2 := placementv1beta1.Toleration{Key: "key2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-	tol := func(ts ...placementv1beta1.Toleration) *placementv1beta1.PlacementPolicy {
-		return &placementv1beta1.PlacementPolicy{Tolerations: ts}
+	t1 := placementv1.Toleration{Key: "key1", Operator: corev1.TolerationOpEqual, Value: "value1", Effect: corev1.TaintEffectNoSchedule}
+	t2 := placementv1.Toleration{Key: "key2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	tol := func(ts ...placementv1.Toleration) *placementv1.PlacementPolicy {
+		return &placementv1.PlacementPolicy{Tolerations: ts}
 	}
 	tolCases := []struct {
 		name     string
-		old, new *placementv1beta1.PlacementPolicy
+		old, new *placementv1.PlacementPolicy
 		want     bool
 	}{
 		{name: "old tolerations is nil", old: tol(), new: tol(t1, t2)},
 		{name: "new tolerations is nil", old: tol(t1, t2), new: tol(), want: true},
-		{name: "one toleration was updated in new tolerations", old: tol(t1, t2), new: tol(t1, placementv1beta1.Toleration{Key: "key2", Operator: corev1.TolerationOpExists}), want: true},
+		{name: "one toleration was updated in new tolerations", old: tol(t1, t2), new: tol(t1, placementv1.Toleration{Key: "key2", Operator: corev1.TolerationOpExists}), want: true},
 		{name: "one toleration was deleted in new tolerations", old: tol(t1, t2), new: tol(t2), want: true},
 		{name: "old tolerations, new tolerations are same", old: tol(t1, t2), new: tol(t2, t1)},
 		{name: "a toleration was added to new tolerations", old: tol(t1), new: tol(t1, t2)},
-		{name: "spelling out the defaulted operator is no change", old: tol(placementv1beta1.Toleration{Key: "k", Value: "v"}), new: tol(placementv1beta1.Toleration{Key: "k", Operator: corev1.TolerationOpEqual, Value: "v"})},
+		{name: "spelling out the defaulted operator is no change", old: tol(placementv1.Toleration{Key: "k", Value: "v"}), new: tol(placementv1.Toleration{Key: "k", Operator: corev1.TolerationOpEqual, Value: "v"})},
 		{name: "removing the policy drops its tolerations", old: tol(t1), new: nil, want: true},
 	}
 	for _, tc := range tolCases {

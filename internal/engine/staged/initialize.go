@@ -18,7 +18,8 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -35,22 +36,22 @@ type Inputs struct {
 	// RunName names the approval requests of Approval tasks.
 	RunName string
 	// Placement is the run's ClusterResourcePlacement; nil when it does not exist.
-	Placement *placementv1beta1.ClusterResourcePlacement
+	Placement *placementv1.ClusterResourcePlacement
 	// PlacementName is spec.placementName.
 	PlacementName string
 	// LatestPolicySnapshots are the placement's policy snapshots labelled latest.
-	LatestPolicySnapshots []placementv1beta1.ClusterSchedulingPolicySnapshot
+	LatestPolicySnapshots []placementv1.ClusterSchedulingPolicySnapshot
 	// Bindings are the placement's ClusterResourceBindings.
-	Bindings []placementv1beta1.ClusterResourceBinding
+	Bindings []placementv1.ClusterResourceBinding
 	// StrategyName is spec.stagedRolloutStrategyName; Strategy is nil when it does not exist.
 	StrategyName string
-	Strategy     *placementv1beta1.ClusterStagedUpdateStrategy
+	Strategy     *placementv1.ClusterStagedUpdateStrategy
 	// MemberClusters are all the hub's MemberClusters.
-	MemberClusters []clusterv1beta1.MemberCluster
+	MemberClusters []clusterv1.MemberCluster
 	// ResourceSnapshotIndex is spec.resourceSnapshotIndex; ResourceSnapshots are the placement's
 	// resource snapshots (any index).
 	ResourceSnapshotIndex string
-	ResourceSnapshots     []placementv1beta1.ClusterResourceSnapshot
+	ResourceSnapshots     []placementv1.ClusterResourceSnapshot
 }
 
 // Stage is one update stage as the run's status.stagesStatus records it.
@@ -64,9 +65,18 @@ type Stage struct {
 
 // Task is an after-stage task.
 type Task struct {
-	Type            placementv1beta1.AfterStageTaskType
+	Type            placementv1.StageTaskType
 	WaitTime        metav1.Duration
 	ApprovalRequest string
+}
+
+// TaskOf is a strategy's stage task as a plan shows it (no approval request name yet).
+func TaskOf(t placementv1.StageTask) Task {
+	task := Task{Type: t.Type}
+	if t.WaitTime != nil {
+		task.WaitTime = *t.WaitTime
+	}
+	return task
 }
 
 // Plan is the controller's initialization of a run.
@@ -97,7 +107,7 @@ func Initialize(in Inputs) Plan {
 	if in.Placement == nil {
 		return fail(userError + "parent clusterResourcePlacement not found")
 	}
-	if in.Placement.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType {
+	if in.Placement.Spec.Strategy.Type != placementv1.ExternalRolloutStrategyType {
 		return fail(userError + "parent clusterResourcePlacement does not have an external rollout strategy, current strategy: " + string(in.Placement.Spec.Strategy.Type))
 	}
 	// determinePolicySnapshot
@@ -114,7 +124,7 @@ func Initialize(in Inputs) Plan {
 	count := -1
 	if pol := snap.Spec.Policy; pol != nil {
 		switch pol.PlacementType {
-		case placementv1beta1.PickNPlacementType:
+		case placementv1.PickNPlacementType:
 			n, why := clusterCount(snap)
 			if why != "" {
 				// determinePolicySnapshot joins this one with a comma, not a colon.
@@ -123,7 +133,7 @@ func Initialize(in Inputs) Plan {
 				return p
 			}
 			count = n
-		case placementv1beta1.PickFixedPlacementType:
+		case placementv1.PickFixedPlacementType:
 			count = len(pol.ClusterNames)
 		}
 	}
@@ -134,13 +144,13 @@ func Initialize(in Inputs) Plan {
 	var selected, deleted []string
 	for _, b := range in.Bindings {
 		if b.Spec.SchedulingPolicySnapshotName == snap.Name {
-			if b.Spec.State != placementv1beta1.BindingStateScheduled && b.Spec.State != placementv1beta1.BindingStateBound {
+			if b.Spec.State != placementv1.BindingStateScheduled && b.Spec.State != placementv1.BindingStateBound {
 				return fail(unexpected + fmt.Sprintf("binding `%s`'s state %s is not scheduled or bound", b.Name, b.Spec.State))
 			}
 			selected = append(selected, b.Spec.TargetCluster)
 			continue
 		}
-		if b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+		if b.Spec.State != placementv1.BindingStateUnscheduled {
 			return fail(unexpected + fmt.Sprintf("binding `%s` with old policy snapshot %s has state %s, not unscheduled", b.Name, b.Spec.SchedulingPolicySnapshotName, b.Spec.State))
 		}
 		deleted = append(deleted, b.Spec.TargetCluster)
@@ -165,8 +175,8 @@ func Initialize(in Inputs) Plan {
 	for i, s := range stages {
 		p.Stages[i] = Stage{Name: s.Name, Clusters: s.Clusters}
 		for _, t := range in.Strategy.Spec.Stages[i].AfterStageTasks {
-			task := Task{Type: t.Type, WaitTime: t.WaitTime}
-			if t.Type == placementv1beta1.AfterStageTaskTypeApproval {
+			task := TaskOf(t)
+			if t.Type == placementv1.StageTaskTypeApproval {
 				task.ApprovalRequest = ApprovalRequestName(in.RunName, s.Name)
 			}
 			p.Stages[i].Tasks = append(p.Stages[i].Tasks, task)
@@ -209,15 +219,15 @@ func failAll(p Plan, msg string) Plan {
 }
 
 // ApprovalRequestName is the ClusterApprovalRequest an Approval task waits for
-// (placementv1beta1.ApprovalTaskNameFmt).
+// (placementv1beta1.AfterStageApprovalTaskNameFmt).
 func ApprovalRequestName(run, stage string) string {
-	return fmt.Sprintf(placementv1beta1.ApprovalTaskNameFmt, run, stage)
+	return fmt.Sprintf(placementv1beta1.AfterStageApprovalTaskNameFmt, run, stage)
 }
 
 // scheduled is condition.IsConditionStatusTrue(Scheduled, generation) of the policy snapshot.
-func scheduled(s *placementv1beta1.ClusterSchedulingPolicySnapshot) bool {
+func scheduled(s *placementv1.ClusterSchedulingPolicySnapshot) bool {
 	for _, c := range s.Status.Conditions {
-		if c.Type == string(placementv1beta1.PolicySnapshotScheduled) {
+		if c.Type == string(placementv1.PolicySnapshotScheduled) {
 			return c.Status == metav1.ConditionTrue && c.ObservedGeneration == s.Generation
 		}
 	}
@@ -257,7 +267,7 @@ type StageError struct {
 // clusters; a cluster in two stages, a sorting label that is not an integer, or a selected cluster
 // in no stage fails the run. Clusters are ordered by the integer value of the sorting label, then
 // by name.
-func StageClusters(strategy string, spec placementv1beta1.StagedUpdateStrategySpec, members []clusterv1beta1.MemberCluster, selected []string) ([]StageResult, StageError) {
+func StageClusters(strategy string, spec placementv1.UpdateStrategySpec, members []clusterv1.MemberCluster, selected []string) ([]StageResult, StageError) {
 	var serr StageError
 	isSelected := make(map[string]bool, len(selected))
 	for _, c := range selected {
@@ -279,7 +289,7 @@ func StageClusters(strategy string, spec placementv1beta1.StagedUpdateStrategySp
 			out = append(out, StageResult{Name: stage.Name})
 			continue
 		}
-		var in []clusterv1beta1.MemberCluster
+		var in []clusterv1.MemberCluster
 		var msgs []string
 		for _, m := range sorted {
 			if !isSelected[m.Name] || !sel.Matches(labels.Set(m.Labels)) {
@@ -323,7 +333,7 @@ func StageClusters(strategy string, spec placementv1beta1.StagedUpdateStrategySp
 }
 
 // sortStage orders a stage's clusters: the sorting label's integer value, then the name.
-func sortStage(in []clusterv1beta1.MemberCluster, key *string) {
+func sortStage(in []clusterv1.MemberCluster, key *string) {
 	sort.SliceStable(in, func(i, j int) bool {
 		if key == nil {
 			return in[i].Name < in[j].Name
@@ -339,7 +349,7 @@ func sortStage(in []clusterv1beta1.MemberCluster, key *string) {
 
 // clusterCount is annotations.ExtractNumOfClustersFromPolicySnapshot: the PickN snapshot's cluster
 // count, or why it has none, in its words.
-func clusterCount(snap *placementv1beta1.ClusterSchedulingPolicySnapshot) (int, string) {
+func clusterCount(snap *placementv1.ClusterSchedulingPolicySnapshot) (int, string) {
 	raw, ok := snap.Annotations[placementv1beta1.NumberOfClustersAnnotation]
 	if !ok {
 		return 0, "cannot find annotation " + placementv1beta1.NumberOfClustersAnnotation
@@ -421,12 +431,12 @@ func fieldErrorBody(e *field.Error) string {
 }
 
 // validateAfterStageTasks is updaterun/initialization.go validateAfterStageTask.
-func validateAfterStageTasks(tasks []placementv1beta1.AfterStageTask) error {
+func validateAfterStageTasks(tasks []placementv1.StageTask) error {
 	if len(tasks) == 2 && tasks[0].Type == tasks[1].Type {
 		return fmt.Errorf("afterStageTasks cannot have two tasks of the same type: %s", tasks[0].Type)
 	}
 	for i, t := range tasks {
-		if t.Type == placementv1beta1.AfterStageTaskTypeTimedWait && t.WaitTime.Duration <= 0 {
+		if t.Type == placementv1.StageTaskTypeTimedWait && (t.WaitTime == nil || t.WaitTime.Duration <= 0) {
 			return fmt.Errorf("task %d has wait duration <= 0", i)
 		}
 	}

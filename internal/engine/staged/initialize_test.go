@@ -9,54 +9,55 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
 // Expected values below are written from upstream's own tests and code
 // (pkg/controllers/updaterun/initialization_integration_test.go), not from this package.
 
-func member(name string, labels map[string]string) clusterv1beta1.MemberCluster {
-	return clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+func member(name string, labels map[string]string) clusterv1.MemberCluster {
+	return clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 }
 
 func ptr[T any](v T) *T { return &v }
 
 type fixture struct{ in Inputs }
 
-func newFixture(scheduled []string, unscheduled []string, members []clusterv1beta1.MemberCluster, stages ...placementv1beta1.StageConfig) *fixture {
-	snap := placementv1beta1.ClusterSchedulingPolicySnapshot{
+func newFixture(scheduled []string, unscheduled []string, members []clusterv1.MemberCluster, stages ...placementv1.StageConfig) *fixture {
+	snap := placementv1.ClusterSchedulingPolicySnapshot{
 		ObjectMeta: metav1.ObjectMeta{Name: "crp-0", Generation: 1, Labels: map[string]string{placementv1beta1.PolicyIndexLabel: "0"}},
-		Status: placementv1beta1.SchedulingPolicySnapshotStatus{Conditions: []metav1.Condition{
-			{Type: string(placementv1beta1.PolicySnapshotScheduled), Status: metav1.ConditionTrue, ObservedGeneration: 1}}},
+		Status: placementv1.SchedulingPolicySnapshotStatus{Conditions: []metav1.Condition{
+			{Type: string(placementv1.PolicySnapshotScheduled), Status: metav1.ConditionTrue, ObservedGeneration: 1}}},
 	}
-	var bindings []placementv1beta1.ClusterResourceBinding
+	var bindings []placementv1.ClusterResourceBinding
 	for _, c := range scheduled {
-		bindings = append(bindings, placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "b-" + c},
-			Spec: placementv1beta1.ResourceBindingSpec{TargetCluster: c, State: placementv1beta1.BindingStateScheduled, SchedulingPolicySnapshotName: "crp-0"}})
+		bindings = append(bindings, placementv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "b-" + c},
+			Spec: placementv1.ResourceBindingSpec{TargetCluster: c, State: placementv1.BindingStateScheduled, SchedulingPolicySnapshotName: "crp-0"}})
 	}
 	for _, c := range unscheduled {
-		bindings = append(bindings, placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "b-" + c},
-			Spec: placementv1beta1.ResourceBindingSpec{TargetCluster: c, State: placementv1beta1.BindingStateUnscheduled, SchedulingPolicySnapshotName: "crp-old"}})
+		bindings = append(bindings, placementv1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "b-" + c},
+			Spec: placementv1.ResourceBindingSpec{TargetCluster: c, State: placementv1.BindingStateUnscheduled, SchedulingPolicySnapshotName: "crp-old"}})
 	}
 	return &fixture{in: Inputs{
 		RunName:               "run",
 		PlacementName:         "crp",
-		Placement:             &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "crp"}, Spec: placementv1beta1.ClusterResourcePlacementSpec{Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType}}},
-		LatestPolicySnapshots: []placementv1beta1.ClusterSchedulingPolicySnapshot{snap},
+		Placement:             &placementv1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "crp"}, Spec: placementv1.PlacementSpec{Strategy: placementv1.RolloutStrategy{Type: placementv1.ExternalRolloutStrategyType}}},
+		LatestPolicySnapshots: []placementv1.ClusterSchedulingPolicySnapshot{snap},
 		Bindings:              bindings,
 		StrategyName:          "strategy",
-		Strategy:              &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "strategy"}, Spec: placementv1beta1.StagedUpdateStrategySpec{Stages: stages}},
+		Strategy:              &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "strategy"}, Spec: placementv1.UpdateStrategySpec{Stages: stages}},
 		MemberClusters:        members,
 		ResourceSnapshotIndex: "0",
-		ResourceSnapshots: []placementv1beta1.ClusterResourceSnapshot{{ObjectMeta: metav1.ObjectMeta{Name: "crp-0-snapshot",
+		ResourceSnapshots: []placementv1.ClusterResourceSnapshot{{ObjectMeta: metav1.ObjectMeta{Name: "crp-0-snapshot",
 			Labels:      map[string]string{placementv1beta1.ResourceIndexLabel: "0"},
 			Annotations: map[string]string{placementv1beta1.ResourceGroupHashAnnotation: "h"}}}},
 	}}
 }
 
 func TestInitializeOrdersByIntegerLabelThenName(t *testing.T) {
-	members := []clusterv1beta1.MemberCluster{
+	members := []clusterv1.MemberCluster{
 		member("a", map[string]string{"env": "prod", "order": "10"}),
 		member("b", map[string]string{"env": "prod", "order": "9"}),
 		member("c", map[string]string{"env": "prod", "order": "9"}),
@@ -64,9 +65,9 @@ func TestInitializeOrdersByIntegerLabelThenName(t *testing.T) {
 		member("e", map[string]string{"env": "prod", "order": "1"}), // not scheduled
 	}
 	f := newFixture([]string{"a", "b", "c", "d"}, []string{"x", "w"}, members,
-		placementv1beta1.StageConfig{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}},
-			AfterStageTasks: []placementv1beta1.AfterStageTask{{Type: placementv1beta1.AfterStageTaskTypeApproval}, {Type: placementv1beta1.AfterStageTaskTypeTimedWait, WaitTime: metav1.Duration{Duration: time.Minute}}}},
-		placementv1beta1.StageConfig{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, SortingLabelKey: ptr("order")},
+		placementv1.StageConfig{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "canary"}},
+			AfterStageTasks: []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}, {Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: time.Minute}}}},
+		placementv1.StageConfig{Name: "prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, SortingLabelKey: ptr("order")},
 	)
 	p := Initialize(f.in)
 	if p.Failure != "" {
@@ -76,7 +77,7 @@ func TestInitializeOrdersByIntegerLabelThenName(t *testing.T) {
 	if want := "[d] [b c a] [w x]"; got != want {
 		t.Errorf("stages = %s, want %s (9 before 10 as integers; ties by name; deletion by name)", got, want)
 	}
-	if p.Stages[0].Tasks[0].ApprovalRequest != "run-canary" || p.Stages[0].Tasks[1].ApprovalRequest != "" {
+	if p.Stages[0].Tasks[0].ApprovalRequest != "run-after-canary" || p.Stages[0].Tasks[1].ApprovalRequest != "" {
 		t.Errorf("tasks = %+v", p.Stages[0].Tasks)
 	}
 }
@@ -84,28 +85,28 @@ func TestInitializeOrdersByIntegerLabelThenName(t *testing.T) {
 func TestInitializeFailures(t *testing.T) {
 	prod := &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
 	all := &metav1.LabelSelector{}
-	members := []clusterv1beta1.MemberCluster{member("a", map[string]string{"env": "prod"}), member("b", map[string]string{"env": "prod", "order": "x"})}
+	members := []clusterv1.MemberCluster{member("a", map[string]string{"env": "prod"}), member("b", map[string]string{"env": "prod", "order": "x"})}
 	cases := []struct {
 		name   string
 		edit   func(*Inputs)
-		stages []placementv1beta1.StageConfig
+		stages []placementv1.StageConfig
 		want   string
 		others int
 	}{
 		{"placement missing", func(in *Inputs) { in.Placement = nil }, nil, "parent clusterResourcePlacement not found", 0},
-		{"not external", func(in *Inputs) { in.Placement.Spec.Strategy.Type = placementv1beta1.RollingUpdateRolloutStrategyType }, nil,
+		{"not external", func(in *Inputs) { in.Placement.Spec.Strategy.Type = placementv1.RollingUpdateRolloutStrategyType }, nil,
 			"parent clusterResourcePlacement does not have an external rollout strategy, current strategy: RollingUpdate", 0},
 		{"no policy snapshot", func(in *Inputs) { in.LatestPolicySnapshots = nil }, nil, "no latest policy snapshot associated with the clusterResourcePlacement: crp", 0},
 		{"not scheduled", func(in *Inputs) { in.LatestPolicySnapshots[0].Generation = 2 }, nil, "policy snapshot `crp-0` not fully scheduled yet", 0},
 		{"strategy missing", func(in *Inputs) { in.Strategy = nil }, nil, "referenced clusterStagedUpdateStrategy not found: strategy", 0},
-		{"in two stages", nil, []placementv1beta1.StageConfig{{Name: "one", LabelSelector: prod}, {Name: "two", LabelSelector: all}},
+		{"in two stages", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}, {Name: "two", LabelSelector: all}},
 			"cluster `a` appears in more than one stages", 1},
-		{"in no stage (absent selector selects none)", nil, []placementv1beta1.StageConfig{{Name: "one"}}, "some clusters are not placed in any stage", 0},
-		{"sorting label not an integer", nil, []placementv1beta1.StageConfig{{Name: "one", LabelSelector: prod, SortingLabelKey: ptr("order")}},
+		{"in no stage (absent selector selects none)", nil, []placementv1.StageConfig{{Name: "one"}}, "some clusters are not placed in any stage", 0},
+		{"sorting label not an integer", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: prod, SortingLabelKey: ptr("order")}},
 			"the sorting label `order:` on cluster `a` is not valid: strconv.Atoi: parsing \"\": invalid syntax", 1},
-		{"snapshot index missing", func(in *Inputs) { in.ResourceSnapshotIndex = "3" }, []placementv1beta1.StageConfig{{Name: "one", LabelSelector: prod}},
+		{"snapshot index missing", func(in *Inputs) { in.ResourceSnapshotIndex = "3" }, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}},
 			"no clusterResourceSnapshots with index `3` found for clusterResourcePlacement `crp`", 0},
-		{"snapshot index invalid", func(in *Inputs) { in.ResourceSnapshotIndex = "-1" }, []placementv1beta1.StageConfig{{Name: "one", LabelSelector: prod}},
+		{"snapshot index invalid", func(in *Inputs) { in.ResourceSnapshotIndex = "-1" }, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}},
 			"invalid resource snapshot index `-1` provided, expected an integer >= 0", 0},
 	}
 	for _, tc := range cases {
@@ -126,8 +127,8 @@ func TestInitializeFailures(t *testing.T) {
 }
 
 func TestInitializeUnstagedKeepsStages(t *testing.T) {
-	members := []clusterv1beta1.MemberCluster{member("a", map[string]string{"env": "prod"}), member("b", nil)}
-	f := newFixture([]string{"a", "b"}, []string{"z"}, members, placementv1beta1.StageConfig{Name: "one", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}})
+	members := []clusterv1.MemberCluster{member("a", map[string]string{"env": "prod"}), member("b", nil)}
+	f := newFixture([]string{"a", "b"}, []string{"z"}, members, placementv1.StageConfig{Name: "one", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}})
 	p := Initialize(f.in)
 	if p.Failure == "" || len(p.Stages) != 1 || !slices.Equal(p.Stages[0].Clusters, []string{"a"}) || p.Deletion != nil || !slices.Equal(p.Unstaged, []string{"b"}) {
 		t.Errorf("plan = %+v: want the stages recorded, no deletion stage, b unstaged", p)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 )
 
 // Reading a run's status: the conditions KubeFleet v0.14.0's controller writes on the run, its
@@ -32,9 +32,9 @@ func (s State) Ended() bool {
 
 // RunState reads the run's conditions at its generation: Initialized, then Succeeded, then
 // Progressing. The message is the deciding condition's.
-func RunState(run *placementv1beta1.ClusterStagedUpdateRun) (State, string) {
+func RunState(run *placementv1.ClusterStagedUpdateRun) (State, string) {
 	conds, gen := run.Status.Conditions, run.Generation
-	init := current(conds, string(placementv1beta1.StagedUpdateRunConditionInitialized), gen)
+	init := current(conds, string(placementv1.StagedUpdateRunConditionInitialized), gen)
 	switch {
 	case init == nil:
 		return StateInitializing, ""
@@ -43,13 +43,13 @@ func RunState(run *placementv1beta1.ClusterStagedUpdateRun) (State, string) {
 	case init.Status != metav1.ConditionTrue:
 		return StateInitializing, init.Message
 	}
-	if c := current(conds, string(placementv1beta1.StagedUpdateRunConditionSucceeded), gen); c != nil && c.Status != metav1.ConditionUnknown {
+	if c := current(conds, string(placementv1.StagedUpdateRunConditionSucceeded), gen); c != nil && c.Status != metav1.ConditionUnknown {
 		if c.Status == metav1.ConditionTrue {
 			return StateSucceeded, c.Message
 		}
 		return StateFailed, c.Message
 	}
-	if c := current(conds, string(placementv1beta1.StagedUpdateRunConditionProgressing), gen); c != nil && c.Status == metav1.ConditionFalse {
+	if c := current(conds, string(placementv1.StagedUpdateRunConditionProgressing), gen); c != nil && c.Status == metav1.ConditionFalse {
 		return StateWaiting, c.Message
 	}
 	return StateProgressing, init.Message
@@ -82,9 +82,9 @@ type Step struct {
 }
 
 // StageStep reads a stage's conditions (Progressing False while its after-stage tasks wait).
-func StageStep(s *placementv1beta1.StageUpdatingStatus, gen int64) Step {
+func StageStep(s *placementv1.StageUpdatingStatus, gen int64) Step {
 	st := Step{State: StepNotStarted, Started: timeOf(s.StartTime), Finished: timeOf(s.EndTime)}
-	if c := current(s.Conditions, string(placementv1beta1.StageUpdatingConditionSucceeded), gen); c != nil {
+	if c := current(s.Conditions, string(placementv1.StageUpdatingConditionSucceeded), gen); c != nil {
 		if c.Status == metav1.ConditionTrue {
 			st.State = StepSucceeded
 		} else {
@@ -92,7 +92,7 @@ func StageStep(s *placementv1beta1.StageUpdatingStatus, gen int64) Step {
 		}
 		return st
 	}
-	if c := current(s.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing), gen); c != nil {
+	if c := current(s.Conditions, string(placementv1.StageUpdatingConditionProgressing), gen); c != nil {
 		if c.Status == metav1.ConditionTrue {
 			st.State = StepUpdating
 		} else {
@@ -103,12 +103,12 @@ func StageStep(s *placementv1beta1.StageUpdatingStatus, gen int64) Step {
 }
 
 // ClusterStep reads a cluster's Started and Succeeded conditions.
-func ClusterStep(c *placementv1beta1.ClusterUpdatingStatus, gen int64) Step {
+func ClusterStep(c *placementv1.ClusterUpdatingStatus, gen int64) Step {
 	st := Step{State: StepNotStarted}
-	if s := current(c.Conditions, string(placementv1beta1.ClusterUpdatingConditionStarted), gen); s != nil && s.Status == metav1.ConditionTrue {
+	if s := current(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted), gen); s != nil && s.Status == metav1.ConditionTrue {
 		st.State, st.Started = StepUpdating, timeOf(&s.LastTransitionTime)
 	}
-	if s := current(c.Conditions, string(placementv1beta1.ClusterUpdatingConditionSucceeded), gen); s != nil {
+	if s := current(c.Conditions, string(placementv1.ClusterUpdatingConditionSucceeded), gen); s != nil {
 		st.Finished = timeOf(&s.LastTransitionTime)
 		if s.Status == metav1.ConditionTrue {
 			st.State = StepSucceeded
@@ -128,8 +128,8 @@ func timeOf(t *metav1.Time) *time.Time {
 }
 
 // AllStages are the run's update stages followed by its deletion stage (when recorded).
-func AllStages(run *placementv1beta1.ClusterStagedUpdateRun) []*placementv1beta1.StageUpdatingStatus {
-	out := make([]*placementv1beta1.StageUpdatingStatus, 0, len(run.Status.StagesStatus)+1)
+func AllStages(run *placementv1.ClusterStagedUpdateRun) []*placementv1.StageUpdatingStatus {
+	out := make([]*placementv1.StageUpdatingStatus, 0, len(run.Status.StagesStatus)+1)
 	for i := range run.Status.StagesStatus {
 		out = append(out, &run.Status.StagesStatus[i])
 	}
@@ -141,7 +141,7 @@ func AllStages(run *placementv1beta1.ClusterStagedUpdateRun) []*placementv1beta1
 
 // Steps maps every stage ("stage <name>") and cluster ("cluster <name> in <stage>") to its state:
 // what a waiting apply compares between reads to log each transition.
-func Steps(run *placementv1beta1.ClusterStagedUpdateRun) map[string]string {
+func Steps(run *placementv1.ClusterStagedUpdateRun) map[string]string {
 	out := map[string]string{}
 	for _, s := range AllStages(run) {
 		out["stage "+s.StageName] = StageStep(s, run.Generation).State
@@ -153,7 +153,7 @@ func Steps(run *placementv1beta1.ClusterStagedUpdateRun) map[string]string {
 }
 
 // FailedClusters names each failed cluster with its message.
-func FailedClusters(run *placementv1beta1.ClusterStagedUpdateRun) []string {
+func FailedClusters(run *placementv1.ClusterStagedUpdateRun) []string {
 	var out []string
 	for _, s := range AllStages(run) {
 		for i := range s.Clusters {
@@ -166,13 +166,13 @@ func FailedClusters(run *placementv1beta1.ClusterStagedUpdateRun) []string {
 }
 
 // WaitingApprovals are the approval requests the run has made and nobody has approved yet.
-func WaitingApprovals(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placementv1beta1.ClusterApprovalRequest) []placementv1beta1.ClusterApprovalRequest {
-	var out []placementv1beta1.ClusterApprovalRequest
+func WaitingApprovals(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1.ClusterApprovalRequest) []placementv1.ClusterApprovalRequest {
+	var out []placementv1.ClusterApprovalRequest
 	for _, r := range reqs {
 		if r.Spec.TargetUpdateRun != run.Name {
 			continue
 		}
-		if c := current(r.Status.Conditions, string(placementv1beta1.ApprovalRequestConditionApproved), r.Generation); c != nil && c.Status == metav1.ConditionTrue {
+		if c := current(r.Status.Conditions, string(placementv1.ApprovalRequestConditionApproved), r.Generation); c != nil && c.Status == metav1.ConditionTrue {
 			continue
 		}
 		out = append(out, r)

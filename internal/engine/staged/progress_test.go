@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
@@ -16,9 +17,9 @@ func cond(t string, s metav1.ConditionStatus, gen int64, msg string) metav1.Cond
 
 func TestRunState(t *testing.T) {
 	const (
-		initialized = string(placementv1beta1.StagedUpdateRunConditionInitialized)
-		progressing = string(placementv1beta1.StagedUpdateRunConditionProgressing)
-		succeeded   = string(placementv1beta1.StagedUpdateRunConditionSucceeded)
+		initialized = string(placementv1.StagedUpdateRunConditionInitialized)
+		progressing = string(placementv1.StagedUpdateRunConditionProgressing)
+		succeeded   = string(placementv1.StagedUpdateRunConditionSucceeded)
 	)
 	cases := []struct {
 		conds []metav1.Condition
@@ -33,7 +34,7 @@ func TestRunState(t *testing.T) {
 		{[]metav1.Condition{cond(initialized, metav1.ConditionTrue, 1, ""), cond(succeeded, metav1.ConditionFalse, 1, "x failed")}, StateFailed},
 	}
 	for i, c := range cases {
-		run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Generation: 1}, Status: placementv1beta1.StagedUpdateRunStatus{Conditions: c.conds}}
+		run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Generation: 1}, Status: placementv1.UpdateRunStatus{Conditions: c.conds}}
 		if got, _ := RunState(run); got != c.want {
 			t.Errorf("case %d: state %s, want %s", i, got, c.want)
 		}
@@ -41,16 +42,16 @@ func TestRunState(t *testing.T) {
 }
 
 func TestStepsAndFailures(t *testing.T) {
-	started := string(placementv1beta1.ClusterUpdatingConditionStarted)
-	done := string(placementv1beta1.ClusterUpdatingConditionSucceeded)
-	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Generation: 1}, Status: placementv1beta1.StagedUpdateRunStatus{
-		StagesStatus: []placementv1beta1.StageUpdatingStatus{{StageName: "canary", Clusters: []placementv1beta1.ClusterUpdatingStatus{
+	started := string(placementv1.ClusterUpdatingConditionStarted)
+	done := string(placementv1.ClusterUpdatingConditionSucceeded)
+	run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Generation: 1}, Status: placementv1.UpdateRunStatus{
+		StagesStatus: []placementv1.StageUpdatingStatus{{StageName: "canary", Clusters: []placementv1.ClusterUpdatingStatus{
 			{ClusterName: "a", Conditions: []metav1.Condition{cond(started, metav1.ConditionTrue, 1, ""), cond(done, metav1.ConditionTrue, 1, "")}},
 			{ClusterName: "b", Conditions: []metav1.Condition{cond(started, metav1.ConditionTrue, 1, ""), cond(done, metav1.ConditionFalse, 1, "apply failed")}},
 			{ClusterName: "c", Conditions: []metav1.Condition{cond(started, metav1.ConditionTrue, 1, "")}},
 			{ClusterName: "d"},
 		}}},
-		DeletionStageStatus: &placementv1beta1.StageUpdatingStatus{StageName: placementv1beta1.UpdateRunDeleteStageName, Clusters: []placementv1beta1.ClusterUpdatingStatus{{ClusterName: "z"}}},
+		DeletionStageStatus: &placementv1.StageUpdatingStatus{StageName: placementv1beta1.UpdateRunDeleteStageName, Clusters: []placementv1.ClusterUpdatingStatus{{ClusterName: "z"}}},
 	}}
 	steps := Steps(run)
 	want := map[string]string{"stage canary": StepNotStarted, "cluster a in canary": StepSucceeded, "cluster b in canary": StepFailed,
@@ -64,11 +65,11 @@ func TestStepsAndFailures(t *testing.T) {
 	if f := FailedClusters(run); !slices.Equal(f, []string{"cluster b (stage canary): apply failed"}) {
 		t.Errorf("failed = %q", f)
 	}
-	reqs := []placementv1beta1.ClusterApprovalRequest{
-		{ObjectMeta: metav1.ObjectMeta{Name: "r-canary", Generation: 1}, Spec: placementv1beta1.ApprovalRequestSpec{TargetUpdateRun: "r", TargetStage: "canary"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "r-prod", Generation: 1}, Spec: placementv1beta1.ApprovalRequestSpec{TargetUpdateRun: "r", TargetStage: "prod"},
-			Status: placementv1beta1.ApprovalRequestStatus{Conditions: []metav1.Condition{cond(string(placementv1beta1.ApprovalRequestConditionApproved), metav1.ConditionTrue, 1, "")}}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "other-canary", Generation: 1}, Spec: placementv1beta1.ApprovalRequestSpec{TargetUpdateRun: "other", TargetStage: "canary"}},
+	reqs := []placementv1.ClusterApprovalRequest{
+		{ObjectMeta: metav1.ObjectMeta{Name: "r-canary", Generation: 1}, Spec: placementv1.ApprovalRequestSpec{TargetUpdateRun: "r", TargetStage: "canary"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "r-prod", Generation: 1}, Spec: placementv1.ApprovalRequestSpec{TargetUpdateRun: "r", TargetStage: "prod"},
+			Status: placementv1.ApprovalRequestStatus{Conditions: []metav1.Condition{cond(string(placementv1.ApprovalRequestConditionApproved), metav1.ConditionTrue, 1, "")}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other-canary", Generation: 1}, Spec: placementv1.ApprovalRequestSpec{TargetUpdateRun: "other", TargetStage: "canary"}},
 	}
 	if w := WaitingApprovals(run, reqs); len(w) != 1 || w[0].Name != "r-canary" {
 		t.Errorf("waiting approvals = %v, want only r-canary", w)

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
@@ -59,7 +59,7 @@ resource "fleet_placement" "web" {
 }
 `)
 	apply := w.start("apply", "-auto-approve", "-input=false")
-	var crp placementv1beta1.ClusterResourcePlacement
+	var crp placementv1.ClusterResourcePlacement
 	if err := acctest.Eventually(time.Minute, "the placement exists on the hub", func() (bool, string) {
 		err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp)
 		return err == nil, fmt.Sprint(err)
@@ -80,7 +80,7 @@ resource "fleet_placement" "web" {
 	if err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp); err != nil {
 		t.Fatal(err)
 	}
-	if c := crp.GetCondition(string(placementv1beta1.ClusterResourcePlacementAvailableConditionType)); c == nil || c.Status != metav1.ConditionTrue {
+	if c := crp.GetCondition(string(placementv1.ClusterResourcePlacementAvailableConditionType)); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("placement after the apply: Available %+v, want True", c)
 	}
 	if !w.planIsEmpty() {

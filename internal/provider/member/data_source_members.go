@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
@@ -97,7 +97,7 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet hub's member clusters", err)
 		return
 	}
-	byName := map[string]*clusterv1beta1.MemberCluster{}
+	byName := map[string]*clusterv1.MemberCluster{}
 	for i := range hub {
 		byName[hub[i].Name] = &hub[i]
 	}
@@ -149,7 +149,7 @@ type taintModel struct {
 	Effect types.String `tfsdk:"effect"`
 }
 
-func memberFromEngine(m engine.Member, mc *clusterv1beta1.MemberCluster, fleetNow, hubNow time.Time) memberModel {
+func memberFromEngine(m engine.Member, mc *clusterv1.MemberCluster, fleetNow, hubNow time.Time) memberModel {
 	out := memberModel{
 		Name:              types.StringValue(m.Name),
 		Group:             types.StringValue(m.Group),

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -95,7 +95,7 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &clusterv1beta1.MemberCluster{})
+			err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &clusterv1.MemberCluster{})
 			if !apierrors.IsNotFound(err) {
 				return fmt.Errorf("MemberCluster spare-1 after destroy: %v, want NotFound", err)
 			}
@@ -105,14 +105,14 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 			{
 				Config: member("ring2"),
 				Check: func(*terraform.State) error {
-					var mc clusterv1beta1.MemberCluster
+					var mc clusterv1.MemberCluster
 					if err := h.Get(context.Background(), client.ObjectKey{Name: "spare-1"}, &mc); err != nil {
 						return fmt.Errorf("MemberCluster spare-1: %w", err)
 					}
 					if mc.Labels["ring"] != "2" || mc.Labels["team"] != "payments" || mc.Labels[localfleet.LabelLocation] != "eastus" {
 						return fmt.Errorf("MemberCluster spare-1 labels %v: want ring=2, team=payments and Azure's", mc.Labels)
 					}
-					if mc.GetAgentStatus(clusterv1beta1.MemberAgent) == nil {
+					if mc.GetAgentStatus(clusterv1.MemberAgent) == nil {
 						return fmt.Errorf("MemberCluster spare-1 has no member agent status: its agent did not join")
 					}
 					return nil

@@ -24,7 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -66,14 +67,14 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 		Attributes: map[string]rschema.Attribute{
 			"placement_type": rschema.StringAttribute{
 				Optional: true, Computed: true,
-				Default: stringdefault.StaticString(string(placementv1beta1.PickAllPlacementType)),
+				Default: stringdefault.StaticString(string(placementv1.PickAllPlacementType)),
 				Description: "`PickAll` (every cluster that passes the required selectors and tolerations), `PickN` " +
 					"(`number_of_clusters`, ranked by the preferred selectors and topology spread) or `PickFixed` " +
 					"(`cluster_names`). Immutable: KubeFleet rejects a change, so a plan that changes it fails (create a new " +
 					"placement instead; replacing this one would remove the placed resources from every cluster first). " +
 					"Default: `PickAll`.",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1beta1.PickAllPlacementType),
-					string(placementv1beta1.PickNPlacementType), string(placementv1beta1.PickFixedPlacementType))},
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.PickAllPlacementType),
+					string(placementv1.PickNPlacementType), string(placementv1.PickFixedPlacementType))},
 			},
 			"cluster_names": rschema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -135,7 +136,7 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 							"sort_order": rschema.StringAttribute{
 								Required:    true,
 								Description: "`Descending` (the largest value scores the full weight) or `Ascending` (the smallest does).",
-								Validators:  []validator.String{stringvalidator.OneOf(string(placementv1beta1.Descending), string(placementv1beta1.Ascending))},
+								Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.Descending), string(placementv1.Ascending))},
 							},
 						},
 					},
@@ -157,7 +158,7 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 						Optional: true,
 						Description: "`DoNotSchedule` (a cluster that would exceed the skew is not picked) or `ScheduleAnyway` " +
 							"(it is ranked lower). Unset, the scheduler reads it as `DoNotSchedule`.",
-						Validators: []validator.String{stringvalidator.OneOf(string(placementv1beta1.DoNotSchedule), string(placementv1beta1.ScheduleAnyway))},
+						Validators: []validator.String{stringvalidator.OneOf(string(placementv1.DoNotSchedule), string(placementv1.ScheduleAnyway))},
 					},
 				}},
 			},
@@ -420,11 +421,11 @@ func placementInt32(v types.Int64) int32 {
 }
 
 // toAPI is the policy as the provider writes it to the hub.
-func (m *policyModel) toAPI() *placementv1beta1.PlacementPolicy {
+func (m *policyModel) toAPI() *placementv1.PlacementPolicy {
 	if m == nil {
 		return nil
 	}
-	p := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PlacementType(m.PlacementType.ValueString())}
+	p := &placementv1.PlacementPolicy{PlacementType: placementv1.PlacementType(m.PlacementType.ValueString())}
 	if len(m.ClusterNames) > 0 {
 		p.ClusterNames = append([]string(nil), m.ClusterNames...)
 	}
@@ -433,16 +434,16 @@ func (m *policyModel) toAPI() *placementv1beta1.PlacementPolicy {
 		p.NumberOfClusters = &n
 	}
 	if len(m.RequiredClusterSelectors) > 0 || len(m.PreferredClusterSelectors) > 0 {
-		ca := &placementv1beta1.ClusterAffinity{}
+		ca := &placementv1.ClusterAffinity{}
 		if len(m.RequiredClusterSelectors) > 0 {
-			ca.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1beta1.ClusterSelector{}
+			ca.RequiredDuringSchedulingIgnoredDuringExecution = &placementv1.ClusterSelector{}
 			for _, t := range m.RequiredClusterSelectors {
-				term := placementv1beta1.ClusterSelectorTerm{LabelSelector: shared.LabelSelector(t.Labels, t.LabelExpressions)}
+				term := placementv1.ClusterSelectorTerm{LabelSelector: shared.LabelSelector(t.Labels, t.LabelExpressions)}
 				if len(t.PropertyExpressions) > 0 {
-					term.PropertySelector = &placementv1beta1.PropertySelector{}
+					term.PropertySelector = &placementv1.PropertySelector{}
 					for _, e := range t.PropertyExpressions {
-						term.PropertySelector.MatchExpressions = append(term.PropertySelector.MatchExpressions, placementv1beta1.PropertySelectorRequirement{
-							Name: e.Name.ValueString(), Operator: placementv1beta1.PropertySelectorOperator(e.Operator.ValueString()), Values: append([]string(nil), e.Values...),
+						term.PropertySelector.MatchExpressions = append(term.PropertySelector.MatchExpressions, placementv1.PropertySelectorRequirement{
+							Name: e.Name.ValueString(), Operator: placementv1.PropertySelectorOperator(e.Operator.ValueString()), Values: append([]string(nil), e.Values...),
 						})
 					}
 				}
@@ -450,21 +451,21 @@ func (m *policyModel) toAPI() *placementv1beta1.PlacementPolicy {
 			}
 		}
 		for _, t := range m.PreferredClusterSelectors {
-			pref := placementv1beta1.PreferredClusterSelector{
+			pref := placementv1.PreferredClusterSelector{
 				Weight:     placementInt32(t.Weight),
-				Preference: placementv1beta1.ClusterSelectorTerm{LabelSelector: shared.LabelSelector(t.Labels, t.LabelExpressions)},
+				Preference: placementv1.ClusterSelectorTerm{LabelSelector: shared.LabelSelector(t.Labels, t.LabelExpressions)},
 			}
 			if s := t.PropertySorter; s != nil {
-				pref.Preference.PropertySorter = &placementv1beta1.PropertySorter{Name: s.Name.ValueString(), SortOrder: placementv1beta1.PropertySortOrder(s.SortOrder.ValueString())}
+				pref.Preference.PropertySorter = &placementv1.PropertySorter{Name: s.Name.ValueString(), SortOrder: placementv1.PropertySortOrder(s.SortOrder.ValueString())}
 			}
 			ca.PreferredDuringSchedulingIgnoredDuringExecution = append(ca.PreferredDuringSchedulingIgnoredDuringExecution, pref)
 		}
-		p.Affinity = &placementv1beta1.Affinity{ClusterAffinity: ca}
+		p.Affinity = &placementv1.Affinity{ClusterAffinity: ca}
 	}
 	for _, c := range m.TopologySpreadConstraints {
-		tsc := placementv1beta1.TopologySpreadConstraint{
+		tsc := placementv1.TopologySpreadConstraint{
 			TopologyKey:       c.TopologyKey.ValueString(),
-			WhenUnsatisfiable: placementv1beta1.UnsatisfiableConstraintAction(c.WhenUnsatisfiable.ValueString()),
+			WhenUnsatisfiable: placementv1.UnsatisfiableConstraintAction(c.WhenUnsatisfiable.ValueString()),
 		}
 		if !c.MaxSkew.IsNull() && !c.MaxSkew.IsUnknown() {
 			s := placementInt32(c.MaxSkew)
@@ -473,7 +474,7 @@ func (m *policyModel) toAPI() *placementv1beta1.PlacementPolicy {
 		p.TopologySpreadConstraints = append(p.TopologySpreadConstraints, tsc)
 	}
 	for _, t := range m.Tolerations {
-		p.Tolerations = append(p.Tolerations, placementv1beta1.Toleration{
+		p.Tolerations = append(p.Tolerations, placementv1.Toleration{
 			Key: t.Key.ValueString(), Operator: corev1.TolerationOperator(t.Operator.ValueString()),
 			Value: t.Value.ValueString(), Effect: corev1.TaintEffect(t.Effect.ValueString()),
 		})
@@ -493,7 +494,7 @@ func plString(s string) types.String {
 
 // placementPolicyFromAPI reads a policy as the hub stores it, with the CRD's defaults where the hub left a
 // field empty (so that a placement made elsewhere imports without a diff).
-func placementPolicyFromAPI(p *placementv1beta1.PlacementPolicy) *policyModel {
+func placementPolicyFromAPI(p *placementv1.PlacementPolicy) *policyModel {
 	if p == nil {
 		return nil
 	}
@@ -642,7 +643,7 @@ func validatePlacementPolicy(diags *diag.Diagnostics, root path.Path, m *policyM
 // placementPreview computes what the hub agent's scheduler will do with policy; existing names a
 // placement already on the hub whose current bindings and latest policy snapshot the scheduler
 // will start from ("" for a new one).
-func placementPreview(ctx context.Context, clients *engine.Clients, existing string, policy *placementv1beta1.PlacementPolicy) (placementPreviewModel, []string, error) {
+func placementPreview(ctx context.Context, clients *engine.Clients, existing string, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	members, err := clients.HubMemberClusters(ctx)
 	if err != nil {
 		return placementPreviewModel{}, nil, err
@@ -684,8 +685,8 @@ var agoRe = regexp.MustCompile(`\((last received|last transitioned) [0-9.]+ minu
 
 // stableReasons words the scheduler's "last received 20.79 minutes ago" as the time it happened:
 // the planned preview must come out the same when Terraform plans again at apply, seconds later.
-func stableReasons(p placementPreviewModel, members []clusterv1beta1.MemberCluster) placementPreviewModel {
-	byName := make(map[string]*clusterv1beta1.MemberCluster, len(members))
+func stableReasons(p placementPreviewModel, members []clusterv1.MemberCluster) placementPreviewModel {
+	byName := make(map[string]*clusterv1.MemberCluster, len(members))
 	for i := range members {
 		byName[members[i].Name] = &members[i]
 	}
@@ -710,15 +711,15 @@ func stableReasons(p placementPreviewModel, members []clusterv1beta1.MemberClust
 
 // eligibilityTime is the member agent's last heartbeat, or the last transition of its Healthy
 // condition.
-func eligibilityTime(mc *clusterv1beta1.MemberCluster, heartbeat bool) time.Time {
+func eligibilityTime(mc *clusterv1.MemberCluster, heartbeat bool) time.Time {
 	for _, a := range mc.Status.AgentStatus {
-		if a.Type != clusterv1beta1.MemberAgent {
+		if a.Type != clusterv1.MemberAgent {
 			continue
 		}
 		if heartbeat {
 			return a.LastReceivedHeartbeat.Time
 		}
-		if c := meta.FindStatusCondition(a.Conditions, string(clusterv1beta1.AgentHealthy)); c != nil {
+		if c := meta.FindStatusCondition(a.Conditions, string(clusterv1.AgentHealthy)); c != nil {
 			return c.LastTransitionTime.Time
 		}
 	}
@@ -744,12 +745,12 @@ func placementPreviewFromResult(res scheduling.Result) placementPreviewModel {
 // placementSchedulingState reads what the scheduler starts from for an existing placement: its latest
 // ClusterSchedulingPolicySnapshot (nil before the hub agent made one) and its bindings (by name: the
 // scheduler reads them in no particular order; a stable one keeps previews stable).
-func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) (*placementv1beta1.ClusterSchedulingPolicySnapshot, []placementv1beta1.ClusterResourceBinding, error) {
+func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) (*placementv1.ClusterSchedulingPolicySnapshot, []placementv1.ClusterResourceBinding, error) {
 	snaps, err := hc.LatestPolicySnapshots(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	var snapshot *placementv1beta1.ClusterSchedulingPolicySnapshot
+	var snapshot *placementv1.ClusterSchedulingPolicySnapshot
 	for i := range snaps {
 		if snapshot == nil || placementPolicyIndex(&snaps[i]) > placementPolicyIndex(snapshot) {
 			snapshot = &snaps[i]
@@ -762,7 +763,7 @@ func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) 
 	return snapshot, bindings, nil
 }
 
-func placementPolicyIndex(s *placementv1beta1.ClusterSchedulingPolicySnapshot) int {
+func placementPolicyIndex(s *placementv1.ClusterSchedulingPolicySnapshot) int {
 	n, err := strconv.Atoi(s.Labels[placementv1beta1.PolicyIndexLabel])
 	if err != nil {
 		return -1

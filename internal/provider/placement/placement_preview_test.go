@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,38 +27,38 @@ import (
 
 // boundsFleet is n joined members with env labels, a node-count property on most, one in 25
 // tainted and one in 30 without a recent heartbeat.
-func boundsFleet(n int, now time.Time) []clusterv1beta1.MemberCluster {
+func boundsFleet(n int, now time.Time) []clusterv1.MemberCluster {
 	rng := rand.New(rand.NewSource(int64(n)))
-	out := make([]clusterv1beta1.MemberCluster, n)
+	out := make([]clusterv1.MemberCluster, n)
 	for i := range out {
 		heartbeat := now.Add(-time.Minute)
 		if i%30 == 4 {
 			heartbeat = now.Add(-time.Hour)
 		}
-		mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{
+		mc := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("m-%04d", i), Labels: map[string]string{"env": []string{"prod", "dev"}[rng.Intn(2)]},
 		}}
-		mc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{
-			Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(heartbeat),
+		mc.Status.AgentStatus = []clusterv1.AgentStatus{{
+			Type: clusterv1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(heartbeat),
 			Conditions: []metav1.Condition{
-				{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue},
-				{Type: string(clusterv1beta1.AgentHealthy), Status: metav1.ConditionTrue},
+				{Type: string(clusterv1.AgentJoined), Status: metav1.ConditionTrue},
+				{Type: string(clusterv1.AgentHealthy), Status: metav1.ConditionTrue},
 			},
 		}}
 		if i%10 != 9 {
-			mc.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+			mc.Status.Properties = map[clusterv1.PropertyName]clusterv1.PropertyValue{
 				"kubernetes-fleet.io/node-count": {Value: fmt.Sprint(1 + rng.Intn(50))},
 			}
 		}
 		if i%25 == 2 {
-			mc.Spec.Taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+			mc.Spec.Taints = []clusterv1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 		}
 		out[i] = mc
 	}
 	return out
 }
 
-func boundsPreview(t *testing.T, n int, policy *placementv1beta1.PlacementPolicy) placementPreviewModel {
+func boundsPreview(t *testing.T, n int, policy *placementv1.PlacementPolicy) placementPreviewModel {
 	t.Helper()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	members := boundsFleet(n, now)
@@ -107,18 +107,18 @@ func mapElems(t *testing.T, v attr.Value) map[string]attr.Value {
 // The summary lists at most 20 clusters per list, the top-ranked picks and the most common
 // exclusion reasons first, and its counts equal what the full detail lists.
 func TestPlacementPreviewBounds(t *testing.T) {
-	required := &placementv1beta1.PlacementPolicy{
-		PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr32(100),
-		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
+	required := &placementv1.PlacementPolicy{
+		PlacementType: placementv1.PickNPlacementType, NumberOfClusters: ptr32(100),
+		Affinity: &placementv1.Affinity{ClusterAffinity: &placementv1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{{
 				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
-				PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
-					{Name: "kubernetes-fleet.io/node-count", Operator: placementv1beta1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"10"}},
+				PropertySelector: &placementv1.PropertySelector{MatchExpressions: []placementv1.PropertySelectorRequirement{
+					{Name: "kubernetes-fleet.io/node-count", Operator: placementv1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"10"}},
 				}},
 			}}},
-			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{
-				Weight: 50, Preference: placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{
-					Name: "kubernetes-fleet.io/node-count", SortOrder: placementv1beta1.Descending,
+			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{{
+				Weight: 50, Preference: placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{
+					Name: "kubernetes-fleet.io/node-count", SortOrder: placementv1.Descending,
 				}},
 			}},
 		}},

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -95,13 +95,13 @@ func placementConditions(conds []metav1.Condition, diags *diag.Diagnostics) type
 // on a thousand clusters has six thousand conditions: reflection would cost seconds). Per-cluster
 // statuses are sorted by name (the hub's order follows its bindings), unnamed entries for missing
 // clusters last.
-func placementStatusObject(crp *placementv1beta1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
+func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	generation := int64(0)
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)); c != nil {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil {
 		generation = c.ObservedGeneration
 	}
-	statuses := append([]placementv1beta1.ResourcePlacementStatus(nil), crp.Status.PlacementStatuses...)
+	statuses := append([]placementv1.PerClusterPlacementStatus(nil), crp.Status.PerClusterPlacementStatuses...)
 	sort.SliceStable(statuses, func(i, j int) bool {
 		a, b := statuses[i].ClusterName, statuses[j].ClusterName
 		if (a == "") != (b == "") {
@@ -186,29 +186,29 @@ func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *
 		diags.AddError("Placement did not roll out", fmt.Sprintf("Waiting for placement %q: %v", name, err))
 		return
 	}
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)); c != nil && c.Status == metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil && c.Status == metav1.ConditionFalse {
 		diags.AddWarning("Placement not fulfilled", fmt.Sprintf("Placement %q rolled out to every cluster it picked, but the scheduler could not find all the clusters its policy asks for: %s", name, c.Message))
 	}
 }
 
 // placementRolloutConditions are the per-cluster conditions in the order a rollout sets them.
-var placementRolloutConditions = []placementv1beta1.ResourcePlacementConditionType{
-	placementv1beta1.ResourceScheduledConditionType, placementv1beta1.ResourceRolloutStartedConditionType,
-	placementv1beta1.ResourceOverriddenConditionType, placementv1beta1.ResourceWorkSynchronizedConditionType,
-	placementv1beta1.ResourcesAppliedConditionType, placementv1beta1.ResourcesAvailableConditionType,
+var placementRolloutConditions = []placementv1.PerClusterPlacementConditionType{
+	placementv1.PerClusterScheduledConditionType, placementv1.PerClusterRolloutStartedConditionType,
+	placementv1.PerClusterOverriddenConditionType, placementv1.PerClusterWorkSynchronizedConditionType,
+	placementv1.PerClusterAppliedConditionType, placementv1.PerClusterAvailableConditionType,
 }
 
 // placementRolloutProgress describes where a placement's rollout is, and whether it is done: scheduled for
 // the current generation, and every picked cluster Applied and Available for it.
-func placementRolloutProgress(crp *placementv1beta1.ClusterResourcePlacement) (string, bool) {
+func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string, bool) {
 	gen := crp.Generation
 	current := func(c *metav1.Condition) bool { return c != nil && c.ObservedGeneration == gen }
-	sched := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+	sched := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
 	if !current(sched) || sched.Status == metav1.ConditionUnknown {
 		return "waiting for the scheduler", false
 	}
 	var waiting, ready []string
-	for _, ps := range crp.Status.PlacementStatuses {
+	for _, ps := range crp.Status.PerClusterPlacementStatuses {
 		if ps.ClusterName == "" {
 			continue
 		}
@@ -237,7 +237,7 @@ func placementRolloutProgress(crp *placementv1beta1.ClusterResourcePlacement) (s
 		return desc, false
 	}
 	if len(ready) > 0 {
-		avail := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementAvailableConditionType))
+		avail := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementAvailableConditionType))
 		if !current(avail) || avail.Status != metav1.ConditionTrue {
 			return desc + "; waiting for the placement's Available condition", false
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -28,7 +28,7 @@ func placementStrategyAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Optional: true, Computed: true,
 		Default: objectdefault.StaticValue(types.ObjectValueMust(placementStrategyAttrTypes, map[string]attr.Value{
-			"type":                       types.StringValue(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+			"type":                       types.StringValue(string(placementv1.RollingUpdateRolloutStrategyType)),
 			"max_unavailable":            types.StringValue(placementDefaultMaxUnavailable),
 			"max_surge":                  types.StringValue(placementDefaultMaxSurge),
 			"unavailable_period_seconds": types.Int64Value(placementDefaultUnavailablePeriod),
@@ -36,10 +36,10 @@ func placementStrategyAttribute() rschema.SingleNestedAttribute {
 		Description: "How changes roll out to the picked clusters. Default: RollingUpdate with 25% unavailable, 25% surge, 60 s.",
 		Attributes: map[string]rschema.Attribute{
 			"type": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1.RollingUpdateRolloutStrategyType)),
 				Description: "`RollingUpdate` (the hub rolls out by itself; the default) or `External` (staged update runs roll it out).",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1beta1.RollingUpdateRolloutStrategyType),
-					string(placementv1beta1.ExternalRolloutStrategyType))},
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.RollingUpdateRolloutStrategyType),
+					string(placementv1.ExternalRolloutStrategyType))},
 			},
 			"max_unavailable": rschema.StringAttribute{
 				Optional: true, Computed: true,
@@ -111,7 +111,7 @@ func (d rollingUpdateDefault) PlanModifyString(ctx context.Context, req planmodi
 	switch {
 	case t.IsUnknown():
 		resp.PlanValue = types.StringUnknown()
-	case t.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType):
+	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
 		resp.PlanValue = types.StringNull()
 	default:
 		resp.PlanValue = types.StringValue(d.str)
@@ -127,22 +127,22 @@ func (d rollingUpdateDefault) PlanModifyInt64(ctx context.Context, req planmodif
 	switch {
 	case t.IsUnknown():
 		resp.PlanValue = types.Int64Unknown()
-	case t.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType):
+	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
 		resp.PlanValue = types.Int64Null()
 	default:
 		resp.PlanValue = types.Int64Value(d.num)
 	}
 }
 
-func (s *placementStrategyModel) toAPI() placementv1beta1.RolloutStrategy {
+func (s *placementStrategyModel) toAPI() placementv1.RolloutStrategy {
 	if s == nil {
-		return placementv1beta1.RolloutStrategy{Type: placementv1beta1.RollingUpdateRolloutStrategyType}
+		return placementv1.RolloutStrategy{Type: placementv1.RollingUpdateRolloutStrategyType}
 	}
-	out := placementv1beta1.RolloutStrategy{Type: placementv1beta1.RolloutStrategyType(s.Type.ValueString())}
-	if out.Type == placementv1beta1.ExternalRolloutStrategyType {
+	out := placementv1.RolloutStrategy{Type: placementv1.RolloutStrategyType(s.Type.ValueString())}
+	if out.Type == placementv1.ExternalRolloutStrategyType {
 		return out
 	}
-	ru := &placementv1beta1.RollingUpdateConfig{}
+	ru := &placementv1.RollingUpdateConfig{}
 	if v := s.MaxUnavailable; !v.IsNull() && !v.IsUnknown() {
 		ru.MaxUnavailable = placementIntOrPercent(v.ValueString())
 	}
@@ -168,12 +168,12 @@ func placementIntOrPercent(s string) *intstr.IntOrString {
 	return &v
 }
 
-func placementStrategyFromAPI(s placementv1beta1.RolloutStrategy) *placementStrategyModel {
-	if s.Type == placementv1beta1.ExternalRolloutStrategyType {
+func placementStrategyFromAPI(s placementv1.RolloutStrategy) *placementStrategyModel {
+	if s.Type == placementv1.ExternalRolloutStrategyType {
 		return &placementStrategyModel{Type: types.StringValue(string(s.Type)), MaxUnavailable: types.StringNull(), MaxSurge: types.StringNull(), UnavailablePeriodSeconds: types.Int64Null()}
 	}
 	m := &placementStrategyModel{
-		Type:                     types.StringValue(string(placementv1beta1.RollingUpdateRolloutStrategyType)),
+		Type:                     types.StringValue(string(placementv1.RollingUpdateRolloutStrategyType)),
 		MaxUnavailable:           types.StringValue(placementDefaultMaxUnavailable),
 		MaxSurge:                 types.StringValue(placementDefaultMaxSurge),
 		UnavailablePeriodSeconds: types.Int64Value(placementDefaultUnavailablePeriod),

@@ -25,7 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -184,7 +184,7 @@ func (r *placementResource) ValidateConfig(ctx context.Context, req resource.Val
 			resp.Diagnostics.AddAttributeError(p, "Invalid label selector", fmt.Sprintf("Attribute %s: %v.", p, err))
 		}
 	}
-	if st := m.Strategy; st != nil && st.Type.ValueString() == string(placementv1beta1.ExternalRolloutStrategyType) {
+	if st := m.Strategy; st != nil && st.Type.ValueString() == string(placementv1.ExternalRolloutStrategyType) {
 		for name, v := range map[string]attr.Value{"max_unavailable": st.MaxUnavailable, "max_surge": st.MaxSurge, "unavailable_period_seconds": st.UnavailablePeriodSeconds} {
 			if !v.IsNull() {
 				p := path.Root("strategy").AtName(name)
@@ -307,7 +307,7 @@ func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, name 
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
 	}
-	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
 		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
 	}
@@ -346,13 +346,13 @@ func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel,
 func placementTypeOf(m *policyModel) string {
 	p := scheduling.Defaulted(m.toAPI())
 	if p == nil {
-		return string(placementv1beta1.PickAllPlacementType)
+		return string(placementv1.PickAllPlacementType)
 	}
 	return string(p.PlacementType)
 }
 
 func removedTolerations(old, updated *policyModel) string {
-	keep := map[placementv1beta1.Toleration]bool{}
+	keep := map[placementv1.Toleration]bool{}
 	if p := scheduling.Defaulted(updated.toAPI()); p != nil {
 		for _, t := range p.Tolerations {
 			keep[t] = true
@@ -637,9 +637,9 @@ func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, 
 func placementFromModel(m *placementModel) *hub.Placement {
 	p := &hub.Placement{}
 	p.Name = m.Name.ValueString()
-	p.Spec = placementv1beta1.ClusterResourcePlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
+	p.Spec = placementv1.PlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
 	for i, s := range m.ResourceSelectors {
-		sel := placementv1beta1.ClusterResourceSelector{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
+		sel := placementv1.ResourceSelectorTerm{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
 		if s.LabelSelector != nil {
 			sel.LabelSelector = shared.LabelSelector(s.LabelSelector.MatchLabels, s.LabelSelector.MatchExpressions)
 			if sel.LabelSelector == nil {

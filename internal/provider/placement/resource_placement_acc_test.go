@@ -449,19 +449,11 @@ resource "fleet_placement" "bad" {
 		{"unknown operator", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gte", values = ["3"] }] }]`,
 			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.operator`},
 	}
-	// Checked at plan against the hub: v0.14.0's API has no selectionScope.
-	cases = append(cases, struct{ name, body, want string }{"selection scope the hub lacks", "", `resource_selectors\[0\]\.selection_scope: the hub's ClusterResourcePlacement API has no resourceSelectors\[\]\.selectionScope`})
+	// A hub whose CRD lacks selectionScope (KubeFleet before v0.17) no longer runs here:
+	// hub.TestSupportsSelectionScope covers that check against such a CRD.
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			config := policy(tc.body)
-			if tc.body == "" {
-				config = acctest.ProviderConfig + `
-resource "fleet_placement" "bad" {
-  name               = "bad"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad", selection_scope = "NamespaceOnly" }]
-}
-`
-			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
@@ -614,7 +606,7 @@ func waitForPlacementScheduled(t *testing.T, name string, n int) {
 			return false, err
 		}
 		scheduled := 0
-		for _, ps := range crp.Status.PlacementStatuses {
+		for _, ps := range crp.Status.PerClusterPlacementStatuses {
 			for _, c := range ps.Conditions {
 				if c.Type == "Scheduled" && c.Status == metav1.ConditionTrue && c.ObservedGeneration == crp.Generation && ps.ClusterName != "" {
 					scheduled++

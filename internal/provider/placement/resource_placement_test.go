@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -64,7 +64,7 @@ func TestPlacementPolicyRoundTrip(t *testing.T) {
 		t.Fatalf("the full policy should be valid: %+v", issues)
 	}
 	// A policy the hub stores without CRD defaults reads back with them.
-	m := placementPolicyFromAPI(&placementv1beta1.PlacementPolicy{Tolerations: []placementv1beta1.Toleration{{Key: "a", Value: "b"}}})
+	m := placementPolicyFromAPI(&placementv1.PlacementPolicy{Tolerations: []placementv1.Toleration{{Key: "a", Value: "b"}}})
 	if m.PlacementType.ValueString() != "PickAll" || m.Tolerations[0].Operator.ValueString() != "Equal" {
 		t.Fatalf("defaults not applied: %+v", m)
 	}
@@ -166,28 +166,28 @@ func TestKnownOnly(t *testing.T) {
 // the preview planned again at apply is the same.
 func TestStableReasons(t *testing.T) {
 	hb := time.Date(2026, 11, 23, 1, 2, 3, 0, time.UTC)
-	mc := clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
-	mc.Status.AgentStatus = []clusterv1beta1.AgentStatus{{Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(hb)}}
+	mc := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
+	mc.Status.AgentStatus = []clusterv1.AgentStatus{{Type: clusterv1.MemberAgent, LastReceivedHeartbeat: metav1.NewTime(hb)}}
 	p := placementPreviewModel{Excluded: []scheduling.Exclusion{{
 		Cluster: "m",
 		Reason:  "ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals (last received 20.79 minutes ago)",
 	}}}
-	got := stableReasons(p, []clusterv1beta1.MemberCluster{mc}).Excluded[0].Reason
+	got := stableReasons(p, []clusterv1.MemberCluster{mc}).Excluded[0].Reason
 	want := "ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals (last received at 2026-11-23T01:02:03Z)"
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
 
-func condition(t placementv1beta1.ResourcePlacementConditionType, status metav1.ConditionStatus, gen int64) metav1.Condition {
+func condition(t placementv1.PerClusterPlacementConditionType, status metav1.ConditionStatus, gen int64) metav1.Condition {
 	return metav1.Condition{Type: string(t), Status: status, ObservedGeneration: gen, Reason: "r", Message: "m"}
 }
 
-func rolloutCRP(gen int64, clusters map[string]metav1.ConditionStatus, available metav1.ConditionStatus) *placementv1beta1.ClusterResourcePlacement {
-	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: gen}}
+func rolloutCRP(gen int64, clusters map[string]metav1.ConditionStatus, available metav1.ConditionStatus) *placementv1.ClusterResourcePlacement {
+	crp := &placementv1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: gen}}
 	crp.Status.Conditions = []metav1.Condition{
-		{Type: string(placementv1beta1.ClusterResourcePlacementScheduledConditionType), Status: metav1.ConditionTrue, ObservedGeneration: gen},
-		{Type: string(placementv1beta1.ClusterResourcePlacementAvailableConditionType), Status: available, ObservedGeneration: gen},
+		{Type: string(placementv1.ClusterResourcePlacementScheduledConditionType), Status: metav1.ConditionTrue, ObservedGeneration: gen},
+		{Type: string(placementv1.ClusterResourcePlacementAvailableConditionType), Status: available, ObservedGeneration: gen},
 	}
 	names := make([]string, 0, len(clusters))
 	for n := range clusters {
@@ -195,15 +195,15 @@ func rolloutCRP(gen int64, clusters map[string]metav1.ConditionStatus, available
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		ps := placementv1beta1.ResourcePlacementStatus{ClusterName: n}
+		ps := placementv1.PerClusterPlacementStatus{ClusterName: n}
 		for _, ct := range placementRolloutConditions {
 			st := metav1.ConditionTrue
-			if ct == placementv1beta1.ResourcesAvailableConditionType {
+			if ct == placementv1.PerClusterAvailableConditionType {
 				st = clusters[n]
 			}
 			ps.Conditions = append(ps.Conditions, condition(ct, st, gen))
 		}
-		crp.Status.PlacementStatuses = append(crp.Status.PlacementStatuses, ps)
+		crp.Status.PerClusterPlacementStatuses = append(crp.Status.PerClusterPlacementStatuses, ps)
 	}
 	return crp
 }
@@ -211,13 +211,13 @@ func rolloutCRP(gen int64, clusters map[string]metav1.ConditionStatus, available
 func TestPlacementRolloutProgress(t *testing.T) {
 	cases := []struct {
 		name string
-		crp  *placementv1beta1.ClusterResourcePlacement
+		crp  *placementv1.ClusterResourcePlacement
 		done bool
 		say  string
 	}{
 		{"all available", rolloutCRP(2, map[string]metav1.ConditionStatus{"a": "True", "b": "True"}, "True"), true, "available on 2 cluster(s) [a, b]"},
 		{"one pending", rolloutCRP(2, map[string]metav1.ConditionStatus{"a": "True", "b": "False"}, "False"), false, "b: waiting for Available (r: m)"},
-		{"stale generation", func() *placementv1beta1.ClusterResourcePlacement {
+		{"stale generation", func() *placementv1.ClusterResourcePlacement {
 			c := rolloutCRP(2, map[string]metav1.ConditionStatus{"a": "True"}, "True")
 			c.Generation = 3
 			return c
@@ -235,7 +235,7 @@ func TestPlacementRolloutProgress(t *testing.T) {
 // A wait stops at once when its context ends (Ctrl-C, timeout), saying how far it got.
 func TestWaitForPlacementRolloutHonoursCancellation(t *testing.T) {
 	crp := rolloutCRP(1, map[string]metav1.ConditionStatus{"a": "False"}, "False")
-	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
+	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
 	hc := hubtest.New(t, crp)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -256,7 +256,7 @@ func TestWaitForPlacementRolloutHonoursCancellation(t *testing.T) {
 // (it would not survive the re-plan at apply).
 func TestPlacementUnsettled(t *testing.T) {
 	settled := rolloutCRP(1, map[string]metav1.ConditionStatus{"a": "True"}, "True")
-	settled.TypeMeta = metav1.TypeMeta{APIVersion: placementv1beta1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
+	settled.TypeMeta = metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: "ClusterResourcePlacement"}
 	pending := settled.DeepCopy()
 	pending.Name, pending.Generation = "q", 2
 	hc := hubtest.New(t, settled, pending)
@@ -290,7 +290,7 @@ func TestPlacementSelectorsRoundTrip(t *testing.T) {
 	if p.SelectionScope(0) != "" || p.SelectionScope(1) != placementScopeNamespaceOnly {
 		t.Fatalf("selection scopes %q: the default is left unset, NamespaceOnly written", p.SelectionScopes)
 	}
-	if p.Spec.Strategy.Type != placementv1beta1.ExternalRolloutStrategyType || p.Spec.Strategy.RollingUpdate != nil || *p.Spec.RevisionHistoryLimit != 3 {
+	if p.Spec.Strategy.Type != placementv1.ExternalRolloutStrategyType || p.Spec.Strategy.RollingUpdate != nil || *p.Spec.RevisionHistoryLimit != 3 {
 		t.Fatalf("spec %+v", p.Spec)
 	}
 	var back placementModel
@@ -307,7 +307,7 @@ func TestPlacementSelectorsRoundTrip(t *testing.T) {
 // without one and for an entry without a cluster), the latest index and the history.
 func TestPlacementSetObserved(t *testing.T) {
 	crp := &hub.Placement{}
-	crp.Status.PlacementStatuses = []placementv1beta1.ResourcePlacementStatus{{ClusterName: "b"}, {}, {ClusterName: "a"}}
+	crp.Status.PerClusterPlacementStatuses = []placementv1.PerClusterPlacementStatus{{ClusterName: "b"}, {}, {ClusterName: "a"}}
 	t0 := time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("x", 3600))
 	var m placementModel
 	diags := m.setObserved(crp, hub.ResourceVersions{Latest: "1", ByCluster: map[string]string{"a": "1"},
@@ -359,7 +359,7 @@ func TestPlacementStrategyMapping(t *testing.T) {
 	}
 	// A hub that left rollingUpdate out (kubectl, the hub agent's defaulter is in memory only)
 	// reads back with the defaults the plan has.
-	def := placementStrategyFromAPI(placementv1beta1.RolloutStrategy{Type: placementv1beta1.RollingUpdateRolloutStrategyType})
+	def := placementStrategyFromAPI(placementv1.RolloutStrategy{Type: placementv1.RollingUpdateRolloutStrategyType})
 	if def.MaxUnavailable.ValueString() != "25%" || def.MaxSurge.ValueString() != "25%" || def.UnavailablePeriodSeconds.ValueInt64() != 60 {
 		t.Fatalf("defaults: %+v", def)
 	}

@@ -35,7 +35,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
@@ -46,7 +46,7 @@ const (
 	placements = 50
 )
 
-var memberClustersGVR = clusterv1beta1.GroupVersion.WithResource("memberclusters")
+var memberClustersGVR = clusterv1.GroupVersion.WithResource("memberclusters")
 
 func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
@@ -259,18 +259,18 @@ func seedMembers(t *testing.T, cfg *rest.Config, n int) {
 func seedMember(dyn dynamic.Interface, i int, region, env string) error {
 	ctx := context.Background()
 	now := metav1.Now()
-	mc := &clusterv1beta1.MemberCluster{
-		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1beta1.GroupVersion.String(), Kind: "MemberCluster"},
+	mc := &clusterv1.MemberCluster{
+		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MemberCluster"},
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("member-%04d", i), Labels: map[string]string{
 			"fleet.azure.com/location": region, "env": env,
 		}},
-		Spec: clusterv1beta1.MemberClusterSpec{
+		Spec: clusterv1.MemberClusterSpec{
 			Identity:               rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "member-agent", Namespace: "fleet-system"},
 			HeartbeatPeriodSeconds: 60,
 		},
 	}
 	if i%10 == 0 {
-		mc.Spec.Taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}}
+		mc.Spec.Taints = []clusterv1.Taint{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}}
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mc)
 	if err != nil {
@@ -280,15 +280,15 @@ func seedMember(dyn dynamic.Interface, i int, region, env string) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", mc.Name, err)
 	}
-	status := clusterv1beta1.MemberClusterStatus{
-		AgentStatus: []clusterv1beta1.AgentStatus{{
-			Type: clusterv1beta1.MemberAgent, LastReceivedHeartbeat: now,
+	status := clusterv1.MemberClusterStatus{
+		AgentStatus: []clusterv1.AgentStatus{{
+			Type: clusterv1.MemberAgent, LastReceivedHeartbeat: now,
 			Conditions: []metav1.Condition{
-				{Type: string(clusterv1beta1.AgentJoined), Status: metav1.ConditionTrue, Reason: "Joined", LastTransitionTime: now},
-				{Type: string(clusterv1beta1.AgentHealthy), Status: metav1.ConditionTrue, Reason: "Healthy", LastTransitionTime: now},
+				{Type: string(clusterv1.AgentJoined), Status: metav1.ConditionTrue, Reason: "Joined", LastTransitionTime: now},
+				{Type: string(clusterv1.AgentHealthy), Status: metav1.ConditionTrue, Reason: "Healthy", LastTransitionTime: now},
 			},
 		}},
-		Properties: map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{
+		Properties: map[clusterv1.PropertyName]clusterv1.PropertyValue{
 			"kubernetes-fleet.io/node-count": {Value: fmt.Sprint(1 + i%17), ObservationTime: now},
 		},
 	}
@@ -341,9 +341,9 @@ func newRequestCounter(t *testing.T, cfg *rest.Config) *requestCounter {
 			}
 			rc.last[ua] = time.Now()
 			switch {
-			case r.URL.Path == "/apis/cluster.kubernetes-fleet.io/v1beta1/memberclusters":
+			case r.URL.Path == "/apis/cluster.kubernetes-fleet.io/v1/memberclusters":
 				rc.lists[ua]++
-			case strings.HasPrefix(r.URL.Path, "/apis/placement.kubernetes-fleet.io/v1beta1/clusterresourceplacements/"):
+			case strings.HasPrefix(r.URL.Path, "/apis/placement.kubernetes-fleet.io/v1/clusterresourceplacements/"):
 				rc.gets[ua]++
 			}
 			rc.mu.Unlock()

@@ -24,7 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
@@ -359,9 +359,9 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 			plan.Preview = obj
 		}
 	}
-	run, err := h.CreateRun(ctx, &placementv1beta1.ClusterStagedUpdateRun{
+	run, err := h.CreateRun(ctx, &placementv1.ClusterStagedUpdateRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: placementv1beta1.StagedUpdateRunSpec{
+		Spec: placementv1.UpdateRunSpec{
 			PlacementName: plan.PlacementName.ValueString(), ResourceSnapshotIndex: plan.ResourceSnapshotIndex.ValueString(),
 			StagedUpdateStrategyName: plan.StrategyName.ValueString(),
 		},
@@ -486,9 +486,9 @@ type stagedRunModel struct {
 // converge approves the stages the configuration approves, waits as wait_for says, and saves
 // state — also when a step fails. In Create an interrupted wait is a warning: an error would
 // taint the run and the next apply would replace it instead of waiting for it.
-func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *stagedRunModel, run *placementv1beta1.ClusterStagedUpdateRun, creating bool, st *tfsdk.State, diags *diag.Diagnostics) {
+func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *stagedRunModel, run *placementv1.ClusterStagedUpdateRun, creating bool, st *tfsdk.State, diags *diag.Diagnostics) {
 	name := plan.Name.ValueString()
-	var reqs []placementv1beta1.ClusterApprovalRequest
+	var reqs []placementv1.ClusterApprovalRequest
 	save := func() {
 		if latest, err := h.Run(context.WithoutCancel(ctx), name); err == nil {
 			run = latest
@@ -587,7 +587,7 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 
 // stagedWaitingFor says which approvals an unfinished run waits for that this configuration does
 // not give.
-func stagedWaitingFor(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placementv1beta1.ClusterApprovalRequest, approvals []string) string {
+func stagedWaitingFor(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1.ClusterApprovalRequest, approvals []string) string {
 	var out []string
 	for _, req := range staged.WaitingApprovals(run, reqs) {
 		if !slices.Contains(approvals, req.Spec.TargetStage) {
@@ -671,14 +671,14 @@ func stagedInputs(in hub.RunInputs, plan stagedRunModel) staged.Inputs {
 }
 
 // stagedCheckApprovals fails approvals of stages that have no Approval task.
-func stagedCheckApprovals(diags *diag.Diagnostics, s *placementv1beta1.ClusterStagedUpdateStrategy, approvals []string) {
+func stagedCheckApprovals(diags *diag.Diagnostics, s *placementv1.ClusterStagedUpdateStrategy, approvals []string) {
 	if s == nil {
 		return
 	}
 	withApproval := map[string]bool{}
 	for _, st := range s.Spec.Stages {
 		for _, t := range st.AfterStageTasks {
-			if t.Type == placementv1beta1.AfterStageTaskTypeApproval {
+			if t.Type == placementv1.StageTaskTypeApproval {
 				withApproval[st.Name] = true
 			}
 		}
@@ -747,7 +747,7 @@ type stagedClusterStep struct {
 
 // stagedRunStatus is the run's status, its per-cluster detail bounded: failed clusters first, then
 // updating ones, then those still to update, then updated ones, each in update order.
-func stagedRunStatus(run *placementv1beta1.ClusterStagedUpdateRun, reqs []placementv1beta1.ClusterApprovalRequest, listLimit int, diags *diag.Diagnostics) types.Object {
+func stagedRunStatus(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1.ClusterApprovalRequest, listLimit int, diags *diag.Diagnostics) types.Object {
 	state, msg := staged.RunState(run)
 	m := stagedRunStatusModel{State: types.StringValue(string(state)), Message: shared.StringOrNull(msg)}
 	for _, c := range run.Status.Conditions {

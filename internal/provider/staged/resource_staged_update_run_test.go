@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -238,7 +238,7 @@ func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
 	}
 	got := 0
 	for _, b := range bs {
-		if b.Spec.State == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot {
+		if b.Spec.State == placementv1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot {
 			got++
 		}
 	}

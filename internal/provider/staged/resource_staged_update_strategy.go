@@ -19,8 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
@@ -166,7 +166,7 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	name := plan.Name.ValueString()
-	got, err := h.CreateStrategy(ctx, &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: stagedStrategySpec(plan.Stages)})
+	got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: stagedStrategySpec(plan.Stages)})
 	if err != nil {
 		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update strategy already exists",
@@ -267,7 +267,7 @@ type stagedStrategyPreviewModel struct {
 
 // stagedStrategyPreview places every joined cluster as a run scheduling all of them would
 // (staged.StageClusters).
-func stagedStrategyPreview(name string, spec placementv1beta1.StagedUpdateStrategySpec, members []clusterv1beta1.MemberCluster, listLimit int) (types.Object, diag.Diagnostics) {
+func stagedStrategyPreview(name string, spec placementv1.UpdateStrategySpec, members []clusterv1.MemberCluster, listLimit int) (types.Object, diag.Diagnostics) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
@@ -277,7 +277,7 @@ func stagedStrategyPreview(name string, spec placementv1beta1.StagedUpdateStrate
 	for i, s := range stages {
 		plan[i] = staged.Stage{Name: s.Name, Clusters: s.Clusters}
 		for _, t := range spec.Stages[i].AfterStageTasks {
-			plan[i].Tasks = append(plan[i].Tasks, staged.Task{Type: t.Type, WaitTime: t.WaitTime})
+			plan[i].Tasks = append(plan[i].Tasks, staged.TaskOf(t))
 		}
 	}
 	unstaged, omitted := shared.CapList(serr.Unstaged, listLimit)

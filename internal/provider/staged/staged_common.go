@@ -14,8 +14,8 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	clusterv1beta1 "go.goms.io/fleet/apis/cluster/v1beta1"
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -93,7 +93,7 @@ func stagedStagesAttribute() rschema.ListNestedAttribute {
 					"type": rschema.StringAttribute{
 						Required:    true,
 						Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request for the stage is approved).",
-						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1beta1.AfterStageTaskTypeTimedWait), string(placementv1beta1.AfterStageTaskTypeApproval))},
+						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeTimedWait), string(placementv1.StageTaskTypeApproval))},
 					},
 					"wait_time": rschema.StringAttribute{
 						Optional:    true,
@@ -146,11 +146,11 @@ func validateStagedStages(diags *diag.Diagnostics, root path.Path, stages []stag
 			}
 			wp := tp.AtName("wait_time")
 			switch {
-			case typ == string(placementv1beta1.AfterStageTaskTypeApproval) && !t.WaitTime.IsNull():
+			case typ == string(placementv1.StageTaskTypeApproval) && !t.WaitTime.IsNull():
 				diags.AddAttributeError(wp, "Invalid after-stage task", fmt.Sprintf("Attribute %s applies to TimedWait tasks only: an Approval task waits for its approval.", wp))
-			case typ == string(placementv1beta1.AfterStageTaskTypeTimedWait) && t.WaitTime.IsNull():
+			case typ == string(placementv1.StageTaskTypeTimedWait) && t.WaitTime.IsNull():
 				diags.AddAttributeError(wp, "Missing wait time", fmt.Sprintf("Attribute %s is required for a TimedWait task.", wp))
-			case typ == string(placementv1beta1.AfterStageTaskTypeTimedWait):
+			case typ == string(placementv1.StageTaskTypeTimedWait):
 				if _, err := stagedWaitTime(t.WaitTime.ValueString()); err != nil {
 					diags.AddAttributeError(wp, "Invalid wait time", fmt.Sprintf("Attribute %s: %v.", wp, err))
 				}
@@ -186,19 +186,19 @@ func stagedSelector(m *stagedLabelSelectorModel) *metav1.LabelSelector {
 	return &metav1.LabelSelector{}
 }
 
-func stagedStrategySpec(stages []stagedStageModel) placementv1beta1.StagedUpdateStrategySpec {
-	spec := placementv1beta1.StagedUpdateStrategySpec{Stages: make([]placementv1beta1.StageConfig, 0, len(stages))}
+func stagedStrategySpec(stages []stagedStageModel) placementv1.UpdateStrategySpec {
+	spec := placementv1.UpdateStrategySpec{Stages: make([]placementv1.StageConfig, 0, len(stages))}
 	for _, s := range stages {
-		st := placementv1beta1.StageConfig{Name: s.Name.ValueString(), LabelSelector: stagedSelector(s.LabelSelector)}
+		st := placementv1.StageConfig{Name: s.Name.ValueString(), LabelSelector: stagedSelector(s.LabelSelector)}
 		if !s.SortingLabelKey.IsNull() {
 			k := s.SortingLabelKey.ValueString()
 			st.SortingLabelKey = &k
 		}
 		for _, t := range s.AfterStageTasks {
-			task := placementv1beta1.AfterStageTask{Type: placementv1beta1.AfterStageTaskType(t.Type.ValueString())}
+			task := placementv1.StageTask{Type: placementv1.StageTaskType(t.Type.ValueString())}
 			if !t.WaitTime.IsNull() {
 				d, _ := time.ParseDuration(t.WaitTime.ValueString())
-				task.WaitTime = metav1.Duration{Duration: d}
+				task.WaitTime = &metav1.Duration{Duration: d}
 			}
 			st.AfterStageTasks = append(st.AfterStageTasks, task)
 		}
@@ -209,7 +209,7 @@ func stagedStrategySpec(stages []stagedStageModel) placementv1beta1.StagedUpdate
 
 // stagedStagesFromAPI reads the hub's stages; prior (the configuration or state) keeps the user's
 // spelling of equal wait times ("90m" stays "90m" although the hub says "1h30m0s").
-func stagedStagesFromAPI(spec placementv1beta1.StagedUpdateStrategySpec, prior []stagedStageModel) []stagedStageModel {
+func stagedStagesFromAPI(spec placementv1.UpdateStrategySpec, prior []stagedStageModel) []stagedStageModel {
 	out := make([]stagedStageModel, 0, len(spec.Stages))
 	for i, s := range spec.Stages {
 		m := stagedStageModel{Name: types.StringValue(s.Name), SortingLabelKey: types.StringPointerValue(s.SortingLabelKey)}
@@ -221,11 +221,11 @@ func stagedStagesFromAPI(spec placementv1beta1.StagedUpdateStrategySpec, prior [
 		}
 		for j, t := range s.AfterStageTasks {
 			tm := stagedTaskModel{Type: types.StringValue(string(t.Type)), WaitTime: types.StringNull()}
-			if t.Type == placementv1beta1.AfterStageTaskTypeTimedWait || t.WaitTime.Duration != 0 {
-				tm.WaitTime = types.StringValue(t.WaitTime.Duration.String())
+			if wait := staged.TaskOf(t).WaitTime.Duration; t.Type == placementv1.StageTaskTypeTimedWait || wait != 0 {
+				tm.WaitTime = types.StringValue(wait.String())
 				if i < len(prior) && j < len(prior[i].AfterStageTasks) {
 					if p := prior[i].AfterStageTasks[j].WaitTime; !p.IsNull() && !p.IsUnknown() {
-						if d, err := time.ParseDuration(p.ValueString()); err == nil && d == t.WaitTime.Duration {
+						if d, err := time.ParseDuration(p.ValueString()); err == nil && d == wait {
 							tm.WaitTime = p
 						}
 					}
@@ -240,10 +240,10 @@ func stagedStagesFromAPI(spec placementv1beta1.StagedUpdateStrategySpec, prior [
 
 // joinedMembers are the hub's member clusters that have joined the fleet (the clusters a
 // strategy's stages can hold now).
-func joinedMembers(all []clusterv1beta1.MemberCluster) []clusterv1beta1.MemberCluster {
-	var out []clusterv1beta1.MemberCluster
+func joinedMembers(all []clusterv1.MemberCluster) []clusterv1.MemberCluster {
+	var out []clusterv1.MemberCluster
 	for _, m := range all {
-		if c := apimeta.FindStatusCondition(m.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined)); c != nil && c.Status == metav1.ConditionTrue && m.DeletionTimestamp == nil {
+		if c := apimeta.FindStatusCondition(m.Status.Conditions, string(clusterv1.ConditionTypeMemberClusterJoined)); c != nil && c.Status == metav1.ConditionTrue && m.DeletionTimestamp == nil {
 			out = append(out, m)
 		}
 	}
@@ -310,9 +310,9 @@ func stagedTaskWords(tasks []staged.Task) []string {
 	var out []string
 	for _, t := range tasks {
 		switch t.Type {
-		case placementv1beta1.AfterStageTaskTypeTimedWait:
+		case placementv1.StageTaskTypeTimedWait:
 			out = append(out, "wait "+shortDuration(t.WaitTime.Duration))
-		case placementv1beta1.AfterStageTaskTypeApproval:
+		case placementv1.StageTaskTypeApproval:
 			if t.ApprovalRequest != "" {
 				out = append(out, "approval of ClusterApprovalRequest "+t.ApprovalRequest)
 			} else {

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -19,9 +19,9 @@ import (
 func TestStagedRunStatusBounded(t *testing.T) {
 	at := metav1.NewTime(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	ok := []metav1.Condition{{Type: "Started", Status: "True", ObservedGeneration: 1, LastTransitionTime: at}, {Type: "Succeeded", Status: "True", ObservedGeneration: 1, LastTransitionTime: at}}
-	var clusters []placementv1beta1.ClusterUpdatingStatus
+	var clusters []placementv1.ClusterUpdatingStatus
 	for i := range 30 {
-		c := placementv1beta1.ClusterUpdatingStatus{ClusterName: fmt.Sprintf("m%02d", i)}
+		c := placementv1.ClusterUpdatingStatus{ClusterName: fmt.Sprintf("m%02d", i)}
 		switch {
 		case i < 25:
 			c.Conditions = ok
@@ -30,8 +30,8 @@ func TestStagedRunStatusBounded(t *testing.T) {
 		}
 		clusters = append(clusters, c)
 	}
-	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Generation: 1}, Status: placementv1beta1.StagedUpdateRunStatus{
-		StagesStatus: []placementv1beta1.StageUpdatingStatus{{StageName: "all", Clusters: clusters}},
+	run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Generation: 1}, Status: placementv1.UpdateRunStatus{
+		StagesStatus: []placementv1.StageUpdatingStatus{{StageName: "all", Clusters: clusters}},
 	}}
 	var diags diag.Diagnostics
 	obj := stagedRunStatus(run, nil, 20, &diags)
