@@ -219,6 +219,10 @@ func (c *Client) WaitPlacementGone(ctx context.Context, name string, every time.
 // SupportsSelectionScope reports whether the hub's ClusterResourcePlacement CRD knows
 // resourceSelectors[].selectionScope (KubeFleet v0.14.0 does not: the API server would drop it).
 func (c *Client) SupportsSelectionScope(ctx context.Context) (bool, error) {
+	gvr, err := c.resolve(ctx, PlacementGVR)
+	if err != nil {
+		return false, err
+	}
 	crd, err := c.dyn.Resource(CRDGVR).Get(ctx, PlacementGVR.GroupResource().String(), metav1.GetOptions{})
 	if err != nil {
 		if IsNotFound(err) {
@@ -229,7 +233,7 @@ func (c *Client) SupportsSelectionScope(ctx context.Context) (bool, error) {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	for _, v := range versions {
 		vm, ok := v.(map[string]any)
-		if !ok || vm["name"] != PlacementGVR.Version {
+		if !ok || vm["name"] != gvr.Version {
 			continue
 		}
 		_, found, _ := unstructured.NestedFieldNoCopy(vm, "schema", "openAPIV3Schema", "properties", "spec", "properties",
