@@ -455,10 +455,11 @@ func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, npDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, npDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	r.apply(ctx, &plan, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -473,10 +474,11 @@ func (r *nodePoolDisruptionResource) Read(ctx context.Context, req resource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Read(ctx, npDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Read, npDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
 	kc := r.cluster(ctx, cluster, &resp.Diagnostics)
 	if kc == nil {
@@ -506,10 +508,11 @@ func (r *nodePoolDisruptionResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, npDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, npDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	r.apply(ctx, &plan, &prior, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -526,10 +529,11 @@ func (r *nodePoolDisruptionResource) Delete(ctx context.Context, req resource.De
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, npDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, npDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
 	kc := r.cluster(ctx, cluster, &resp.Diagnostics)
 	if kc == nil {

@@ -159,7 +159,7 @@ func (r *memberResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 func (r *memberResource) put(ctx context.Context, plan *fleetMemberModel, pre *fleetapi.Precondition, state *tfsdk.State, diags *diag.Diagnostics) {
-	fc, fleet, ok := shared.DataSourceFleet(r.Clients, plan.FleetID, diags)
+	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, diags)
 	if !ok {
 		return
 	}
@@ -215,7 +215,7 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fc, fleet, ok := shared.DataSourceFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -240,7 +240,7 @@ func (r *memberResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fc, fleet, ok := shared.DataSourceFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -113,7 +113,7 @@ func remainingMembers(st runStatusModel) []string {
 // get; a missing one is an error on name. False once the reason is reported.
 func lookup[T any](ctx context.Context, clients *engine.Clients, fleetID, name types.String, kind string, diags *diag.Diagnostics,
 	get func(*fleetapi.Client, context.Context, fleetapi.FleetID, string) (*T, error)) (*T, fleetapi.FleetID, bool) {
-	fc, fleet, ok := shared.DataSourceFleet(clients, fleetID, diags)
+	fc, fleet, ok := shared.FleetClient(clients, fleetID, diags)
 	if !ok {
 		return nil, fleet, false
 	}

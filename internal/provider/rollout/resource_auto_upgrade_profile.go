@@ -234,7 +234,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 		var cfg types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfg)...)
 		if cfg.IsNull() {
-			f, ok := aupResolveFleet(r.Clients, cfg, &resp.Diagnostics)
+			f, ok := shared.ResolveFleet(r.Clients, cfg, &resp.Diagnostics)
 			if !ok {
 				return
 			}
@@ -317,11 +317,12 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, aupDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, aupDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	c, fleet, ok := r.client(plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -360,11 +361,12 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Read(ctx, aupDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Read, aupDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	c, fleet, ok := r.client(state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -391,11 +393,12 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, aupDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, aupDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	c, fleet, ok := r.client(plan.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -430,11 +433,12 @@ func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.De
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, aupDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, aupDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	c, fleet, ok := r.client(state.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -442,24 +446,6 @@ func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.De
 	if _, err := aupWait(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deleting the auto-upgrade profile", err.Error())
 	}
-}
-
-// client is the Fleet API client and the resource's fleet, or false with an error diagnostic.
-func (r *autoUpgradeProfileResource) client(fleetID types.String, d *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
-	if r.Clients == nil {
-		d.AddError("Provider not configured", "fleet_auto_upgrade_profile needs a configured provider. Please report this issue to the provider developers.")
-		return nil, fleetapi.FleetID{}, false
-	}
-	fleet, ok := aupResolveFleet(r.Clients, fleetID, d)
-	if !ok {
-		return nil, fleetapi.FleetID{}, false
-	}
-	c, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(d, "Fleet API client", err)
-		return nil, fleetapi.FleetID{}, false
-	}
-	return c, fleet, true
 }
 
 // generate asks the profile for its run when generate_update_run is set and the plan left the ID
@@ -484,19 +470,6 @@ func (r *autoUpgradeProfileResource) generate(ctx context.Context, c *fleetapi.C
 	m.GeneratedUpdateRunID = types.StringValue(got.ID)
 }
 
-func aupResolveFleet(clients *engine.Clients, fleetID types.String, d *diag.Diagnostics) (fleetapi.FleetID, bool) {
-	f, err := clients.ResolveFleet(fleetID.ValueString())
-	if err != nil {
-		if engine.IsNotConfigured(err) {
-			shared.AddBackendError(d, "No fleet", err)
-		} else {
-			d.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
-		}
-		return fleetapi.FleetID{}, false
-	}
-	return f, true
-}
-
 // aupWait waits for a long-running operation, polling every second at most.
 func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, error) {
 	if err != nil {
@@ -512,7 +485,7 @@ func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, e
 // preview resolves the channel over the AKS version lists of the members' regions (and the node
 // images the members run) and says what a run of the target would do with each member.
 func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
-	fleet, ok := aupResolveFleet(r.Clients, m.FleetID, d)
+	fleet, ok := shared.ResolveFleet(r.Clients, m.FleetID, d)
 	if !ok {
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}

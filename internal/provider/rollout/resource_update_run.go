@@ -352,20 +352,13 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, updateRunCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, updateRunCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if plan.Preview.IsUnknown() {
@@ -431,20 +424,13 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, updateRunCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, updateRunCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Name.ValueString()
@@ -484,13 +470,8 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
-		return
-	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
 		return
 	}
 	name := state.Name.ValueString()
@@ -536,20 +517,13 @@ func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, updateRunDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, updateRunDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()

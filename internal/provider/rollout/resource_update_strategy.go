@@ -246,13 +246,11 @@ func (r *updateStrategyResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, updateStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, updateStrategyTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	// If-None-Match: a strategy of that name made elsewhere is not overwritten.
 	r.put(ctx, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
 }
@@ -263,13 +261,11 @@ func (r *updateStrategyResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, updateStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, updateStrategyTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	pre, d := shared.ETagPrecondition(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
 	r.put(ctx, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
@@ -370,13 +366,8 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
-		return
-	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
 		return
 	}
 	got, err := fc.GetUpdateStrategy(ctx, fleet, state.Name.ValueString())
@@ -414,20 +405,13 @@ func (r *updateStrategyResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, updateStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, updateStrategyTimeout, &resp.Diagnostics)
 	defer cancel()
-	fleet, ok := shared.ResolveFleet(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the Fleet API", err)
+	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	poller, err := fc.BeginDeleteUpdateStrategy(ctx, fleet, state.Name.ValueString(), nil)

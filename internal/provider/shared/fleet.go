@@ -69,8 +69,12 @@ func FleetIDAttribute(what string) rschema.StringAttribute {
 	}
 }
 
-// DataSourceFleet resolves a data source's fleet and the Fleet API client.
-func DataSourceFleet(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
+// FleetClient resolves fleet_id (the provider's fleet when null) and the Fleet API client.
+func FleetClient(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
+	if clients == nil {
+		diags.AddError("Provider not configured", "The fleet provider was not configured. Please report this issue to the provider developers.")
+		return nil, fleetapi.FleetID{}, false
+	}
 	fleet, ok := ResolveFleet(clients, fleetID, diags)
 	if !ok {
 		return nil, fleet, false

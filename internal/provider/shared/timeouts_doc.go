@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
@@ -36,4 +37,14 @@ func formatTimeout(d time.Duration) string {
 		return fmt.Sprintf("%dh", d/time.Hour)
 	}
 	return fmt.Sprintf("%dm", d/time.Minute)
+}
+
+// WithTimeout bounds ctx by an operation's configured timeout (timeouts.Value's Create, Read,
+// Update or Delete method), def when unset. ok is false when the timeout does not parse; the
+// diagnostics say why.
+func WithTimeout(ctx context.Context, configured func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	timeout, d := configured(ctx, def)
+	diags.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, cancel, !d.HasError()
 }
