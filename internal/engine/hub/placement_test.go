@@ -122,7 +122,7 @@ func crd(selectionScope bool) *unstructured.Unstructured {
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": "clusterresourceplacements.placement.kubernetes-fleet.io"},
 		"spec": map[string]any{"versions": []any{
-			map[string]any{"name": "v1", "schema": map[string]any{}},
+			map[string]any{"name": "v1beta1", "schema": map[string]any{}},
 			map[string]any{"name": "v1", "schema": map[string]any{"openAPIV3Schema": map[string]any{"properties": map[string]any{
 				"spec": map[string]any{"properties": map[string]any{"resourceSelectors": map[string]any{"items": map[string]any{"properties": props}}}},
 			}}}},
