@@ -20,7 +20,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-// fleet_placement's status, refreshed from the hub, and apply's wait for a
+// fleet_placement's and fleet_resource_placement's status, refreshed from the hub, and apply's wait for a
 // rollout (wait_for_rollout).
 
 func placementConditionAttributes() map[string]rschema.Attribute {
@@ -165,20 +165,21 @@ func (m *placementModel) setObserved(crp *hub.Placement, versions hub.ResourceVe
 // create or update the hub agent may not have cut the new resource snapshot yet: the next refresh
 // shows it.
 func (r *placementResource) saveWithStatus(ctx context.Context, hc *hub.Client, m *placementModel, crp *hub.Placement, state *tfsdk.State, diags *diag.Diagnostics) {
-	versions, err := hc.ResourceVersions(ctx, crp.Name)
+	versions, err := hc.ResourceVersionsAt(ctx, crp.Key())
 	if err != nil {
 		diags.AddWarning("Reading the placement's resource snapshots",
-			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Name, err))
+			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Key().String(), err))
 	}
 	diags.Append(m.setObserved(crp, versions)...)
-	diags.Append(state.Set(ctx, m)...)
+	diags.Append(r.sc().set(ctx, state, m)...)
 }
 
 // waitAndSave waits for the rollout and saves the final status; on failure the state is saved
 // all the same and the error says which clusters are not there yet.
 func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *placementModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	name := m.Name.ValueString()
-	crp, err := waitForPlacementRollout(ctx, hc, name, placementPollInterval)
+	key := r.sc().key(m)
+	name := key.String()
+	crp, err := waitForPlacementRollout(ctx, hc, key, placementPollInterval)
 	if crp != nil {
 		r.saveWithStatus(context.WithoutCancel(ctx), hc, m, crp, state, diags)
 	}
@@ -247,13 +248,14 @@ func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string
 
 // waitForPlacementRollout polls the placement until placementRolloutProgress says it is done, logging each change,
 // until ctx ends (the apply's timeout, or Ctrl-C). It returns the last placement read.
-func waitForPlacementRollout(ctx context.Context, hc *hub.Client, name string, every time.Duration) (*hub.Placement, error) {
+func waitForPlacementRollout(ctx context.Context, hc *hub.Client, key hub.PlacementKey, every time.Duration) (*hub.Placement, error) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var crp *hub.Placement
 	last := ""
+	name := key.String()
 	for {
-		got, err := hc.Placement(ctx, name)
+		got, err := hc.PlacementAt(ctx, key)
 		switch {
 		case err == nil:
 			crp = got
