@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -117,4 +119,22 @@ func (s *placementScope) set(ctx context.Context, st *tfsdk.State, m *placementM
 		return st.Set(ctx, m)
 	}
 	return st.Set(ctx, resourcePlacementModelOf(m))
+}
+
+// placementScheduledCondition and placementAvailableCondition are the placement-level condition
+// types of the placement's kind: ResourcePlacement's conditions are prefixed ResourcePlacement
+// instead of ClusterResourcePlacement (apis/placement/v1/clusterresourceplacement_types.go); the
+// per-cluster conditions are the same for both kinds.
+func placementScheduledCondition(m *metav1.ObjectMeta) string {
+	if m.Namespace != "" {
+		return string(placementv1.ResourcePlacementScheduledConditionType)
+	}
+	return string(placementv1.ClusterResourcePlacementScheduledConditionType)
+}
+
+func placementAvailableCondition(m *metav1.ObjectMeta) string {
+	if m.Namespace != "" {
+		return string(placementv1.ResourcePlacementAvailableConditionType)
+	}
+	return string(placementv1.ClusterResourcePlacementAvailableConditionType)
 }

@@ -98,7 +98,7 @@ func placementConditions(conds []metav1.Condition, diags *diag.Diagnostics) type
 func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	generation := int64(0)
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta)); c != nil {
 		generation = c.ObservedGeneration
 	}
 	statuses := append([]placementv1.PerClusterPlacementStatus(nil), crp.Status.PerClusterPlacementStatuses...)
@@ -187,7 +187,7 @@ func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *
 		diags.AddError("Placement did not roll out", fmt.Sprintf("Waiting for placement %q: %v", name, err))
 		return
 	}
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil && c.Status == metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta)); c != nil && c.Status == metav1.ConditionFalse {
 		diags.AddWarning("Placement not fulfilled", fmt.Sprintf("Placement %q rolled out to every cluster it picked, but the scheduler could not find all the clusters its policy asks for: %s", name, c.Message))
 	}
 }
@@ -204,7 +204,7 @@ var placementRolloutConditions = []placementv1.PerClusterPlacementConditionType{
 func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string, bool) {
 	gen := crp.Generation
 	current := func(c *metav1.Condition) bool { return c != nil && c.ObservedGeneration == gen }
-	sched := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
+	sched := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if !current(sched) || sched.Status == metav1.ConditionUnknown {
 		return "waiting for the scheduler", false
 	}
@@ -238,7 +238,7 @@ func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string
 		return desc, false
 	}
 	if len(ready) > 0 {
-		avail := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementAvailableConditionType))
+		avail := meta.FindStatusCondition(crp.Status.Conditions, placementAvailableCondition(&crp.ObjectMeta))
 		if !current(avail) || avail.Status != metav1.ConditionTrue {
 			return desc + "; waiting for the placement's Available condition", false
 		}

@@ -336,7 +336,7 @@ func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, key h
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
 	}
-	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
+	c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
 		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
 	}
