@@ -30,7 +30,8 @@ import (
 
 // The namespaced kinds a ResourcePlacement's hub agent works with (KubeFleet v0.18.9,
 // config/crd/bases/placement.kubernetes-fleet.io_{resourceplacements,resourcebindings,
-// schedulingpolicysnapshots,resourcesnapshots}.yaml).
+// schedulingpolicysnapshots,resourcesnapshots}.yaml). v0.18.9 serves ResourcePlacement in v1 and
+// v1beta1, and the other three in v1beta1 only: resolve (versions.go) picks the version the hub serves.
 var (
 	ResourcePlacementGVR          = placementv1.GroupVersion.WithResource("resourceplacements")
 	ResourceBindingGVR            = placementv1.GroupVersion.WithResource("resourcebindings")
