@@ -1,8 +1,19 @@
-# An application team's placement, without cluster-wide rights: the ConfigMaps labelled
+# The platform team places the namespace alone on every cluster (a ClusterResourcePlacement):
+# a ResourcePlacement does not carry its namespace.
+resource "fleet_placement" "team_web_namespace" {
+  name = "team-web-namespace"
+  resource_selectors = [{
+    version         = "v1"
+    kind            = "Namespace"
+    name            = "team-web"
+    selection_scope = "NamespaceOnly"
+  }]
+}
+
+# The application team's placement, without cluster-wide rights: the ConfigMaps labelled
 # app = "web" of the hub namespace "team-web" go to the two production clusters with the most
-# nodes. KubeFleet creates the namespace on each picked cluster. `terraform plan` shows the picks
-# in `preview`, computed by the same rules as fleet_placement's (KubeFleet schedules both kinds
-# with one scheduler).
+# nodes. `terraform plan` shows the picks in `preview`, computed by the same rules as
+# fleet_placement's (KubeFleet schedules both kinds with one scheduler).
 resource "fleet_resource_placement" "web" {
   namespace = "team-web"
   name      = "web"

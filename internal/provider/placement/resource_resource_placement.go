@@ -37,8 +37,8 @@ func resourcePlacementSchema(s *rschema.Schema) {
 		"rights. The same policy, strategy, preview, status and snapshot attributes as `fleet_placement`, computed by the same " +
 		"code: the plan's `preview` shows which clusters KubeFleet's scheduler will pick (v0.18.9 schedules both kinds with one " +
 		"scheduler), in which order and with which scores, and why every other cluster is left out. Resource selectors name " +
-		"namespaced kinds, selected in the placement's namespace; the namespace itself is placed by KubeFleet on each picked " +
-		"cluster. Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both."
+		"namespaced kinds, selected in the placement's namespace; the placement does not carry the namespace itself: place " +
+		"it with a `fleet_placement` of the Namespace with `selection_scope = \"NamespaceOnly\"` (a platform team's job). Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both."
 	s.Attributes["id"] = rschema.StringAttribute{
 		Computed: true, Description: "`<namespace>/<name>`.",
 		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
@@ -89,8 +89,8 @@ func validateNamespacedSelectors(diags *diag.Diagnostics, selectors []resourceSe
 		if s.Group.ValueString() == "" && s.Kind.ValueString() == "Namespace" {
 			diags.AddAttributeError(p, "Cluster-scoped kind in a ResourcePlacement",
 				fmt.Sprintf("Attribute %s: a ResourcePlacement selects namespaced resources of its own namespace; Namespace is "+
-					"cluster-scoped, which KubeFleet rejects. KubeFleet places the placement's namespace on each picked cluster by "+
-					"itself; to place namespaces, use fleet_placement.", p))
+					"cluster-scoped, which KubeFleet rejects. To place the namespace, use a fleet_placement of it with "+
+					"selection_scope = \"NamespaceOnly\".", p))
 		}
 	}
 }
