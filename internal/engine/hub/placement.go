@@ -410,13 +410,13 @@ func (c *Client) resourceSnapshotsMetadata(ctx context.Context, key PlacementKey
 		}
 		return l, nil
 	}
-	gvr, err := c.resolve(ctx, gvr)
+	m, err := c.metaRes(ctx, gvr)
 	if err != nil {
 		return nil, err
 	}
-	r := metadata.ResourceInterface(c.meta.Resource(gvr))
+	r := metadata.ResourceInterface(m)
 	if key.Namespace != "" {
-		r = c.meta.Resource(gvr).Namespace(key.Namespace)
+		r = m.Namespace(key.Namespace)
 	}
 	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {

@@ -17,7 +17,10 @@ import (
 // namespaced turns a cluster-scoped twin (snapshot, binding) into the ResourcePlacement's kind in ns.
 func namespaced(o metav1.Object, kind, ns string) runtime.Object {
 	o.SetNamespace(ns)
-	ro := o.(runtime.Object)
+	ro, ok := o.(runtime.Object)
+	if !ok {
+		panic("namespaced: not a runtime.Object")
+	}
 	ro.GetObjectKind().SetGroupVersionKind(placementv1.GroupVersion.WithKind(kind))
 	return ro
 }

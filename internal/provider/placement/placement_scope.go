@@ -37,7 +37,10 @@ var (
 func newScopedPlacement(suffix string, s *placementScope) func() resource.Resource {
 	base := shared.NewResource[placementResource](suffix)
 	return func() resource.Resource {
-		r := base().(*placementResource)
+		r, ok := base().(*placementResource)
+		if !ok {
+			panic("newScopedPlacement: shared.NewResource did not make a *placementResource") // a programming error, at provider start
+		}
 		r.scope = s
 		return r
 	}

@@ -289,7 +289,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 		r.checkNotOnHub(ctx, &diags, hc, r.sc().key(plan))
 	}
 	if r.sc().namespaced {
-		checkNamespacedKinds(ctx, &diags, hc, plan.ResourceSelectors, unknown)
+		checkNamespacedKinds(&diags, hc, plan.ResourceSelectors, unknown)
 	} else {
 		r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
 	}

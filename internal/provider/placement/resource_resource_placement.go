@@ -53,9 +53,10 @@ func resourcePlacementSchema(s *rschema.Schema) {
 			stringvalidator.RegexMatches(resourcePlacementNamespaceRe, "must be a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit"),
 		},
 	}
-	name := s.Attributes["name"].(rschema.StringAttribute)
-	name.Description = "The ResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement."
-	s.Attributes["name"] = name
+	if name, ok := s.Attributes["name"].(rschema.StringAttribute); ok {
+		name.Description = "The ResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement."
+		s.Attributes["name"] = name
+	}
 	selectors := placementResourceSelectorsAttribute()
 	selectors.Description = "The namespaced resources of the placement's namespace to place (ORed, 1 to 100): ConfigMaps, " +
 		"Deployments, Services, ... A ResourcePlacement cannot select cluster-scoped kinds such as Namespace (KubeFleet rejects " +
@@ -66,14 +67,16 @@ func resourcePlacementSchema(s *rschema.Schema) {
 			attrs[k] = v
 		}
 	}
-	kind := attrs["kind"].(rschema.StringAttribute)
-	kind.Description = "The kind, e.g. `ConfigMap`: a namespaced kind."
-	attrs["kind"] = kind
+	if kind, ok := attrs["kind"].(rschema.StringAttribute); ok {
+		kind.Description = "The kind, e.g. `ConfigMap`: a namespaced kind."
+		attrs["kind"] = kind
+	}
 	selectors.NestedObject.Attributes = attrs
 	s.Attributes["resource_selectors"] = selectors
-	latest := s.Attributes["latest_resource_snapshot_index"].(rschema.StringAttribute)
-	latest.Description = strings.Replace(latest.Description, "ClusterResourceSnapshot", "ResourceSnapshot", 1)
-	s.Attributes["latest_resource_snapshot_index"] = latest
+	if latest, ok := s.Attributes["latest_resource_snapshot_index"].(rschema.StringAttribute); ok {
+		latest.Description = strings.Replace(latest.Description, "ClusterResourceSnapshot", "ResourceSnapshot", 1)
+		s.Attributes["latest_resource_snapshot_index"] = latest
+	}
 }
 
 // validateNamespacedSelectors refuses, at validate, what a ResourcePlacement cannot select that
@@ -99,7 +102,7 @@ func validateNamespacedSelectors(diags *diag.Diagnostics, selectors []resourceSe
 // cluster-scoped, as KubeFleet v0.18.9's webhook does (pkg/utils/validator/placement.go:
 // "failed to get GVR of the selector", "it is a cluster scoped resource"). A hub whose discovery
 // fails gets a warning: the hub agent reports such a selector in the placement's status.
-func checkNamespacedKinds(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
+func checkNamespacedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
 	if hc.Kubernetes() == nil {
 		return
 	}
