@@ -323,6 +323,9 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	for _, w := range warnings {
 		diags.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
 	}
+	if r.sc().namespaced {
+		warnNamespaceCollection(ctx, &diags, r.Clients, plan.Namespace.ValueString())
+	}
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
@@ -467,6 +470,11 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
 				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", sc.kind, name))
+			return
+		}
+		if sc.namespaced && hub.IsNotFound(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("namespace"), "Namespace not found",
+				fmt.Sprintf("The hub has no namespace %q: create it first (for example with the kubernetes provider's kubernetes_namespace_v1 against the hub): %v", plan.Namespace.ValueString(), err))
 			return
 		}
 		resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating %s %q on the hub: %v", sc.kind, name, err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -16,8 +17,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -138,6 +142,47 @@ func checkNamespacedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []r
 				fmt.Sprintf("Attribute %s: %s (%s) is cluster-scoped; a ResourcePlacement selects namespaced resources of its own namespace, and KubeFleet rejects it. Use fleet_placement for cluster-scoped resources.", p.AtName("kind"), kind, gv))
 		}
 	}
+}
+
+// namespaceCollectionCondition is the member condition saying its agent reports the member's
+// namespaces (pkg/propertyprovider/commons.go, NamespaceCollectionSucceededCondType).
+const namespaceCollectionCondition = "NamespaceCollectionSucceeded"
+
+// warnNamespaceCollection warns, once, when members report namespace collection: KubeFleet
+// v0.18.9's scheduler then leaves out, for a ResourcePlacement, every such member that lacks its
+// namespace (pkg/scheduler/framework/plugins/namespaceaffinity/filtering.go), which the preview
+// does not model. Members without the condition are not filtered (the plugin skips them), so
+// on fleets without namespace collection the preview is exact.
+func warnNamespaceCollection(ctx context.Context, diags *diag.Diagnostics, clients *engine.Clients, namespace string) {
+	members, err := clients.HubMemberClusters(ctx)
+	if err != nil {
+		return // the preview has reported it
+	}
+	if w := namespaceCollectionWarning(members, namespace); w != "" {
+		diags.AddAttributeWarning(path.Root("preview"), "Preview may list clusters without the namespace", w)
+	}
+}
+
+// namespaceCollectionWarning is warnNamespaceCollection's text, "" when no member reports namespaces.
+func namespaceCollectionWarning(members []clusterv1.MemberCluster, namespace string) string {
+	var names []string
+	for i := range members {
+		if meta.FindStatusCondition(members[i].Status.Conditions, namespaceCollectionCondition) != nil {
+			names = append(names, members[i].Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	first := names[:min(len(names), 3)]
+	more := ""
+	if len(names) > len(first) {
+		more = ", …"
+	}
+	return fmt.Sprintf("%d member cluster(s) report their namespaces (%s%s): KubeFleet's scheduler does not pick, for a ResourcePlacement, "+
+		"a cluster that reports namespaces without %q; the preview does not check that. Place the namespace on the clusters first "+
+		"(a fleet_placement of it with selection_scope = \"NamespaceOnly\").", len(names), strings.Join(first, ", "), more, namespace)
 }
 
 // importResourcePlacement imports a ResourcePlacement by <namespace>/<name>.

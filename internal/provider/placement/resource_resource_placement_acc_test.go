@@ -124,8 +124,8 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 
 // Bad input fails at validate or plan with the attribute's path: a Namespace selector (cluster-
 // scoped, refused without the hub), a cluster-scoped ClusterRole and a kind the hub does not serve
-// (refused at plan against the hub's API), a namespace that is not a DNS label, and an import ID
-// without a namespace.
+// (refused at plan against the hub's API), a namespace that is not a DNS label, a namespace the
+// hub lacks (at apply, at the namespace attribute), and an import ID without a namespace.
 func TestAccResourcePlacementInvalidInputs(t *testing.T) {
 	config := func(ns, selector string) string {
 		return acctest.ProviderConfig + fmt.Sprintf(`
@@ -158,6 +158,15 @@ resource "fleet_resource_placement" "bad" {
 			})
 		})
 	}
+	t.Run("namespace missing on the hub", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      config("rp-missing", `{ version = "v1", kind = "Secret", name = "s" }`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Namespace not found.*The hub has no namespace "rp-missing"`),
+			}},
+		})
+	})
 	t.Run("import ID without namespace", func(t *testing.T) {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,

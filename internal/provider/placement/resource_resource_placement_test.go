@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -119,5 +120,24 @@ func TestValidateNamespacedSelectors(t *testing.T) {
 	d, ok := diags[0].(diag.DiagnosticWithPath)
 	if !ok || !d.Path().Equal(path.Root("resource_selectors").AtListIndex(1).AtName("kind")) || !strings.Contains(d.Detail(), "cluster-scoped") {
 		t.Fatalf("diagnostic %v", diags[0])
+	}
+}
+
+// Members that report namespace collection get one warning naming the count and the first
+// three; a fleet without it gets none (the scheduler's namespaceaffinity filter skips them).
+func TestNamespaceCollectionWarning(t *testing.T) {
+	member := func(name string, collects bool) clusterv1.MemberCluster {
+		m := clusterv1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if collects {
+			m.Status.Conditions = []metav1.Condition{{Type: namespaceCollectionCondition, Status: metav1.ConditionTrue}}
+		}
+		return m
+	}
+	if w := namespaceCollectionWarning([]clusterv1.MemberCluster{member("a", false), member("b", false)}, "app"); w != "" {
+		t.Errorf("no member collects namespaces: got %q", w)
+	}
+	w := namespaceCollectionWarning([]clusterv1.MemberCluster{member("e", true), member("a", false), member("d", true), member("c", true), member("b", true)}, "app")
+	if !strings.HasPrefix(w, `4 member cluster(s) report their namespaces (b, c, d, …)`) || !strings.Contains(w, `without "app"`) {
+		t.Errorf("got %q", w)
 	}
 }
