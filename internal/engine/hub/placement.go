@@ -11,21 +11,94 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/util/retry"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
-// ClusterResourcePlacements: the placement itself, the one field of it that KubeFleet v0.14.0's Go
-// types lack, and the resource snapshot indices a placement's clusters run.
+// Placements of both scopes: a ClusterResourcePlacement (cluster-scoped) and a ResourcePlacement
+// (namespaced, placement.kubernetes-fleet.io/v1 since KubeFleet v0.17.9), the one field of them that
+// KubeFleet v0.14.0's Go types lack, and the resource snapshot indices a placement's clusters run.
+// Both kinds share PlacementSpec and PlacementStatus (apis/placement/v1/clusterresourceplacement_types.go),
+// and their snapshots and bindings share their cluster-scoped twins' spec and status
+// (policysnapshot_types.go, resourcesnapshot_types.go, binding_types.go): one implementation serves
+// both, keyed by PlacementKey, with the cluster-scoped Go types holding either kind's objects.
+
+// The namespaced kinds a ResourcePlacement's hub agent works with (KubeFleet v0.18.9,
+// config/crd/bases/placement.kubernetes-fleet.io_{resourceplacements,resourcebindings,
+// schedulingpolicysnapshots,resourcesnapshots}.yaml). v0.18.9 serves ResourcePlacement in v1 and
+// v1beta1, and the other three in v1beta1 only: resolve (versions.go) picks the version the hub serves.
+var (
+	ResourcePlacementGVR          = placementv1.GroupVersion.WithResource("resourceplacements")
+	ResourceBindingGVR            = placementv1.GroupVersion.WithResource("resourcebindings")
+	SchedulingPolicySnapshotGVR   = placementv1.GroupVersion.WithResource("schedulingpolicysnapshots")
+	NamespacedResourceSnapshotGVR = placementv1.GroupVersion.WithResource("resourcesnapshots")
+)
+
+// ResourcePlacementKind is the namespaced placement's kind.
+const ResourcePlacementKind = "ResourcePlacement"
+
+// PlacementKey names a placement: Namespace "" for a ClusterResourcePlacement, else a
+// ResourcePlacement in that namespace.
+type PlacementKey struct {
+	Namespace, Name string
+}
+
+// ClusterPlacement is the key of the ClusterResourcePlacement name.
+func ClusterPlacement(name string) PlacementKey { return PlacementKey{Name: name} }
+
+// String is the key as the hub agent writes it: name, or namespace/name
+// (pkg/utils/controller/placement_resolver.go, GetObjectKeyFromNamespaceName).
+func (k PlacementKey) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// Kind is the placement's kind.
+func (k PlacementKey) Kind() string {
+	if k.Namespace == "" {
+		return placementv1beta1.ClusterResourcePlacementKind
+	}
+	return ResourcePlacementKind
+}
+
+// placementKinds are the kinds of one scope: the placement, its bindings, policy and resource snapshots.
+type placementKinds struct {
+	placement, binding, policySnapshot, resourceSnapshot schema.GroupVersionResource
+}
+
+func (k PlacementKey) kinds() placementKinds {
+	if k.Namespace == "" {
+		return placementKinds{PlacementGVR, BindingGVR, PolicySnapshotGVR, ResourceSnapshotGVR}
+	}
+	return placementKinds{ResourcePlacementGVR, ResourceBindingGVR, SchedulingPolicySnapshotGVR, NamespacedResourceSnapshotGVR}
+}
+
+// in is the dynamic client of gvr's kind in namespace ("" for a cluster-scoped kind), in the
+// version the hub serves.
+func (c *Client) in(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (dynamic.ResourceInterface, error) {
+	r, err := c.res(ctx, gvr)
+	if err != nil {
+		return nil, err
+	}
+	if namespace == "" {
+		return r, nil
+	}
+	return r.Namespace(namespace), nil
+}
 
 // SelectionScopeField is resourceSelectors[].selectionScope, which newer KubeFleet has and
 // v0.14.0's types (and CRD) lack.
 const SelectionScopeField = "selectionScope"
 
-// Placement is a ClusterResourcePlacement with the fields its v0.14.0 Go type lacks.
+// Placement is a ClusterResourcePlacement, or a ResourcePlacement (Namespace set: the two kinds
+// have the same spec and status), with the fields v0.14.0's Go type lacks.
 type Placement struct {
 	placementv1.ClusterResourcePlacement
 	// SelectionScopes[i] is spec.resourceSelectors[i].selectionScope ("" when unset; the slice may
@@ -40,6 +113,9 @@ func (p *Placement) SelectionScope(i int) string {
 	}
 	return ""
 }
+
+// Key is the placement's key.
+func (p *Placement) Key() PlacementKey { return PlacementKey{Namespace: p.Namespace, Name: p.Name} }
 
 // placementFromUnstructured decodes the typed placement and the selection scopes.
 func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error) {
@@ -64,7 +140,7 @@ func placementFromUnstructured(u *unstructured.Unstructured) (*Placement, error)
 // unstructured encodes the placement without status, with its selection scopes.
 func (p *Placement) unstructured() (*unstructured.Unstructured, error) {
 	crp := p.DeepCopy() // the typed placement's copy
-	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: placementv1beta1.ClusterResourcePlacementKind}
+	crp.TypeMeta = metav1.TypeMeta{APIVersion: placementv1.GroupVersion.String(), Kind: p.Key().Kind()}
 	u, err := encode(crp)
 	if err != nil {
 		return nil, err
@@ -125,7 +201,7 @@ func mergeManagedSpec(current, desired *unstructured.Unstructured) {
 
 // placementFor encodes p for the placement API version the hub serves.
 func (c *Client) placementFor(ctx context.Context, p *Placement) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
-	gvr, err := c.resolve(ctx, PlacementGVR)
+	gvr, err := c.resolve(ctx, p.Key().kinds().placement)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,23 +210,33 @@ func (c *Client) placementFor(ctx context.Context, p *Placement) (dynamic.Resour
 		return nil, nil, err
 	}
 	u.SetAPIVersion(gvr.GroupVersion().String())
-	return c.dyn.Resource(gvr), u, nil
+	r := dynamic.ResourceInterface(c.dyn.Resource(gvr))
+	if ns := p.Namespace; ns != "" {
+		r = c.dyn.Resource(gvr).Namespace(ns)
+	}
+	return r, u, nil
 }
 
 // Placement reads a ClusterResourcePlacement.
 func (c *Client) Placement(ctx context.Context, name string) (*Placement, error) {
-	r, err := c.res(ctx, PlacementGVR)
+	return c.PlacementAt(ctx, ClusterPlacement(name))
+}
+
+// PlacementAt reads the placement key names, of either scope.
+func (c *Client) PlacementAt(ctx context.Context, key PlacementKey) (*Placement, error) {
+	r, err := c.in(ctx, key.kinds().placement, key.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	u, err := r.Get(ctx, name, metav1.GetOptions{})
+	u, err := r.Get(ctx, key.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	return placementFromUnstructured(u)
 }
 
-// CreatePlacement creates p under the provider's field manager.
+// CreatePlacement creates p (a ResourcePlacement when p.Namespace is set) under the provider's
+// field manager.
 func (c *Client) CreatePlacement(ctx context.Context, p *Placement) (*Placement, error) {
 	r, u, err := c.placementFor(ctx, p)
 	if err != nil {
@@ -188,29 +274,61 @@ func (c *Client) UpdatePlacementSpec(ctx context.Context, p *Placement) (*Placem
 	return placementFromUnstructured(updated)
 }
 
-// DeletePlacement deletes a placement; a missing one is not an error. The hub agent's finalizers
-// then remove the placed resources from the clusters (WaitPlacementGone).
+// DeletePlacement deletes a ClusterResourcePlacement; a missing one is not an error. The hub
+// agent's finalizers then remove the placed resources from the clusters (WaitPlacementGone).
 func (c *Client) DeletePlacement(ctx context.Context, name string) error {
-	return remove(ctx, c, PlacementGVR, name)
+	return c.DeletePlacementAt(ctx, ClusterPlacement(name))
 }
 
-// PlacementExists reports whether the hub has a placement of that name.
+// DeletePlacementAt deletes the placement key names; a missing one is not an error.
+func (c *Client) DeletePlacementAt(ctx context.Context, key PlacementKey) error {
+	r, err := c.in(ctx, key.kinds().placement, key.Namespace)
+	if err != nil {
+		return err
+	}
+	err = r.Delete(ctx, key.Name, metav1.DeleteOptions{})
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// PlacementExists reports whether the hub has a ClusterResourcePlacement of that name.
 func (c *Client) PlacementExists(ctx context.Context, name string) (bool, error) {
-	return exists(ctx, c, PlacementGVR, name)
+	return c.PlacementExistsAt(ctx, ClusterPlacement(name))
 }
 
-// WaitPlacementGone polls every interval until the hub has removed the placement, or ctx ends.
+// PlacementExistsAt reports whether the hub has the placement key names.
+func (c *Client) PlacementExistsAt(ctx context.Context, key PlacementKey) (bool, error) {
+	_, err := c.PlacementAt(ctx, key)
+	switch {
+	case err == nil:
+		return true, nil
+	case IsNotFound(err):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// WaitPlacementGone polls every interval until the hub has removed the ClusterResourcePlacement,
+// or ctx ends.
 func (c *Client) WaitPlacementGone(ctx context.Context, name string, every time.Duration) error {
+	return c.WaitPlacementGoneAt(ctx, ClusterPlacement(name), every)
+}
+
+// WaitPlacementGoneAt polls every interval until the hub has removed the placement, or ctx ends.
+func (c *Client) WaitPlacementGoneAt(ctx context.Context, key PlacementKey, every time.Duration) error {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		there, err := c.PlacementExists(ctx, name)
+		there, err := c.PlacementExistsAt(ctx, key)
 		if err == nil && !there {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("ClusterResourcePlacement %q is still on the hub (%v): the hub agent has not finished removing it", name, ctx.Err())
+			return fmt.Errorf("%s %q is still on the hub (%v): the hub agent has not finished removing it", key.Kind(), key.String(), ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -264,38 +382,49 @@ type ResourceVersions struct {
 	ByCluster map[string]string
 }
 
-// ResourceVersions reads the placement's resource snapshots (their metadata: the selected resources
-// they hold can be megabytes per index) and bindings.
+// ResourceVersions reads the ClusterResourcePlacement's resource snapshots (their metadata: the
+// selected resources they hold can be megabytes per index) and bindings.
 func (c *Client) ResourceVersions(ctx context.Context, placement string) (ResourceVersions, error) {
-	snaps, err := c.resourceSnapshotsMetadata(ctx, placement)
+	return c.ResourceVersionsAt(ctx, ClusterPlacement(placement))
+}
+
+// ResourceVersionsAt is ResourceVersions of a placement of either scope.
+func (c *Client) ResourceVersionsAt(ctx context.Context, key PlacementKey) (ResourceVersions, error) {
+	snaps, err := c.resourceSnapshotsMetadata(ctx, key)
 	if err != nil {
 		return ResourceVersions{}, err
 	}
-	bindings, err := c.Bindings(ctx, placement)
+	bindings, err := c.BindingsAt(ctx, key)
 	if err != nil {
 		return ResourceVersions{}, err
 	}
-	return resourceVersionsOf(placement, snaps, bindings), nil
+	return resourceVersionsOf(key.Name, snaps, bindings), nil
 }
 
 // resourceSnapshotsMetadata lists the placement's resource snapshots with their metadata only.
-func (c *Client) resourceSnapshotsMetadata(ctx context.Context, placement string) ([]placementv1.ClusterResourceSnapshot, error) {
+// The hub agent labels a placement's objects with its name and, for a ResourcePlacement, puts
+// them in its namespace (pkg/utils/controller/resource_snapshot_resolver.go).
+func (c *Client) resourceSnapshotsMetadata(ctx context.Context, key PlacementKey) ([]placementv1.ClusterResourceSnapshot, error) {
+	gvr := key.kinds().resourceSnapshot
+	sel := labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name}
 	if c.meta == nil {
-		l, err := list[placementv1.ClusterResourceSnapshot](ctx, c, ResourceSnapshotGVR, labels.Set{placementv1beta1.PlacementTrackingLabel: placement})
+		l, err := listIn[placementv1.ClusterResourceSnapshot](ctx, c, gvr, key.Namespace, sel)
 		if err != nil {
-			return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+			return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", key, err)
 		}
 		return l, nil
 	}
-	r, err := c.metaRes(ctx, ResourceSnapshotGVR)
+	m, err := c.metaRes(ctx, gvr)
 	if err != nil {
 		return nil, err
 	}
-	l, err := r.List(ctx, metav1.ListOptions{
-		LabelSelector: labels.Set{placementv1beta1.PlacementTrackingLabel: placement}.String(),
-	})
+	r := metadata.ResourceInterface(m)
+	if key.Namespace != "" {
+		r = m.Namespace(key.Namespace)
+	}
+	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {
-		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", placement, err)
+		return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", key, err)
 	}
 	out := make([]placementv1.ClusterResourceSnapshot, 0, len(l.Items))
 	for _, it := range l.Items {

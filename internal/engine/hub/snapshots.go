@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -14,36 +16,81 @@ import (
 
 // What the hub agent derives from a placement: policy snapshots, bindings, resource snapshots.
 
-// LatestPolicySnapshots lists the placement's policy snapshots labelled latest (normally one;
-// the staged update run controller refuses zero or several).
+// LatestPolicySnapshots lists the ClusterResourcePlacement's policy snapshots labelled latest
+// (normally one; the staged update run controller refuses zero or several).
 func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([]placementv1.ClusterSchedulingPolicySnapshot, error) {
-	l, err := list[placementv1.ClusterSchedulingPolicySnapshot](ctx, c, PolicySnapshotGVR,
-		labels.Set{placementv1beta1.PlacementTrackingLabel: placement, placementv1beta1.IsLatestSnapshotLabel: "true"})
+	return c.LatestPolicySnapshotsAt(ctx, ClusterPlacement(placement))
+}
+
+// LatestPolicySnapshotsAt is LatestPolicySnapshots of a placement of either scope: a
+// ResourcePlacement's SchedulingPolicySnapshots, in its namespace, have the same spec
+// (apis/placement/v1/policysnapshot_types.go).
+func (c *Client) LatestPolicySnapshotsAt(ctx context.Context, key PlacementKey) ([]placementv1.ClusterSchedulingPolicySnapshot, error) {
+	l, err := listIn[placementv1.ClusterSchedulingPolicySnapshot](ctx, c, key.kinds().policySnapshot, key.Namespace,
+		labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name, placementv1beta1.IsLatestSnapshotLabel: "true"})
 	if err != nil {
-		return nil, fmt.Errorf("listing the policy snapshots of placement %s: %w", placement, err)
+		return nil, fmt.Errorf("listing the policy snapshots of placement %s: %w", key, err)
 	}
 	return l, nil
 }
 
-// Bindings lists the placement's ClusterResourceBindings by name.
+// Bindings lists the ClusterResourcePlacement's ClusterResourceBindings by name.
 func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1.ClusterResourceBinding, error) {
-	l, err := list[placementv1.ClusterResourceBinding](ctx, c, BindingGVR, labels.Set{placementv1beta1.PlacementTrackingLabel: placement})
+	return c.BindingsAt(ctx, ClusterPlacement(placement))
+}
+
+// BindingsAt lists a placement's bindings by name: ClusterResourceBindings, or a
+// ResourcePlacement's ResourceBindings in its namespace (same spec and status,
+// apis/placement/v1/binding_types.go).
+func (c *Client) BindingsAt(ctx context.Context, key PlacementKey) ([]placementv1.ClusterResourceBinding, error) {
+	l, err := listIn[placementv1.ClusterResourceBinding](ctx, c, key.kinds().binding, key.Namespace, labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name})
 	if err != nil {
-		return nil, fmt.Errorf("listing the bindings of placement %s: %w", placement, err)
+		return nil, fmt.Errorf("listing the bindings of placement %s: %w", key, err)
 	}
 	return l, nil
 }
 
-// ResourceSnapshots lists the placement's ClusterResourceSnapshots (every index, master and
-// sub-snapshots), ordered by index then name: their metadata only, since the selected resources
-// they hold can be megabytes per index.
+// ResourceSnapshots lists the ClusterResourcePlacement's ClusterResourceSnapshots (every index,
+// master and sub-snapshots), ordered by index then name: their metadata only, since the selected
+// resources they hold can be megabytes per index.
 func (c *Client) ResourceSnapshots(ctx context.Context, placement string) ([]placementv1.ClusterResourceSnapshot, error) {
-	l, err := c.resourceSnapshotsMetadata(ctx, placement)
+	return c.ResourceSnapshotsAt(ctx, ClusterPlacement(placement))
+}
+
+// ResourceSnapshotsAt is ResourceSnapshots of a placement of either scope (a ResourcePlacement's
+// ResourceSnapshots, in its namespace: apis/placement/v1/resourcesnapshot_types.go).
+func (c *Client) ResourceSnapshotsAt(ctx context.Context, key PlacementKey) ([]placementv1.ClusterResourceSnapshot, error) {
+	l, err := c.resourceSnapshotsMetadata(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	sort.SliceStable(l, func(i, j int) bool { return SnapshotIndex(&l[i]) < SnapshotIndex(&l[j]) })
 	return l, nil
+}
+
+// listIn is list in namespace ("" for a cluster-scoped kind): the objects matching sel, by name.
+func listIn[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, namespace string, sel labels.Set) ([]T, error) {
+	if namespace == "" {
+		return list[T, P](ctx, c, gvr, sel)
+	}
+	r, err := c.in(ctx, gvr, namespace)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(l.Items))
+	for i := range l.Items {
+		p, err := decode[T, P](&l.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return P(&out[i]).GetName() < P(&out[j]).GetName() })
+	return out, nil
 }
 
 // SnapshotIndex is a resource snapshot's index label (-1 when absent or not a number).

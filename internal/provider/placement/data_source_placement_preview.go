@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -92,7 +93,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 			return
 		}
 	}
-	preview, warnings, err := placementPreview(ctx, d.Clients, existing, m.Policy.toAPI())
+	preview, warnings, err := placementPreview(ctx, d.Clients, hub.ClusterPlacement(existing), m.Policy.toAPI())
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Computing the placement preview", err)
 		return

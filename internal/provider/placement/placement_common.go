@@ -642,14 +642,16 @@ func validatePlacementPolicy(diags *diag.Diagnostics, root path.Path, m *policyM
 
 // placementPreview computes what the hub agent's scheduler will do with policy; existing names a
 // placement already on the hub whose current bindings and latest policy snapshot the scheduler
-// will start from ("" for a new one).
-func placementPreview(ctx context.Context, clients *engine.Clients, existing string, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+// will start from (the zero key for a new one). Both scopes are scheduled by the same rules:
+// KubeFleet v0.18.9 runs one scheduler and one profile for ClusterResourcePlacements and
+// ResourcePlacements (pkg/scheduler/scheduler.go, pkg/scheduler/profile/profile.go).
+func placementPreview(ctx context.Context, clients *engine.Clients, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	members, err := clients.HubMemberClusters(ctx)
 	if err != nil {
 		return placementPreviewModel{}, nil, err
 	}
 	in := scheduling.Input{Policy: policy, Clusters: members, Now: clients.Now()}
-	if existing != "" {
+	if existing.Name != "" {
 		hc, err := clients.HubAPI(ctx)
 		if err != nil {
 			return placementPreviewModel{}, nil, err
@@ -743,10 +745,10 @@ func placementPreviewFromResult(res scheduling.Result) placementPreviewModel {
 }
 
 // placementSchedulingState reads what the scheduler starts from for an existing placement: its latest
-// ClusterSchedulingPolicySnapshot (nil before the hub agent made one) and its bindings (by name: the
-// scheduler reads them in no particular order; a stable one keeps previews stable).
-func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) (*placementv1.ClusterSchedulingPolicySnapshot, []placementv1.ClusterResourceBinding, error) {
-	snaps, err := hc.LatestPolicySnapshots(ctx, name)
+// policy snapshot (nil before the hub agent made one) and its bindings (by name: the scheduler reads
+// them in no particular order; a stable one keeps previews stable).
+func placementSchedulingState(ctx context.Context, hc *hub.Client, key hub.PlacementKey) (*placementv1.ClusterSchedulingPolicySnapshot, []placementv1.ClusterResourceBinding, error) {
+	snaps, err := hc.LatestPolicySnapshotsAt(ctx, key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -756,7 +758,7 @@ func placementSchedulingState(ctx context.Context, hc *hub.Client, name string) 
 			snapshot = &snaps[i]
 		}
 	}
-	bindings, err := hc.Bindings(ctx, name)
+	bindings, err := hc.BindingsAt(ctx, key)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-// fleet_placement's status, refreshed from the hub, and apply's wait for a
+// fleet_placement's and fleet_resource_placement's status, refreshed from the hub, and apply's wait for a
 // rollout (wait_for_rollout).
 
 func placementConditionAttributes() map[string]rschema.Attribute {
@@ -98,7 +98,7 @@ func placementConditions(conds []metav1.Condition, diags *diag.Diagnostics) type
 func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	generation := int64(0)
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta)); c != nil {
 		generation = c.ObservedGeneration
 	}
 	statuses := append([]placementv1.PerClusterPlacementStatus(nil), crp.Status.PerClusterPlacementStatuses...)
@@ -165,20 +165,21 @@ func (m *placementModel) setObserved(crp *hub.Placement, versions hub.ResourceVe
 // create or update the hub agent may not have cut the new resource snapshot yet: the next refresh
 // shows it.
 func (r *placementResource) saveWithStatus(ctx context.Context, hc *hub.Client, m *placementModel, crp *hub.Placement, state *tfsdk.State, diags *diag.Diagnostics) {
-	versions, err := hc.ResourceVersions(ctx, crp.Name)
+	versions, err := hc.ResourceVersionsAt(ctx, crp.Key())
 	if err != nil {
 		diags.AddWarning("Reading the placement's resource snapshots",
-			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Name, err))
+			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Key().String(), err))
 	}
 	diags.Append(m.setObserved(crp, versions)...)
-	diags.Append(state.Set(ctx, m)...)
+	diags.Append(r.sc().set(ctx, state, m)...)
 }
 
 // waitAndSave waits for the rollout and saves the final status; on failure the state is saved
 // all the same and the error says which clusters are not there yet.
 func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *placementModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	name := m.Name.ValueString()
-	crp, err := waitForPlacementRollout(ctx, hc, name, placementPollInterval)
+	key := r.sc().key(m)
+	name := key.String()
+	crp, err := waitForPlacementRollout(ctx, hc, key, placementPollInterval)
 	if crp != nil {
 		r.saveWithStatus(context.WithoutCancel(ctx), hc, m, crp, state, diags)
 	}
@@ -186,7 +187,7 @@ func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *
 		diags.AddError("Placement did not roll out", fmt.Sprintf("Waiting for placement %q: %v", name, err))
 		return
 	}
-	if c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType)); c != nil && c.Status == metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta)); c != nil && c.Status == metav1.ConditionFalse {
 		diags.AddWarning("Placement not fulfilled", fmt.Sprintf("Placement %q rolled out to every cluster it picked, but the scheduler could not find all the clusters its policy asks for: %s", name, c.Message))
 	}
 }
@@ -203,7 +204,7 @@ var placementRolloutConditions = []placementv1.PerClusterPlacementConditionType{
 func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string, bool) {
 	gen := crp.Generation
 	current := func(c *metav1.Condition) bool { return c != nil && c.ObservedGeneration == gen }
-	sched := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
+	sched := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if !current(sched) || sched.Status == metav1.ConditionUnknown {
 		return "waiting for the scheduler", false
 	}
@@ -237,7 +238,7 @@ func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string
 		return desc, false
 	}
 	if len(ready) > 0 {
-		avail := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementAvailableConditionType))
+		avail := meta.FindStatusCondition(crp.Status.Conditions, placementAvailableCondition(&crp.ObjectMeta))
 		if !current(avail) || avail.Status != metav1.ConditionTrue {
 			return desc + "; waiting for the placement's Available condition", false
 		}
@@ -247,13 +248,14 @@ func placementRolloutProgress(crp *placementv1.ClusterResourcePlacement) (string
 
 // waitForPlacementRollout polls the placement until placementRolloutProgress says it is done, logging each change,
 // until ctx ends (the apply's timeout, or Ctrl-C). It returns the last placement read.
-func waitForPlacementRollout(ctx context.Context, hc *hub.Client, name string, every time.Duration) (*hub.Placement, error) {
+func waitForPlacementRollout(ctx context.Context, hc *hub.Client, key hub.PlacementKey, every time.Duration) (*hub.Placement, error) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var crp *hub.Placement
 	last := ""
+	name := key.String()
 	for {
-		got, err := hc.Placement(ctx, name)
+		got, err := hc.PlacementAt(ctx, key)
 		switch {
 		case err == nil:
 			crp = got

@@ -1,5 +1,6 @@
 // Package placement is the provider's placement domain: fleet_placement (KubeFleet's
-// ClusterResourcePlacement, with the scheduler's preview), fleet_envelope and the
+// ClusterResourcePlacement, with the scheduler's preview), fleet_resource_placement (the
+// namespaced ResourcePlacement, the same implementation), fleet_envelope and the
 // fleet_placement_preview data source.
 package placement
 
@@ -14,6 +15,7 @@ import (
 func Resources() []func() resource.Resource {
 	return []func() resource.Resource{
 		shared.NewResource[placementResource]("_placement"),
+		newScopedPlacement("_resource_placement", namespacedPlacementScope),
 		shared.NewResource[envelopeResource]("_envelope"),
 	}
 }

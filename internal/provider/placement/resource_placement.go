@@ -37,8 +37,13 @@ import (
 
 var _ resource.ResourceWithValidateConfig = (*placementResource)(nil)
 
-// placementResource is fleet_placement: a ClusterResourcePlacement on the fleet hub.
-type placementResource struct{ shared.ResourceBase }
+// placementResource is fleet_placement (a ClusterResourcePlacement on the fleet hub) and, with
+// the namespaced scope, fleet_resource_placement (a ResourcePlacement): one implementation for
+// both (placement_scope.go).
+type placementResource struct {
+	shared.ResourceBase
+	scope *placementScope
+}
 
 // Defaults of a RollingUpdate strategy (the CRD's, and the hub agent's defaulter:
 // pkg/utils/defaulter/clusterresourceplacement.go).
@@ -61,7 +66,15 @@ const (
 var placementConfigAttributes = []string{"name", "resource_selectors", "policy", "strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
 
 func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = rschema.Schema{
+	resp.Schema = placementSchema(ctx)
+	if r.sc().namespaced {
+		resourcePlacementSchema(&resp.Schema)
+	}
+}
+
+// placementSchema is fleet_placement's schema; resourcePlacementSchema adapts it for the namespaced scope.
+func placementSchema(ctx context.Context) rschema.Schema {
+	return rschema.Schema{
 		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1beta1`): which hub " +
 			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
 			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
@@ -166,10 +179,13 @@ func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
 // ValidateConfig checks what needs no backend: KubeFleet's policy rules, label selectors and the
 // strategy's field combinations, with attribute paths.
 func (r *placementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, unknown, diags := decodePlacementConfig(ctx, req.Config)
+	m, unknown, diags := r.sc().decode(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if r.sc().namespaced {
+		validateNamespacedSelectors(&resp.Diagnostics, m.ResourceSelectors, unknown)
 	}
 	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
 	for i, s := range m.ResourceSelectors {
@@ -206,7 +222,8 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	plan, unknown, diags := decodePlacementConfig(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
+	sc := r.sc()
+	plan, unknown, diags := sc.decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -214,19 +231,22 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	creating := req.State.Raw.IsNull()
 	var state placementModel
 	if !creating {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 	}
-	replacing := !creating && (shared.PathsContain(unknown, path.Root("name")) || plan.Name.ValueString() != state.Name.ValueString())
+	replacing := !creating && sc.key(&plan) != sc.key(&state)
+	for _, p := range sc.keyPaths() {
+		replacing = replacing || (!creating && shared.PathsContain(unknown, p))
+	}
 	if !creating && !replacing {
 		checkPlacementImmutable(&resp.Diagnostics, state.Policy, plan.Policy, unknown)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, placementConfigAttributes...)
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, sc.configAttributes()...)
 	if err != nil {
 		resp.Diagnostics.AddError("Planning the placement", err.Error())
 		return
@@ -234,9 +254,9 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !changed || r.Clients == nil {
 		return
 	}
-	existing := ""
+	existing := hub.PlacementKey{}
 	if !creating && !replacing {
-		existing = state.Name.ValueString()
+		existing = sc.key(&state)
 	}
 	preview, why, diags := r.planPreview(ctx, &plan, existing, unknown)
 	resp.Diagnostics.Append(diags...)
@@ -252,7 +272,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 
 // planPreview runs the checks that need the hub and computes the preview of a new placement
 // (existing "") or of an update of an existing one; why says why it stays unknown until apply.
-func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing string, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
+func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
@@ -261,10 +281,18 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
 		return preview, "", diags
 	}
-	if existing == "" && !shared.PathsContain(unknown, path.Root("name")) {
-		r.checkNotOnHub(ctx, &diags, hc, plan.Name.ValueString())
+	keyKnown := true
+	for _, p := range r.sc().keyPaths() {
+		keyKnown = keyKnown && !shared.PathsContain(unknown, p)
 	}
-	r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
+	if existing.Name == "" && keyKnown {
+		r.checkNotOnHub(ctx, &diags, hc, r.sc().key(plan))
+	}
+	if r.sc().namespaced {
+		checkNamespacedKinds(&diags, hc, plan.ResourceSelectors, unknown)
+	} else {
+		r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
+	}
 	if diags.HasError() {
 		return preview, "", diags
 	}
@@ -277,7 +305,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if len(policyUnknown) > 0 {
 		return preview, shared.UnknownInputs(policyUnknown), diags
 	}
-	if existing != "" {
+	if existing.Name != "" {
 		// While the hub agent reschedules, a preview now would not be what the apply, seconds
 		// later, plans again.
 		if why := r.unsettled(ctx, hc, existing); why != "" {
@@ -295,6 +323,9 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	for _, w := range warnings {
 		diags.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
 	}
+	if r.sc().namespaced {
+		warnNamespaceCollection(ctx, &diags, r.Clients, plan.Namespace.ValueString())
+	}
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
@@ -302,12 +333,13 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 
 // unsettled says why the hub agent has not finished scheduling the placement's current spec, or
 // "" when it has.
-func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, name string) string {
-	crp, err := hc.Placement(ctx, name)
+func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, key hub.PlacementKey) string {
+	name := key.String()
+	crp, err := hc.PlacementAt(ctx, key)
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
 	}
-	c := meta.FindStatusCondition(crp.Status.Conditions, string(placementv1.ClusterResourcePlacementScheduledConditionType))
+	c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
 		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
 	}
@@ -370,15 +402,16 @@ func removedTolerations(old, updated *policyModel) string {
 }
 
 // checkNotOnHub fails the plan of a new placement whose name the hub already has.
-func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, name string) {
-	there, err := hc.PlacementExists(ctx, name)
+func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, key hub.PlacementKey) {
+	name := key.String()
+	there, err := hc.PlacementExistsAt(ctx, key)
 	switch {
 	case err != nil:
 		diags.AddError("Reading the placement", fmt.Sprintf("Checking whether placement %q exists on the hub: %v", name, err))
 	case there:
 		diags.AddAttributeError(path.Root("name"), "Placement already exists",
-			fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q. To manage it with Terraform, import it "+
-				"(terraform import <address> %s, or an import block), or choose another name.", name, name))
+			fmt.Sprintf("The fleet hub already has a %s named %q. To manage it with Terraform, import it "+
+				"(terraform import <address> %s, or an import block), or choose another name.", r.sc().kind, name, name))
 	}
 }
 
@@ -405,12 +438,17 @@ func (r *placementResource) checkSelectionScope(ctx context.Context, diags *diag
 }
 
 func (r *placementResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if r.sc().namespaced {
+		importResourcePlacement(ctx, req, resp)
+		return
+	}
 	shared.ImportHubName(ctx, req, resp, 63, "a ClusterResourcePlacement on the fleet hub (a DNS subdomain of at most 63 characters)", nil)
 }
 
 func (r *placementResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	sc := r.sc()
 	var plan placementModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(sc.get(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -426,22 +464,27 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	name := plan.Name.ValueString()
+	name := sc.id(&plan)
 	created, err := hc.CreatePlacement(ctx, placementFromModel(&plan))
 	if err != nil {
 		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
-				fmt.Sprintf("The fleet hub already has a ClusterResourcePlacement named %q: import it, or choose another name.", name))
+				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", sc.kind, name))
 			return
 		}
-		resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating ClusterResourcePlacement %q on the hub: %v", name, err))
+		if sc.namespaced && hub.IsNotFound(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("namespace"), "Namespace not found",
+				fmt.Sprintf("The hub has no namespace %q: create it first (for example with the kubernetes provider's kubernetes_namespace_v1 against the hub): %v", plan.Namespace.ValueString(), err))
+			return
+		}
+		resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating %s %q on the hub: %v", sc.kind, name, err))
 		return
 	}
 	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
 	plan.ID = types.StringValue(name)
 	if plan.Preview.IsUnknown() {
 		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
-		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, "")...)
+		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, hub.PlacementKey{})...)
 	}
 	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
@@ -451,8 +494,9 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	sc := r.sc()
 	var state placementModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -461,18 +505,19 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	name := state.Name.ValueString()
-	crp, err := hc.Placement(ctx, name)
+	key := sc.key(&state)
+	name := key.String()
+	crp, err := hc.PlacementAt(ctx, key)
 	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading ClusterResourcePlacement %q: %v", name, err))
+		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading %s %q: %v", sc.kind, name, err))
 		return
 	}
-	versions, err := hc.ResourceVersions(ctx, name)
+	versions, err := hc.ResourceVersionsAt(ctx, key)
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of ClusterResourcePlacement %q: %v", name, err))
+		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of %s %q: %v", sc.kind, name, err))
 		return
 	}
 	state.ID = types.StringValue(name)
@@ -481,12 +526,13 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		state.WaitForRollout = types.BoolValue(false) // imported
 	}
 	resp.Diagnostics.Append(state.setObserved(crp, versions)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(sc.set(ctx, &resp.State, &state)...)
 }
 
 func (r *placementResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	sc := r.sc()
 	var plan placementModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(sc.get(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -502,15 +548,15 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	name := plan.Name.ValueString()
+	name := sc.id(&plan)
 	if plan.Preview.IsUnknown() {
-		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, name)...)
+		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, sc.key(&plan))...)
 	}
 	// Only the fields the provider manages are written; the hub client retries conflicts with the
 	// hub agent, which writes the placement too.
 	updated, err := hc.UpdatePlacementSpec(ctx, placementFromModel(&plan))
 	if err != nil {
-		resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating ClusterResourcePlacement %q: %v", name, err))
+		resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating %s %q: %v", sc.kind, name, err))
 		return
 	}
 	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
@@ -523,8 +569,9 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 }
 
 func (r *placementResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	sc := r.sc()
 	var state placementModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -540,21 +587,25 @@ func (r *placementResource) Delete(ctx context.Context, req resource.DeleteReque
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	name := state.Name.ValueString()
-	if err := hc.DeletePlacement(ctx, name); err != nil {
-		resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting ClusterResourcePlacement %q: %v", name, err))
+	key := sc.key(&state)
+	if err := hc.DeletePlacementAt(ctx, key); err != nil {
+		resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting %s %q: %v", sc.kind, key.String(), err))
 		return
 	}
 	// The hub agent's finalizers remove the placed resources from the clusters first.
-	if err := hc.WaitPlacementGone(ctx, name, time.Second); err != nil {
+	if err := hc.WaitPlacementGoneAt(ctx, key, time.Second); err != nil {
 		resp.Diagnostics.AddError("Deleting the placement", err.Error())
 	}
 }
 
 // ---- models ----
 
+// placementModel is fleet_placement's model, and the model the shared implementation works on
+// for both scopes (fleet_resource_placement's is converted: resourcePlacementModel).
 type placementModel struct {
-	ID                   types.String            `tfsdk:"id"`
+	ID        types.String `tfsdk:"id"`
+	Namespace types.String `tfsdk:"-"` // the namespaced scope's
+
 	Name                 types.String            `tfsdk:"name"`
 	ResourceSelectors    []resourceSelectorModel `tfsdk:"resource_selectors"`
 	Policy               *policyModel            `tfsdk:"policy"`
@@ -606,16 +657,7 @@ var (
 
 // ---- helpers ----
 
-// decodePlacementConfig reads a configuration or plan that may hold unknown values (see decodePartial);
-// the computed attributes, unknown by nature at plan, are not reported.
-func decodePlacementConfig(ctx context.Context, cfg tfsdk.Config) (placementModel, []path.Path, diag.Diagnostics) {
-	var m placementModel
-	unknown, diags := shared.DecodePartial(ctx, cfg, &m, path.Root("id"), path.Root("preview"), path.Root("status"),
-		path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots"))
-	return m, unknown, diags
-}
-
-func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, existing string) diag.Diagnostics {
+func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, existing hub.PlacementKey) diag.Diagnostics {
 	var diags diag.Diagnostics
 	preview, warnings, err := placementPreview(ctx, r.Clients, existing, m.Policy.toAPI())
 	if err != nil {
@@ -637,6 +679,7 @@ func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, 
 func placementFromModel(m *placementModel) *hub.Placement {
 	p := &hub.Placement{}
 	p.Name = m.Name.ValueString()
+	p.Namespace = m.Namespace.ValueString()
 	p.Spec = placementv1.PlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
 	for i, s := range m.ResourceSelectors {
 		sel := placementv1.ResourceSelectorTerm{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
@@ -663,6 +706,9 @@ func placementFromModel(m *placementModel) *hub.Placement {
 // left empty.
 func placementSpecToModel(m *placementModel, crp *hub.Placement) {
 	m.Name = types.StringValue(crp.Name)
+	if crp.Namespace != "" {
+		m.Namespace = types.StringValue(crp.Namespace)
+	}
 	m.ResourceSelectors = make([]resourceSelectorModel, 0, len(crp.Spec.ResourceSelectors))
 	for i, s := range crp.Spec.ResourceSelectors {
 		sm := resourceSelectorModel{

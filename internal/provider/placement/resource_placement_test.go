@@ -240,7 +240,7 @@ func TestWaitForPlacementRolloutHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	got, err := waitForPlacementRollout(ctx, hc, "p", time.Hour)
+	got, err := waitForPlacementRollout(ctx, hc, hub.ClusterPlacement("p"), time.Hour)
 	if err == nil || !strings.Contains(err.Error(), "a: waiting for Available") {
 		t.Fatalf("want an error naming the pending cluster, got %v", err)
 	}
@@ -261,13 +261,13 @@ func TestPlacementUnsettled(t *testing.T) {
 	pending.Name, pending.Generation = "q", 2
 	hc := hubtest.New(t, settled, pending)
 	r := &placementResource{}
-	if why := r.unsettled(context.Background(), hc, "p"); why != "" {
+	if why := r.unsettled(context.Background(), hc, hub.ClusterPlacement("p")); why != "" {
 		t.Errorf("p is scheduled for its generation, got %q", why)
 	}
-	if why := r.unsettled(context.Background(), hc, "q"); !strings.Contains(why, "still scheduling") {
+	if why := r.unsettled(context.Background(), hc, hub.ClusterPlacement("q")); !strings.Contains(why, "still scheduling") {
 		t.Errorf("q's spec (generation 2) is not scheduled yet, got %q", why)
 	}
-	if why := r.unsettled(context.Background(), hc, "gone"); !strings.Contains(why, "failed") {
+	if why := r.unsettled(context.Background(), hc, hub.ClusterPlacement("gone")); !strings.Contains(why, "failed") {
 		t.Errorf("a placement the hub lacks: got %q", why)
 	}
 }

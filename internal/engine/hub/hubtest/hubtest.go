@@ -15,16 +15,20 @@ import (
 )
 
 var listKinds = map[schema.GroupVersionResource]string{
-	hub.PlacementGVR:        "ClusterResourcePlacementList",
-	hub.BindingGVR:          "ClusterResourceBindingList",
-	hub.PolicySnapshotGVR:   "ClusterSchedulingPolicySnapshotList",
-	hub.ResourceSnapshotGVR: "ClusterResourceSnapshotList",
-	hub.StrategyGVR:         "ClusterStagedUpdateStrategyList",
-	hub.RunGVR:              "ClusterStagedUpdateRunList",
-	hub.ApprovalGVR:         "ClusterApprovalRequestList",
-	hub.WorkGVR:             "WorkList",
-	hub.MemberClusterGVR:    "MemberClusterList",
-	hub.CRDGVR:              "CustomResourceDefinitionList",
+	hub.PlacementGVR:                  "ClusterResourcePlacementList",
+	hub.BindingGVR:                    "ClusterResourceBindingList",
+	hub.PolicySnapshotGVR:             "ClusterSchedulingPolicySnapshotList",
+	hub.ResourceSnapshotGVR:           "ClusterResourceSnapshotList",
+	hub.StrategyGVR:                   "ClusterStagedUpdateStrategyList",
+	hub.ResourcePlacementGVR:          "ResourcePlacementList",
+	hub.ResourceBindingGVR:            "ResourceBindingList",
+	hub.SchedulingPolicySnapshotGVR:   "SchedulingPolicySnapshotList",
+	hub.NamespacedResourceSnapshotGVR: "ResourceSnapshotList",
+	hub.RunGVR:                        "ClusterStagedUpdateRunList",
+	hub.ApprovalGVR:                   "ClusterApprovalRequestList",
+	hub.WorkGVR:                       "WorkList",
+	hub.MemberClusterGVR:              "MemberClusterList",
+	hub.CRDGVR:                        "CustomResourceDefinitionList",
 }
 
 // New is a hub client whose hub holds objs: KubeFleet's typed objects with their TypeMeta set, or

@@ -1,0 +1,230 @@
+package placement_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+)
+
+const resourcePlacementAddr = "fleet_resource_placement.test"
+
+// resourcePlacementConfig: a ResourcePlacement in namespace ns selecting the ConfigMap web-config,
+// PickN by node count as pickNConfig (prod-east-1 50, prod-west-1 38, canary-east 25).
+func resourcePlacementConfig(ns string, n int) string {
+	return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_resource_placement" "test" {
+  namespace          = %q
+  name               = "web"
+  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
+  policy = {
+    placement_type     = "PickN"
+    number_of_clusters = %d
+    preferred_cluster_selectors = [{
+      weight          = 50
+      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
+    }]
+  }
+  wait_for_rollout = true
+}
+`, ns, n)
+}
+
+// createConfigMap creates a ConfigMap on the hub, unless it exists.
+func createConfigMap(t *testing.T, ns, name string) {
+	t.Helper()
+	_, err := acctest.HubKube(t).Kubernetes.CoreV1().ConfigMaps(ns).Create(context.Background(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"color": "blue"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// A ResourcePlacement in a namespace selecting a ConfigMap: PickN with a preview; the hub agent
+// schedules what the preview said, with the same scores, and the placement becomes Available;
+// scaling out keeps the picks; import by <namespace>/<name>; no ClusterResourcePlacement appears.
+func TestAccResourcePlacementPickN(t *testing.T) {
+	const ns = "rp-app"
+	h := acctest.NewHubClients(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { h.CreateNamespace(t, ns); createConfigMap(t, ns, "web-config") },
+				Config:    resourcePlacementConfig(ns, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview"), previewExact(true,
+						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+						map[string]string{
+							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
+							"prod-east-2":  taintReason,
+							"staging-west": heartbeatReason,
+						},
+						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+					)),
+					plancheck.ExpectUnknownValue(resourcePlacementAddr, tfjsonpath.New("status")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					hubMatchesPreviewCheck{resourcePlacementAddr},
+					resourcePlacementRolledOut{2},
+					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("id"), knownvalue.StringExact(ns+"/web")),
+					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("status").AtMapKey("selected_resources"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"group": knownvalue.StringExact(""), "version": knownvalue.StringExact("v1"), "kind": knownvalue.StringExact("ConfigMap"),
+							"name": knownvalue.StringExact("web-config"), "namespace": knownvalue.StringExact(ns),
+						}),
+					})),
+					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact("0")),
+					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("resource_snapshots"), knownvalue.ListSizeExact(1)),
+					noClusterPlacement{h.Hub, "web"},
+				},
+			},
+			{
+				// Scale out: the picks stay, canary-east is added.
+				Config: resourcePlacementConfig(ns, 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
+						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+					})),
+					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(2)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewCheck{resourcePlacementAddr}, resourcePlacementRolledOut{3}},
+			},
+			{
+				// Nothing changed: the plan is empty.
+				Config: resourcePlacementConfig(ns, 3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				ResourceName:            resourcePlacementAddr,
+				ImportState:             true,
+				ImportStateId:           ns + "/web",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"preview", "timeouts", "wait_for_rollout"},
+			},
+		},
+	})
+}
+
+// Bad input fails at validate or plan with the attribute's path: a Namespace selector (cluster-
+// scoped, refused without the hub), a cluster-scoped ClusterRole and a kind the hub does not serve
+// (refused at plan against the hub's API), a namespace that is not a DNS label, a namespace the
+// hub lacks (at apply, at the namespace attribute), and an import ID without a namespace.
+func TestAccResourcePlacementInvalidInputs(t *testing.T) {
+	config := func(ns, selector string) string {
+		return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_resource_placement" "bad" {
+  namespace          = %q
+  name               = "bad"
+  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "x" }, %s]
+}
+`, ns, selector)
+	}
+	cases := []struct{ name, ns, selector, want string }{
+		{"Namespace kind", "rp-bad", `{ version = "v1", kind = "Namespace", name = "rp-bad" }`,
+			`(?s)resource_selectors\[1\]\.kind: a ResourcePlacement selects namespaced resources of its own namespace; Namespace is\s+cluster-scoped`},
+		{"ClusterRole", "rp-bad", `{ group = "rbac.authorization.k8s.io", version = "v1", kind = "ClusterRole", name = "admin" }`,
+			`(?s)resource_selectors\[1\]\.kind: ClusterRole \(rbac\.authorization\.k8s\.io/v1\) is cluster-scoped`},
+		{"unknown kind", "rp-bad", `{ version = "v1", kind = "ConfigMapp" }`,
+			`(?s)resource_selectors\[1\]\.kind: the hub serves no kind ConfigMapp in v1`},
+		{"bad namespace", "Bad_NS", `{ version = "v1", kind = "Secret", name = "s" }`,
+			`(?s)Attribute namespace must be a DNS label`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      config(tc.ns, tc.selector),
+					PlanOnly:    true,
+					ExpectError: acctest.WrappedRegexp(tc.want),
+				}},
+			})
+		})
+	}
+	t.Run("namespace missing on the hub", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      config("rp-missing", `{ version = "v1", kind = "Secret", name = "s" }`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Namespace not found.*The hub has no namespace "rp-missing"`),
+			}},
+		})
+	})
+	t.Run("import ID without namespace", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:        config("rp-bad", `{ version = "v1", kind = "Secret", name = "s" }`),
+				ResourceName:  "fleet_resource_placement.bad",
+				ImportState:   true,
+				ImportStateId: "bad",
+				ExpectError:   acctest.WrappedRegexp(`Expected <namespace>/<name> of a ResourcePlacement`),
+			}},
+		})
+	})
+}
+
+// resourcePlacementRolledOut checks the ResourcePlacement is Available on n clusters (its own
+// condition type, ResourcePlacementAvailable), as wait_for_rollout promised.
+type resourcePlacementRolledOut struct{ n int }
+
+func (c resourcePlacementRolledOut) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, resourcePlacementAddr)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	status := asMap(values["status"])
+	available := 0
+	for _, ps := range asList(status["placement_statuses"]) {
+		if asMap(ps)["resource_snapshot_index"] != "0" {
+			resp.Error = fmt.Errorf("cluster %v runs resource snapshot %v, want 0", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"])
+			return
+		}
+		for _, cond := range asList(asMap(ps)["conditions"]) {
+			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
+				available++
+			}
+		}
+	}
+	placementAvailable := false
+	for _, cond := range asList(status["conditions"]) {
+		if cm := asMap(cond); cm["type"] == "ResourcePlacementAvailable" && cm["status"] == "True" {
+			placementAvailable = true
+		}
+	}
+	if available != c.n || !placementAvailable {
+		resp.Error = fmt.Errorf("right after apply, %d cluster(s) Available (want %d), ResourcePlacementAvailable %t: wait_for_rollout did not wait", available, c.n, placementAvailable)
+	}
+}
+
+// noClusterPlacement checks the hub has no ClusterResourcePlacement of the name: the resource
+// wrote the namespaced kind.
+type noClusterPlacement struct {
+	hub  *hub.Client
+	name string
+}
+
+func (c noClusterPlacement) CheckState(ctx context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	there, err := c.hub.PlacementExists(ctx, c.name)
+	if err != nil || there {
+		resp.Error = fmt.Errorf("a ClusterResourcePlacement %q exists (%t, %v): the ResourcePlacement was written cluster-scoped", c.name, there, err)
+	}
+}
