@@ -72,7 +72,7 @@ func (c *Client) discover() (map[schema.GroupResource][]string, string, error) {
 
 // resolve is gvr in the newest version the hub serves its kind in, or an error that names the
 // kind and the hub's version.
-func (c *Client) resolve(ctx context.Context, gvr schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+func (c *Client) resolve(_ context.Context, gvr schema.GroupVersionResource) (schema.GroupVersionResource, error) {
 	if gvr.Group != PlacementGVR.Group && gvr.Group != MemberClusterGVR.Group {
 		return gvr, nil
 	}
