@@ -112,6 +112,10 @@ type Clients struct {
 	aks       *aks.Client
 
 	hub lazy[*kube.Client]
+	// hubAPI is the hub's typed client, kept so its discovery of served API versions runs once
+	// per process; hubAPIOf is the connection it wraps.
+	hubAPI   *hub.Client
+	hubAPIOf *kube.Client
 
 	mu       sync.Mutex
 	clusters map[string]*lazy[*kube.Client]
@@ -255,7 +259,12 @@ func (c *Clients) HubAPI(ctx context.Context) (*hub.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hub.New(kc), nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hubAPI == nil || c.hubAPIOf != kc {
+		c.hubAPI, c.hubAPIOf = hub.New(kc), kc
+	}
+	return c.hubAPI, nil
 }
 
 func (c *Clients) Cluster(ctx context.Context, name string) (*kube.Client, error) {

@@ -323,3 +323,47 @@ func TestLazyHonoursContext(t *testing.T) {
 		t.Errorf("cached value = %d %v", v, err)
 	}
 }
+
+// The hub's served API versions are discovered once per process: every resource's call of
+// HubAPI gets the same client, whose discovery is cached.
+func TestHubAPIDiscoversOncePerProcess(t *testing.T) {
+	var discovery, reads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/version":
+			discovery.Add(1)
+			fmt.Fprint(w, `{"gitVersion":"v1.32.4"}`)
+		case r.URL.Path == "/apis/placement.kubernetes-fleet.io/v1":
+			discovery.Add(1)
+			fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"placement.kubernetes-fleet.io/v1","resources":[{"name":"clusterresourceplacements","namespaced":false,"kind":"ClusterResourcePlacement","verbs":["get"]}]}`)
+		case strings.HasPrefix(r.URL.Path, "/apis/placement.kubernetes-fleet.io/v1/clusterresourceplacements/"):
+			reads.Add(1)
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+		default: // other group versions: not served
+			discovery.Add(1)
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
+		}
+	}))
+	defer srv.Close()
+	c := New(Options{Hub: &rest.Config{Host: srv.URL}})
+	ctx := context.Background()
+	var first int32
+	for i := range 3 { // three resources planning in one provider process
+		h, err := c.HubAPI(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if there, err := h.PlacementExists(ctx, fmt.Sprintf("p%d", i)); err != nil || there {
+			t.Fatalf("PlacementExists: %t, %v", there, err)
+		}
+		if i == 0 {
+			first = discovery.Load()
+		}
+	}
+	if first == 0 || discovery.Load() != first || reads.Load() != 3 {
+		t.Errorf("discovery requests: %d after the first resource, %d after three; reads %d (want discovery once, 3 reads)", first, discovery.Load(), reads.Load())
+	}
+}
