@@ -677,7 +677,7 @@ func placementPreview(ctx context.Context, clients *engine.Clients, existing str
 			Message: "the hub agent's scheduler fails every scheduling cycle of this placement: " + why,
 		}, []string{"The hub agent's scheduler will fail every scheduling cycle of this placement, so it places nothing: " + why}, nil
 	}
-	return stableReasons(placementPreviewFromResult(res), members), nil, nil
+	return stableReasons(placementPreviewFromResult(res), members), scheduling.UnknownPropertiesWarning(policy, members), nil
 }
 
 // agoRe matches the elapsed time the eligibility checker puts in its reasons.
