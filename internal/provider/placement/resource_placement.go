@@ -324,6 +324,9 @@ func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel,
 	}
 	for _, is := range scheduling.ImmutableChanges(old.toAPI(), updated.toAPI()) {
 		switch is.Path.String() {
+		case "": // the policy itself: KubeFleet v0.18.9's CRD refuses removing it
+			diags.AddAttributeError(path.Root("policy"), "Policy cannot be removed",
+				"Attribute policy: "+is.Message+": KubeFleet rejects the update. Keep the policy (placement_type = \"PickAll\" picks every eligible cluster).")
 		case "placementType":
 			if shared.RelatedToAny(typePath, unknown) {
 				continue

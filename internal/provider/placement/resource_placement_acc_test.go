@@ -441,7 +441,12 @@ resource "fleet_placement" "bad" {
     number_of_clusters = 1`,
 			`policy\.number_of_clusters: number of clusters must be nil for policy type PickFixed`},
 		{"bad quantity", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["12x"] }] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid values for property kubernetes-fleet.io/node-count: value 12x is not a valid resource.Quantity`},
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid requirement on property kubernetes-fleet.io/node-count: value "12x" is not a valid resource.Quantity`},
+		{"contradicting requirements", `required_cluster_selectors = [{ property_expressions = [
+      { name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["10"] },
+      { name = "kubernetes-fleet.io/node-count", operator = "Lt", values = ["5"] },
+    ] }]`,
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]: inconsistent requirements on property kubernetes-fleet.io/node-count: lower bound \(10\) and upper bound \(5\) exclude all values`},
 		{"bad property name", `placement_type = "PickN"
     number_of_clusters = 1
     preferred_cluster_selectors = [{ weight = 10, property_sorter = { name = "resources.kubernetes-fleet.io/spare-cpu", sort_order = "Descending" } }]`,
