@@ -222,6 +222,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	replacing := !creating && (shared.PathsContain(unknown, path.Root("name")) || plan.Name.ValueString() != state.Name.ValueString())
 	if !creating && !replacing {
 		checkPlacementImmutable(&resp.Diagnostics, state.Policy, plan.Policy, unknown)
+		checkStrategyImmutable(&resp.Diagnostics, state.Strategy, plan.Strategy, unknown)
 		if resp.Diagnostics.HasError() {
 			return
 		}

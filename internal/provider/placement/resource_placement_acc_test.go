@@ -477,6 +477,16 @@ resource "fleet_placement" "bad" {
 			Steps: []resource.TestStep{
 				{Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }]`)},
 				{
+					// v0.18.9's CRD: a policy once set stays.
+					Config: acctest.ProviderConfig + `
+resource "fleet_placement" "bad" {
+  name               = "bad"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+}
+`,
+					ExpectError: acctest.WrappedRegexp(`policy: policy cannot be removed once set`),
+				},
+				{
 					Config: policy(`placement_type = "PickN"
     number_of_clusters = 1
     tolerations = [{ key = "dedicated", value = "gpu" }]`),
@@ -492,6 +502,28 @@ resource "fleet_placement" "bad" {
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					}},
+				},
+			},
+		})
+	})
+
+	t.Run("strategy type from External", func(t *testing.T) {
+		strategy := func(typ string) string {
+			return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "bad" {
+  name               = "bad-external"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+  strategy           = { type = %q }
+}
+`, typ)
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{Config: strategy("External")},
+				{
+					Config:      strategy("RollingUpdate"),
+					ExpectError: acctest.WrappedRegexp(`strategy\.type: cannot change rollout strategy type from 'External' to other types \(External → RollingUpdate\)`),
 				},
 			},
 		})
