@@ -101,7 +101,8 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
 					"(`\"0\"`, `\"1\"`, …, as KubeFleet writes it): a new one whenever the selected resources or their " +
 					"content change. With the External strategy, a staged update run names the index it rolls out. Refreshed " +
-					"on every read; null until the hub agent has cut the first one (right after the placement is created).",
+					"on every read; null until the first one is cut: right after the placement is created with RollingUpdate; with " +
+					"External, when the first staged update run initializes (KubeFleet v0.18.9 cuts none for External placements).",
 			},
 			"resource_snapshots": rschema.ListNestedAttribute{
 				Computed: true,

@@ -350,11 +350,24 @@ resource "fleet_placement" "test" {
 				},
 			},
 			{
-				// Once the hub agent has cut snapshot 0 and scheduled the clusters, refresh shows
-				// them; nothing is planned.
+				// Scheduled, but no snapshot: v0.18.9's hub agent leaves that to a staged run.
+				PreConfig: func() { noResourceSnapshotFor(t, "external", 3) },
+				Config:    config("", "external"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), knownvalue.ListExact([]knownvalue.Check{})),
+					clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+				},
+			},
+			{
+				// Once a staged run, initialized, has cut snapshot 0, refresh shows it; nothing is
+				// planned.
 				PreConfig: func() {
+					initializeStagedRun(t, "external", "external-run-0")
 					h.WaitForResourceIndex(t, "external", "0")
-					waitForPlacementScheduled(t, "external", 3)
 				},
 				Config: config("", "external"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -363,7 +376,7 @@ resource "fleet_placement" "test" {
 				ConfigStateChecks: refreshed("0", "0"),
 			},
 			{
-				// A second namespace changes the selected resources: the hub agent cuts snapshot 1.
+				// A second namespace changes the selected resources.
 				PreConfig: func() { h.CreateNamespace(t, "external-b") },
 				Config:    config("", "external", "external-b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -372,7 +385,11 @@ resource "fleet_placement" "test" {
 				}},
 			},
 			{
-				PreConfig: func() { h.WaitForResourceIndex(t, "external", "1") },
+				// The next staged run cuts snapshot 1 of them.
+				PreConfig: func() {
+					initializeStagedRun(t, "external", "external-run-1")
+					h.WaitForResourceIndex(t, "external", "1")
+				},
 				Config:    config("", "external", "external-b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
