@@ -2,10 +2,14 @@ package placement_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -46,6 +50,26 @@ func initializeStagedRun(t *testing.T, placement, run string) {
 		_ = c.Delete(context.Background(), r)
 		_ = c.Delete(context.Background(), strategy)
 	})
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got := &placementv1.ClusterStagedUpdateRun{}
+		if err := c.Get(ctx, client.ObjectKey{Name: run}, got); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(got.Status.Conditions, string(placementv1.StagedUpdateRunConditionInitialized))
+		if cond == nil {
+			last = "no Initialized condition"
+			return false, nil
+		}
+		last = fmt.Sprintf("%s %s: %s", cond.Status, cond.Reason, cond.Message)
+		if cond.Status == metav1.ConditionFalse {
+			return false, fmt.Errorf("initialization failed: %s", last)
+		}
+		return cond.Status == metav1.ConditionTrue, nil
+	})
+	if err != nil {
+		t.Fatalf("staged run %s of placement %s: %s: %v", run, placement, last, err)
+	}
 }
 
 // noResourceSnapshotFor waits until the hub agent has scheduled placement's n clusters, then
