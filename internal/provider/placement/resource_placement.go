@@ -65,7 +65,8 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1beta1`): which hub " +
 			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
 			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
-			"(v0.14.0). Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both.",
+			"(v0.18.9). Changing `policy.placement_type`, removing a toleration or the policy, or changing `strategy.type` from " +
+			"External fails at plan, as KubeFleet rejects each.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: "The placement's name.",
