@@ -32,7 +32,7 @@ func TestUnknownPropertiesNamesTheClosestReported(t *testing.T) {
 			}},
 			PreferredDuringSchedulingIgnoredDuringExecution: []placementv1.PreferredClusterSelector{
 				{Weight: 10, Preference: placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{
-					Name: "resources.kubernetes-fleet.io/availble-cpu", SortOrder: placementv1.Descending}}},
+					Name: "resources.kubernetes-fleet.io/available-cpus", SortOrder: placementv1.Descending}}},
 				{Weight: 10, Preference: placementv1.ClusterSelectorTerm{PropertySorter: &placementv1.PropertySorter{
 					Name: "kubernetes.azure.com/node-count", SortOrder: placementv1.Ascending}}},
 			},
@@ -49,7 +49,7 @@ func TestUnknownPropertiesNamesTheClosestReported(t *testing.T) {
 			Closest: []string{NodeCountProperty},
 		},
 		{
-			Name: "resources.kubernetes-fleet.io/availble-cpu", Uses: []string{"preferred term 0 (sorter)"},
+			Name: "resources.kubernetes-fleet.io/available-cpus", Uses: []string{"preferred term 0 (sorter)"},
 			Paths:   []Path{pathPreferred.Index(0).Child("preference").Child("propertySorter").Child("name")},
 			Closest: []string{"resources.kubernetes-fleet.io/available-cpu"},
 		},
@@ -67,7 +67,7 @@ func TestUnknownPropertiesNamesTheClosestReported(t *testing.T) {
 		t.Fatalf("want one warning, got %d: %q", len(w), w)
 	}
 	for _, s := range []string{`"kubernetes.azure.com/node-count" (required term 0, preferred term 1 (sorter)): the closest reported: "kubernetes-fleet.io/node-count"`,
-		`"resources.kubernetes-fleet.io/availble-cpu" (preferred term 0 (sorter)): the closest reported: "resources.kubernetes-fleet.io/available-cpu"`} {
+		`"resources.kubernetes-fleet.io/available-cpus" (preferred term 0 (sorter)): the closest reported: "resources.kubernetes-fleet.io/available-cpu"`} {
 		if !strings.Contains(w[0], s) {
 			t.Errorf("warning %q lacks %q", w[0], s)
 		}
@@ -111,7 +111,7 @@ func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"kitten", "sitting", 3}, {"availble", "available", 1}, {"node-count", "node-count", 0}} {
+	}{{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"kitten", "sitting", 3}, {"cpus", "cpu", 1}, {"node-count", "node-count", 0}} {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
