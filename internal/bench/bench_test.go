@@ -92,6 +92,30 @@ func BenchmarkFleetScale(b *testing.B) {
 	writeReport(b, root, rep)
 }
 
+// BenchmarkFleet1k runs the 1,000-member part alone (the hub agent against the preview, and
+// the plan) and logs its figures without writing the report, e.g. to check a new hub agent
+// quickly: go test -run '^$' -bench BenchmarkFleet1k -benchtime 1x ./internal/bench/
+func BenchmarkFleet1k(b *testing.B) {
+	root, err := acctest.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []string{"FLEET_HUB_CONFIG_PATH", "KUBE_CONFIG_PATH", "KUBE_CTX", "KUBE_HOST", "TF_CLI_CONFIG_FILE"} {
+		b.Setenv(k, "")
+	}
+	b.Setenv("CHECKPOINT_DISABLE", "1")
+	provider := buildProvider(b, root)
+	rep := &report{}
+	for i := 0; i < b.N; i++ {
+		fleet1k(b, root, provider, rep)
+	}
+	var t strings.Builder
+	for _, r := range rep.rows {
+		fmt.Fprintf(&t, "| %s | %s | %s |\n", r[0], r[1], r[2])
+	}
+	b.Log("\n" + t.String())
+}
+
 // ---- 1,000 members with the real hub agent ----
 
 func fleet1k(b *testing.B, root, provider string, rep *report) {

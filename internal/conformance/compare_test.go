@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
 
-// The comparison itself is checked without a hub: a hub outcome written the way v0.14.0 writes it
+// The comparison itself is checked without a hub: a hub outcome written the way v0.18.9 writes it
 // agrees with its preview, and every kind of disagreement is caught.
 func TestCompareCatchesMismatches(t *testing.T) {
 	policy := pickN(2, required(term(labels(LabelEnv, "prod")))) // the policy only sets the placement type here
@@ -51,8 +52,8 @@ func TestCompareCatchesMismatches(t *testing.T) {
 			selected("a", 10), selected("b", 5),
 			{ClusterName: "c", ClusterScore: &placementv1.ClusterScore{AffinityScore: ptrTo(int32(3)), TopologySpreadScore: ptrTo(int32(0))},
 				Reason: `Cluster "c" does not score high enough (affinity score: 3, topology spread score: 0)`},
-			{ClusterName: "e", Reason: fmt.Sprintf(unhealthyReason, "10.03")}, // the hub's cycle ran a second later
 			{ClusterName: "d", Reason: "ClusterUnschedulable, cluster does not match with any of the required cluster affinity terms"},
+			{ClusterName: "e", Reason: fmt.Sprintf(unhealthyReason, "10.03")}, // the hub's cycle ran a second later
 		}
 		crp := &placementv1.ClusterResourcePlacement{}
 		crpCond := cond
@@ -91,8 +92,16 @@ func TestCompareCatchesMismatches(t *testing.T) {
 			p.Excluded[0] = scheduling.Exclusion{Cluster: "b", Reason: `Cluster "b" does not score high enough (affinity score: 5, topology spread score: 0)`}
 		}, "cluster b"},
 		{"another reason", func(_ *scheduling.Result, o *observation, _ **before) {
-			o.snapshot.Status.ClusterDecisions[4].Reason = "ClusterUnschedulable, taint &{Key:spot Value:true Effect:NoSchedule} cannot be tolerated"
+			o.snapshot.Status.ClusterDecisions[3].Reason = "ClusterUnschedulable, taint &{Key:spot Value:true Effect:NoSchedule} cannot be tolerated"
 		}, "cluster d"},
+		{"filtered clusters out of name order", func(_ *scheduling.Result, o *observation, _ **before) {
+			d := o.snapshot.Status.ClusterDecisions
+			d[3], d[4] = d[4], d[3]
+		}, "out of name order"},
+		{"another filtered cluster listed first", func(p *scheduling.Result, _ *observation, _ **before) {
+			p.Excluded = append(p.Excluded, scheduling.Exclusion{Cluster: "cc", Reason: "ClusterUnschedulable, cluster does not match with any of the required cluster affinity terms"})
+			sort.SliceStable(p.Excluded[1:], func(i, j int) bool { return p.Excluded[1+i].Cluster < p.Excluded[1+j].Cluster })
+		}, "filtered clusters listed"},
 		{"another not-picked order", func(p *scheduling.Result, _ *observation, _ **before) {
 			p.Excluded = append([]scheduling.Exclusion{{Cluster: "f", Reason: `Cluster "f" does not score high enough (affinity score: 4, topology spread score: 0)`}}, p.Excluded...)
 		}, "not scoring high enough"},

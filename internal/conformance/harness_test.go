@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,7 @@ import (
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	"go.goms.io/fleet/pkg/utils/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
@@ -34,7 +36,7 @@ import (
 // hub runs no namespace controller to finalize them.
 const appNamespace = "conformance-app"
 
-// maxUnselectedDecisions is how many unselected clusters v0.14.0's scheduler lists in a policy
+// maxUnselectedDecisions is how many unselected clusters v0.18.9's scheduler lists in a policy
 // snapshot's decisions (pkg/scheduler/framework/framework.go: maxUnselectedClusterDecisionCount).
 const maxUnselectedDecisions = 20
 
@@ -287,14 +289,14 @@ func (h *hub) latestPolicySnapshot(ctx context.Context, crpName string) (*placem
 }
 
 // bind marks bindings Bound with the placement's latest resource snapshot, as an external rollout
-// (a staged update run) does.
+// (a staged update run) does. v0.18.9's placement controller cuts no resource snapshot for an
+// External-strategy placement (pkg/controllers/placement/controller.go:
+// handleResourceSnapshotByStrategy); the staged update run does when it initializes, so bind
+// first cuts it the way the run does (ensureResourceSnapshot).
 func (h *hub) bind(ctx context.Context, crpName string, clusters []string) error {
-	var snaps placementv1.ClusterResourceSnapshotList
-	if err := h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
+	snap, err := h.ensureResourceSnapshot(ctx, crpName)
+	if err != nil {
 		return err
-	}
-	if len(snaps.Items) != 1 {
-		return fmt.Errorf("%d latest resource snapshots", len(snaps.Items))
 	}
 	want := map[string]bool{}
 	for _, c := range clusters {
@@ -310,12 +312,69 @@ func (h *hub) bind(ctx context.Context, crpName string, clusters []string) error
 			continue
 		}
 		b.Spec.State = placementv1.BindingStateBound
-		b.Spec.ResourceSnapshotName = snaps.Items[0].Name
+		b.Spec.ResourceSnapshotName = snap.Name
 		if err := h.c.Update(ctx, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ensureResourceSnapshot returns the placement's latest resource snapshot, creating the first one
+// as a v0.18.9 staged update run does when none exists (pkg/controllers/updaterun/initialization.go
+// calls pkg/utils/controller/resource_snapshot_resolver.go: GetOrCreateResourceSnapshot, whose
+// BuildMasterResourceSnapshot names, labels and annotates it, owned by the placement): index 0,
+// one snapshot in the group, no enveloped objects, the selected Namespace as its content.
+func (h *hub) ensureResourceSnapshot(ctx context.Context, crpName string) (*placementv1.ClusterResourceSnapshot, error) {
+	var snaps placementv1.ClusterResourceSnapshotList
+	if err := h.c.List(ctx, &snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: crpName, placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
+		return nil, err
+	}
+	switch len(snaps.Items) {
+	case 1:
+		return &snaps.Items[0], nil
+	case 0:
+	default:
+		return nil, fmt.Errorf("%d latest resource snapshots", len(snaps.Items))
+	}
+	crp, err := h.placement(ctx, crpName)
+	if err != nil {
+		return nil, err
+	}
+	ns := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": appNamespace}}
+	raw, err := json.Marshal(ns)
+	if err != nil {
+		return nil, err
+	}
+	spec := placementv1.ResourceSnapshotSpec{SelectedResources: []placementv1.ResourceContent{{RawExtension: runtime.RawExtension{Raw: raw}}}}
+	hash, err := resource.HashOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	snap := &placementv1.ClusterResourceSnapshot{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, crpName, 0),
+			Labels: map[string]string{
+				placementv1beta1.PlacementTrackingLabel: crpName,
+				placementv1beta1.IsLatestSnapshotLabel:  "true",
+				placementv1beta1.ResourceIndexLabel:     "0",
+			},
+			Annotations: map[string]string{
+				placementv1beta1.ResourceGroupHashAnnotation:         hash,
+				placementv1beta1.NumberOfResourceSnapshotsAnnotation: "1",
+				placementv1beta1.NumberOfEnvelopedObjectsAnnotation:  "0",
+			},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: placementv1.GroupVersion.String(), Kind: "ClusterResourcePlacement", Name: crp.Name, UID: crp.UID,
+				Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true),
+			}},
+		},
+		Spec: spec,
+	}
+	if err := h.c.Create(ctx, snap); err != nil {
+		return nil, fmt.Errorf("creating the resource snapshot a staged run would: %w", err)
+	}
+	return snap, nil
 }
 
 // observation is what the hub agent made of a placement.
@@ -483,7 +542,7 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 		previewPick[p.Cluster] = p
 	}
 	previewExcluded := map[string]string{}
-	var previewNotPicked []string
+	var previewNotPicked, previewFilteredNames []string
 	previewFiltered := 0
 	for _, e := range preview.Excluded {
 		previewExcluded[e.Cluster] = e.Reason
@@ -492,6 +551,7 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 			previewNotPicked = append(previewNotPicked, e.Cluster)
 		case strings.HasPrefix(e.Reason, "ClusterUnschedulable, "):
 			previewFiltered++
+			previewFilteredNames = append(previewFilteredNames, e.Cluster)
 		}
 	}
 	previewTrimmed := map[string]bool{}
@@ -515,7 +575,7 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 	}
 
 	hubSelected := map[string]placementv1.ClusterDecision{}
-	var hubSelectedOrder, hubNotPicked []string
+	var hubSelectedOrder, hubNotPicked, hubFilteredNames []string
 	hubFiltered := 0
 	for _, d := range obs.snapshot.Status.ClusterDecisions {
 		if d.Selected {
@@ -534,6 +594,7 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 			hubNotPicked = append(hubNotPicked, d.ClusterName)
 		} else if strings.HasPrefix(d.Reason, "ClusterUnschedulable, ") {
 			hubFiltered++
+			hubFilteredNames = append(hubFilteredNames, d.ClusterName)
 		}
 	}
 	hubOf := func(cluster string) (string, string) {
@@ -616,9 +677,13 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 	}
 
 	// Which unselected clusters the hub lists: the best maxUnselectedDecisions clusters that did not
-	// score high enough, in rank order, then filtered clusters (in the order the parallel filter
-	// finished them, so only their number is compared). A PickN placement that has as many picks as
-	// it needs, or more, runs no scheduling cycle and lists none.
+	// score high enough, in rank order, then the first filtered clusters by name (v0.18.9 sorts them
+	// before listing: pkg/scheduler/framework/framework.go: updatePolicySnapshotStatusFromBindings;
+	// v0.14.0 listed them in the order its parallel filter finished). A filtered cluster that keeps a
+	// binding takes a slot without being listed (pkg/scheduler/framework/frameworkutils.go:
+	// newSchedulingDecisionsFromBindings), so the hub's list is a prefix of the preview's filtered
+	// clusters, by name. A PickN placement that has as many picks as it needs, or more, runs no
+	// scheduling cycle and lists none.
 	ranCycle := true
 	if pickType == placementv1.PickNPlacementType {
 		present := 0
@@ -642,6 +707,12 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 		}
 		if wantFiltered := min(maxUnselectedDecisions-len(hubNotPicked), previewFiltered); wantFiltered != hubFiltered && (prev == nil || !prev.memberChange) {
 			c.general("the hub lists %d filtered clusters, the preview has %d (so the hub should list %d)", hubFiltered, previewFiltered, wantFiltered)
+		}
+		if !sort.StringsAreSorted(hubFilteredNames) {
+			c.general("the hub lists filtered clusters out of name order: %v", hubFilteredNames)
+		} else if (prev == nil || !prev.memberChange) && !isPrefix(hubFilteredNames, previewFilteredNames) {
+			c.general("filtered clusters listed:\n    preview (first by name): %v\n    hub agent:               %v",
+				previewFilteredNames[:min(len(previewFilteredNames), len(hubFilteredNames))], hubFilteredNames)
 		}
 	default:
 		problems := 0
@@ -708,6 +779,11 @@ func compare(name string, policy *placementv1.PlacementPolicy, preview schedulin
 		c.decisions += len(hubTrimmed)
 	}
 	return c
+}
+
+// isPrefix: a is b's beginning.
+func isPrefix(a, b []string) bool {
+	return len(a) <= len(b) && strings.Join(a, "\x00") == strings.Join(b[:len(a)], "\x00")
 }
 
 func sameKeys[A, B any](a map[string]A, b map[string]B) bool {

@@ -22,7 +22,7 @@ import (
 const (
 	seed           = 20261123
 	fleetSize      = 220
-	randomPolicies = 14
+	randomPolicies = 60
 	// workers is how many placements are in flight at once in the stateless phase.
 	workers = 6
 )

@@ -151,7 +151,7 @@ var constraintCases = map[string][]constraintCase{
 	"fleets.json:parameters.updateStrategyName:minLength":     nameCases("minLength", []string{rUS}, "name"),
 	"fleets.json:parameters.updateStrategyName:maxLength":     nameCases("maxLength", []string{rUS}, "name"),
 
-	// ---- KubeFleet v0.14.0, ClusterResourcePlacement v1beta1 ----
+	// ---- KubeFleet v0.18.9, ClusterResourcePlacement (the CRD's storage version) ----
 	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selectors")},
 	"crp:spec.resourceSelectors:minItems": {bad(rPl, "resource_selectors", []any{})},
 	"crp:spec.resourceSelectors:maxItems": {bad(rPl, "resource_selectors", many(101, func(i int) any {
@@ -212,6 +212,7 @@ var constraintCases = map[string][]constraintCase{
 	"crp:spec.strategy.rollingUpdate.maxSurge:pattern":       {bad(rPl, "strategy.max_surge", "-5%"), bad(rPl, "strategy.max_surge", "101%")},
 	"crp:spec.strategy.rollingUpdate.maxUnavailable:pattern": {bad(rPl, "strategy.max_unavailable", "-5%"), bad(rPl, "strategy.max_unavailable", "25 %")},
 	"crp:spec.strategy.type:enum":                            {bad(rPl, "strategy.type", "Canary")},
+	"crp:spec.resourceSelectors[].selectionScope:enum":       {bad(rPl, "resource_selectors[0].selection_scope", "Everything")},
 
 	// ---- KubeFleet v0.14.0, ClusterStagedUpdateStrategy v1beta1 ----
 	"stagedstrategy:spec.stages:required":         {req(rSS, "stages")},
@@ -285,6 +286,20 @@ var notApplicableRules = [][2]string{
 	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySorter",
 		"required_cluster_selectors has no property_sorter: a sorter only ranks, so it belongs to preferred terms"},
 	{"crp:spec.strategy.applyStrategy.", "apply strategies are not exposed: KubeFleet's defaults apply"},
+	{"crp:spec.strategy.deleteStrategy.", "delete strategies are not exposed: KubeFleet's default applies"},
+	{"crp:spec.strategy.reportBackStrategy", "report-back strategies are not exposed: KubeFleet's default (Disabled) applies"},
+	{"crp:spec.statusReportingScope:", "status_reporting_scope is not an attribute of fleet_placement: the default ClusterScopeOnly applies"},
+	{"crp:spec:cel[1]", "NamespaceAccessible needs statusReportingScope, which is not an attribute of fleet_placement (ClusterScopeOnly applies)"},
+	{"crp:spec:cel[2]", "statusReportingScope is immutable once set: it is not an attribute of fleet_placement, so it is never set"},
+	{"crp:spec:cel[3]", "NamespaceWithResourceSelectors is never sent: selection_scope accepts NamespaceWithResources and NamespaceOnly only"},
+	{"crp:spec:cel[4]", "NamespaceWithResourceSelectors is never sent: selection_scope accepts NamespaceWithResources and NamespaceOnly only"},
+	{"crp:spec:cel[5]", "NamespaceWithResourceSelectors is never sent: selection_scope accepts NamespaceWithResources and NamespaceOnly only"},
+	{"crp:spec:cel[0]", "a transition rule (policy cannot be removed once set), so not a validate-time check: ModifyPlan refuses removing the policy " +
+		"(checkPlacementImmutable on scheduling.ImmutableChanges; TestImmutableChanges, TestAccPlacementInvalidInputs/immutable_fields)"},
+	{"crp:spec.policy:cel[0]", "a transition rule (placement type is immutable), so not a validate-time check: ModifyPlan refuses the change " +
+		"(checkPlacementImmutable; TestImmutableChanges, TestAccPlacementInvalidInputs/immutable_fields)"},
+	{"crp:spec.strategy.type:cel[0]", "a transition rule (no change from External), so not a validate-time check: ModifyPlan refuses the change " +
+		"(checkStrategyImmutable; TestAccPlacementInvalidInputs/strategy_type_from_External)"},
 	{"stagedrun:spec.resourceSnapshotIndex:required", "optional in fleet_staged_update_run: the provider resolves the placement's latest snapshot index at plan and always sends one"},
 	{"stagedrun:spec:cel[0]", "self == oldSelf (the spec is immutable): every spec attribute of fleet_staged_update_run forces replacement"},
 	{"nodepool:spec:", "replicas, limits and weight are not attributes of fleet_nodepool_disruption, which patches an existing NodePool's disruption fields"},

@@ -41,7 +41,7 @@ func BindingsFromAPI(bindings []placementv1.ClusterResourceBinding, latestPolicy
 // numberOfClusters alone keeps the snapshot (and the picks: scale-out adds, scale-in trims), any
 // other change makes every binding obsolete and reschedules. Both policies are compared as the hub
 // stores them (CRD defaults applied)
-// (pkg/controllers/clusterresourceplacement/controller.go: getOrCreateClusterSchedulingPolicySnapshot).
+// (pkg/controllers/placement/controller.go: getOrCreateSchedulingPolicySnapshot).
 func NeedsNewSnapshot(old, updated *placementv1.PlacementPolicy) bool {
 	return !reflect.DeepEqual(snapshotForm(old), snapshotForm(updated))
 }

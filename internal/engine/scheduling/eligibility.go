@@ -13,8 +13,8 @@ const (
 	// heartbeatTimeout and healthTimeout are the checker's defaults, which the hub agent uses
 	// (cmd/hubagent/workload/setup.go calls clustereligibilitychecker.New() with no options).
 	//
-	// v0.14.0: both are fixed at five minutes; the cluster's spec.heartbeatPeriodSeconds plays no
-	// part in eligibility (it only paces the member agent).
+	// v0.18.9: both are fixed at five minutes, as in v0.14.0; the cluster's
+	// spec.heartbeatPeriodSeconds plays no part in eligibility (it only paces the member agent).
 	heartbeatTimeout = 5 * time.Minute
 	healthTimeout    = 5 * time.Minute
 )
@@ -59,7 +59,7 @@ func memberAgentStatus(cluster *clusterv1.MemberCluster) *clusterv1.AgentStatus 
 	return nil
 }
 
-// findCondition is meta.FindStatusCondition (k8s.io/apimachinery/pkg/api/meta/conditions.go).
+// findCondition is meta.FindStatusCondition (k8s.io/apimachinery: pkg/api/meta/conditions.go).
 func findCondition(conditions []metav1.Condition, conditionType string) *metav1.Condition {
 	for i := range conditions {
 		if conditions[i].Type == conditionType {

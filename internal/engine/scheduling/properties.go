@@ -12,8 +12,9 @@ import (
 
 // Property names the member agent reports (pkg/propertyprovider/commons.go).
 //
-// v0.14.0: no k8s.io/k8s-version or cluster-entrypoint properties (newer KubeFleet reports
-// them); any non-Quantity property value still aborts a cycle that reads it.
+// v0.18.9's member agents also report k8s.io/k8s-version, k8s.io/cluster-entrypoint and
+// k8s.io/cluster-certificate-authority-data, which are not Quantities: as in v0.14.0, a
+// non-Quantity property value aborts a cycle that reads it.
 const (
 	NodeCountProperty          = "kubernetes-fleet.io/node-count"
 	ResourcePropertyNamePrefix = "resources.kubernetes-fleet.io/"

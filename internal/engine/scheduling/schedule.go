@@ -11,7 +11,7 @@ import (
 
 // ReasonPending and pendingMessage are what the placement's Scheduled condition shows while the
 // policy snapshot carries no Scheduled condition
-// (pkg/controllers/clusterresourceplacement/controller.go: buildScheduledCondition).
+// (pkg/controllers/placement/controller.go: buildScheduledCondition).
 const (
 	ReasonPending  = "SchedulePending"
 	pendingMessage = "Scheduling has not completed"
@@ -158,7 +158,9 @@ func (r *run) obsoleteCount() int {
 // (pkg/scheduler/profile/profile.go). ClusterAffinity sees every cluster first, so one cluster it
 // cannot evaluate aborts the cycle.
 //
-// v0.14.0: the profile has no NamespaceAffinity filter (newer KubeFleet adds one for namespaced
+// v0.18.9: the profile's NamespaceAffinity filter (after ClusterEligibility) skips cluster-scoped
+// placements (pkg/scheduler/framework/plugins/namespaceaffinity/filtering.go: PreFilter), so a
+// ClusterResourcePlacement sees the same filters as in v0.14.0 (it matters only for namespaced
 // ResourcePlacements).
 func (r *run) staticFilters() error {
 	if r.staticDone {
@@ -482,8 +484,8 @@ func (r *run) pickFixed() Result {
 	names := r.policy.ClusterNames
 	res := Result{Cycles: 1}
 	if len(names) == 0 {
-		// The scheduler skips the cycle and writes no status (v0.14.0's webhook rejects an empty
-		// list; newer KubeFleet allows it), so bindings stay as they are.
+		// The scheduler skips the cycle and writes no status (v0.18.9's webhook accepts an empty
+		// list; v0.14.0's rejected it), so bindings stay as they are.
 		res.Reason, res.Message = ReasonPending, pendingMessage
 		for _, i := range r.keptOrder {
 			res.Selected = append(res.Selected, r.pickFor(i))
@@ -647,8 +649,10 @@ func (r *run) finish(res *Result, final *cycleOutcome, n int) {
 		}
 		res.Excluded = append(res.Excluded, Exclusion{Cluster: name, Reason: reason, Class: class})
 	}
-	// v0.14.0 writes filtered clusters in the order its parallel filter finished them (and only
-	// up to 20 unpicked ones in all); the preview lists every one, by name.
+	// v0.18.9 sorts the filtered clusters by name and lists the first ones, up to 20 unpicked
+	// clusters in all (pkg/scheduler/framework/framework.go: updatePolicySnapshotStatusFromBindings;
+	// v0.14.0 listed them in the order its parallel filter finished them); the preview lists
+	// every one, by name, so its first filtered clusters are the ones the hub lists.
 	for _, i := range r.byName() {
 		if r.selected[i] {
 			continue

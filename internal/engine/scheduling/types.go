@@ -1,14 +1,14 @@
-// Package scheduling reproduces KubeFleet's scheduler (go.goms.io/fleet v0.14.0, the version the
+// Package scheduling reproduces KubeFleet's scheduler (go.goms.io/fleet v0.18.9, the version the
 // local fleet's hub agent runs) as pure functions over KubeFleet's own API types: which member
 // clusters a ClusterResourcePlacement picks, with which scores, why every other cluster is left
 // out, and what the Scheduled condition will say.
 //
 // It has no I/O and no globals; the clock comes in through Input.Now. Each rule cites, in a one-line
-// comment, the upstream file it reproduces (paths relative to go.goms.io/fleet@v0.14.0).
+// comment, the upstream file it reproduces (paths relative to go.goms.io/fleet@v0.18.9).
 //
 // Where the shared reference (shared/reference/kubefleet-scheduling.md, written from newer
-// KubeFleet) and v0.14.0 differ, this package follows v0.14.0 and says so in a comment marked
-// "v0.14.0:".
+// KubeFleet) and v0.18.9 differ, this package follows v0.18.9 and says so in a comment marked
+// "v0.18.9:". Where v0.18.9 changed what v0.14.0 did, the comment says so too.
 package scheduling
 
 import (

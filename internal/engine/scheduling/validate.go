@@ -18,10 +18,9 @@ import (
 type Severity string
 
 const (
-	// SeverityError: the API server (CRD schema) or v0.14.0's validating webhook rejects it.
+	// SeverityError: the API server (CRD schema) or v0.18.9's validating webhook rejects it.
 	SeverityError Severity = "error"
-	// SeverityWarning: v0.14.0 accepts it, but every scheduling cycle fails on it or a term can
-	// never match (newer KubeFleet rejects some of these).
+	// SeverityWarning: v0.18.9 accepts it, but every scheduling cycle fails on it or skips it.
 	SeverityWarning Severity = "warning"
 )
 
@@ -74,7 +73,7 @@ var (
 	pathPreferred  = pathAffinity.Child("preferredDuringSchedulingIgnoredDuringExecution")
 	supportedTypes = []placementv1.PlacementType{placementv1.PickAllPlacementType, placementv1.PickNPlacementType, placementv1.PickFixedPlacementType}
 	// resourceCapacityTypes is the webhook's sorted list of capacity types
-	// (pkg/utils/validator/clusterresourceplacement.go: supportedResourceCapacityTypes).
+	// (pkg/utils/validator/placement.go: supportedResourceCapacityTypes).
 	resourceCapacityTypes = []string{allocatableCapacityName, availableCapacityName, totalCapacityName}
 )
 
@@ -90,12 +89,12 @@ func (v *validator) warn(p Path, format string, args ...any) {
 }
 
 // Validate checks a policy as the hub would on create or update: the CRD's schema (enums, item
-// limits, minimums and maximums, with its defaults applied first) and v0.14.0's validating webhook
-// (which fields each placement type allows, label selectors, property names and values,
-// tolerations), with the webhook's own messages. It adds warnings for what v0.14.0 accepts but
-// cannot schedule. A nil policy (PickAll) is valid.
+// limits, minimums and maximums, with its defaults applied first) and v0.18.9's validating webhook
+// (which fields each placement type allows, member names, label selectors, property names, values
+// and their consistency, tolerations), with the webhook's own messages. It adds warnings for what
+// v0.18.9 accepts but cannot schedule. A nil policy (PickAll) is valid.
 // (config/crd/bases/placement.kubernetes-fleet.io_clusterresourceplacements.yaml;
-// pkg/utils/validator/clusterresourceplacement.go: validatePlacementPolicy.)
+// pkg/utils/validator/placement.go: validatePlacementPolicy.)
 func Validate(policy *placementv1.PlacementPolicy) []Issue {
 	p := Defaulted(policy)
 	if p == nil {
@@ -181,16 +180,25 @@ func (v *validator) schemaTerm(p Path, t *placementv1.ClusterSelectorTerm) {
 	}
 }
 
-// pickFixed: clusterNames only (pkg/utils/validator/clusterresourceplacement.go:
-// validatePolicyForPickFixedPlacementType).
+// pickFixed: clusterNames only, each a valid member name, unique
+// (pkg/utils/validator/placement.go: validatePolicyForPickFixedPlacementType).
 //
-// v0.14.0: an empty clusterNames is rejected; newer KubeFleet (#718/#719) accepts it.
+// v0.18.9 accepts an empty clusterNames (v0.14.0 rejected it); its scheduler then skips every
+// cycle (pkg/scheduler/framework/framework.go: runSchedulingCycleForPickFixedPlacementType), so
+// nothing is ever placed: a warning.
 func (v *validator) pickFixed(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) == 0 {
-		v.fail(Path{}.Child("clusterNames"), "cluster names cannot be empty for policy type %s", placementv1.PickFixedPlacementType)
+		v.warn(Path{}.Child("clusterNames"), "no cluster names for policy type %s: the hub accepts it, but its scheduler skips every scheduling cycle of this placement, so nothing is placed", placementv1.PickFixedPlacementType)
 	}
 	seen := make(map[string]bool)
 	for i, name := range p.ClusterNames {
+		np := Path{}.Child("clusterNames").Index(i)
+		if errs := validation.IsDNS1123Subdomain(name); errs != nil {
+			v.fail(np, "PickFixed cluster name %s is not a valid member name: %s", name, strings.Join(errs, "; "))
+		}
+		if len(name) > validation.DNS1035LabelMaxLength {
+			v.fail(np, "PickFixed cluster name %s cannot have length exceeding %d", name, validation.DNS1035LabelMaxLength)
+		}
 		if seen[name] {
 			v.fail(Path{}.Child("clusterNames").Index(i), "cluster names must be unique for policy type %s", placementv1.PickFixedPlacementType)
 			break
@@ -212,7 +220,7 @@ func (v *validator) pickFixed(p *placementv1.PlacementPolicy) {
 }
 
 // pickAll: no clusterNames, numberOfClusters or topology spread constraints; preferred terms are
-// rejected (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickAllPlacementType).
+// rejected (pkg/utils/validator/placement.go: validatePolicyForPickAllPlacementType).
 func (v *validator) pickAll(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) > 0 {
 		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1.PickAllPlacementType)
@@ -230,7 +238,7 @@ func (v *validator) pickAll(p *placementv1.PlacementPolicy) {
 }
 
 // pickN: numberOfClusters required, no clusterNames
-// (pkg/utils/validator/clusterresourceplacement.go: validatePolicyForPickNPolicyType).
+// (pkg/utils/validator/placement.go: validatePolicyForPickNPolicyType).
 func (v *validator) pickN(p *placementv1.PlacementPolicy) {
 	if len(p.ClusterNames) > 0 {
 		v.fail(Path{}.Child("clusterNames"), "cluster names needs to be empty for policy type %s, only valid for PickFixed policy type", placementv1.PickNPlacementType)
@@ -253,7 +261,7 @@ func (v *validator) pickN(p *placementv1.PlacementPolicy) {
 
 // clusterAffinity validates required terms (label selector, property selector, no sorter) and,
 // for PickN, preferred terms (label selector, sorter, no property selector); PickAll rejects
-// preferred terms (pkg/utils/validator/clusterresourceplacement.go: validateClusterAffinity).
+// preferred terms (pkg/utils/validator/placement.go: validateClusterAffinity).
 func (v *validator) clusterAffinity(ca *placementv1.ClusterAffinity, placementType placementv1.PlacementType) {
 	if r := ca.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
 		for i := range r.ClusterSelectorTerms {
@@ -295,16 +303,18 @@ func (v *validator) clusterAffinity(ca *placementv1.ClusterAffinity, placementTy
 	}
 }
 
-// labelSelector (pkg/utils/validator/clusterresourceplacement.go: validateLabelSelector).
+// labelSelector (pkg/utils/validator/placement.go: validateLabelSelector).
 func (v *validator) labelSelector(p Path, ls *metav1.LabelSelector, parent string) {
 	if _, err := metav1.LabelSelectorAsSelector(ls); err != nil {
 		v.fail(p, "the labelSelector in %s %+v is invalid: %v", parent, ls, err)
 	}
 }
 
-// propertySelector validates each expression's name, operator arity and values
-// (pkg/utils/validator/clusterresourceplacement.go: validatePropertySelectorRequirements), then
-// warns about what v0.14.0 lets through.
+// propertySelector validates each expression's name, then its operator with its values (an
+// unknown operator, a value count other than one, a value that is not a Quantity: the first
+// problem only), then the requirements on each property together
+// (pkg/utils/validator/placement.go: validatePropertySelectorRequirements,
+// validateOperatorAndValues, validateRequirementsConsistency).
 func (v *validator) propertySelector(p Path, ps *placementv1.PropertySelector) {
 	for i, req := range ps.MatchExpressions {
 		ep := p.Child("matchExpressions").Index(i)
@@ -313,21 +323,16 @@ func (v *validator) propertySelector(p Path, ps *placementv1.PropertySelector) {
 			v.fail(ep.Child("name"), "invalid property name %s: %v", req.Name, err)
 			nameOK = false
 		}
-		known := knownOperator(req.Operator)
-		if known && len(req.Values) != 1 {
+		switch {
+		case !knownOperator(req.Operator):
+			v.fail(ep.Child("operator"), "invalid requirement on property %s: unsupported operator %s", req.Name, req.Operator)
+		case len(req.Values) != 1:
 			// More than one value is also a schema error (maxItems 1), reported by schemaTerm.
-			v.fail(ep.Child("values"), "operator %s requires exactly one value, got %d", req.Operator, len(req.Values))
-		}
-		for _, value := range req.Values {
-			if _, err := resource.ParseQuantity(value); err != nil {
-				v.fail(ep.Child("values"), "invalid values for property %s: value %s is not a valid resource.Quantity: %v", req.Name, value, err)
-				break
+			v.fail(ep.Child("values"), "invalid requirement on property %s: operator %s requires exactly one value, got %d", req.Name, req.Operator, len(req.Values))
+		default:
+			if _, err := resource.ParseQuantity(req.Values[0]); err != nil {
+				v.fail(ep.Child("values"), "invalid requirement on property %s: value %q is not a valid resource.Quantity: %v", req.Name, req.Values[0], err)
 			}
-		}
-		if !known {
-			// v0.14.0's CRD has no enum for the operator and the webhook only checks the value
-			// count of known operators; the scheduler then fails every cycle ("invalid operator").
-			v.warn(ep.Child("operator"), "unsupported operator %q: supported operators are Gt, Ge, Eq, Ne, Lt, Le; the hub accepts it but the scheduler fails every scheduling cycle of this placement", req.Operator)
 		}
 		if nameOK {
 			v.schedulerCanRead(ep.Child("name"), req.Name)
@@ -359,8 +364,9 @@ func knownOperator(op placementv1.PropertySelectorOperator) bool {
 	return false
 }
 
-// validatePropertyName: resource properties need a known capacity type before the first "-",
-// every name must be a qualified name (pkg/utils/validator/clusterresourceplacement.go: validateName).
+// validatePropertyName: resource properties need a known capacity type before the first "-" and
+// must be qualified names; other names are "/"-separated segments, the first a DNS subdomain or a
+// qualified name, the others qualified names (pkg/utils/validator/placement.go: validateName).
 func validatePropertyName(name string) error {
 	if rest, ok := strings.CutPrefix(name, ResourcePropertyNamePrefix); ok {
 		segs := strings.SplitN(rest, "-", 2)
@@ -372,14 +378,32 @@ func validatePropertyName(name string) error {
 		default:
 			return fmt.Errorf("invalid capacity type in resource property name %s, supported values are %+v", name, resourceCapacityTypes)
 		}
+		if errs := validation.IsQualifiedName(name); errs != nil {
+			return fmt.Errorf("property name %s is not valid: %s", name, strings.Join(errs, "; "))
+		}
+		return nil
 	}
-	if errs := validation.IsQualifiedName(name); errs != nil {
-		return fmt.Errorf("name is not a valid Kubernetes label name: %v", errs)
+	segs := strings.Split(name, "/")
+	if len(segs) <= 1 {
+		if errs := validation.IsQualifiedName(name); errs != nil {
+			return fmt.Errorf("property name %s is not valid: %s", name, strings.Join(errs, "; "))
+		}
+		return nil
+	}
+	sub, qual := validation.IsDNS1123Subdomain(segs[0]), validation.IsQualifiedName(segs[0])
+	if len(sub) != 0 && len(qual) != 0 {
+		return fmt.Errorf("property name first segment %s is not valid: it is neither a valid DNS subdomain (%s) nor a valid qualified name (%s)",
+			segs[0], strings.Join(sub, "; "), strings.Join(qual, "; "))
+	}
+	for _, seg := range segs[1:] {
+		if errs := validation.IsQualifiedName(seg); errs != nil {
+			return fmt.Errorf("property name segment %s is not valid: %s", seg, strings.Join(errs, "; "))
+		}
 	}
 	return nil
 }
 
-// tolerations (pkg/utils/validator/clusterresourceplacement.go: validateTolerations).
+// tolerations (pkg/utils/validator/placement.go: validateTolerations).
 func (v *validator) tolerations(tolerations []placementv1.Toleration) {
 	seen := make(map[placementv1.Toleration]bool)
 	for i, t := range tolerations {
@@ -409,17 +433,18 @@ func (v *validator) tolerations(tolerations []placementv1.Toleration) {
 	}
 }
 
-// ImmutableChanges checks an update of a placement's policy as v0.14.0's webhook does: the
-// placement type cannot change (a nil policy counts as PickAll) and tolerations can only be added
-// (pkg/webhook/clusterresourceplacement/v1beta1_clusterresourceplacement_validating_webhook.go;
-// pkg/utils/validator/clusterresourceplacement.go: IsPlacementPolicyTypeUpdated,
-// IsTolerationsUpdatedOrDeleted).
-//
-// v0.14.0: removing the policy is allowed when it was PickAll; newer KubeFleet forbids removing a
-// policy once set.
+// ImmutableChanges checks an update of a placement's policy as v0.18.9's hub does: a policy once
+// set cannot be removed (the CRD's rule on spec, config/crd/bases/
+// placement.kubernetes-fleet.io_clusterresourceplacements.yaml: "policy cannot be removed once
+// set"; its path is the policy itself, the empty Path), the placement type cannot change (a nil
+// policy counts as PickAll) and tolerations can only be added (pkg/utils/validator/placement.go:
+// HandlePlacementValidation, IsPlacementPolicyTypeUpdated, IsTolerationsUpdatedOrDeleted).
 func ImmutableChanges(old, updated *placementv1.PlacementPolicy) []Issue {
 	o, n := Defaulted(old), Defaulted(updated)
 	var issues []Issue
+	if old != nil && updated == nil {
+		issues = append(issues, Issue{Path: Path{}, Message: "policy cannot be removed once set", Severity: SeverityError})
+	}
 	if placementTypeChanged(o, n) {
 		issues = append(issues, Issue{Path: Path{}.Child("placementType"), Message: "placement type is immutable", Severity: SeverityError})
 	}
@@ -429,7 +454,7 @@ func ImmutableChanges(old, updated *placementv1.PlacementPolicy) []Issue {
 	return issues
 }
 
-// placementTypeChanged (pkg/utils/validator/clusterresourceplacement.go: IsPlacementPolicyTypeUpdated).
+// placementTypeChanged (pkg/utils/validator/placement.go: IsPlacementPolicyTypeUpdated).
 func placementTypeChanged(old, updated *placementv1.PlacementPolicy) bool {
 	switch {
 	case old == nil && updated != nil:
@@ -442,7 +467,7 @@ func placementTypeChanged(old, updated *placementv1.PlacementPolicy) bool {
 	return false
 }
 
-// tolerationsRemoved (pkg/utils/validator/clusterresourceplacement.go: IsTolerationsUpdatedOrDeleted).
+// tolerationsRemoved (pkg/utils/validator/placement.go: IsTolerationsUpdatedOrDeleted).
 func tolerationsRemoved(old, updated []placementv1.Toleration) bool {
 	present := make(map[placementv1.Toleration]bool, len(updated))
 	for _, t := range updated {
@@ -456,89 +481,112 @@ func tolerationsRemoved(old, updated []placementv1.Toleration) bool {
 	return false
 }
 
-// propertyBound is one side of the interval a property's requirements allow.
+// propertyBound is one side of the interval a property's requirements allow (upstream's boundary).
 type propertyBound struct {
-	q         *resource.Quantity
-	inclusive bool
+	q      resource.Quantity
+	strict bool
 }
 
-// contradictions warns about a required term whose requirements on one property can never all
-// hold: two different Eq values, Eq and Ne on the same value, Eq outside the bounds, or an empty
-// interval. v0.14.0 accepts such a term (its webhook leaves a TODO); newer KubeFleet rejects it.
+// propertyBounds is the view of every requirement on one property (upstream's requirementBounds).
+type propertyBounds struct {
+	lower, upper *propertyBound
+	eq           *resource.Quantity
+	ne           []resource.Quantity
+}
+
+// contradictions rejects requirements on one property that no value can meet, with the webhook's
+// words, at the property's first expression (pkg/utils/validator/placement.go:
+// validateRequirementsConsistency, collectRequirementBounds, checkEqVsNe, checkInterval,
+// checkEqInsideBounds). Malformed requirements (reported above) are left out. v0.14.0 accepted
+// such terms; v0.18.9 rejects them.
 func (v *validator) contradictions(p Path, ps *placementv1.PropertySelector) {
-	type reqs struct {
-		first  int
-		eq, ne []resource.Quantity
-		lo, hi propertyBound
-	}
-	byName := map[string]*reqs{}
+	first := map[string]int{}
+	byName := map[string][]placementv1.PropertySelectorRequirement{}
 	var names []string
 	for i, e := range ps.MatchExpressions {
-		if len(e.Values) != 1 {
-			continue
-		}
-		q, err := resource.ParseQuantity(e.Values[0])
-		if err != nil {
-			continue
-		}
-		r := byName[e.Name]
-		if r == nil {
-			r = &reqs{first: i}
-			byName[e.Name] = r
+		if _, ok := first[e.Name]; !ok {
+			first[e.Name] = i
 			names = append(names, e.Name)
 		}
-		qq := q
-		switch e.Operator {
-		case placementv1.PropertySelectorEqualTo:
-			r.eq = append(r.eq, q)
-		case placementv1.PropertySelectorNotEqualTo:
-			r.ne = append(r.ne, q)
-		case placementv1.PropertySelectorGreaterThan, placementv1.PropertySelectorGreaterThanOrEqualTo:
-			incl := e.Operator == placementv1.PropertySelectorGreaterThanOrEqualTo
-			if r.lo.q == nil || q.Cmp(*r.lo.q) > 0 || (q.Cmp(*r.lo.q) == 0 && !incl) {
-				r.lo = propertyBound{q: &qq, inclusive: incl}
-			}
-		case placementv1.PropertySelectorLessThan, placementv1.PropertySelectorLessThanOrEqualTo:
-			incl := e.Operator == placementv1.PropertySelectorLessThanOrEqualTo
-			if r.hi.q == nil || q.Cmp(*r.hi.q) < 0 || (q.Cmp(*r.hi.q) == 0 && !incl) {
-				r.hi = propertyBound{q: &qq, inclusive: incl}
-			}
-		}
+		byName[e.Name] = append(byName[e.Name], e)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		r := byName[name]
-		if why := contradiction(r.eq, r.ne, r.lo, r.hi); why != "" {
-			v.warn(p.Child("matchExpressions").Index(r.first), "the requirements on property %s contradict each other (%s): no cluster can match this term", name, why)
+		if err := requirementsConsistency(byName[name]); err != nil {
+			v.fail(p.Child("matchExpressions").Index(first[name]), "inconsistent requirements on property %s: %v", name, err)
 		}
 	}
 }
 
-func contradiction(eq, ne []resource.Quantity, lo, hi propertyBound) string {
-	for i := 1; i < len(eq); i++ {
-		if !eq[i].Equal(eq[0]) {
-			return fmt.Sprintf("Eq %s and Eq %s", eq[0].String(), eq[i].String())
+// requirementsConsistency (pkg/utils/validator/placement.go: validateRequirementsConsistency).
+func requirementsConsistency(reqs []placementv1.PropertySelectorRequirement) error {
+	if len(reqs) < 2 {
+		return nil
+	}
+	b := &propertyBounds{}
+	for _, r := range reqs {
+		if !knownOperator(r.Operator) || len(r.Values) != 1 {
+			continue
+		}
+		q, err := resource.ParseQuantity(r.Values[0])
+		if err != nil {
+			continue
+		}
+		switch r.Operator {
+		case placementv1.PropertySelectorGreaterThan:
+			b.tighten(&b.lower, propertyBound{q: q, strict: true}, 1)
+		case placementv1.PropertySelectorGreaterThanOrEqualTo:
+			b.tighten(&b.lower, propertyBound{q: q}, 1)
+		case placementv1.PropertySelectorLessThan:
+			b.tighten(&b.upper, propertyBound{q: q, strict: true}, -1)
+		case placementv1.PropertySelectorLessThanOrEqualTo:
+			b.tighten(&b.upper, propertyBound{q: q}, -1)
+		case placementv1.PropertySelectorEqualTo:
+			if b.eq != nil && b.eq.Cmp(q) != 0 {
+				return fmt.Errorf("conflicting Eq values %s and %s", b.eq.String(), q.String())
+			}
+			b.eq = &q
+		case placementv1.PropertySelectorNotEqualTo:
+			b.ne = append(b.ne, q)
 		}
 	}
-	if len(eq) > 0 {
-		e := eq[0]
-		for _, n := range ne {
-			if n.Equal(e) {
-				return fmt.Sprintf("Eq and Ne %s", e.String())
+	if b.eq != nil {
+		for _, n := range b.ne {
+			if b.eq.Cmp(n) == 0 {
+				return fmt.Errorf("conflicting Eq and Ne on same value %s", b.eq.String())
 			}
 		}
-		if lo.q != nil && (e.Cmp(*lo.q) < 0 || (e.Cmp(*lo.q) == 0 && !lo.inclusive)) {
-			return fmt.Sprintf("Eq %s is below the lower bound %s", e.String(), lo.q.String())
-		}
-		if hi.q != nil && (e.Cmp(*hi.q) > 0 || (e.Cmp(*hi.q) == 0 && !hi.inclusive)) {
-			return fmt.Sprintf("Eq %s is above the upper bound %s", e.String(), hi.q.String())
+	}
+	if b.lower != nil && b.upper != nil {
+		c := b.lower.q.Cmp(b.upper.q)
+		if c > 0 || (c == 0 && (b.lower.strict || b.upper.strict)) {
+			return fmt.Errorf("lower bound (%s) and upper bound (%s) exclude all values", b.lower.q.String(), b.upper.q.String())
 		}
 	}
-	if lo.q != nil && hi.q != nil {
-		c := lo.q.Cmp(*hi.q)
-		if c > 0 || (c == 0 && (!lo.inclusive || !hi.inclusive)) {
-			return fmt.Sprintf("the lower bound %s is not below the upper bound %s", lo.q.String(), hi.q.String())
+	if b.eq != nil {
+		if b.lower != nil {
+			if c := b.eq.Cmp(b.lower.q); c < 0 || (c == 0 && b.lower.strict) {
+				return fmt.Errorf("eq value %s violates lower bound %s", b.eq.String(), b.lower.q.String())
+			}
+		}
+		if b.upper != nil {
+			if c := b.eq.Cmp(b.upper.q); c > 0 || (c == 0 && b.upper.strict) {
+				return fmt.Errorf("eq value %s violates upper bound %s", b.eq.String(), b.upper.q.String())
+			}
 		}
 	}
-	return ""
+	return nil
+}
+
+// tighten keeps the more restrictive bound: the larger lower bound (dir 1) or the smaller upper
+// bound (dir -1), the strict one at a tie (upstream's tightenLower, tightenUpper).
+func (b *propertyBounds) tighten(cur **propertyBound, nb propertyBound, dir int) {
+	if *cur == nil {
+		*cur = &nb
+		return
+	}
+	c := nb.q.Cmp((*cur).q) * dir
+	if c > 0 || (c == 0 && nb.strict && !(*cur).strict) {
+		*cur = &nb
+	}
 }

@@ -49,7 +49,7 @@ func selectorTermWith(ls *metav1.LabelSelector, exprs ...placementv1.PropertySel
 	return placementv1.ClusterSelectorTerm{LabelSelector: ls, PropertySelector: &placementv1.PropertySelector{MatchExpressions: exprs}}
 }
 
-// TestValidate ports pkg/utils/validator/clusterresourceplacement_test.go:
+// TestValidate ports pkg/utils/validator/placement_test.go (v0.18.9):
 // TestValidateClusterResourcePlacement_{PickFixed,PickAll,PickN}PlacementPolicy (want: "" means no
 // error; otherwise an error containing the message at the path).
 func TestValidate(t *testing.T) {
@@ -67,8 +67,11 @@ func TestValidate(t *testing.T) {
 	}{
 		// PickFixed.
 		{name: "valid placement policy - PickFixed with non-empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}}},
-		{name: "invalid placement policy - PickFixed with empty cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed},
-			path: "clusterNames", want: "cluster names cannot be empty for policy type PickFixed"},
+		{name: "valid placement policy - PickFixed with empty cluster names (v0.18.9)", policy: &placementv1.PlacementPolicy{PlacementType: fixed}},
+		{name: "invalid placement policy - PickFixed with invalid cluster name", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster", "test@,cluster1"}},
+			path: "clusterNames[1]", want: "PickFixed cluster name test@,cluster1 is not a valid member name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"},
+		{name: "invalid placement policy - PickFixed with too long cluster name", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"this-is-a-very-long-cluster-name-that-exceeds-the-maximum-allowed-length-for-dns-labels"}},
+			path: "clusterNames[0]", want: "PickFixed cluster name this-is-a-very-long-cluster-name-that-exceeds-the-maximum-allowed-length-for-dns-labels cannot have length exceeding 63"},
 		{name: "invalid placement policy - PickFixed with non-unique cluster names", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster1", "test-cluster1", "test-cluster2", "test-cluster2"}},
 			path: "clusterNames[1]", want: "cluster names must be unique for policy type PickFixed"},
 		{name: "invalid placement policy - PickFixed with non nil number of clusters", policy: &placementv1.PlacementPolicy{PlacementType: fixed, ClusterNames: []string{"test-cluster"}, NumberOfClusters: two},
@@ -162,7 +165,20 @@ func TestValidate(t *testing.T) {
 			path:   "tolerations[0].key", want: "toleration key cannot be empty, when operator is Equal"},
 		{name: "invalid placement policy - PickN with invalid property selector name, invalid label name",
 			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-nospecialchars%^=@", placementv1.PropertySelectorEqualTo, "2")))},
-			want:   "name is not a valid Kubernetes label name"},
+			want:   "property name resources.kubernetes-fleet.io/total-nospecialchars%^=@ is not valid"},
+		{name: "invalid placement policy - PickN with an invalid first segment of a property name",
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("St@ndard_D8s_v3/count", placementv1.PropertySelectorEqualTo, "2")))},
+			path:   "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].name",
+			want:   "invalid property name St@ndard_D8s_v3/count: property name first segment St@ndard_D8s_v3 is not valid"},
+		{name: "invalid placement policy - PickN with an invalid later segment of a property name",
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("Standard_D8s_v3/count/$", placementv1.PropertySelectorEqualTo, "2")))},
+			want:   "property name segment $ is not valid"},
+		{name: "valid placement policy - PickN with a multi-segment property name",
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("kubernetes.azure.com/vm-sizes/Standard_D8s_v3/capacity", placementv1.PropertySelectorGreaterThanOrEqualTo, "2")))}},
+		{name: "invalid placement policy - PickN with an unsupported operator",
+			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("n", "In", "1")))},
+			path:   "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].operator",
+			want:   "invalid requirement on property n: unsupported operator In"},
 		{name: "valid placement policy - PickN with valid property selector name",
 			policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(testLabels, expr("resources.kubernetes-fleet.io/total-allocatable-cpu", placementv1.PropertySelectorEqualTo, "2")))}},
 		// The CRD's schema (v1beta1).
@@ -184,7 +200,7 @@ func TestValidate(t *testing.T) {
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms", want: "Too many: 11: must have at most 10 items"},
 		{name: "property value not a quantity", policy: &placementv1.PlacementPolicy{PlacementType: n, NumberOfClusters: two, Affinity: required(selectorTermWith(nil, expr("version", placementv1.PropertySelectorGreaterThan, "v1.29")))},
 			path: "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[0].values",
-			want: "invalid values for property version: value v1.29 is not a valid resource.Quantity"},
+			want: `invalid requirement on property version: value "v1.29" is not a valid resource.Quantity`},
 		{name: "nil policy (PickAll)"},
 		{name: "defaults: empty placement type is PickAll, so numberOfClusters is rejected", policy: &placementv1.PlacementPolicy{NumberOfClusters: two},
 			path: "numberOfClusters", want: "number of clusters must be nil for policy type PickAll"},
@@ -247,36 +263,23 @@ func TestValidateTolerations(t *testing.T) {
 	}
 }
 
-// TestValidateWarnings: what v0.14.0 accepts but cannot schedule, or can never match.
+// TestValidateWarnings: what v0.18.9 accepts but cannot schedule.
 func TestValidateWarnings(t *testing.T) {
-	const (
-		gt = placementv1.PropertySelectorGreaterThan
-		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
-		lt = placementv1.PropertySelectorLessThan
-		le = placementv1.PropertySelectorLessThanOrEqualTo
-		eq = placementv1.PropertySelectorEqualTo
-		ne = placementv1.PropertySelectorNotEqualTo
-	)
 	const term0 = "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector"
-	cases := []struct {
-		name  string
-		exprs []placementv1.PropertySelectorRequirement
-		path  string
-		want  string
+	for _, tc := range []struct {
+		name   string
+		policy *placementv1.PlacementPolicy
+		path   string
+		want   string
 	}{
-		{name: "Eq and a different Eq", exprs: []placementv1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", eq, "2")}, path: term0 + ".matchExpressions[0]", want: "Eq 1 and Eq 2"},
-		{name: "Eq and Ne on one value (quantities: 1 == 1000m)", exprs: []placementv1.PropertySelectorRequirement{expr("n", eq, "1"), expr("n", ne, "1000m")}, want: "Eq and Ne 1"},
-		{name: "empty interval", exprs: []placementv1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", lt, "3")}, want: "the lower bound 5 is not below the upper bound 3"},
-		{name: "open interval on one point", exprs: []placementv1.PropertySelectorRequirement{expr("n", ge, "5"), expr("n", lt, "5")}, want: "the lower bound 5 is not below the upper bound 5"},
-		{name: "Eq below the lower bound", exprs: []placementv1.PropertySelectorRequirement{expr("n", gt, "5"), expr("n", eq, "5")}, want: "Eq 5 is below the lower bound 5"},
-		{name: "Eq above the upper bound", exprs: []placementv1.PropertySelectorRequirement{expr("n", le, "2Gi"), expr("n", eq, "3Gi")}, want: "Eq 3Gi is above the upper bound 2Gi"},
-		{name: "unknown operator", exprs: []placementv1.PropertySelectorRequirement{expr("n", "In", "1")}, path: term0 + ".matchExpressions[0].operator", want: `unsupported operator "In"`},
-		{name: "resource name the scheduler cannot split", exprs: []placementv1.PropertySelectorRequirement{expr("resources.kubernetes-fleet.io/available-ephemeral-storage", gt, "1Gi")},
-			path: term0 + ".matchExpressions[0].name", want: "cannot be resolved by the scheduler"},
-	}
-	for _, tc := range cases {
+		{name: "resource name the scheduler cannot split",
+			policy: &placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, expr("resources.kubernetes-fleet.io/available-ephemeral-storage", placementv1.PropertySelectorGreaterThan, "1Gi")))},
+			path:   term0 + ".matchExpressions[0].name", want: "cannot be resolved by the scheduler"},
+		{name: "PickFixed without cluster names", policy: &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType},
+			path: "clusterNames", want: "its scheduler skips every scheduling cycle of this placement"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			issues := Validate(&placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, tc.exprs...))})
+			issues := Validate(tc.policy)
 			if errs := errorsOf(issues); len(errs) != 0 {
 				t.Errorf("errors %+v; want warnings only", errs)
 			}
@@ -285,14 +288,78 @@ func TestValidateWarnings(t *testing.T) {
 			}
 		})
 	}
-	// A consistent set raises nothing.
-	if issues := Validate(&placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, expr("n", ge, "2"), expr("n", le, "2"), expr("n", eq, "2000m"), expr("m", ne, "1")))}); len(issues) != 0 {
-		t.Errorf("Validate() = %+v", issues)
+}
+
+// TestValidateRequirementsConsistency ports pkg/utils/validator/placement_test.go (v0.18.9):
+// TestValidateRequirementsConsistency, through Validate: requirements on one property that no
+// value meets are an error at the property's first expression (v0.14.0 accepted them).
+func TestValidateRequirementsConsistency(t *testing.T) {
+	const (
+		gt = placementv1.PropertySelectorGreaterThan
+		ge = placementv1.PropertySelectorGreaterThanOrEqualTo
+		lt = placementv1.PropertySelectorLessThan
+		le = placementv1.PropertySelectorLessThanOrEqualTo
+		eq = placementv1.PropertySelectorEqualTo
+		ne = placementv1.PropertySelectorNotEqualTo
+	)
+	r := func(op placementv1.PropertySelectorOperator, v string) placementv1.PropertySelectorRequirement {
+		return expr("p", op, v)
+	}
+	rs := func(x ...placementv1.PropertySelectorRequirement) []placementv1.PropertySelectorRequirement { return x }
+	for _, tc := range []struct {
+		name string
+		reqs []placementv1.PropertySelectorRequirement
+		want string // "" for none
+	}{
+		{name: "single requirement", reqs: rs(r(eq, "5"))},
+		{name: "two compatible Eq with same value", reqs: rs(r(eq, "5"), r(eq, "5"))},
+		{name: "Eq + Ne with different values", reqs: rs(r(eq, "5"), r(ne, "10"))},
+		{name: "two Ne", reqs: rs(r(ne, "5"), r(ne, "10"))},
+		{name: "Gt + Lt with non-empty interval", reqs: rs(r(gt, "5"), r(lt, "10"))},
+		{name: "Gte x + Lte x pinpoints x", reqs: rs(r(ge, "10"), r(le, "10"))},
+		{name: "Eq inside bounds", reqs: rs(r(ge, "5"), r(eq, "7"), r(le, "10"))},
+		{name: "redundant lower bounds keep the most restrictive", reqs: rs(r(gt, "5"), r(gt, "10"), r(lt, "20"))},
+		{name: "value with units", reqs: rs(r(ge, "100Mi"), r(lt, "1Gi"))},
+		{name: "two Eq with different values", reqs: rs(r(eq, "5"), r(eq, "10")), want: "inconsistent requirements on property p: conflicting Eq values 5 and 10"},
+		{name: "Eq + Ne with same value", reqs: rs(r(eq, "5"), r(ne, "5")), want: "conflicting Eq and Ne on same value 5"},
+		{name: "Gt 10 + Lt 5", reqs: rs(r(gt, "10"), r(lt, "5")), want: "lower bound (10) and upper bound (5) exclude all values"},
+		{name: "Gt x + Lt x boundary", reqs: rs(r(gt, "10"), r(lt, "10")), want: "exclude all values"},
+		{name: "Gt x + Lte x boundary", reqs: rs(r(gt, "10"), r(le, "10")), want: "exclude all values"},
+		{name: "Gte x + Lt x boundary", reqs: rs(r(ge, "10"), r(lt, "10")), want: "exclude all values"},
+		{name: "least-restrictive lower hides the contradiction", reqs: rs(r(gt, "10"), r(gt, "5"), r(lt, "7")), want: "exclude all values"},
+		{name: "Eq below lower bound", reqs: rs(r(ge, "10"), r(eq, "5")), want: "eq value 5 violates lower bound 10"},
+		{name: "Eq above upper bound", reqs: rs(r(le, "10"), r(eq, "20")), want: "eq value 20 violates upper bound 10"},
+		{name: "Eq equals strict lower bound", reqs: rs(r(gt, "10"), r(eq, "10")), want: "violates lower bound"},
+		{name: "Eq equals strict upper bound", reqs: rs(r(lt, "10"), r(eq, "10")), want: "violates upper bound"},
+		{name: "malformed value is left to the value check", reqs: rs(r(eq, "not-a-number"), r(eq, "5"))},
+		{name: "Eq + Ne, one canonical value in two formats", reqs: rs(r(eq, "1000m"), r(ne, "1")), want: "conflicting Eq and Ne"},
+		{name: "Eq + Lt, one canonical value in two formats", reqs: rs(r(lt, "1024"), r(eq, "1Ki")), want: "violates upper bound"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exprs := append([]placementv1.PropertySelectorRequirement{expr("other", gt, "1")}, tc.reqs...)
+			issues := Validate(&placementv1.PlacementPolicy{Affinity: required(selectorTermWith(nil, exprs...))})
+			var got []Issue
+			for _, is := range errorsOf(issues) {
+				if strings.Contains(is.Message, "inconsistent requirements") {
+					got = append(got, is)
+				}
+			}
+			if tc.want == "" {
+				if len(got) != 0 {
+					t.Errorf("Validate() = %+v; want no inconsistency", got)
+				}
+				return
+			}
+			const first = "affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[0].propertySelector.matchExpressions[1]"
+			if len(got) != 1 || !strings.Contains(got[0].Message, tc.want) || got[0].Path.String() != first {
+				t.Errorf("Validate() = %+v; want one error at %s containing %q", issues, first, tc.want)
+			}
+		})
 	}
 }
 
-// TestImmutableChanges ports clusterresourceplacement_test.go: TestIsPlacementPolicyUpdateValid
-// and TestIsTolerationsUpdatedOrDeleted.
+// TestImmutableChanges ports placement_test.go (v0.18.9): TestIsPlacementPolicyUpdateValid and
+// TestIsTolerationsUpdatedOrDeleted, and checks the CRD's rule against removing a policy.
 func TestImmutableChanges(t *testing.T) {
 	pt := func(t placementv1.PlacementType) *placementv1.PlacementPolicy {
 		return &placementv1.PlacementPolicy{PlacementType: t}
@@ -338,6 +405,23 @@ func TestImmutableChanges(t *testing.T) {
 		{name: "a toleration was added to new tolerations", old: tol(t1), new: tol(t1, t2)},
 		{name: "spelling out the defaulted operator is no change", old: tol(placementv1.Toleration{Key: "k", Value: "v"}), new: tol(placementv1.Toleration{Key: "k", Operator: corev1.TolerationOpEqual, Value: "v"})},
 		{name: "removing the policy drops its tolerations", old: tol(t1), new: nil, want: true},
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *placementv1.PlacementPolicy
+		want     bool
+	}{
+		{name: "no policy before or after"},
+		{name: "a policy added", new: pt(all)},
+		{name: "a PickAll policy removed", old: pt(all), want: true},
+		{name: "a policy kept", old: pt(n), new: pt(n)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := hasIssue(ImmutableChanges(tc.old, tc.new), SeverityError, "", "policy cannot be removed once set")
+			if got != tc.want {
+				t.Errorf("policy removal flagged %t; want %t", got, tc.want)
+			}
+		})
 	}
 	for _, tc := range tolCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,7 +45,7 @@ func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.Sche
 	resp.Schema = dschema.Schema{
 		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
 			"and with which scores, and why every other cluster would be left out, computed from the hub's member clusters by " +
-			"the hub agent's own rules (v0.14.0). Nothing is created. Same `policy` and `preview` as `fleet_placement`; " +
+			"the hub agent's own rules (v0.18.9). Nothing is created. Same `policy` and `preview` as `fleet_placement`; " +
 			"an unset `policy` means PickAll.",
 		Attributes: attrs,
 	}

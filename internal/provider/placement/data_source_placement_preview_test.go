@@ -33,8 +33,8 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 			{
 				// Invalid policies fail at plan, with the attribute path (first: the post-test
 				// destroy runs the last step's configuration).
-				Config:      acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = { placement_type = "PickFixed" } }` + "\n",
-				ExpectError: acctest.WrappedRegexp(`policy\.cluster_names: cluster names cannot be empty for policy type PickFixed`),
+				Config:      acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = { placement_type = "PickFixed", cluster_names = ["Not_A_Member"] } }` + "\n",
+				ExpectError: acctest.WrappedRegexp(`policy\.cluster_names\[0\]: PickFixed cluster name Not_A_Member is not a valid member name`),
 			},
 			{
 				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = ` + policy(2) + " }\n",

@@ -195,7 +195,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true,
 		Description: "What KubeFleet's scheduler will do with this policy, computed at plan from the hub's member clusters (and, " +
-			"for an existing placement, its current picks) by the same rules as the hub agent (v0.14.0). Filled when the " +
+			"for an existing placement, its current picks) by the same rules as the hub agent (v0.18.9). Filled when the " +
 			"placement is created or its configuration changes; unknown, with a warning, while an input is unknown. Counts are " +
 			"always exact; the per-cluster lists hold at most " + fmt.Sprint(shared.SummaryListLimit) + " clusters each unless the " +
 			"provider's `preview_detail` is `full`.",
@@ -679,7 +679,7 @@ func placementPreview(ctx context.Context, clients *engine.Clients, existing hub
 			Message: "the hub agent's scheduler fails every scheduling cycle of this placement: " + why,
 		}, []string{"The hub agent's scheduler will fail every scheduling cycle of this placement, so it places nothing: " + why}, nil
 	}
-	return stableReasons(placementPreviewFromResult(res), members), nil, nil
+	return stableReasons(placementPreviewFromResult(res), members), scheduling.UnknownPropertiesWarning(policy, members), nil
 }
 
 // agoRe matches the elapsed time the eligibility checker puts in its reasons.

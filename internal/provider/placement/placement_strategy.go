@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // fleet_placement's strategy: the rollout strategy's schema, its defaults
@@ -131,6 +134,22 @@ func (d rollingUpdateDefault) PlanModifyInt64(ctx context.Context, req planmodif
 		resp.PlanValue = types.Int64Null()
 	default:
 		resp.PlanValue = types.Int64Value(d.num)
+	}
+}
+
+// checkStrategyImmutable fails a plan that changes the strategy type from External: KubeFleet
+// v0.18.9's CRD refuses it ("cannot change rollout strategy type from 'External' to other types",
+// config/crd/bases/placement.kubernetes-fleet.io_clusterresourceplacements.yaml).
+func checkStrategyImmutable(diags *diag.Diagnostics, old, updated *placementStrategyModel, unknown []path.Path) {
+	p := path.Root("strategy").AtName("type")
+	if shared.RelatedToAny(p, unknown) {
+		return
+	}
+	from, to := old.toAPI().Type, updated.toAPI().Type
+	if from == placementv1.ExternalRolloutStrategyType && to != placementv1.ExternalRolloutStrategyType {
+		diags.AddAttributeError(p, "Strategy type cannot change from External",
+			fmt.Sprintf("Attribute %s: cannot change rollout strategy type from 'External' to other types (External → %s): KubeFleet rejects the "+
+				"update. Create a placement with another name and the new strategy, then remove this one.", p, to))
 	}
 }
 

@@ -78,7 +78,8 @@ func placementSchema(ctx context.Context) rschema.Schema {
 		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1beta1`): which hub " +
 			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
 			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
-			"(v0.14.0). Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both.",
+			"(v0.18.9). Changing `policy.placement_type`, removing a toleration or the policy, or changing `strategy.type` from " +
+			"External fails at plan, as KubeFleet rejects each.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: "The placement's name.",
@@ -114,7 +115,8 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
 					"(`\"0\"`, `\"1\"`, …, as KubeFleet writes it): a new one whenever the selected resources or their " +
 					"content change. With the External strategy, a staged update run names the index it rolls out. Refreshed " +
-					"on every read; null until the hub agent has cut the first one (right after the placement is created).",
+					"on every read; null until the first one is cut: right after the placement is created with RollingUpdate; with " +
+					"External, when the first staged update run initializes (KubeFleet v0.18.9 cuts none for External placements).",
 			},
 			"resource_snapshots": rschema.ListNestedAttribute{
 				Computed: true,
@@ -242,6 +244,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	if !creating && !replacing {
 		checkPlacementImmutable(&resp.Diagnostics, state.Policy, plan.Policy, unknown)
+		checkStrategyImmutable(&resp.Diagnostics, state.Strategy, plan.Strategy, unknown)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -356,6 +359,9 @@ func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel,
 	}
 	for _, is := range scheduling.ImmutableChanges(old.toAPI(), updated.toAPI()) {
 		switch is.Path.String() {
+		case "": // the policy itself: KubeFleet v0.18.9's CRD refuses removing it
+			diags.AddAttributeError(path.Root("policy"), "Policy cannot be removed",
+				"Attribute policy: "+is.Message+": KubeFleet rejects the update. Keep the policy (placement_type = \"PickAll\" picks every eligible cluster).")
 		case "placementType":
 			if shared.RelatedToAny(typePath, unknown) {
 				continue

@@ -350,11 +350,24 @@ resource "fleet_placement" "test" {
 				},
 			},
 			{
-				// Once the hub agent has cut snapshot 0 and scheduled the clusters, refresh shows
-				// them; nothing is planned.
+				// Scheduled, but no snapshot: v0.18.9's hub agent leaves that to a staged run.
+				PreConfig: func() { noResourceSnapshotFor(t, "external", 3) },
+				Config:    config("", "external"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), knownvalue.ListExact([]knownvalue.Check{})),
+					clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+				},
+			},
+			{
+				// Once a staged run, initialized, has cut snapshot 0, refresh shows it; nothing is
+				// planned.
 				PreConfig: func() {
+					initializeStagedRun(t, "external", "external-run-0")
 					h.WaitForResourceIndex(t, "external", "0")
-					waitForPlacementScheduled(t, "external", 3)
 				},
 				Config: config("", "external"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -363,7 +376,7 @@ resource "fleet_placement" "test" {
 				ConfigStateChecks: refreshed("0", "0"),
 			},
 			{
-				// A second namespace changes the selected resources: the hub agent cuts snapshot 1.
+				// A second namespace changes the selected resources.
 				PreConfig: func() { h.CreateNamespace(t, "external-b") },
 				Config:    config("", "external", "external-b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -372,12 +385,17 @@ resource "fleet_placement" "test" {
 				}},
 			},
 			{
-				PreConfig: func() { h.WaitForResourceIndex(t, "external", "1") },
+				// The hub agent cuts no snapshot of the new selection (External): the latest stays 0
+				// until a staged run cuts one. (A run initialized within the hub agent's snapshot
+				// interval, 30 s by default, would take snapshot 0 as well: v0.18.9's run
+				// initialization ignores the resolver's requeue, pkg/controllers/updaterun/
+				// initialization.go: getResourceSnapshotObjs.)
+				PreConfig: func() { waitForPlacementScheduled(t, "external", 3) },
 				Config:    config("", "external", "external-b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
-				ConfigStateChecks: refreshed("1", "0", "1"),
+				ConfigStateChecks: refreshed("0", "0"),
 			},
 		},
 	})
@@ -441,7 +459,12 @@ resource "fleet_placement" "bad" {
     number_of_clusters = 1`,
 			`policy\.number_of_clusters: number of clusters must be nil for policy type PickFixed`},
 		{"bad quantity", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["12x"] }] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid values for property kubernetes-fleet.io/node-count: value 12x is not a valid resource.Quantity`},
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid requirement on property kubernetes-fleet.io/node-count: value "12x" is not a valid resource.Quantity`},
+		{"contradicting requirements", `required_cluster_selectors = [{ property_expressions = [
+      { name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["10"] },
+      { name = "kubernetes-fleet.io/node-count", operator = "Lt", values = ["5"] },
+    ] }]`,
+			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]: inconsistent requirements on property kubernetes-fleet.io/node-count: lower bound \(10\) and upper bound \(5\) exclude all values`},
 		{"bad property name", `placement_type = "PickN"
     number_of_clusters = 1
     preferred_cluster_selectors = [{ weight = 10, property_sorter = { name = "resources.kubernetes-fleet.io/spare-cpu", sort_order = "Descending" } }]`,
@@ -472,6 +495,16 @@ resource "fleet_placement" "bad" {
 			Steps: []resource.TestStep{
 				{Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }]`)},
 				{
+					// v0.18.9's CRD: a policy once set stays.
+					Config: acctest.ProviderConfig + `
+resource "fleet_placement" "bad" {
+  name               = "bad"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+}
+`,
+					ExpectError: acctest.WrappedRegexp(`policy: policy cannot be removed once set`),
+				},
+				{
 					Config: policy(`placement_type = "PickN"
     number_of_clusters = 1
     tolerations = [{ key = "dedicated", value = "gpu" }]`),
@@ -487,6 +520,28 @@ resource "fleet_placement" "bad" {
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					}},
+				},
+			},
+		})
+	})
+
+	t.Run("strategy type from External", func(t *testing.T) {
+		strategy := func(typ string) string {
+			return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "bad" {
+  name               = "bad-external"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+  strategy           = { type = %q }
+}
+`, typ)
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{Config: strategy("External")},
+				{
+					Config:      strategy("RollingUpdate"),
+					ExpectError: acctest.WrappedRegexp(`strategy\.type: cannot change rollout strategy type from 'External' to other types \(External → RollingUpdate\)`),
 				},
 			},
 		})
