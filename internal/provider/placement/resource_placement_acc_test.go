@@ -15,10 +15,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	enginehub "github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // hub runs KubeFleet's real hub agent: node counts canary-east 3, prod-east-1 5, prod-east-2 2
@@ -326,9 +328,13 @@ resource "fleet_placement" "test" {
 		return knownvalue.ListExact(checks)
 	}
 	refreshed := func(latest string, indices ...string) []statecheck.StateCheck {
+		var latestCheck, snapshotsCheck knownvalue.Check = knownvalue.StringExact(latest), snapshots(indices...)
+		if latest == "" {
+			latestCheck, snapshotsCheck = knownvalue.Null(), knownvalue.Null()
+		}
 		return []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact(latest)),
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshots(indices...)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), latestCheck),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshotsCheck),
 			clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
 		}
 	}
@@ -350,36 +356,63 @@ resource "fleet_placement" "test" {
 				},
 			},
 			{
-				// Once the hub agent has cut snapshot 0 and scheduled the clusters, refresh shows
-				// them; nothing is planned.
+				// KubeFleet v0.18.9 schedules an External placement but cuts no resource snapshot of
+				// it ("Using external rollout strategy, skipping resource snapshot creation",
+				// pkg/controllers/placement/controller.go): refresh shows the clusters and no
+				// snapshot; nothing is planned.
+				PreConfig: func() { waitForPlacementScheduled(t, "external", 3) },
+				Config:    config("", "external"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: refreshed(""),
+			},
+			{
+				// A second namespace changes the selected resources: still no snapshot.
+				PreConfig: func() { h.CreateNamespace(t, "external-b") },
+				Config:    config("", "external", "external-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: refreshed(""),
+			},
+			{
+				// A staged update run naming no index cuts snapshot 0 when it initializes (v0.18.9
+				// pkg/controllers/updaterun/initialization.go getResourceSnapshotObjs); refresh
+				// shows it, and no cluster runs it yet (the run is only initialized).
 				PreConfig: func() {
+					externalStagedRun(t)
 					h.WaitForResourceIndex(t, "external", "0")
-					waitForPlacementScheduled(t, "external", 3)
 				},
-				Config: config("", "external"),
+				Config: config("", "external", "external-b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 				ConfigStateChecks: refreshed("0", "0"),
 			},
-			{
-				// A second namespace changes the selected resources: the hub agent cuts snapshot 1.
-				PreConfig: func() { h.CreateNamespace(t, "external-b") },
-				Config:    config("", "external", "external-b"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("latest_resource_snapshot_index")),
-				}},
-			},
-			{
-				PreConfig: func() { h.WaitForResourceIndex(t, "external", "1") },
-				Config:    config("", "external", "external-b"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				ConfigStateChecks: refreshed("1", "0", "1"),
-			},
 		},
+	})
+}
+
+// externalStagedRun creates, on the hub, a ClusterStagedUpdateStrategy of one stage and an
+// initialize-only ClusterStagedUpdateRun of placement "external" that names no resource snapshot.
+func externalStagedRun(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	hc := enginehub.New(acctest.HubKube(t))
+	st := &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "external-all"},
+		Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}}}}}
+	if _, err := hc.CreateStrategy(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "external-0"},
+		Spec: placementv1.UpdateRunSpec{PlacementName: "external", StagedUpdateStrategyName: "external-all", State: placementv1.StateInitialize}}
+	if _, err := hc.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = hc.DeleteRun(context.Background(), "", "external-0")
+		_ = hc.DeleteStrategy(context.Background(), "", "external-all")
 	})
 }
 
