@@ -75,12 +75,11 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
+				// The placement comes with this apply: the preview is computed at apply.
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
 						stagePreview("all", want, 2, []string{"approval of ClusterApprovalRequest pairs-1-before-all"}, nil),
 					})),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
 					status(first, "state", knownvalue.StringExact("Initialized")),
 					status(first, "approvals_waiting", knownvalue.Null()),
 				},
@@ -114,7 +113,7 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 					plancheck.ExpectResourceAction(first, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{status(first, "state", knownvalue.StringExact("Succeeded"))},
-				Check: func(*terraform.State) error { return startedInBatches(h, "pairs-1", [][]string{want[:2], want[2:]}) },
+				Check:             func(*terraform.State) error { return startedInBatches(h, "pairs-1", [][]string{want[:2], want[2:]}) },
 			},
 			{
 				// Back to Initialize is refused at plan, as KubeFleet's CRD refuses it.
