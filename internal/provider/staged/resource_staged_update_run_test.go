@@ -141,7 +141,7 @@ resource "fleet_staged_update_run" %[1]q {
 						"resource_snapshot_index": knownvalue.Null(),
 						"stages": knownvalue.ListExact([]knownvalue.Check{
 							stage("canary", []string{"canary-east"}, "wait 5s"),
-							stage("prod", []string{"prod-west-1", "prod-east-1"}, "approval of ClusterApprovalRequest release-1-prod"),
+							stage("prod", []string{"prod-west-1", "prod-east-1"}, "approval of ClusterApprovalRequest release-1-after-prod"),
 						}),
 						"deletion_count": knownvalue.Int64Exact(0), "deletion": knownvalue.Null(), "deletion_omitted": knownvalue.Int64Exact(0),
 						"failure": knownvalue.Null(),
