@@ -281,7 +281,7 @@ type stagedSuite struct {
 	fleet *fleetfile.File
 
 	runs, namespaced, mismatches int
-	seen             map[string]int
+	seen                         map[string]int
 	// guards are the placements' bindings as set up (cluster, policy snapshot, unscheduled or
 	// not): a run that got as far as its deletion stage would change them under later runs.
 	guards map[string]string

@@ -102,6 +102,9 @@ func (c *Client) in(ctx context.Context, k scoped, ns string) (dynamic.ResourceI
 }
 
 func getIn[T any, P object[T]](ctx context.Context, c *Client, k scoped, ns, name string) (P, error) {
+	if ns == "" {
+		return get[T, P](ctx, c, k.cluster, name)
+	}
 	r, _, err := c.in(ctx, k, ns)
 	if err != nil {
 		return nil, err
@@ -134,9 +137,16 @@ func listIn[T any, P object[T]](ctx context.Context, c *Client, k scoped, ns str
 	return out, nil
 }
 
-// writeIn creates (update false) or updates o as k's kind in o's namespace.
-func writeIn[T any, P object[T]](ctx context.Context, c *Client, k scoped, o P, update bool) (P, error) {
+// writeIn creates (replace false) or updates o as k's kind in o's namespace.
+func writeIn[T any, P object[T]](ctx context.Context, c *Client, k scoped, o P, replace bool) (P, error) {
 	ns := o.GetNamespace()
+	if ns == "" {
+		o.GetObjectKind().SetGroupVersionKind(k.cluster.GroupVersion().WithKind(k.clusterKind))
+		if replace {
+			return update(ctx, c, k.cluster, o)
+		}
+		return create(ctx, c, k.cluster, o)
+	}
 	r, gvr, err := c.in(ctx, k, ns)
 	if err != nil {
 		return nil, err
@@ -147,7 +157,7 @@ func writeIn[T any, P object[T]](ctx context.Context, c *Client, k scoped, o P, 
 	}
 	u.SetAPIVersion(gvr.GroupVersion().String())
 	u.SetKind(k.Kind(ns))
-	if update {
+	if replace {
 		u, err = r.Update(ctx, u, metav1.UpdateOptions{FieldManager: FieldManager})
 	} else {
 		u, err = r.Create(ctx, u, metav1.CreateOptions{FieldManager: FieldManager})

@@ -26,10 +26,10 @@ const (
 	StateProgressing State = "Progressing"
 	StateWaiting     State = "Waiting"
 	// StateStopping and StateStopped: spec.state Stop; the updating clusters finish first.
-	StateStopping             State = "Stopping"
-	StateStopped              State = "Stopped"
-	StateSucceeded            State = "Succeeded"
-	StateFailed               State = "Failed"
+	StateStopping  State = "Stopping"
+	StateStopped   State = "Stopped"
+	StateSucceeded State = "Succeeded"
+	StateFailed    State = "Failed"
 )
 
 // Ended reports whether the controller will not change the run any more.

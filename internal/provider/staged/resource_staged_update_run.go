@@ -684,7 +684,8 @@ func stagedApproves(approvals []string, req *placementv1.ClusterApprovalRequest)
 // UpdateRunSpec XValidation): not Initialize → Stop, Run → Initialize, Stop → Initialize.
 func stagedTransitionAllowed(from, to string) bool {
 	initialize, run, stop := string(placementv1.StateInitialize), string(placementv1.StateRun), string(placementv1.StateStop)
-	return from == "" || !(from == initialize && to == stop || from == run && to == initialize || from == stop && to == initialize)
+	refused := from == initialize && to == stop || from == run && to == initialize || from == stop && to == initialize
+	return from == "" || !refused
 }
 
 func sortedSet(s []string) []string {
