@@ -73,13 +73,17 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{Config: stagedBatchesConfig},
 			{
-				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"`),
-				// The placement comes with this apply: the preview is computed at apply.
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
+				// The placement is scheduled: the plan previews the run, batches and all.
+				PreConfig: func() { waitBindings(t, h, "batched", len(want)) },
+				Config:    stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
 						stagePreview("all", want, 2, []string{"approval of ClusterApprovalRequest pairs-1-before-all"}, nil),
 					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
 					status(first, "state", knownvalue.StringExact("Initialized")),
 					status(first, "approvals_waiting", knownvalue.Null()),
 				},
@@ -143,6 +147,20 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			},
 		},
 	})
+}
+
+// waitBindings waits until the scheduler has bound n clusters of the placement.
+func waitBindings(t *testing.T, h *hub.Client, placement string, n int) {
+	t.Helper()
+	if err := acctest.Eventually(2*time.Minute, "placement "+placement+" scheduled", func() (bool, string) {
+		bs, err := h.Bindings(context.Background(), placement)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(bs) == n, fmt.Sprintf("%d bindings", len(bs))
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startedInBatches checks the clusters' Started times in the run's first stage: the clusters of a

@@ -245,13 +245,15 @@ func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
 		return err
 	}
 	got := 0
+	var all []string
 	for _, b := range bs {
+		all = append(all, fmt.Sprintf("%s: %s %s", b.Spec.TargetCluster, b.Spec.State, b.Spec.ResourceSnapshotName))
 		if b.Spec.State == placementv1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot {
 			got++
 		}
 	}
 	if got != n {
-		return fmt.Errorf("%d bindings bound to %s, want %d", got, snapshot, n)
+		return fmt.Errorf("%d bindings bound to %s, want %d (bindings: %v)", got, snapshot, n, all)
 	}
 	return nil
 }
