@@ -570,9 +570,7 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 			}
 		}
 		last = steps
-		switch {
-		case target == string(placementv1.StateInitialize) && state == staged.StateInitialized,
-			target == string(placementv1.StateStop) && state == staged.StateStopped:
+		if !state.Ended() && stagedReached(target, state) {
 			save()
 			return
 		}
@@ -645,7 +643,21 @@ func stagedRunResumes(ctx context.Context, state, plan stagedRunModel) bool {
 	if d := state.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
 		return false
 	}
-	return !staged.State(st.State.ValueString()).Ended()
+	return !stagedReached(plan.State.ValueString(), staged.State(st.State.ValueString()))
+}
+
+// stagedReached reports whether a run in state has reached what a wait for target waits for:
+// initialized (Initialize), stopped (Stop), or an end (every target).
+func stagedReached(target string, state staged.State) bool {
+	switch {
+	case state.Ended():
+		return true
+	case target == string(placementv1.StateInitialize):
+		return state == staged.StateInitialized
+	case target == string(placementv1.StateStop):
+		return state == staged.StateStopped
+	}
+	return false
 }
 
 // stagedApprovalDue reports whether the refreshed run waits for an approval this configuration
