@@ -3,7 +3,6 @@ package staged_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"testing"
 	"time"
 
@@ -124,7 +123,7 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
   approvals = ["before:all"]`),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)state.*from Run to Initialize`),
+				ExpectError: acctest.WrappedRegexp(`state from Run to Initialize`),
 			},
 			{
 				// A second run, stopped while it waits for its before-stage approval.

@@ -77,7 +77,7 @@ resource "fleet_staged_update_run" "bad" {
   approvals                   = ["Prod", "during:prod"]
   state                       = "Pause"
 }
-`, PlanOnly: true, ExpectError: acctest.WrappedRegexp(`(?s)name.*must be a DNS subdomain.*resource_snapshot_index.*an integer >= 0.*state value must be one of.*"Prod" is not a stage name`)},
+`, PlanOnly: true, ExpectError: acctest.WrappedRegexp(`(?s)name.*must be a DNS subdomain.*resource_snapshot_index.*an integer >= 0.*"Prod" is not a stage name.*"during:prod" is not a stage name.*state value must be one of`)},
 			},
 		})
 	})
