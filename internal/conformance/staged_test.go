@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -224,6 +225,32 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 	s.compare(nsKey("sp-all"), hold.Name, "", "namespaced: a cluster-scoped placement's name")
 	t.Logf("%d runs (%d namespaced) in %s", s.runs, s.namespaced, time.Since(phase).Round(time.Millisecond))
 
+	// Executed runs: the controller runs them to Succeeded; the clusters' Started times must follow
+	// the engine's update order and batches.
+	phase = time.Now()
+	execStages := func(mc intstr.IntOrString) placementv1.UpdateStrategySpec {
+		return placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
+			{Name: "canary", LabelSelector: labels(LabelRing, "canary"), MaxConcurrency: &mc},
+			{Name: "rest", LabelSelector: exprs(expr(LabelRing, metav1.LabelSelectorOpNotIn, "canary")), SortingLabelKey: nil, MaxConcurrency: &mc}}}
+	}
+	for _, st := range []struct {
+		ns, name string
+		spec     placementv1.UpdateStrategySpec
+	}{{"", "st-exec", execStages(intstr.FromInt32(3))}, {stagedNamespace, "st-exec", execStages(intstr.FromString("50%"))}} {
+		if _, err := s.hc.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: st.name, Namespace: st.ns}, Spec: st.spec}); err != nil {
+			t.Fatalf("strategy %s: %v", st.name, err)
+		}
+	}
+	fixed := pickFixed(eligible[0], eligible[1], eligible[2], eligible[3], eligible[4], eligible[5], eligible[6])
+	s.placement("sp-exec", fixed, external)
+	s.resourcePlacement("rp-exec", fixed, external)
+	s.execute("sp-exec", "st-exec")
+	s.execute(nsKey("rp-exec"), "st-exec")
+	t.Logf("%d executed runs in %s: %d batch mismatches", s.executed, time.Since(phase).Round(time.Millisecond), s.batchMismatches)
+	if s.batchMismatches > 0 {
+		t.Errorf("the controller updated clusters out of the engine's order or batches in %d runs", s.batchMismatches)
+	}
+
 	var covered []string
 	for _, r := range stagedReasons {
 		if s.seen[r] > 0 {
@@ -281,6 +308,7 @@ type stagedSuite struct {
 	fleet *fleetfile.File
 
 	runs, namespaced, mismatches int
+	executed, batchMismatches    int
 	seen                         map[string]int
 	// guards are the placements' bindings as set up (cluster, policy snapshot, unscheduled or
 	// not): a run that got as far as its deletion stage would change them under later runs.
@@ -711,4 +739,101 @@ func (s *stagedSuite) resourcePlacement(name string, policy *placementv1.Placeme
 		s.t.Fatalf("resource placement %s/%s: not scheduled (%s): %v", stagedNamespace, name, last, err)
 	}
 	s.guards[stagedNamespace+"/"+name] = bindingGuard(in.Bindings)
+}
+
+// execute runs placement with strategy to Succeeded (state Run) and checks the clusters' Started
+// times against the engine's plan: in each stage, clusters start in the engine's order (times
+// never decrease along it), the first batch starts together, and a cluster after the first batch
+// starts later than the first batch (it waits for a slot).
+func (s *stagedSuite) execute(placement, strategy string) {
+	s.t.Helper()
+	ns, placementName := splitKey(placement)
+	in, err := s.hc.RunInputs(s.ctx, ns, placementName, strategy)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if in.MemberClusters, err = s.hc.MemberClusters(s.ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.executed++
+	name := fmt.Sprintf("exec-%d", s.executed)
+	plan := staged.Initialize(staged.Inputs{
+		RunName: name, Namespace: ns, Placement: in.Placement, PlacementName: placementName,
+		LatestPolicySnapshots: in.PolicySnapshots, Bindings: in.Bindings,
+		StrategyName: strategy, Strategy: in.Strategy, MemberClusters: in.MemberClusters, ResourceSnapshots: in.ResourceSnapshots,
+	})
+	if plan.Failure != "" {
+		s.t.Fatalf("executed run %s: the engine refuses it: %s", name, plan.Failure)
+	}
+	run := &placementv1.ClusterStagedUpdateRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       placementv1.UpdateRunSpec{PlacementName: placementName, StagedUpdateStrategyName: strategy, State: placementv1.StateRun},
+	}
+	if _, err := s.hc.CreateRun(s.ctx, run); err != nil {
+		s.t.Fatal(err)
+	}
+	var got *placementv1.ClusterStagedUpdateRun
+	err = wait.PollUntilContextTimeout(s.ctx, 500*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		r, err := s.hc.Run(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		got = r
+		st, _ := staged.RunState(r)
+		return st.Ended(), nil
+	})
+	if err != nil {
+		s.t.Fatalf("executed run %s did not end: %v", name, err)
+	}
+	if st, msg := staged.RunState(got); st != staged.StateSucceeded {
+		s.t.Fatalf("executed run %s: %s: %s", name, st, msg)
+	}
+	var problems []string
+	for i, stage := range plan.Stages {
+		if i >= len(got.Status.StagesStatus) {
+			problems = append(problems, "stage "+stage.Name+" not recorded")
+			continue
+		}
+		started := map[string]time.Time{}
+		for _, c := range got.Status.StagesStatus[i].Clusters {
+			if cond := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted)); cond != nil {
+				started[c.ClusterName] = cond.LastTransitionTime.Time
+			}
+		}
+		batches := stage.Batches()
+		var line []string
+		for _, b := range batches {
+			var ts []string
+			for _, c := range b {
+				ts = append(ts, c+"@"+started[c].Format("15:04:05"))
+			}
+			line = append(line, "["+strings.Join(ts, " ")+"]")
+		}
+		s.t.Logf("executed run %s, stage %s (max %d): %s", name, stage.Name, stage.MaxConcurrency, strings.Join(line, " "))
+		for j := 1; j < len(stage.Clusters); j++ {
+			a, b := stage.Clusters[j-1], stage.Clusters[j]
+			if started[b].Before(started[a]) {
+				problems = append(problems, fmt.Sprintf("stage %s: %s started before %s", stage.Name, b, a))
+			}
+		}
+		if len(batches) > 0 {
+			first := started[batches[0][0]]
+			for _, c := range batches[0][1:] {
+				if !started[c].Equal(first) {
+					problems = append(problems, fmt.Sprintf("stage %s: %s did not start with the first batch", stage.Name, c))
+				}
+			}
+			for _, b := range batches[1:] {
+				for _, c := range b {
+					if !started[c].After(first) {
+						problems = append(problems, fmt.Sprintf("stage %s: %s started with the first batch", stage.Name, c))
+					}
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		s.batchMismatches++
+		s.t.Errorf("executed run %s of %s: %s", name, placement, strings.Join(problems, "; "))
+	}
 }
