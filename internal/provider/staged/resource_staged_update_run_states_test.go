@@ -47,7 +47,6 @@ resource "fleet_staged_update_run" %[1]q {
   name                        = %[1]q
   placement_name              = fleet_placement.batched.id
   staged_update_strategy_name = fleet_staged_update_strategy.pairs.id
-  wait_for                    = "completed"
   %[2]s
 }
 `, name, extra)
@@ -76,7 +75,8 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			{
 				// The placement is scheduled: the plan previews the run, batches and all.
 				PreConfig: func() { waitBindings(t, h, "batched", len(want)) },
-				Config:    stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"`),
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
+  wait_for = "completed"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
 						stagePreview("all", want, 2, []string{"approval of ClusterApprovalRequest pairs-1-before-all"}, nil),
@@ -111,7 +111,8 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			{
 				// Run: an in-place update; apply approves the before-stage request and waits.
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
-  approvals = ["before:all"]`),
+  approvals = ["before:all"]
+  wait_for = "completed"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(first, plancheck.ResourceActionUpdate),
 				}},
@@ -121,14 +122,35 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			{
 				// Back to Initialize is refused at plan, as KubeFleet's CRD refuses it.
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
-  approvals = ["before:all"]`),
+  approvals = ["before:all"]
+  wait_for = "completed"`),
 				PlanOnly:    true,
 				ExpectError: acctest.WrappedRegexp(`state from Run to Initialize`),
 			},
 			{
-				// A second run, stopped while it waits for its before-stage approval.
+				// A second run, which waits for its before-stage approval ...
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
-  approvals = ["before:all"]`) + batchRun("pairs-2", `state = "Stop"`),
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Run"`),
+				Check: func(*terraform.State) error {
+					return acctest.Eventually(time.Minute, "approval request pairs-2-before-all", func() (bool, string) {
+						reqs, err := h.ApprovalRequests(context.Background(), "", "pairs-2")
+						if err != nil {
+							return false, err.Error()
+						}
+						return len(reqs) == 1 && reqs[0].Name == "pairs-2-before-all", fmt.Sprintf("%d requests", len(reqs))
+					})
+				},
+			},
+			{
+				// ... is stopped: an in-place update, waited for until Stopped.
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Stop"
+  wait_for = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(second, plancheck.ResourceActionUpdate),
+				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					status(second, "state", knownvalue.StringExact("Stopped")),
 					status(second, "approvals_waiting", knownvalue.MapExact(map[string]knownvalue.Check{"pairs-2-before-all": knownvalue.StringExact("before:all")})),
@@ -137,8 +159,10 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			{
 				// Resumed: Run with the approval, to Succeeded.
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
-  approvals = ["before:all"]`) + batchRun("pairs-2", `state = "Run"
-  approvals = ["all"]`),
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Run"
+  approvals = ["all"]
+  wait_for = "completed"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(second, plancheck.ResourceActionUpdate),
 				}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -197,11 +199,29 @@ resource "fleet_staged_update_run" "bad" {
 	})
 }
 
-// newConfigMap adds a ConfigMap to the placed namespace: the next run snapshots it.
+// newConfigMap adds a ConfigMap to the placed namespace and waits until the hub agent lists it
+// among the placement's selected resources (status.selectedResources): the next run snapshots it.
 func newConfigMap(t *testing.T, kc *kube.Client) {
 	t.Helper()
+	ctx := context.Background()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged", Name: "release-2"}, Data: map[string]string{"version": "2"}}
-	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	err := acctest.Eventually(2*time.Minute, "ConfigMap staged/release-2 selected by placement staged", func() (bool, string) {
+		u, err := kc.Dynamic.Resource(hub.PlacementGVR).Get(ctx, "staged", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		sel, _, _ := unstructured.NestedSlice(u.Object, "status", "selectedResources")
+		for _, r := range sel {
+			if m, ok := r.(map[string]any); ok && m["kind"] == "ConfigMap" && m["name"] == "release-2" {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d selected resources", len(sel))
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
