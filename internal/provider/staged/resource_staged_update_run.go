@@ -124,7 +124,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Optional: true,
 				Description: "The placement's resource snapshot to roll out (its `resource_snapshots` list them). Absent: KubeFleet " +
 					"v0.18 snapshots the placement's resources when it initializes the run (an External placement has no snapshot " +
-					"before its first run); `status.resource_snapshot_index_used` then says which index it rolls out.",
+					"before its first run); `status.resource_snapshot_index_used` then says which index it rolls out. Mind that " +
+					"KubeFleet v0.18.9 hands such a run the latest existing snapshot instead of a new one while the resources' last " +
+					"change is younger than the hub agent's `--resource-changes-collection-duration` (15 s) or the latest snapshot " +
+					"younger than `--resource-snapshot-creation-minimum-interval` (30 s).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
 					func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 						resp.RequiresReplace = !req.ConfigValue.IsNull()

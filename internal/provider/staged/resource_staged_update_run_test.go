@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -177,7 +176,7 @@ resource "fleet_staged_update_run" "bad" {
 			{
 				// A second release, of a newer resource snapshot: a ConfigMap added to the namespace,
 				// which the run snapshots as index 1.
-				PreConfig: func() { newConfigMap(t, kc) },
+				PreConfig: func() { newConfigMap(t, h, kc) },
 				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
   wait_for  = "completed"`) + run("release-2", `approvals = ["prod"]
   wait_for  = "completed"`),
@@ -199,27 +198,41 @@ resource "fleet_staged_update_run" "bad" {
 	})
 }
 
-// newConfigMap adds a ConfigMap to the placed namespace and waits until the hub agent lists it
-// among the placement's selected resources (status.selectedResources): the next run snapshots it.
-func newConfigMap(t *testing.T, kc *kube.Client) {
+// newConfigMap adds a ConfigMap to the placed namespace and waits until a run naming no index
+// gets a new snapshot of it. KubeFleet v0.18.9 delays a new snapshot until the resources' change
+// is older than the hub agent's resource-changes-collection-duration (15 s) and the latest
+// snapshot older than resource-snapshot-creation-minimum-interval (30 s), handing a run the latest
+// snapshot meanwhile (pkg/utils/controller/resource_snapshot_resolver.go
+// shouldCreateNewResourceSnapshotNow): initialize-only probe runs ask until one gets index 1.
+func newConfigMap(t *testing.T, h *hub.Client, kc *kube.Client) {
 	t.Helper()
 	ctx := context.Background()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged", Name: "release-2"}, Data: map[string]string{"version": "2"}}
 	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	err := acctest.Eventually(2*time.Minute, "ConfigMap staged/release-2 selected by placement staged", func() (bool, string) {
-		u, err := kc.Dynamic.Resource(hub.PlacementGVR).Get(ctx, "staged", metav1.GetOptions{})
-		if err != nil {
+	probes := 0
+	err := acctest.Eventually(3*time.Minute, "a new resource snapshot of placement staged", func() (bool, string) {
+		probes++
+		name := fmt.Sprintf("probe-%d", probes)
+		run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: placementv1.UpdateRunSpec{PlacementName: "staged", StagedUpdateStrategyName: "rings", State: placementv1.StateInitialize}}
+		if _, err := h.CreateRun(ctx, run); err != nil {
 			return false, err.Error()
 		}
-		sel, _, _ := unstructured.NestedSlice(u.Object, "status", "selectedResources")
-		for _, r := range sel {
-			if m, ok := r.(map[string]any); ok && m["kind"] == "ConfigMap" && m["name"] == "release-2" {
-				return true, ""
+		defer func() { _ = h.DeleteRun(ctx, "", name) }()
+		used := ""
+		if err := acctest.Eventually(30*time.Second, "probe "+name+" initialized", func() (bool, string) {
+			r, err := h.Run(ctx, "", name)
+			if err != nil {
+				return false, err.Error()
 			}
+			used = r.Status.ResourceSnapshotIndexUsed
+			return used != "", "not initialized"
+		}); err != nil {
+			return false, err.Error()
 		}
-		return false, fmt.Sprintf("%d selected resources", len(sel))
+		return used == "1", "probe " + name + " got index " + used
 	})
 	if err != nil {
 		t.Fatal(err)
