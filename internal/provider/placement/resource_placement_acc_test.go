@@ -330,7 +330,7 @@ resource "fleet_placement" "test" {
 	refreshed := func(latest string, indices ...string) []statecheck.StateCheck {
 		var latestCheck, snapshotsCheck knownvalue.Check = knownvalue.StringExact(latest), snapshots(indices...)
 		if latest == "" {
-			latestCheck, snapshotsCheck = knownvalue.Null(), knownvalue.Null()
+			latestCheck, snapshotsCheck = knownvalue.Null(), knownvalue.ListExact([]knownvalue.Check{})
 		}
 		return []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), latestCheck),
