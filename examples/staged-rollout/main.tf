@@ -10,7 +10,7 @@ terraform {
 provider "fleet" {}
 
 variable "release" {
-  description = "The release to roll out (a staged update run of the placement's latest resource snapshot); null: none yet."
+  description = "The release to roll out (a staged update run that snapshots the placement's resources when it starts); null: none yet."
   type        = number
   default     = null
 }
@@ -48,6 +48,8 @@ resource "fleet_staged_update_strategy" "rings" {
         match_labels      = { env = "prod" }
         match_expressions = [{ key = "tier", operator = "NotIn", values = ["gold"] }]
       }
+      max_concurrency    = "50%"                   # half of the stage's clusters at a time
+      before_stage_tasks = [{ type = "Approval" }] # someone approves before the rest starts
     },
   ]
 }
@@ -57,7 +59,7 @@ resource "fleet_staged_update_run" "release" {
   name                        = "web-release-${var.release}"
   placement_name              = fleet_placement.web.id
   staged_update_strategy_name = fleet_staged_update_strategy.rings.id
-  approvals                   = ["gold"]
+  approvals                   = ["gold"] # gold's after-stage approval; the rest's before-stage one stays with a person
 }
 
 output "strategy_stages" {

@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,30 +39,29 @@ const (
 	initializedCondition = string(placementv1.StagedUpdateRunConditionInitialized)
 )
 
-// stagedReasons are the controller's initialization outcomes (updaterun/initialization.go), by a
-// part of their message; the test reports which it saw.
+// stagedReasons are the controller's initialization outcomes (v0.18.9 updaterun/initialization.go),
+// by a part of their message; the test reports which it saw.
 var stagedReasons = []string{
 	"initialized",
-	"parent clusterResourcePlacement not found",
+	"parent placement not found",
 	"does not have an external rollout strategy",
-	"more than one (",
+	"multiple active policy snapshots",
 	"no latest policy snapshot",
 	"does not have a policy index label",
 	"valid cluster count annotation",
 	"not fully scheduled yet",
-	"is not scheduled or bound",
-	"not unscheduled",
 	"no scheduled or to-be-deleted",
 	"the number of selected bindings",
-	"clusterStagedUpdateStrategy not found",
+	"referenced updateStrategy not found",
+	"the before stage tasks are invalid",
 	"the after stage tasks are invalid",
 	"the stage label selector is invalid",
 	"appears in more than one stages",
 	"the sorting label",
 	"not placed in any stage",
 	"invalid resource snapshot index",
-	"no clusterResourceSnapshots with index",
-	"no master clusterResourceSnapshot",
+	"no resourceSnapshots with index",
+	"no master resourceSnapshot",
 }
 
 func stagedReason(failed bool, message string) string {
@@ -75,12 +76,14 @@ func stagedReason(failed bool, message string) string {
 	return "other: " + message
 }
 
-// TestStagedUpdateRunConformance compares, for generated placements and strategies, the staged
-// engine's initialization of a ClusterStagedUpdateRun (staged.Initialize over what hub.RunInputs
-// reads, as the provider's preview does) with what KubeFleet's staged update run controller records
-// on a local hub: whether it initializes, status.stagesStatus (stage names, clusters in order,
-// after-stage tasks and approval request names), the deletion stage, and its failure message.
-// Agreement must be 100 %.
+// TestStagedUpdateRunConformance compares, for generated placements and strategies in both
+// scopes, the staged engine's initialization of a ClusterStagedUpdateRun or a namespaced
+// StagedUpdateRun of a ResourcePlacement (staged.Initialize over what hub.RunInputs reads, as the
+// provider's preview does) with what KubeFleet v0.18.9's staged update run controller records on
+// a local hub: whether it initializes, status.stagesStatus (stage names, clusters in order, their
+// maxConcurrency batches, before- and after-stage tasks and approval request names), the deletion
+// stage, and its failure message. Runs are created with spec.state Initialize, so none of them
+// changes a binding. Agreement must be 100 %.
 func TestStagedUpdateRunConformance(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1 to run the conformance test against a local fleet")
@@ -194,7 +197,60 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 	s.compare("sp-fixed-missing", strategies[0].Name, "", "PickFixed naming a missing cluster")
 	s.noMasterSnapshot("sp-fixed", everything.Name)
 	s.heldPlacement(strategies[0].Name)
-	t.Logf("%d runs in %s", s.runs, time.Since(phase).Round(time.Millisecond))
+
+	// The namespaced scope: ResourcePlacements of a ConfigMap in stagedNamespace, the same
+	// strategies as StagedUpdateStrategies there, StagedUpdateRuns.
+	s.namespace()
+	for _, st := range append(slices.Clone(strategies), hold, everything) {
+		if _, err := s.hc.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: st.Name, Namespace: stagedNamespace}, Spec: st.Spec}); err != nil {
+			t.Fatalf("namespaced strategy %s: %v", st.Name, err)
+		}
+	}
+	nsKey := func(n string) string { return stagedNamespace + "/" + n }
+	s.resourcePlacement("rp-all", all, external)
+	s.resourcePlacement("rp-pickn", pickN(4, required(term(labels(LabelStaged, "yes")))), external)
+	s.resourcePlacement("rp-fixed", pickFixed(eligible[2], eligible[4], eligible[6]), external)
+	s.resourcePlacement("rp-rolling", nowhere, placementv1.RollingUpdateRolloutStrategyType)
+	for _, p := range []string{"rp-all", "rp-pickn", "rp-fixed"} {
+		for _, st := range strategies {
+			s.compare(nsKey(p), st.Name, "", st.Shape)
+		}
+		s.compare(nsKey(p), everything.Name, "", everything.Shape)
+	}
+	s.compare(nsKey("rp-all"), everything.Name, "0", "namespaced: resource snapshot taken by an earlier run")
+	s.compare(nsKey("rp-all"), everything.Name, "7", "namespaced: missing resource snapshot index")
+	s.compare(nsKey("rp-all"), "st-missing", "", "namespaced: missing strategy")
+	s.compare(nsKey("rp-missing"), hold.Name, "", "namespaced: missing placement")
+	s.compare(nsKey("rp-rolling"), hold.Name, "", "namespaced: rolling update placement")
+	s.compare(nsKey("sp-all"), hold.Name, "", "namespaced: a cluster-scoped placement's name")
+	t.Logf("%d runs (%d namespaced) in %s", s.runs, s.namespaced, time.Since(phase).Round(time.Millisecond))
+
+	// Executed runs: the controller runs them to Succeeded; the clusters' Started times must follow
+	// the engine's update order and batches.
+	phase = time.Now()
+	execStages := func(mc intstr.IntOrString) placementv1.UpdateStrategySpec {
+		return placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{
+			{Name: "canary", LabelSelector: labels(LabelRing, "canary"), MaxConcurrency: &mc},
+			{Name: "rest", LabelSelector: exprs(expr(LabelRing, metav1.LabelSelectorOpNotIn, "canary")), SortingLabelKey: nil, MaxConcurrency: &mc}}}
+	}
+	for _, st := range []struct {
+		ns, name string
+		spec     placementv1.UpdateStrategySpec
+	}{{"", "st-exec", execStages(intstr.FromInt32(3))}, {stagedNamespace, "st-exec", execStages(intstr.FromString("50%"))}} {
+		if _, err := s.hc.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: st.name, Namespace: st.ns}, Spec: st.spec}); err != nil {
+			t.Fatalf("strategy %s: %v", st.name, err)
+		}
+	}
+	fixed := pickFixed(eligible[0], eligible[1], eligible[2], eligible[3], eligible[4], eligible[5], eligible[6])
+	s.placement("sp-exec", fixed, external)
+	s.resourcePlacement("rp-exec", fixed, external)
+	s.execute("sp-exec", "st-exec")
+	s.execute(nsKey("rp-exec"), "st-exec")
+	t.Logf("%d executed runs in %s: %d order or concurrency mismatches; %d of %d clusters after a batch's first started with it (the others a reconcile later)",
+		s.executed, time.Since(phase).Round(time.Millisecond), s.batchMismatches, s.batchClusters-s.deferred, s.batchClusters)
+	if s.batchMismatches > 0 {
+		t.Errorf("the controller updated clusters out of the engine's order or batches in %d runs", s.batchMismatches)
+	}
 
 	var covered []string
 	for _, r := range stagedReasons {
@@ -208,7 +264,11 @@ func TestStagedUpdateRunConformance(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes covered: %d of %d: %s", len(covered), len(stagedReasons), strings.Join(covered, "; "))
-	t.Logf("compared %d staged update run initializations in %s: %d mismatches", s.runs, time.Since(start).Round(time.Millisecond), s.mismatches)
+	t.Logf("compared %d staged update run initializations (%d cluster-scoped, %d namespaced) in %s: %d mismatches",
+		s.runs, s.runs-s.namespaced, s.namespaced, time.Since(start).Round(time.Millisecond), s.mismatches)
+	if s.runs < 100 {
+		t.Errorf("only %d runs compared; the conformance promises at least 100", s.runs)
+	}
 	if s.mismatches > 0 {
 		for _, m := range f.Members {
 			t.Logf("member %s: labels %v, healthy %v, taints %v", m.Name, m.Labels, m.IsHealthy(), m.Taints)
@@ -248,15 +308,19 @@ type stagedSuite struct {
 	hc    *enginehub.Client
 	fleet *fleetfile.File
 
-	runs, mismatches int
-	seen             map[string]int
+	runs, namespaced, mismatches int
+	executed, batchMismatches    int
+	batchClusters, deferred      int
+	seen                         map[string]int
 	// guards are the placements' bindings as set up (cluster, policy snapshot, unscheduled or
 	// not): a run that got as far as its deletion stage would change them under later runs.
 	guards map[string]string
 }
 
-// placement creates a placement of the app namespace and waits until it is scheduled and, for an
-// external rollout, has a resource snapshot.
+// placement creates a placement of the app namespace and waits until it is scheduled. v0.18.9's
+// placement controller cuts no resource snapshot for an External placement ("Using external
+// rollout strategy, skipping resource snapshot creation", pkg/controllers/placement/controller.go):
+// a run without a resource snapshot index snapshots the resources itself.
 func (s *stagedSuite) placement(name string, policy *placementv1.PlacementPolicy, strategy placementv1.RolloutStrategyType, finalizers ...string) {
 	s.t.Helper()
 	crp := &placementv1.ClusterResourcePlacement{
@@ -287,13 +351,6 @@ func (s *stagedSuite) settle(name string) {
 	if _, err := s.h.waitScheduled(s.ctx, name, nil); err != nil {
 		s.t.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(s.ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		snaps, err := s.hc.ResourceSnapshots(ctx, name)
-		return err == nil && enginehub.LatestResourceSnapshotIndex(snaps) != "", err
-	})
-	if err != nil {
-		s.t.Fatalf("placement %s: no resource snapshot: %v", name, err)
-	}
 	bs, err := s.hc.Bindings(s.ctx, name)
 	if err != nil {
 		s.t.Fatal(err)
@@ -311,47 +368,53 @@ func bindingGuard(bs []placementv1.ClusterResourceBinding) string {
 }
 
 // compare reads the inputs as the provider does, creates a run of placement with strategy at
-// index ("" for the placement's latest resource snapshot), waits until the controller has
-// initialized it or refused to, compares, and deletes the run.
+// index ("": the run snapshots the placement's resources itself), waits until the controller has
+// initialized it or refused to, compares, and deletes the run. A placement "ns/name" is a
+// ResourcePlacement and its run a namespaced StagedUpdateRun.
 func (s *stagedSuite) compare(placement, strategy, index, what string) {
 	s.t.Helper()
+	ns, placementName := splitKey(placement)
 	if guard, ok := s.guards[placement]; ok {
-		bs, err := s.hc.Bindings(s.ctx, placement)
+		in, err := s.hc.RunInputs(s.ctx, ns, placementName, strategy)
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		if got := bindingGuard(bs); got != guard {
+		if got := bindingGuard(in.Bindings); got != guard {
 			s.t.Fatalf("placement %s: its bindings changed under the test (a run went on past its stages?):\n    set up: %s\n    now:    %s", placement, guard, got)
 		}
 	}
-	in, err := s.hc.RunInputs(s.ctx, placement, strategy)
+	in, err := s.hc.RunInputs(s.ctx, ns, placementName, strategy)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	if in.MemberClusters, err = s.hc.MemberClusters(s.ctx); err != nil {
 		s.t.Fatal(err)
 	}
-	if index == "" {
-		index = enginehub.LatestResourceSnapshotIndex(in.ResourceSnapshots)
-	}
 	s.runs++
+	if ns != "" {
+		s.namespaced++
+	}
 	name := fmt.Sprintf("sr-%03d", s.runs)
 	plan := staged.Initialize(staged.Inputs{
-		RunName: name, Placement: in.Placement, PlacementName: placement,
+		RunName: name, Namespace: ns, Placement: in.Placement, PlacementName: placementName,
 		LatestPolicySnapshots: in.PolicySnapshots, Bindings: in.Bindings,
 		StrategyName: strategy, Strategy: in.Strategy, MemberClusters: in.MemberClusters,
 		ResourceSnapshotIndex: index, ResourceSnapshots: in.ResourceSnapshots,
 	})
+	if plan.Retry != "" {
+		s.t.Fatalf("run %s: the engine expects the controller to retry (%s): the test's placements are settled", name, plan.Retry)
+	}
 	run := &placementv1.ClusterStagedUpdateRun{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       placementv1.UpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: index, StagedUpdateStrategyName: strategy},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: placementv1.UpdateRunSpec{PlacementName: placementName, ResourceSnapshotIndex: index, StagedUpdateStrategyName: strategy,
+			State: placementv1.StateInitialize},
 	}
 	if _, err := s.hc.CreateRun(s.ctx, run); err != nil {
 		s.t.Fatalf("run %s: %v", name, err)
 	}
 	var got *placementv1.ClusterStagedUpdateRun
 	err = wait.PollUntilContextTimeout(s.ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		r, err := s.hc.Run(ctx, name)
+		r, err := s.hc.Run(ctx, ns, name)
 		if err != nil {
 			return false, err
 		}
@@ -361,11 +424,11 @@ func (s *stagedSuite) compare(placement, strategy, index, what string) {
 	if err != nil {
 		s.t.Fatalf("run %s (%s, %s): the controller did not initialize it: %v", name, placement, strategy, err)
 	}
-	if err := s.hc.DeleteRun(s.ctx, name); err != nil {
+	if err := s.hc.DeleteRun(s.ctx, ns, name); err != nil {
 		s.t.Fatal(err)
 	}
 	err = wait.PollUntilContextTimeout(s.ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		ok, err := s.hc.RunExists(ctx, name)
+		ok, err := s.hc.RunExists(ctx, ns, name)
 		return !ok, err
 	})
 	if err != nil {
@@ -426,7 +489,7 @@ func compareStaged(plan staged.Plan, run *placementv1.ClusterStagedUpdateRun) []
 		out = append(out, msg)
 	}
 
-	want, got := planStages(plan.Stages), runStages(run.Status.StagesStatus)
+	want, got := planStages(plan.Stages), runStages(run)
 	for i := range max(len(want), len(got)) {
 		w, g := "(none)", "(none)"
 		if i < len(want) {
@@ -460,32 +523,60 @@ func compareStaged(plan staged.Plan, run *placementv1.ClusterStagedUpdateRun) []
 func planStages(stages []staged.Stage) []string {
 	out := make([]string, len(stages))
 	for i, s := range stages {
-		var tasks []string
+		var before, tasks []string
+		for _, t := range s.BeforeTasks {
+			before = append(before, taskText(t.Type, t.ApprovalRequest))
+		}
 		for _, t := range s.Tasks {
 			tasks = append(tasks, taskText(t.Type, t.ApprovalRequest))
 		}
-		out[i] = stageText(s.Name, s.Clusters, tasks)
+		out[i] = stageText(s.Name, s.Batches(), before, tasks)
 	}
 	return out
 }
 
-func runStages(stages []placementv1.StageUpdatingStatus) []string {
+// runStages are the stages the controller recorded, each split into batches by the maxConcurrency
+// of the strategy snapshot it recorded (updaterun/execution.go calculateMaxConcurrencyValue).
+func runStages(run *placementv1.ClusterStagedUpdateRun) []string {
+	stages := run.Status.StagesStatus
 	out := make([]string, len(stages))
 	for i, s := range stages {
-		var clusters, tasks []string
+		var clusters, before, tasks []string
 		for _, c := range s.Clusters {
 			clusters = append(clusters, c.ClusterName)
+		}
+		for _, t := range s.BeforeStageTaskStatus {
+			before = append(before, taskText(t.Type, t.ApprovalRequestName))
 		}
 		for _, t := range s.AfterStageTaskStatus {
 			tasks = append(tasks, taskText(t.Type, t.ApprovalRequestName))
 		}
-		out[i] = stageText(s.StageName, clusters, tasks)
+		n := 0
+		if snap := run.Status.UpdateStrategySnapshot; snap != nil && i < len(snap.Stages) && len(clusters) > 0 {
+			var err error
+			if n, err = staged.MaxConcurrency(snap.Stages[i].MaxConcurrency, len(clusters)); err != nil {
+				n = -1
+			}
+		}
+		out[i] = stageText(s.StageName, staged.Batches(clusters, n), before, tasks)
 	}
 	return out
 }
 
-func stageText(name string, clusters, tasks []string) string {
-	return fmt.Sprintf("%s [%s] tasks [%s]", name, strings.Join(clusters, ", "), strings.Join(tasks, ", "))
+func stageText(name string, batches [][]string, before, tasks []string) string {
+	var bs []string
+	for _, b := range batches {
+		bs = append(bs, "["+strings.Join(b, ", ")+"]")
+	}
+	return fmt.Sprintf("%s [%s] before [%s] after [%s]", name, strings.Join(bs, " "), strings.Join(before, ", "), strings.Join(tasks, ", "))
+}
+
+// splitKey splits "ns/name" (a namespaced placement) or "name".
+func splitKey(key string) (string, string) {
+	if ns, name, ok := strings.Cut(key, "/"); ok {
+		return ns, name
+	}
+	return "", key
 }
 
 func taskText(typ placementv1.StageTaskType, approval string) string {
@@ -581,4 +672,179 @@ func (s *stagedSuite) heldPlacement(strategy string) {
 		s.t.Fatal(err)
 	}
 	s.compare(name, strategy, "0", "two latest policy snapshots")
+}
+
+// stagedNamespace holds the namespaced scope's ResourcePlacements, strategies and runs.
+const stagedNamespace = "conformance-staged"
+
+// namespace creates stagedNamespace with the ConfigMap its ResourcePlacements select.
+func (s *stagedSuite) namespace() {
+	s.t.Helper()
+	if err := s.h.c.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: stagedNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		s.t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app-config", Namespace: stagedNamespace}, Data: map[string]string{"k": "v"}}
+	if err := s.h.c.Create(s.ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+		s.t.Fatal(err)
+	}
+}
+
+// resourcePlacement creates a ResourcePlacement of the ConfigMap in stagedNamespace and waits until
+// the scheduler has bound what its latest policy snapshot selects.
+func (s *stagedSuite) resourcePlacement(name string, policy *placementv1.PlacementPolicy, strategy placementv1.RolloutStrategyType) {
+	s.t.Helper()
+	rp := &placementv1.ResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: stagedNamespace},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "ConfigMap", Name: "app-config"}},
+			Policy:            policy.DeepCopy(),
+			Strategy:          placementv1.RolloutStrategy{Type: strategy},
+		},
+	}
+	if err := s.h.c.Create(s.ctx, rp); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { _ = s.h.c.Delete(context.Background(), rp) })
+	var last string
+	var in enginehub.RunInputs
+	err := wait.PollUntilContextTimeout(s.ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if in, err = s.hc.RunInputs(ctx, stagedNamespace, name, "none"); err != nil {
+			return false, err
+		}
+		if in.Placement == nil || len(in.PolicySnapshots) != 1 {
+			last = "no single latest policy snapshot"
+			return false, nil
+		}
+		snap := in.PolicySnapshots[0]
+		c := meta.FindStatusCondition(snap.Status.Conditions, string(placementv1.PolicySnapshotScheduled))
+		if c == nil || c.ObservedGeneration != snap.Generation || c.Status == metav1.ConditionUnknown {
+			last = "the policy snapshot is not scheduled"
+			return false, nil
+		}
+		selected := 0
+		for _, d := range snap.Status.ClusterDecisions {
+			if d.Selected {
+				selected++
+			}
+		}
+		bound := 0
+		for _, b := range in.Bindings {
+			if b.Spec.SchedulingPolicySnapshotName == snap.Name && b.Spec.State != placementv1.BindingStateUnscheduled {
+				bound++
+			}
+		}
+		last = fmt.Sprintf("%d bindings for %d selected clusters", bound, selected)
+		return bound == selected, nil
+	})
+	if err != nil {
+		s.t.Fatalf("resource placement %s/%s: not scheduled (%s): %v", stagedNamespace, name, last, err)
+	}
+	s.guards[stagedNamespace+"/"+name] = bindingGuard(in.Bindings)
+}
+
+// execute runs placement with strategy to Succeeded (state Run) and checks the clusters' Started
+// and Succeeded times against the engine's plan: in each stage, clusters start in the engine's
+// order (times never decrease along it), never more than its maxConcurrency update at once (a
+// cluster starts only when fewer than maxConcurrency clusters before it are still updating), and a
+// batch's clusters start together except where the controller retried one (a binding update
+// conflict defers a cluster to the next reconcile: counted, not a mismatch).
+func (s *stagedSuite) execute(placement, strategy string) {
+	s.t.Helper()
+	ns, placementName := splitKey(placement)
+	in, err := s.hc.RunInputs(s.ctx, ns, placementName, strategy)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if in.MemberClusters, err = s.hc.MemberClusters(s.ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.executed++
+	name := fmt.Sprintf("exec-%d", s.executed)
+	plan := staged.Initialize(staged.Inputs{
+		RunName: name, Namespace: ns, Placement: in.Placement, PlacementName: placementName,
+		LatestPolicySnapshots: in.PolicySnapshots, Bindings: in.Bindings,
+		StrategyName: strategy, Strategy: in.Strategy, MemberClusters: in.MemberClusters, ResourceSnapshots: in.ResourceSnapshots,
+	})
+	if plan.Failure != "" {
+		s.t.Fatalf("executed run %s: the engine refuses it: %s", name, plan.Failure)
+	}
+	run := &placementv1.ClusterStagedUpdateRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       placementv1.UpdateRunSpec{PlacementName: placementName, StagedUpdateStrategyName: strategy, State: placementv1.StateRun},
+	}
+	if _, err := s.hc.CreateRun(s.ctx, run); err != nil {
+		s.t.Fatal(err)
+	}
+	var got *placementv1.ClusterStagedUpdateRun
+	err = wait.PollUntilContextTimeout(s.ctx, 500*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		r, err := s.hc.Run(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		got = r
+		st, _ := staged.RunState(r)
+		return st.Ended(), nil
+	})
+	if err != nil {
+		s.t.Fatalf("executed run %s did not end: %v", name, err)
+	}
+	if st, msg := staged.RunState(got); st != staged.StateSucceeded {
+		s.t.Fatalf("executed run %s: %s: %s", name, st, msg)
+	}
+	var problems []string
+	for i, stage := range plan.Stages {
+		if i >= len(got.Status.StagesStatus) {
+			problems = append(problems, "stage "+stage.Name+" not recorded")
+			continue
+		}
+		started, finished := map[string]time.Time{}, map[string]time.Time{}
+		for _, c := range got.Status.StagesStatus[i].Clusters {
+			if cond := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted)); cond != nil {
+				started[c.ClusterName] = cond.LastTransitionTime.Time
+			}
+			if cond := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionSucceeded)); cond != nil {
+				finished[c.ClusterName] = cond.LastTransitionTime.Time
+			}
+		}
+		batches := stage.Batches()
+		var line []string
+		for _, b := range batches {
+			var ts []string
+			for _, c := range b {
+				ts = append(ts, c+"@"+started[c].Format("15:04:05"))
+			}
+			line = append(line, "["+strings.Join(ts, " ")+"]")
+		}
+		s.t.Logf("executed run %s, stage %s (max %d): %s", name, stage.Name, stage.MaxConcurrency, strings.Join(line, " "))
+		for j := 1; j < len(stage.Clusters); j++ {
+			a, b := stage.Clusters[j-1], stage.Clusters[j]
+			if started[b].Before(started[a]) {
+				problems = append(problems, fmt.Sprintf("stage %s: %s started before %s", stage.Name, b, a))
+			}
+		}
+		for k, c := range stage.Clusters {
+			updating := 0
+			for _, d := range stage.Clusters[:k] {
+				if finished[d].After(started[c]) {
+					updating++
+				}
+			}
+			if updating >= stage.MaxConcurrency {
+				problems = append(problems, fmt.Sprintf("stage %s: %s started while %d clusters before it were updating (max %d)", stage.Name, c, updating, stage.MaxConcurrency))
+			}
+		}
+		for _, b := range batches {
+			for _, c := range b[1:] {
+				s.batchClusters++
+				if !started[c].Equal(started[b[0]]) {
+					s.deferred++
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		s.batchMismatches++
+		s.t.Errorf("executed run %s of %s: %s", name, placement, strings.Join(problems, "; "))
+	}
 }

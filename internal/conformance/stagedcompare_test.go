@@ -12,10 +12,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 )
 
-// The staged comparison itself is checked without a hub: a run recorded the way v0.14.0 records it
+// The staged comparison itself is checked without a hub: a run recorded the way v0.18.9 records it
 // agrees with its plan, and every kind of disagreement is caught.
 func TestStagedCompareCatchesMismatches(t *testing.T) {
-	const failure = "cannot continue the ClusterStagedUpdateRun: failed to initialize the clusterStagedUpdateRun: failed to process the request due to a client error: cluster `b` appears in more than one stages"
+	const failure = "cannot continue the updateRun: failed to validate the updateRun: failed to process the request due to a client error: cluster `b` appears in more than one stages"
 	plan := func() staged.Plan {
 		return staged.Plan{
 			Stages: []staged.Stage{
@@ -29,7 +29,7 @@ func TestStagedCompareCatchesMismatches(t *testing.T) {
 	}
 	run := func() *placementv1.ClusterStagedUpdateRun {
 		return &placementv1.ClusterStagedUpdateRun{Status: placementv1.UpdateRunStatus{
-			Conditions: []metav1.Condition{{Type: initializedCondition, Status: metav1.ConditionTrue, Message: "ClusterStagedUpdateRun initialized successfully"}},
+			Conditions: []metav1.Condition{{Type: initializedCondition, Status: metav1.ConditionTrue, Message: "The UpdateRun initialized successfully"}},
 			StagesStatus: []placementv1.StageUpdatingStatus{
 				{StageName: "canary", Clusters: []placementv1.ClusterUpdatingStatus{{ClusterName: "m-10"}, {ClusterName: "m-2"}},
 					AfterStageTaskStatus: []placementv1.StageTaskStatus{{Type: placementv1.StageTaskTypeTimedWait}, {Type: placementv1.StageTaskTypeApproval, ApprovalRequestName: "run-canary"}}},

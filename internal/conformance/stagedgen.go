@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
@@ -138,6 +139,8 @@ func StagedStrategies(seed uint64, n int) []StagedStrategy {
 			st := placementv1.StageConfig{Name: stageName(j, chunk), LabelSelector: ringSelector(rng, chunk)}
 			st.SortingLabelKey = randomSortingKey(rng)
 			st.AfterStageTasks = randomTasks(rng)
+			st.MaxConcurrency = randomMaxConcurrency(rng)
+			st.BeforeStageTasks = randomBeforeTasks(rng)
 			s.Spec.Stages = append(s.Spec.Stages, st)
 		}
 		stages := &s.Spec.Stages
@@ -173,7 +176,8 @@ func StagedStrategies(seed uint64, n int) []StagedStrategy {
 			}
 			s.Shape += "+invalidtasks"
 		default:
-			s.Spec.Stages = []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}, SortingLabelKey: randomSortingKey(rng), AfterStageTasks: randomTasks(rng)}}
+			s.Spec.Stages = []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}, SortingLabelKey: randomSortingKey(rng),
+				AfterStageTasks: randomTasks(rng), MaxConcurrency: randomMaxConcurrency(rng), BeforeStageTasks: randomBeforeTasks(rng)}}
 			s.Shape = "everything"
 		}
 		out = append(out, s)
@@ -254,6 +258,28 @@ func randomSortingKey(rng *rand.Rand) *string {
 		key = "absent"
 	}
 	return &key
+}
+
+// randomMaxConcurrency: absent (the CRD's default 1), a count (1 to 5) or a percentage the CRD
+// accepts (1 to 100 %), some rounding down to 0 (then 1) on small stages.
+func randomMaxConcurrency(rng *rand.Rand) *intstr.IntOrString {
+	switch r := rng.IntN(10); {
+	case r < 3:
+		return nil
+	case r < 6:
+		v := intstr.FromInt32(int32(1 + rng.IntN(5)))
+		return &v
+	}
+	v := intstr.FromString([]string{"1%", "10%", "25%", "33%", "50%", "99%", "100%"}[rng.IntN(7)])
+	return &v
+}
+
+// randomBeforeTasks: a before-stage Approval on about a third of the stages.
+func randomBeforeTasks(rng *rand.Rand) []placementv1.StageTask {
+	if rng.IntN(3) == 0 {
+		return []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}}
+	}
+	return nil
 }
 
 func randomTasks(rng *rand.Rand) []placementv1.StageTask {

@@ -214,7 +214,7 @@ var constraintCases = map[string][]constraintCase{
 	"crp:spec.strategy.type:enum":                            {bad(rPl, "strategy.type", "Canary")},
 	"crp:spec.resourceSelectors[].selectionScope:enum":       {bad(rPl, "resource_selectors[0].selection_scope", "Everything")},
 
-	// ---- KubeFleet v0.14.0, ClusterStagedUpdateStrategy v1beta1 ----
+	// ---- KubeFleet v0.18.9, ClusterStagedUpdateStrategy v1 ----
 	"stagedstrategy:spec.stages:required":         {req(rSS, "stages")},
 	"stagedstrategy:spec.stages:maxItems":         {bad(rSS, "stages", many(32, func(i int) any { return obj("name", fmt.Sprintf("s%d", i)) }))},
 	"stagedstrategy:spec.stages[].name:required":  {req(rSS, "stages[0].name")},
@@ -222,17 +222,29 @@ var constraintCases = map[string][]constraintCase{
 	"stagedstrategy:spec.stages[].name:maxLength": {bad(rSS, "stages[0].name", strings.Repeat("s", 64))},
 	"stagedstrategy:spec.stages[].afterStageTasks:maxItems": {bad(rSS, "stages[0].after_stage_tasks", []any{
 		obj("type", "TimedWait", "wait_time", "1h"), obj("type", "Approval"), obj("type", "Approval")})},
-	"stagedstrategy:spec.stages[].afterStageTasks[].type:required":               {req(rSS, "stages[0].after_stage_tasks[0].type")},
-	"stagedstrategy:spec.stages[].afterStageTasks[].type:enum":                   {bad(rSS, "stages[0].after_stage_tasks[0].type", "Sleep")},
-	"stagedstrategy:spec.stages[].afterStageTasks[].waitTime:pattern":            {bad(rSS, "stages[0].after_stage_tasks[0].wait_time", "soon")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:required":    {req(rSS, "stages[0].after_stage_tasks[0].type")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:enum":        {bad(rSS, "stages[0].after_stage_tasks[0].type", "Sleep")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].waitTime:pattern": {bad(rSS, "stages[0].after_stage_tasks[0].wait_time", "soon")},
+	"stagedstrategy:spec.stages[].afterStageTasks:cel[0]": {badAt(rSS, "stages[0].after_stage_tasks[0].wait_time", map[string]any{
+		"stages[0].after_stage_tasks": []any{obj("type", "Approval", "wait_time", "1m")}})},
+	"stagedstrategy:spec.stages[].afterStageTasks:cel[1]": {badAt(rSS, "stages[0].after_stage_tasks[0].wait_time", map[string]any{
+		"stages[0].after_stage_tasks": []any{obj("type", "TimedWait")}})},
+	"stagedstrategy:spec.stages[].beforeStageTasks:maxItems":        {bad(rSS, "stages[0].before_stage_tasks", []any{obj("type", "Approval"), obj("type", "Approval")})},
+	"stagedstrategy:spec.stages[].beforeStageTasks:cel[1]":          {bad(rSS, "stages[0].before_stage_tasks[0].type", "TimedWait")},
+	"stagedstrategy:spec.stages[].beforeStageTasks[].type:required": {req(rSS, "stages[0].before_stage_tasks[0].type")},
+	"stagedstrategy:spec.stages[].beforeStageTasks[].type:enum":     {bad(rSS, "stages[0].before_stage_tasks[0].type", "Sleep")},
+	"stagedstrategy:spec.stages[].maxConcurrency:pattern": {bad(rSS, "stages[0].max_concurrency", "0%"), bad(rSS, "stages[0].max_concurrency", "101%"),
+		bad(rSS, "stages[0].max_concurrency", "half"), bad(rSS, "stages[0].max_concurrency", "-1")},
+	"stagedstrategy:spec.stages[].maxConcurrency:cel[0]":                         {bad(rSS, "stages[0].max_concurrency", "0")},
 	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].key:required": {req(rSS, "stages[0].label_selector.match_expressions[0].key")},
 	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].operator:required": {
 		req(rSS, "stages[0].label_selector.match_expressions[0].operator")},
 
-	// ---- KubeFleet v0.14.0, ClusterStagedUpdateRun v1beta1 ----
+	// ---- KubeFleet v0.18.9, ClusterStagedUpdateRun v1 ----
 	"stagedrun:spec.placementName:required":             {req(rSR, "placement_name")},
 	"stagedrun:spec.stagedRolloutStrategyName:required": {req(rSR, "staged_update_strategy_name")},
 	"stagedrun:spec.placementName:maxLength":            {bad(rSR, "placement_name", strings.Repeat("p", 256))},
+	"stagedrun:spec.state:enum":                         {bad(rSR, "state", "Pause")},
 
 	// ---- Karpenter v1.14.1, NodePool v1: the fields fleet_nodepool_disruption sets ----
 	"nodepool:spec.disruption.budgets:maxItems": {bad(rNP, "budgets", many(51, func(int) any { return obj("nodes", "1") }))},
@@ -300,8 +312,12 @@ var notApplicableRules = [][2]string{
 		"(checkPlacementImmutable; TestImmutableChanges, TestAccPlacementInvalidInputs/immutable_fields)"},
 	{"crp:spec.strategy.type:cel[0]", "a transition rule (no change from External), so not a validate-time check: ModifyPlan refuses the change " +
 		"(checkStrategyImmutable; TestAccPlacementInvalidInputs/strategy_type_from_External)"},
-	{"stagedrun:spec.resourceSnapshotIndex:required", "optional in fleet_staged_update_run: the provider resolves the placement's latest snapshot index at plan and always sends one"},
-	{"stagedrun:spec:cel[0]", "self == oldSelf (the spec is immutable): every spec attribute of fleet_staged_update_run forces replacement"},
+	{"stagedrun:spec:cel[", "state transitions (not Initialize → Stop, Run → Initialize, Stop → Initialize) need the prior state: fleet_staged_update_run checks them at plan, with the attribute path state (TestAccStagedUpdateRunStatesAndBatches)"},
+	{"stagedrun:spec.placementName:cel[0]", "self == oldSelf: placement_name forces replacement of fleet_staged_update_run"},
+	{"stagedrun:spec.resourceSnapshotIndex:cel[0]", "self == oldSelf: a configured resource_snapshot_index forces replacement of fleet_staged_update_run"},
+	{"stagedrun:spec.stagedRolloutStrategyName:cel[0]", "self == oldSelf: staged_update_strategy_name forces replacement of fleet_staged_update_run"},
+	{"stagedstrategy:spec.stages[].beforeStageTasks:cel[0]", "before_stage_tasks have no wait_time attribute: an Approval task cannot carry one"},
+	{"stagedstrategy:spec.stages[].beforeStageTasks[].waitTime:", "before_stage_tasks have no wait_time attribute (only Approval tasks, which take none)"},
 	{"nodepool:spec:", "replicas, limits and weight are not attributes of fleet_nodepool_disruption, which patches an existing NodePool's disruption fields"},
 	{"nodepool:spec.template:required", "the NodePool exists (its template with it): fleet_nodepool_disruption patches its disruption fields only"},
 	{"nodepool:spec.limits", "limits are not an attribute of fleet_nodepool_disruption"},

@@ -5,19 +5,29 @@ resource "fleet_placement" "web" {
   strategy           = { type = "External" }
 }
 
-# One release: the placement's resource snapshot 3, stage by stage as the strategy says. The plan's
-# `preview` lists each stage's clusters in update order, what it waits for and which approval
-# request it needs — or why KubeFleet would refuse to start the run. Destroying the run abandons
-# the release: clusters already updated keep the new version.
+# One release, stage by stage as the strategy says. Without resource_snapshot_index KubeFleet
+# snapshots the placement's resources when it starts the run (status.resource_snapshot_index_used
+# says which index). The plan's `preview` lists each stage's clusters in update order and batches,
+# what it waits for before and after, and which approval requests it needs — or why KubeFleet
+# would refuse to start the run. Destroying the run abandons the release: clusters already
+# updated keep the new version.
 resource "fleet_staged_update_run" "web_r3" {
   name                        = "web-r3"
   placement_name              = fleet_placement.web.id
   staged_update_strategy_name = fleet_staged_update_strategy.rings.id
-  resource_snapshot_index     = "3"      # optional: the placement's latest
-  approvals                   = ["prod"] # approve the prod stage's approval request when the run makes it
+  state                       = "Run"                     # "Initialize": create it, start later; "Stop": pause it
+  approvals                   = ["canary", "before:prod"] # a stage name approves its before- and after-stage requests
   wait_for                    = "completed"
 }
 
-output "web_r3_order" {
-  value = { for s in fleet_staged_update_run.web_r3.preview.stages : s.name => s.clusters }
+output "web_r3_batches" {
+  value = { for s in fleet_staged_update_run.web_r3.preview.stages : s.name => s.batches }
+}
+
+# A namespaced StagedUpdateRun of the ResourcePlacement "api" in namespace team-a.
+resource "fleet_staged_update_run" "team" {
+  name                        = "api-r1"
+  namespace                   = "team-a"
+  placement_name              = "api"
+  staged_update_strategy_name = fleet_staged_update_strategy.team.name
 }

@@ -1,7 +1,8 @@
-# Canary clusters first, then a 30-minute soak; then prod clusters one at a time in the integer
-# order of their `rollout-order` label (2 before 10), once someone approves the prod stage.
-# The plan's `preview` shows which joined member clusters each stage holds now, in that order,
-# and which clusters no stage holds (a run of a placement that schedules one of them would fail).
+# Canary clusters first, then a 30-minute soak; then, once someone approves, prod clusters two at a
+# time in the integer order of their `rollout-order` label (2 before 10), and a last approval.
+# The plan's `preview` shows which joined member clusters each stage holds now, in that order and
+# in the batches KubeFleet updates them, and which clusters no stage holds (a run of a placement
+# that schedules one of them would fail to initialize).
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
   stages = [
@@ -11,10 +12,22 @@ resource "fleet_staged_update_strategy" "rings" {
       after_stage_tasks = [{ type = "TimedWait", wait_time = "30m" }]
     },
     {
-      name              = "prod"
-      label_selector    = { match_labels = { env = "prod" } }
-      sorting_label_key = "rollout-order" # optional: otherwise by cluster name
-      after_stage_tasks = [{ type = "Approval" }]
+      name               = "prod"
+      label_selector     = { match_labels = { env = "prod" } }
+      sorting_label_key  = "rollout-order"         # optional: otherwise by cluster name
+      max_concurrency    = "2"                     # or a percentage of the stage: "25%"; default 1
+      before_stage_tasks = [{ type = "Approval" }] # <run>-before-prod
+      after_stage_tasks  = [{ type = "Approval" }] # <run>-after-prod
     },
+  ]
+}
+
+# For the ResourcePlacements of a namespace: a namespaced StagedUpdateStrategy.
+resource "fleet_staged_update_strategy" "team" {
+  name      = "team-rings"
+  namespace = "team-a"
+  stages = [
+    { name = "canary", label_selector = { match_labels = { env = "canary" } } },
+    { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "50%" },
   ]
 }

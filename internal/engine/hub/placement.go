@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/util/retry"
@@ -27,17 +26,6 @@ import (
 // and their snapshots and bindings share their cluster-scoped twins' spec and status
 // (policysnapshot_types.go, resourcesnapshot_types.go, binding_types.go): one implementation serves
 // both, keyed by PlacementKey, with the cluster-scoped Go types holding either kind's objects.
-
-// The namespaced kinds a ResourcePlacement's hub agent works with (KubeFleet v0.18.9,
-// config/crd/bases/placement.kubernetes-fleet.io_{resourceplacements,resourcebindings,
-// schedulingpolicysnapshots,resourcesnapshots}.yaml). v0.18.9 serves ResourcePlacement in v1 and
-// v1beta1, and the other three in v1beta1 only: resolve (versions.go) picks the version the hub serves.
-var (
-	ResourcePlacementGVR          = placementv1.GroupVersion.WithResource("resourceplacements")
-	ResourceBindingGVR            = placementv1.GroupVersion.WithResource("resourcebindings")
-	SchedulingPolicySnapshotGVR   = placementv1.GroupVersion.WithResource("schedulingpolicysnapshots")
-	NamespacedResourceSnapshotGVR = placementv1.GroupVersion.WithResource("resourcesnapshots")
-)
 
 // ResourcePlacementKind is the namespaced placement's kind.
 const ResourcePlacementKind = "ResourcePlacement"
@@ -66,31 +54,6 @@ func (k PlacementKey) Kind() string {
 		return placementv1beta1.ClusterResourcePlacementKind
 	}
 	return ResourcePlacementKind
-}
-
-// placementKinds are the kinds of one scope: the placement, its bindings, policy and resource snapshots.
-type placementKinds struct {
-	placement, binding, policySnapshot, resourceSnapshot schema.GroupVersionResource
-}
-
-func (k PlacementKey) kinds() placementKinds {
-	if k.Namespace == "" {
-		return placementKinds{PlacementGVR, BindingGVR, PolicySnapshotGVR, ResourceSnapshotGVR}
-	}
-	return placementKinds{ResourcePlacementGVR, ResourceBindingGVR, SchedulingPolicySnapshotGVR, NamespacedResourceSnapshotGVR}
-}
-
-// in is the dynamic client of gvr's kind in namespace ("" for a cluster-scoped kind), in the
-// version the hub serves.
-func (c *Client) in(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (dynamic.ResourceInterface, error) {
-	r, err := c.res(ctx, gvr)
-	if err != nil {
-		return nil, err
-	}
-	if namespace == "" {
-		return r, nil
-	}
-	return r.Namespace(namespace), nil
 }
 
 // SelectionScopeField is resourceSelectors[].selectionScope, which newer KubeFleet has and
@@ -201,7 +164,7 @@ func mergeManagedSpec(current, desired *unstructured.Unstructured) {
 
 // placementFor encodes p for the placement API version the hub serves.
 func (c *Client) placementFor(ctx context.Context, p *Placement) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
-	gvr, err := c.resolve(ctx, p.Key().kinds().placement)
+	gvr, err := c.resolve(ctx, placementKind.gvr(p.Namespace))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,7 +187,7 @@ func (c *Client) Placement(ctx context.Context, name string) (*Placement, error)
 
 // PlacementAt reads the placement key names, of either scope.
 func (c *Client) PlacementAt(ctx context.Context, key PlacementKey) (*Placement, error) {
-	r, err := c.in(ctx, key.kinds().placement, key.Namespace)
+	r, _, err := c.in(ctx, placementKind, key.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +245,7 @@ func (c *Client) DeletePlacement(ctx context.Context, name string) error {
 
 // DeletePlacementAt deletes the placement key names; a missing one is not an error.
 func (c *Client) DeletePlacementAt(ctx context.Context, key PlacementKey) error {
-	r, err := c.in(ctx, key.kinds().placement, key.Namespace)
+	r, _, err := c.in(ctx, placementKind, key.Namespace)
 	if err != nil {
 		return err
 	}
@@ -405,16 +368,15 @@ func (c *Client) ResourceVersionsAt(ctx context.Context, key PlacementKey) (Reso
 // The hub agent labels a placement's objects with its name and, for a ResourcePlacement, puts
 // them in its namespace (pkg/utils/controller/resource_snapshot_resolver.go).
 func (c *Client) resourceSnapshotsMetadata(ctx context.Context, key PlacementKey) ([]placementv1.ClusterResourceSnapshot, error) {
-	gvr := key.kinds().resourceSnapshot
 	sel := labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name}
 	if c.meta == nil {
-		l, err := listIn[placementv1.ClusterResourceSnapshot](ctx, c, gvr, key.Namespace, sel)
+		l, err := listIn[placementv1.ClusterResourceSnapshot](ctx, c, resourceSnapshotKind, key.Namespace, sel)
 		if err != nil {
 			return nil, fmt.Errorf("listing the resource snapshots of placement %s: %w", key, err)
 		}
 		return l, nil
 	}
-	m, err := c.metaRes(ctx, gvr)
+	m, err := c.metaRes(ctx, resourceSnapshotKind.gvr(key.Namespace))
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -26,7 +24,7 @@ func (c *Client) LatestPolicySnapshots(ctx context.Context, placement string) ([
 // ResourcePlacement's SchedulingPolicySnapshots, in its namespace, have the same spec
 // (apis/placement/v1/policysnapshot_types.go).
 func (c *Client) LatestPolicySnapshotsAt(ctx context.Context, key PlacementKey) ([]placementv1.ClusterSchedulingPolicySnapshot, error) {
-	l, err := listIn[placementv1.ClusterSchedulingPolicySnapshot](ctx, c, key.kinds().policySnapshot, key.Namespace,
+	l, err := listIn[placementv1.ClusterSchedulingPolicySnapshot](ctx, c, policySnapshotKind, key.Namespace,
 		labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name, placementv1beta1.IsLatestSnapshotLabel: "true"})
 	if err != nil {
 		return nil, fmt.Errorf("listing the policy snapshots of placement %s: %w", key, err)
@@ -43,7 +41,7 @@ func (c *Client) Bindings(ctx context.Context, placement string) ([]placementv1.
 // ResourcePlacement's ResourceBindings in its namespace (same spec and status,
 // apis/placement/v1/binding_types.go).
 func (c *Client) BindingsAt(ctx context.Context, key PlacementKey) ([]placementv1.ClusterResourceBinding, error) {
-	l, err := listIn[placementv1.ClusterResourceBinding](ctx, c, key.kinds().binding, key.Namespace, labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name})
+	l, err := listIn[placementv1.ClusterResourceBinding](ctx, c, bindingKind, key.Namespace, labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name})
 	if err != nil {
 		return nil, fmt.Errorf("listing the bindings of placement %s: %w", key, err)
 	}
@@ -66,31 +64,6 @@ func (c *Client) ResourceSnapshotsAt(ctx context.Context, key PlacementKey) ([]p
 	}
 	sort.SliceStable(l, func(i, j int) bool { return SnapshotIndex(&l[i]) < SnapshotIndex(&l[j]) })
 	return l, nil
-}
-
-// listIn is list in namespace ("" for a cluster-scoped kind): the objects matching sel, by name.
-func listIn[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, namespace string, sel labels.Set) ([]T, error) {
-	if namespace == "" {
-		return list[T, P](ctx, c, gvr, sel)
-	}
-	r, err := c.in(ctx, gvr, namespace)
-	if err != nil {
-		return nil, err
-	}
-	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]T, 0, len(l.Items))
-	for i := range l.Items {
-		p, err := decode[T, P](&l.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *p)
-	}
-	sort.Slice(out, func(i, j int) bool { return P(&out[i]).GetName() < P(&out[j]).GetName() })
-	return out, nil
 }
 
 // SnapshotIndex is a resource snapshot's index label (-1 when absent or not a number).

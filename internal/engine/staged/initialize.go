@@ -1,13 +1,15 @@
-// Package staged reproduces how KubeFleet v0.14.0's staged update run controller initializes a
-// ClusterStagedUpdateRun: which of a placement's clusters each stage updates, in which order, which
-// clusters lose the placement's resources at the end, and why it refuses to start
-// (go.goms.io/fleet pkg/controllers/updaterun/initialization.go). Pure functions of API objects.
+// Package staged reproduces how KubeFleet v0.18.9's staged update run controller initializes a
+// ClusterStagedUpdateRun or a namespaced StagedUpdateRun: which of a placement's clusters each
+// stage updates, in which order and batches (maxConcurrency), what it waits for before and after
+// each stage, which clusters lose the placement's resources at the end, and why it refuses to
+// start (go.goms.io/fleet pkg/controllers/updaterun/initialization.go). Pure functions of API
+// objects. Both scopes share the API's shapes: a namespaced run, strategy, ResourcePlacement and
+// their snapshots and bindings are carried in the cluster-scoped Go types with a namespace set.
 package staged
 
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,7 +17,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
@@ -23,10 +27,10 @@ import (
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
-// The controller's error prefixes (updaterun/controller.go errInitializedFailed,
+// The controller's error prefixes (updaterun/controller.go errValidationFailed,
 // utils/controller/controller.go ErrUserError and ErrUnexpectedBehavior).
 const (
-	initFailed = "cannot continue the ClusterStagedUpdateRun: failed to initialize the clusterStagedUpdateRun: "
+	initFailed = "cannot continue the updateRun: failed to validate the updateRun: "
 	userError  = "failed to process the request due to a client error: "
 	unexpected = "unexpected behavior which cannot be handled by the controller: "
 )
@@ -35,7 +39,10 @@ const (
 type Inputs struct {
 	// RunName names the approval requests of Approval tasks.
 	RunName string
-	// Placement is the run's ClusterResourcePlacement; nil when it does not exist.
+	// Namespace is the run's namespace: "" for a ClusterStagedUpdateRun, else a StagedUpdateRun
+	// whose placement and strategy are in that namespace.
+	Namespace string
+	// Placement is the run's ClusterResourcePlacement (or ResourcePlacement); nil when it does not exist.
 	Placement *placementv1.ClusterResourcePlacement
 	// PlacementName is spec.placementName.
 	PlacementName string
@@ -48,8 +55,9 @@ type Inputs struct {
 	Strategy     *placementv1.ClusterStagedUpdateStrategy
 	// MemberClusters are all the hub's MemberClusters.
 	MemberClusters []clusterv1.MemberCluster
-	// ResourceSnapshotIndex is spec.resourceSnapshotIndex; ResourceSnapshots are the placement's
-	// resource snapshots (any index).
+	// ResourceSnapshotIndex is spec.resourceSnapshotIndex ("": the run snapshots the placement's
+	// resources itself when it initializes); ResourceSnapshots are the placement's resource
+	// snapshots (any index).
 	ResourceSnapshotIndex string
 	ResourceSnapshots     []placementv1.ClusterResourceSnapshot
 }
@@ -57,10 +65,46 @@ type Inputs struct {
 // Stage is one update stage as the run's status.stagesStatus records it.
 type Stage struct {
 	Name string
-	// Clusters in update order (one at a time, updaterun/execution.go executeUpdatingStage).
+	// Clusters in update order.
 	Clusters []string
-	// Tasks are the after-stage tasks; ApprovalRequest names the request an Approval task waits for.
-	Tasks []Task
+	// MaxConcurrency is how many of them are updated at once (updaterun/execution.go
+	// calculateMaxConcurrencyValue); 0 when the stage has no clusters.
+	MaxConcurrency int
+	// BeforeTasks are the before-stage tasks (Approval only); Tasks the after-stage tasks.
+	// ApprovalRequest names the request an Approval task waits for.
+	BeforeTasks []Task
+	Tasks       []Task
+}
+
+// Batches are the stage's clusters in the groups the controller starts them: the first
+// MaxConcurrency clusters together, and each later cluster when one before it finishes
+// (execution.go executeUpdatingStage walks the clusters in order and keeps at most
+// maxConcurrency updating), so the groups are exact when a group's clusters finish together.
+func (s Stage) Batches() [][]string {
+	return Batches(s.Clusters, s.MaxConcurrency)
+}
+
+// Batches splits clusters into groups of n (n < 1 counts as 1).
+func Batches(clusters []string, n int) [][]string {
+	n = max(n, 1)
+	var out [][]string
+	for i := 0; i < len(clusters); i += n {
+		out = append(out, clusters[i:min(i+n, len(clusters))])
+	}
+	return out
+}
+
+// MaxConcurrency is updaterun/execution.go calculateMaxConcurrencyValue: a count, or a
+// percentage of the stage's clusters rounded down, at least 1 (absent: the CRD's default 1).
+func MaxConcurrency(v *intstr.IntOrString, clusters int) (int, error) {
+	if v == nil {
+		return 1, nil
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, clusters, false)
+	if err != nil {
+		return 0, err
+	}
+	return max(n, 1), nil
 }
 
 // Task is an after-stage task.
@@ -86,6 +130,12 @@ type Plan struct {
 	Deletion []string
 	// Failure is the controller's Initialized=False message; empty when it initializes.
 	Failure string
+	// Retry is why the controller would not initialize the run yet and retry (a binding in
+	// transition); empty otherwise.
+	Retry string
+	// NewSnapshot is set when the run names no resource snapshot index: the controller then
+	// snapshots the placement's resources when it initializes the run.
+	NewSnapshot bool
 	// OtherFailures are messages the controller may give instead of Failure: it lists member
 	// clusters from its informer cache, in no fixed order, so which duplicate or badly labelled
 	// cluster it names first can vary.
@@ -102,24 +152,29 @@ type Plan struct {
 func Initialize(in Inputs) Plan {
 	var p Plan
 	fail := func(msg string) Plan { p.Failure = initFailed + msg; return p }
+	placementKey := k8stypes.NamespacedName{Namespace: in.Namespace, Name: in.PlacementName}.String()
+	strategyKey := k8stypes.NamespacedName{Namespace: in.Namespace, Name: in.StrategyName}.String()
 
-	// validateCRP
+	// validatePlacement (the strategy type is defaulted first: defaulter.SetPlacementDefaults)
 	if in.Placement == nil {
-		return fail(userError + "parent clusterResourcePlacement not found")
+		return fail(userError + "parent placement not found")
 	}
-	if in.Placement.Spec.Strategy.Type != placementv1.ExternalRolloutStrategyType {
-		return fail(userError + "parent clusterResourcePlacement does not have an external rollout strategy, current strategy: " + string(in.Placement.Spec.Strategy.Type))
+	if t := in.Placement.Spec.Strategy.Type; t != placementv1.ExternalRolloutStrategyType {
+		if t == "" {
+			t = placementv1.RollingUpdateRolloutStrategyType
+		}
+		return fail(userError + "parent placement does not have an external rollout strategy, current strategy: " + string(t))
 	}
-	// determinePolicySnapshot
+	// determinePolicySnapshot (utils/controller/policy_snapshot_resolver.go LookupLatestPolicySnapshot)
 	switch n := len(in.LatestPolicySnapshots); {
 	case n > 1:
-		return fail(unexpected + fmt.Sprintf("more than one (%d in actual) latest policy snapshots associated with the clusterResourcePlacement: %s", n, in.PlacementName))
+		return fail(unexpected + fmt.Sprintf("multiple active policy snapshots found for placement %s: got %d, want 1", placementKey, n))
 	case n == 0:
-		return fail(fmt.Sprintf("no latest policy snapshot associated with the clusterResourcePlacement: %s", in.PlacementName))
+		return fail("no latest policy snapshot found for placement " + placementKey)
 	}
 	snap := &in.LatestPolicySnapshots[0]
-	if snap.Labels[placementv1beta1.PolicyIndexLabel] == "" {
-		return fail(unexpected + fmt.Sprintf("policy snapshot `%s` does not have a policy index label", snap.Name))
+	if _, ok := snap.Labels[placementv1beta1.PolicyIndexLabel]; !ok {
+		return fail(unexpected + fmt.Sprintf("policy snapshot `%s/%s` does not have a policy index label", snap.Namespace, snap.Name))
 	}
 	count := -1
 	if pol := snap.Spec.Policy; pol != nil {
@@ -129,7 +184,7 @@ func Initialize(in Inputs) Plan {
 			if why != "" {
 				// determinePolicySnapshot joins this one with a comma, not a colon.
 				p.Failure = strings.TrimSuffix(initFailed, ": ") + ", " + unexpected +
-					fmt.Sprintf("%s: the policy snapshot `%s` doesn't have valid cluster count annotation", why, snap.Name)
+					fmt.Sprintf("%s: the policy snapshot `%s/%s` doesn't have valid cluster count annotation", why, snap.Namespace, snap.Name)
 				return p
 			}
 			count = n
@@ -144,28 +199,31 @@ func Initialize(in Inputs) Plan {
 	var selected, deleted []string
 	for _, b := range in.Bindings {
 		if b.Spec.SchedulingPolicySnapshotName == snap.Name {
-			if b.Spec.State != placementv1.BindingStateScheduled && b.Spec.State != placementv1.BindingStateBound {
-				return fail(unexpected + fmt.Sprintf("binding `%s`'s state %s is not scheduled or bound", b.Name, b.Spec.State))
+			if b.Spec.State == placementv1.BindingStateUnscheduled {
+				deleted = append(deleted, b.Spec.TargetCluster)
+			} else {
+				selected = append(selected, b.Spec.TargetCluster)
 			}
-			selected = append(selected, b.Spec.TargetCluster)
 			continue
 		}
 		if b.Spec.State != placementv1.BindingStateUnscheduled {
-			return fail(unexpected + fmt.Sprintf("binding `%s` with old policy snapshot %s has state %s, not unscheduled", b.Name, b.Spec.SchedulingPolicySnapshotName, b.Spec.State))
+			p.Retry = fmt.Sprintf("binding `%s/%s` with old policy snapshot `%s/%s` has state %s, we might observe a transient state, need retry",
+				b.Namespace, b.Name, b.Namespace, b.Spec.SchedulingPolicySnapshotName, b.Spec.State)
+			return p
 		}
 		deleted = append(deleted, b.Spec.TargetCluster)
 	}
 	if len(selected) == 0 && len(deleted) == 0 {
-		return fail(fmt.Sprintf("no scheduled or to-be-deleted clusterResourceBindings found for the latest policy snapshot %s", snap.Name))
+		return fail(fmt.Sprintf("no scheduled or to-be-deleted bindings found for the latest policy snapshot %s/%s", snap.Namespace, snap.Name))
 	}
 	if count != -1 && count != len(selected) {
 		return fail(unexpected + fmt.Sprintf("the number of selected bindings %d is not equal to the observed cluster count %d", len(selected), count))
 	}
 	// generateStagesByStrategy
 	if in.Strategy == nil {
-		return fail(userError + "referenced clusterStagedUpdateStrategy not found: " + in.StrategyName)
+		return fail(userError + fmt.Sprintf("referenced updateStrategy not found: `%s`", strategyKey))
 	}
-	stages, err := StageClusters(in.StrategyName, in.Strategy.Spec, in.MemberClusters, selected)
+	stages, err := StageClusters(strategyKey, in.Strategy.Spec, in.MemberClusters, selected)
 	p.Unstaged, p.Duplicated = err.Unstaged, err.Duplicated
 	if err.Message != "" && !err.AfterStages {
 		p.OtherFailures = prefixed(initFailed, err.Others)
@@ -173,8 +231,20 @@ func Initialize(in Inputs) Plan {
 	}
 	p.Stages = make([]Stage, len(stages))
 	for i, s := range stages {
+		cfg := in.Strategy.Spec.Stages[i]
 		p.Stages[i] = Stage{Name: s.Name, Clusters: s.Clusters}
-		for _, t := range in.Strategy.Spec.Stages[i].AfterStageTasks {
+		if len(s.Clusters) > 0 {
+			// an error here fails the run when the stage starts (execution.go); the CRD's pattern keeps it out
+			p.Stages[i].MaxConcurrency, _ = MaxConcurrency(cfg.MaxConcurrency, len(s.Clusters))
+		}
+		for _, t := range cfg.BeforeStageTasks {
+			task := TaskOf(t)
+			if t.Type == placementv1.StageTaskTypeApproval {
+				task.ApprovalRequest = BeforeApprovalRequestName(in.RunName, s.Name)
+			}
+			p.Stages[i].BeforeTasks = append(p.Stages[i].BeforeTasks, task)
+		}
+		for _, t := range cfg.AfterStageTasks {
 			task := TaskOf(t)
 			if t.Type == placementv1.StageTaskTypeApproval {
 				task.ApprovalRequest = ApprovalRequestName(in.RunName, s.Name)
@@ -188,7 +258,13 @@ func Initialize(in Inputs) Plan {
 	}
 	sort.Strings(deleted)
 	p.Deletion = deleted
-	// recordOverrideSnapshots (overrides themselves are not predicted: the provider manages none)
+	// recordOverrideSnapshots, getResourceSnapshotObjs (overrides themselves are not predicted: the
+	// provider manages none). Without an index the controller snapshots the placement's resources
+	// (GetOrCreateResourceSnapshot) and uses that snapshot's master.
+	if in.ResourceSnapshotIndex == "" {
+		p.NewSnapshot = true
+		return p
+	}
 	idx, perr := strconv.Atoi(in.ResourceSnapshotIndex)
 	if perr != nil || idx < 0 {
 		return failAll(p, userError+fmt.Sprintf("invalid resource snapshot index `%s` provided, expected an integer >= 0", in.ResourceSnapshotIndex))
@@ -203,10 +279,10 @@ func Initialize(in Inputs) Plan {
 		master = master || s.Annotations[placementv1beta1.ResourceGroupHashAnnotation] != ""
 	}
 	if !found {
-		return failAll(p, userError+fmt.Sprintf("no clusterResourceSnapshots with index `%d` found for clusterResourcePlacement `%s`", idx, in.PlacementName))
+		return failAll(p, userError+fmt.Sprintf("no resourceSnapshots with index `%d` found for placement `%s`", idx, placementKey))
 	}
 	if !master {
-		return failAll(p, unexpected+fmt.Sprintf("no master clusterResourceSnapshot found for clusterResourcePlacement `%s` with index `%d`", in.PlacementName, idx))
+		return failAll(p, unexpected+"no master resourceSnapshot found for placement "+placementKey)
 	}
 	return p
 }
@@ -218,10 +294,16 @@ func failAll(p Plan, msg string) Plan {
 	return p
 }
 
-// ApprovalRequestName is the ClusterApprovalRequest an Approval task waits for
-// (placementv1beta1.AfterStageApprovalTaskNameFmt).
+// ApprovalRequestName is the approval request an after-stage Approval task waits for
+// (apis/placement/v1beta1/commons.go AfterStageApprovalTaskNameFmt).
 func ApprovalRequestName(run, stage string) string {
 	return fmt.Sprintf(placementv1beta1.AfterStageApprovalTaskNameFmt, run, stage)
+}
+
+// BeforeApprovalRequestName is the approval request a before-stage Approval task waits for
+// (apis/placement/v1beta1/commons.go BeforeStageApprovalTaskNameFmt).
+func BeforeApprovalRequestName(run, stage string) string {
+	return fmt.Sprintf(placementv1beta1.BeforeStageApprovalTaskNameFmt, run, stage)
 }
 
 // scheduled is condition.IsConditionStatusTrue(Scheduled, generation) of the policy snapshot.
@@ -262,11 +344,13 @@ type StageError struct {
 }
 
 // StageClusters assigns the selected clusters to the strategy's stages as computeRunStageStatus
-// does: each stage's label selector over all MemberClusters (absent selector: none, as
-// metav1.LabelSelectorAsSelector(nil) gives labels.Nothing), intersected with the selected
-// clusters; a cluster in two stages, a sorting label that is not an integer, or a selected cluster
-// in no stage fails the run. Clusters are ordered by the integer value of the sorting label, then
-// by name.
+// does: stage by stage, its before- and after-stage tasks are validated, then its label selector
+// over all MemberClusters (absent selector: none, as metav1.LabelSelectorAsSelector(nil) gives
+// labels.Nothing) is intersected with the selected clusters; the first invalid task list or
+// selector, cluster in two stages or sorting label that is not an integer fails the run, and so
+// does a selected cluster in no stage. Clusters are ordered by the integer value of the sorting
+// label, then by name. strategy is the strategy's key as the controller prints it
+// (types.NamespacedName: "/name" for a cluster-scoped one).
 func StageClusters(strategy string, spec placementv1.UpdateStrategySpec, members []clusterv1.MemberCluster, selected []string) ([]StageResult, StageError) {
 	var serr StageError
 	isSelected := make(map[string]bool, len(selected))
@@ -278,13 +362,16 @@ func StageClusters(strategy string, spec placementv1.UpdateStrategySpec, members
 	placed := map[string]string{}
 	out := make([]StageResult, 0, len(spec.Stages))
 	for _, stage := range spec.Stages {
+		if err := validateBeforeStageTasks(stage.BeforeStageTasks); err != nil && serr.Message == "" {
+			serr.Message = userError + fmt.Sprintf("the before stage tasks are invalid, updateStrategy: `%s`, stage: %s, err: %s", strategy, stage.Name, err)
+		}
 		if err := validateAfterStageTasks(stage.AfterStageTasks); err != nil && serr.Message == "" {
-			serr.Message = userError + fmt.Sprintf("the after stage tasks are invalid, clusterStagedUpdateStrategy: %s, stage: %s, err: %s", strategy, stage.Name, err)
+			serr.Message = userError + fmt.Sprintf("the after stage tasks are invalid, updateStrategy: `%s`, stage: %s, err: %s", strategy, stage.Name, err)
 		}
 		sel, err := metav1.LabelSelectorAsSelector(stage.LabelSelector)
 		if err != nil {
 			if serr.Message == "" {
-				serr.Message = userError + fmt.Sprintf("the stage label selector is invalid, clusterStagedUpdateStrategy: %s, stage: %s, err: %s", strategy, stage.Name, selectorError(err))
+				serr.Message = userError + fmt.Sprintf("the stage label selector is invalid, updateStrategy: `%s`, stage: %s, err: %s", strategy, stage.Name, selectorError(err))
 			}
 			out = append(out, StageResult{Name: stage.Name})
 			continue
@@ -327,7 +414,9 @@ func StageClusters(strategy string, spec placementv1.UpdateStrategySpec, members
 	sort.Strings(serr.Unstaged)
 	serr.Duplicated = slices.Compact(sortedCopy(serr.Duplicated))
 	if serr.Message == "" && len(serr.Unstaged) > 0 {
-		serr.Message, serr.AfterStages = userError+"some clusters are not placed in any stage", true
+		serr.Message = userError + fmt.Sprintf("some clusters are not placed in any stage, total %d, showing up to 10: %s",
+			len(serr.Unstaged), strings.Join(serr.Unstaged[:min(10, len(serr.Unstaged))], ", "))
+		serr.AfterStages = true
 	}
 	return out, serr
 }
@@ -362,11 +451,10 @@ func clusterCount(snap *placementv1.ClusterSchedulingPolicySnapshot) (int, strin
 	return n, ""
 }
 
-// selectorError is metav1.LabelSelectorAsSelector's error as the hub agent words it: v0.14.0 is
-// built with k8s.io/apimachinery v0.30, whose field errors print a list value in Go syntax
-// (`Invalid value: []string(nil)`, where later versions print JSON `null`) and call a label key
-// with two slashes "a qualified name" (pkg/util/validation/field/errors.go ErrorBody,
-// pkg/util/validation/validation.go IsQualifiedName, pkg/util/errors/errors.go aggregate.Error).
+// selectorError is metav1.LabelSelectorAsSelector's error as the hub agent words it: v0.18.9 is
+// built with k8s.io/apimachinery v0.34, whose field errors print as this module's v0.35 does, but
+// which calls an invalid label key "a qualified name" where v0.35 says "a valid label key"
+// (pkg/labels/selector.go validateLabelKey: IsQualifiedName, later content.IsLabelKey).
 func selectorError(err error) string {
 	var agg utilerrors.Aggregate
 	if !errors.As(err, &agg) {
@@ -378,7 +466,11 @@ func selectorError(err error) string {
 		msg := e.Error()
 		var fe *field.Error
 		if errors.As(e, &fe) {
-			msg = fe.Field + ": " + fieldErrorBody(fe)
+			body := fe.ErrorBody()
+			if strings.HasSuffix(fe.Field, "key") {
+				body = strings.Replace(body, "a valid label key ", "a qualified name ", 1)
+			}
+			msg = fe.Field + ": " + body
 		}
 		if !seen[msg] {
 			seen[msg] = true
@@ -391,43 +483,20 @@ func selectorError(err error) string {
 	return "[" + strings.Join(msgs, ", ") + "]"
 }
 
-// fieldErrorBody is apimachinery v0.30's field.Error.ErrorBody.
-func fieldErrorBody(e *field.Error) string {
-	var s string
-	_, omit := e.BadValue.(field.OmitValueType)
-	switch {
-	case e.Type == field.ErrorTypeRequired, e.Type == field.ErrorTypeForbidden, e.Type == field.ErrorTypeTooLong, e.Type == field.ErrorTypeInternal, omit:
-		s = e.Type.String()
-	default:
-		value := e.BadValue
-		if rt := reflect.TypeOf(value); value == nil || rt == nil {
-			value = "null"
-		} else if rt.Kind() == reflect.Pointer {
-			if rv := reflect.ValueOf(value); rv.IsNil() {
-				value = "null"
-			} else {
-				value = rv.Elem().Interface()
-			}
+// validateBeforeStageTasks is updaterun/initialization.go validateBeforeStageTask.
+func validateBeforeStageTasks(tasks []placementv1.StageTask) error {
+	if len(tasks) > 1 {
+		return errors.New("beforeStageTasks can have at most one task")
+	}
+	for i, t := range tasks {
+		if t.Type != placementv1.StageTaskTypeApproval {
+			return fmt.Errorf("task %d of type %s is not allowed in beforeStageTasks, allowed type: Approval", i, t.Type)
 		}
-		switch t := value.(type) {
-		case int64, int32, float64, float32, bool:
-			s = fmt.Sprintf("%s: %v", e.Type, value)
-		case string:
-			s = fmt.Sprintf("%s: %q", e.Type, t)
-		case fmt.Stringer:
-			s = fmt.Sprintf("%s: %s", e.Type, t.String())
-		default:
-			s = fmt.Sprintf("%s: %#v", e.Type, value)
+		if t.WaitTime != nil {
+			return fmt.Errorf("task %d of type Approval cannot have wait duration set", i)
 		}
 	}
-	detail := e.Detail
-	if strings.HasSuffix(e.Field, "key") {
-		detail = strings.Replace(detail, "a valid label key ", "a qualified name ", 1)
-	}
-	if detail != "" {
-		s += ": " + detail
-	}
-	return s
+	return nil
 }
 
 // validateAfterStageTasks is updaterun/initialization.go validateAfterStageTask.
@@ -436,8 +505,14 @@ func validateAfterStageTasks(tasks []placementv1.StageTask) error {
 		return fmt.Errorf("afterStageTasks cannot have two tasks of the same type: %s", tasks[0].Type)
 	}
 	for i, t := range tasks {
-		if t.Type == placementv1.StageTaskTypeTimedWait && (t.WaitTime == nil || t.WaitTime.Duration <= 0) {
-			return fmt.Errorf("task %d has wait duration <= 0", i)
+		if t.Type != placementv1.StageTaskTypeTimedWait {
+			continue
+		}
+		if t.WaitTime == nil {
+			return fmt.Errorf("task %d of type TimedWait has wait duration set to nil", i)
+		}
+		if t.WaitTime.Duration <= 0 {
+			return fmt.Errorf("task %d of type TimedWait has wait duration <= 0", i)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -93,19 +94,26 @@ func TestInitializeFailures(t *testing.T) {
 		want   string
 		others int
 	}{
-		{"placement missing", func(in *Inputs) { in.Placement = nil }, nil, "parent clusterResourcePlacement not found", 0},
+		{"placement missing", func(in *Inputs) { in.Placement = nil }, nil, "parent placement not found", 0},
 		{"not external", func(in *Inputs) { in.Placement.Spec.Strategy.Type = placementv1.RollingUpdateRolloutStrategyType }, nil,
-			"parent clusterResourcePlacement does not have an external rollout strategy, current strategy: RollingUpdate", 0},
-		{"no policy snapshot", func(in *Inputs) { in.LatestPolicySnapshots = nil }, nil, "no latest policy snapshot associated with the clusterResourcePlacement: crp", 0},
+			"parent placement does not have an external rollout strategy, current strategy: RollingUpdate", 0},
+		{"no policy snapshot", func(in *Inputs) { in.LatestPolicySnapshots = nil }, nil, "no latest policy snapshot found for placement /crp", 0},
 		{"not scheduled", func(in *Inputs) { in.LatestPolicySnapshots[0].Generation = 2 }, nil, "policy snapshot `crp-0` not fully scheduled yet", 0},
-		{"strategy missing", func(in *Inputs) { in.Strategy = nil }, nil, "referenced clusterStagedUpdateStrategy not found: strategy", 0},
+		{"strategy missing", func(in *Inputs) { in.Strategy = nil }, nil, "referenced updateStrategy not found: `/strategy`", 0},
 		{"in two stages", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}, {Name: "two", LabelSelector: all}},
 			"cluster `a` appears in more than one stages", 1},
-		{"in no stage (absent selector selects none)", nil, []placementv1.StageConfig{{Name: "one"}}, "some clusters are not placed in any stage", 0},
+		{"in no stage (absent selector selects none)", nil, []placementv1.StageConfig{{Name: "one"}}, "some clusters are not placed in any stage, total 2, showing up to 10: a, b", 0},
 		{"sorting label not an integer", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: prod, SortingLabelKey: ptr("order")}},
 			"the sorting label `order:` on cluster `a` is not valid: strconv.Atoi: parsing \"\": invalid syntax", 1},
 		{"snapshot index missing", func(in *Inputs) { in.ResourceSnapshotIndex = "3" }, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}},
-			"no clusterResourceSnapshots with index `3` found for clusterResourcePlacement `crp`", 0},
+			"no resourceSnapshots with index `3` found for placement `/crp`", 0},
+		{"before-stage task not an approval", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: all, BeforeStageTasks: []placementv1.StageTask{
+			{Type: placementv1.StageTaskTypeTimedWait, WaitTime: &metav1.Duration{Duration: time.Minute}}}}},
+			"the before stage tasks are invalid, updateStrategy: `/strategy`, stage: one, err: task 0 of type TimedWait is not allowed in beforeStageTasks, allowed type: Approval", 0},
+		{"after-stage wait of nil", nil, []placementv1.StageConfig{{Name: "one", LabelSelector: all, AfterStageTasks: []placementv1.StageTask{
+			{Type: placementv1.StageTaskTypeTimedWait}}}},
+			"the after stage tasks are invalid, updateStrategy: `/strategy`, stage: one, err: task 0 of type TimedWait has wait duration set to nil", 0},
+		{"namespaced strategy missing", func(in *Inputs) { in.Strategy, in.Namespace = nil, "apps" }, nil, "referenced updateStrategy not found: `apps/strategy`", 0},
 		{"snapshot index invalid", func(in *Inputs) { in.ResourceSnapshotIndex = "-1" }, []placementv1.StageConfig{{Name: "one", LabelSelector: prod}},
 			"invalid resource snapshot index `-1` provided, expected an integer >= 0", 0},
 	}
@@ -116,7 +124,7 @@ func TestInitializeFailures(t *testing.T) {
 				tc.edit(&f.in)
 			}
 			p := Initialize(f.in)
-			if !strings.HasPrefix(p.Failure, "cannot continue the ClusterStagedUpdateRun: failed to initialize the clusterStagedUpdateRun: ") || !strings.HasSuffix(p.Failure, tc.want) {
+			if !strings.HasPrefix(p.Failure, "cannot continue the updateRun: failed to validate the updateRun: ") || !strings.HasSuffix(p.Failure, tc.want) {
 				t.Errorf("failure = %q, want it to end with %q", p.Failure, tc.want)
 			}
 			if len(p.OtherFailures) != tc.others {
@@ -132,5 +140,47 @@ func TestInitializeUnstagedKeepsStages(t *testing.T) {
 	p := Initialize(f.in)
 	if p.Failure == "" || len(p.Stages) != 1 || !slices.Equal(p.Stages[0].Clusters, []string{"a"}) || p.Deletion != nil || !slices.Equal(p.Unstaged, []string{"b"}) {
 		t.Errorf("plan = %+v: want the stages recorded, no deletion stage, b unstaged", p)
+	}
+}
+
+// From upstream's TestCalculateMaxConcurrencyValue (pkg/controllers/updaterun/execution_test.go).
+func TestMaxConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		v        intstr.IntOrString
+		clusters int
+		want     int
+	}{
+		{intstr.FromInt32(3), 10, 3}, {intstr.FromInt32(10), 10, 10}, {intstr.FromInt32(15), 10, 15},
+		{intstr.FromString("50%"), 10, 5}, {intstr.FromString("10%"), 1, 1}, {intstr.FromString("33%"), 10, 3},
+		{intstr.FromString("100%"), 10, 10}, {intstr.FromString("25%"), 7, 1}, {intstr.FromInt32(3), 0, 3},
+		{intstr.FromString("50%"), 0, 1},
+	} {
+		got, err := MaxConcurrency(&tc.v, tc.clusters)
+		if err != nil || got != tc.want {
+			t.Errorf("MaxConcurrency(%s, %d) = %d, %v; want %d", tc.v.String(), tc.clusters, got, err, tc.want)
+		}
+	}
+	if _, err := MaxConcurrency(ptr(intstr.FromString("50")), 0); err == nil {
+		t.Error(`MaxConcurrency("50") without a percent sign: no error`)
+	}
+	if got, _ := MaxConcurrency(nil, 5); got != 1 {
+		t.Errorf("MaxConcurrency(nil) = %d, want the CRD's default 1", got)
+	}
+}
+
+func TestBatchesAndBeforeTasks(t *testing.T) {
+	members := []clusterv1.MemberCluster{member("a", nil), member("b", nil), member("c", nil), member("d", nil), member("e", nil)}
+	f := newFixture([]string{"a", "b", "c", "d", "e"}, nil, members, placementv1.StageConfig{Name: "all", LabelSelector: &metav1.LabelSelector{},
+		MaxConcurrency: ptr(intstr.FromString("40%")), BeforeStageTasks: []placementv1.StageTask{{Type: placementv1.StageTaskTypeApproval}}})
+	f.in.ResourceSnapshotIndex = ""
+	p := Initialize(f.in)
+	if p.Failure != "" || !p.NewSnapshot {
+		t.Fatalf("plan = %+v: want an initialized run that snapshots the resources itself", p)
+	}
+	if got := fmt.Sprint(p.Stages[0].Batches()); got != "[[a b] [c d] [e]]" {
+		t.Errorf("batches = %s, want [[a b] [c d] [e]] (40%% of 5 = 2)", got)
+	}
+	if b := p.Stages[0].BeforeTasks; len(b) != 1 || b[0].ApprovalRequest != "run-before-all" {
+		t.Errorf("before tasks = %+v, want the approval request run-before-all", b)
 	}
 }

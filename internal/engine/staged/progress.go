@@ -8,10 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
-// Reading a run's status: the conditions KubeFleet v0.14.0's controller writes on the run, its
-// stages and clusters (updaterun/execution.go markStageUpdating*, markClusterUpdating*).
+// Reading a run's status: the conditions KubeFleet v0.18.9's controller writes on the run, its
+// stages and clusters (updaterun/execution.go markUpdateRun*, markStageUpdating*,
+// markClusterUpdating*; updaterun/stop.go markUpdateRunStopping, recordUpdateRunStopped).
 
 // State is where a run is.
 type State string
@@ -19,10 +21,15 @@ type State string
 const (
 	StateInitializing         State = "Initializing"
 	StateInitializationFailed State = "InitializationFailed"
-	StateProgressing          State = "Progressing"
-	StateWaiting              State = "Waiting"
-	StateSucceeded            State = "Succeeded"
-	StateFailed               State = "Failed"
+	// StateInitialized: initialized with spec.state Initialize, waiting to be told to Run.
+	StateInitialized State = "Initialized"
+	StateProgressing State = "Progressing"
+	StateWaiting     State = "Waiting"
+	// StateStopping and StateStopped: spec.state Stop; the updating clusters finish first.
+	StateStopping  State = "Stopping"
+	StateStopped   State = "Stopped"
+	StateSucceeded State = "Succeeded"
+	StateFailed    State = "Failed"
 )
 
 // Ended reports whether the controller will not change the run any more.
@@ -30,8 +37,15 @@ func (s State) Ended() bool {
 	return s == StateInitializationFailed || s == StateSucceeded || s == StateFailed
 }
 
+// The controller's condition reasons (pkg/utils/condition/reason.go).
+const (
+	reasonStopping = "UpdateRunStopping"
+	reasonStopped  = "UpdateRunStopped"
+)
+
 // RunState reads the run's conditions at its generation: Initialized, then Succeeded, then
-// Progressing. The message is the deciding condition's.
+// Progressing (False: waiting, stuck or stopped; Unknown: stopping; absent while a run created
+// with spec.state Initialize waits). The message is the deciding condition's.
 func RunState(run *placementv1.ClusterStagedUpdateRun) (State, string) {
 	conds, gen := run.Status.Conditions, run.Generation
 	init := current(conds, string(placementv1.StagedUpdateRunConditionInitialized), gen)
@@ -49,10 +63,20 @@ func RunState(run *placementv1.ClusterStagedUpdateRun) (State, string) {
 		}
 		return StateFailed, c.Message
 	}
-	if c := current(conds, string(placementv1.StagedUpdateRunConditionProgressing), gen); c != nil && c.Status == metav1.ConditionFalse {
+	c := current(conds, string(placementv1.StagedUpdateRunConditionProgressing), gen)
+	switch {
+	case c == nil && run.Spec.State == placementv1.StateInitialize:
+		return StateInitialized, init.Message
+	case c == nil:
+		return StateProgressing, init.Message
+	case c.Reason == reasonStopped && c.Status == metav1.ConditionFalse:
+		return StateStopped, c.Message
+	case c.Reason == reasonStopping:
+		return StateStopping, c.Message
+	case c.Status == metav1.ConditionFalse:
 		return StateWaiting, c.Message
 	}
-	return StateProgressing, init.Message
+	return StateProgressing, c.Message
 }
 
 // current is the condition of type t observed at generation gen (condition.IsConditionStatus*).
@@ -163,6 +187,12 @@ func FailedClusters(run *placementv1.ClusterStagedUpdateRun) []string {
 		}
 	}
 	return out
+}
+
+// IsBefore reports whether an approval request is a before-stage one (its task type label,
+// apis/placement/v1beta1/commons.go TaskTypeLabel).
+func IsBefore(r *placementv1.ClusterApprovalRequest) bool {
+	return r.Labels[placementv1beta1.TaskTypeLabel] == placementv1beta1.BeforeStageTaskLabelValue
 }
 
 // WaitingApprovals are the approval requests the run has made and nobody has approved yet.

@@ -114,9 +114,9 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				Computed: true,
 				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
 					"(`\"0\"`, `\"1\"`, …, as KubeFleet writes it): a new one whenever the selected resources or their " +
-					"content change. With the External strategy, a staged update run names the index it rolls out. Refreshed " +
-					"on every read; null until the first one is cut: right after the placement is created with RollingUpdate; with " +
-					"External, when the first staged update run initializes (KubeFleet v0.18.9 cuts none for External placements).",
+					"content change. With the External strategy KubeFleet v0.18 cuts none itself: a staged update run that names " +
+					"no index cuts one when it initializes (and a run may name an existing index). Refreshed on every read; null " +
+					"until the first one is cut (for a RollingUpdate placement, right after it is created).",
 			},
 			"resource_snapshots": rschema.ListNestedAttribute{
 				Computed: true,

@@ -35,8 +35,8 @@ import (
 
 var _ resource.ResourceWithValidateConfig = (*stagedRunResource)(nil)
 
-// stagedRunResource is fleet_staged_update_run: KubeFleet's ClusterStagedUpdateRun,
-// one release of a placement's resource snapshot, stage by stage.
+// stagedRunResource is fleet_staged_update_run: KubeFleet's ClusterStagedUpdateRun (or a
+// StagedUpdateRun in a namespace), one release of a placement's resources, stage by stage.
 type stagedRunResource struct{ shared.ResourceBase }
 
 const (
@@ -48,8 +48,11 @@ const (
 	stagedRunMaxNameLength = 127
 )
 
-// stagedRunConfigAttributes make up the run's spec: a change replaces the run.
-var stagedRunConfigAttributes = []string{"name", "placement_name", "resource_snapshot_index", "staged_update_strategy_name"}
+// stagedRunConfigAttributes make up the run's spec: a change replaces the run (state is changed in place).
+var stagedRunConfigAttributes = []string{"name", "namespace", "placement_name", "resource_snapshot_index", "staged_update_strategy_name"}
+
+// The run's states (spec.state); the CRD refuses Initialize → Stop, Run → Initialize and Stop → Initialize.
+var stagedRunStates = []string{string(placementv1.StateInitialize), string(placementv1.StateRun), string(placementv1.StateStop)}
 
 var (
 	stagedClusterStepAttrTypes = map[string]attr.Type{
@@ -65,11 +68,12 @@ var (
 		"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType, "last_transition_time": types.StringType,
 	}
 	stagedRunStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"state":             types.StringType,
-		"message":           types.StringType,
-		"conditions":        types.ListType{ElemType: types.ObjectType{AttrTypes: stagedConditionAttrTypes}},
-		"stages":            types.ListType{ElemType: types.ObjectType{AttrTypes: stagedStageStatusAttrTypes}},
-		"approvals_waiting": types.MapType{ElemType: types.StringType},
+		"state":                        types.StringType,
+		"resource_snapshot_index_used": types.StringType,
+		"message":                      types.StringType,
+		"conditions":                   types.ListType{ElemType: types.ObjectType{AttrTypes: stagedConditionAttrTypes}},
+		"stages":                       types.ListType{ElemType: types.ObjectType{AttrTypes: stagedStageStatusAttrTypes}},
+		"approvals_waiting":            types.MapType{ElemType: types.StringType},
 	}}
 	stagedRunPreviewType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"resource_snapshot_index": types.StringType,
@@ -86,13 +90,16 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 		return rschema.StringAttribute{Computed: true, Description: desc}
 	}
 	resp.Schema = rschema.Schema{
-		Description: "A KubeFleet staged update run (`ClusterStagedUpdateRun`) on the fleet hub: one release of a placement's " +
-			"resource snapshot to the clusters it schedules, stage by stage as a `fleet_staged_update_strategy` says, one cluster " +
-			"at a time, with the strategy's waits and approvals between stages; afterwards the placement's resources are removed " +
-			"from clusters it no longer schedules. The placement needs `strategy.type = \"External\"`. The plan's `preview` shows " +
-			"the stages, their clusters in update order and what each waits for — or why KubeFleet would refuse to start the run. " +
-			"The run's spec is immutable: changing it replaces the run. Destroying the run deletes it, which abandons the release " +
-			"as KubeFleet does: clusters already updated keep the new version, the others keep theirs.",
+		Description: "A KubeFleet staged update run on the fleet hub — a `ClusterStagedUpdateRun` of a `fleet_placement`, or with " +
+			"`namespace` a `StagedUpdateRun` of a ResourcePlacement in that namespace: one release of a placement's resources to the " +
+			"clusters it schedules, stage by stage as a `fleet_staged_update_strategy` says, `max_concurrency` clusters of a stage at " +
+			"a time, with the strategy's approvals and waits before and after stages; afterwards the placement's resources are removed " +
+			"from clusters it no longer schedules. The placement needs `strategy.type = \"External\"`. `state` is the run's " +
+			"`spec.state`: `Run` (default) starts or resumes it, `Initialize` creates it without starting, `Stop` stops it after the " +
+			"updating clusters finish. The plan's `preview` shows the stages, their clusters in update order and batches and what each " +
+			"waits for — or why KubeFleet (v0.18.9's rules) would refuse to start the run. The rest of the run's spec is immutable: " +
+			"changing it replaces the run. Destroying the run deletes it, which abandons the release as KubeFleet does: clusters " +
+			"already updated keep the new version, the others keep theirs.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: "The run's name.",
@@ -100,22 +107,28 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"name": rschema.StringAttribute{
 				Required:      true,
-				Description:   "The ClusterStagedUpdateRun's name (a DNS subdomain of at most 127 characters).",
+				Description:   "The run's name (a DNS subdomain of at most 127 characters).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedRunMaxNameLength),
 					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
 			},
+			"namespace": stagedNamespaceAttribute("run"),
 			"placement_name": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The `fleet_placement` (ClusterResourcePlacement) to roll out; its `strategy.type` must be `External`.",
+				Required: true,
+				Description: "The placement to roll out: a ClusterResourcePlacement (`fleet_placement`), or with `namespace` a " +
+					"ResourcePlacement of that namespace; its `strategy.type` must be `External`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{stringvalidator.LengthBetween(1, 255)},
 			},
 			"resource_snapshot_index": rschema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "The placement's resource snapshot to roll out (its `resource_snapshots` list them). Absent: the " +
-					"placement's latest when the run is created.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIf(
+				Optional: true,
+				Description: "The placement's resource snapshot to roll out (its `resource_snapshots` list them). Absent: KubeFleet " +
+					"v0.18 snapshots the placement's resources when it initializes the run (an External placement has no snapshot " +
+					"before its first run); `status.resource_snapshot_index_used` then says which index it rolls out. Mind that " +
+					"KubeFleet v0.18.9 hands such a run the latest existing snapshot instead of a new one while the resources' last " +
+					"change is younger than the hub agent's `--resource-changes-collection-duration` (15 s) or the latest snapshot " +
+					"younger than `--resource-snapshot-creation-minimum-interval` (30 s).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
 					func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 						resp.RequiresReplace = !req.ConfigValue.IsNull()
 					}, "A configured index that changes replaces the run.", "A configured index that changes replaces the run.")},
@@ -126,15 +139,25 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description:   "The `fleet_staged_update_strategy` whose stages the run follows (KubeFleet copies it when the run starts).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
+			"state": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1.StateRun)),
+				Description: "The run's `spec.state`: `Run` (default) starts the run or resumes a stopped one; `Initialize` creates " +
+					"it and lets KubeFleet initialize it without updating any cluster until `state` becomes `Run`; `Stop` stops it " +
+					"once the clusters updating now have finished (`Run` resumes it). Changed in place; KubeFleet refuses " +
+					"`Initialize` → `Stop` and going back to `Initialize`, and so does the plan.",
+				Validators: []validator.String{stringvalidator.OneOf(stagedRunStates...)},
+			},
 			"approvals": rschema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "Stages whose Approval task this configuration approves: apply approves the stage's ClusterApprovalRequest " +
-					"once the run has made it (KubeFleet's way: an `Approved` condition on the request's status). A waiting apply " +
-					"approves requests as they appear; otherwise the next apply does.",
+				Description: "The approval requests this configuration approves: a stage name approves both its before-stage and " +
+					"after-stage requests; `before:<stage>` or `after:<stage>` only one. Apply approves a request once the run has " +
+					"made it (`<run>-before-<stage>` / `<run>-after-<stage>`; KubeFleet's way: an `Approved` condition on the " +
+					"request's status). A waiting apply approves requests as they appear; otherwise the next apply does.",
 			},
 			"wait_for": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(shared.WaitNone),
-				Description: "`none` (default) or `completed`: apply waits until the run has succeeded, logging each stage and cluster " +
+				Description: "`none` (default) or `completed`: apply waits until the run has reached its `state` — succeeded for `Run`, " +
+					"initialized for `Initialize`, stopped for `Stop` — logging each stage and cluster " +
 					"transition, and fails naming each failed cluster and its message (or KubeFleet's reason when the run fails to " +
 					"initialize). A wait stopped by a timeout or a cancelled apply saves the state, and the next apply resumes waiting " +
 					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
@@ -143,22 +166,17 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.14.0's rules, " +
-					"`internal/engine/staged`): the stages with the placement's scheduled clusters in update order and what each " +
-					"waits for, the clusters whose resources are removed at the end, or why the run would fail to initialize. " +
-					"Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
+				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules, " +
+					"`internal/engine/staged`): the stages with the placement's scheduled clusters in update order and batches, and " +
+					"what each waits for before and after, the clusters whose resources are removed at the end, or why the run would " +
+					"fail to initialize. Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]rschema.Attribute{
-					"resource_snapshot_index": str("The resource snapshot the run rolls out."),
+					"resource_snapshot_index": str("The resource snapshot the run rolls out; null when the run snapshots the placement's resources itself."),
 					"stages": rschema.ListNestedAttribute{
-						Computed:    true,
-						Description: "The stages in order, each with its cluster count, the first clusters in update order (20 names shared among the stages unless `preview_detail` is `full`) and what it waits for afterwards.",
-						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"name": str("The stage."), "cluster_count": rschema.Int64Attribute{Computed: true, Description: "Clusters the stage updates."},
-							"clusters":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first of them, in update order."},
-							"clusters_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
-							"after_stage":      rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "What the stage waits for (a timed wait; the approval request to approve)."},
-						}},
+						Computed:     true,
+						Description:  "The stages in order, each with its cluster count, the first clusters in update order (20 names shared among the stages unless `preview_detail` is `full`), their batches, and what it waits for before and after.",
+						NestedObject: rschema.NestedAttributeObject{Attributes: stagedStagePreviewAttributes("the stage updates")},
 					},
 					"deletion_count":   rschema.Int64Attribute{Computed: true, Description: "Clusters the placement no longer schedules: the run removes the placement's resources from them after the last stage."},
 					"deletion":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first 20 of them by name."},
@@ -171,8 +189,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description:   "The run as the hub reports it, refreshed on every read.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]rschema.Attribute{
-					"state":   str("`Initializing`, `InitializationFailed`, `Progressing`, `Waiting` (an after-stage task), `Succeeded` or `Failed`."),
-					"message": str("The message of the condition that decides the state."),
+					"state": str("`Initializing`, `InitializationFailed`, `Initialized` (waiting for `state = \"Run\"`), `Progressing`, " +
+						"`Waiting` (a before- or after-stage task, or a stuck cluster), `Stopping`, `Stopped`, `Succeeded` or `Failed`."),
+					"resource_snapshot_index_used": str("The resource snapshot index the run rolls out, once initialized."),
+					"message":                      str("The message of the condition that decides the state."),
 					"conditions": rschema.ListNestedAttribute{
 						Computed: true, Description: "The run's conditions (Initialized, Progressing, Succeeded).",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
@@ -201,7 +221,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					},
 					"approvals_waiting": rschema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
-						Description: "Approval requests the run has made that nobody has approved yet: request name → stage.",
+						Description: "Approval requests the run has made that nobody has approved yet: request name → `before:<stage>` or `after:<stage>`.",
 					},
 				},
 			},
@@ -216,9 +236,10 @@ func (r *stagedRunResource) ValidateConfig(ctx context.Context, req resource.Val
 		return
 	}
 	for _, s := range cfg.Approvals {
-		if !stagedStageNameRe.MatchString(s) {
+		stage := strings.TrimPrefix(strings.TrimPrefix(s, "before:"), "after:")
+		if !stagedStageNameRe.MatchString(stage) {
 			p := path.Root("approvals").AtSetValue(types.StringValue(s))
-			resp.Diagnostics.AddAttributeError(p, "Invalid stage name", fmt.Sprintf("Attribute approvals: %q is not a stage name (lowercase letters and digits).", s))
+			resp.Diagnostics.AddAttributeError(p, "Invalid approval", fmt.Sprintf("Attribute approvals: %q is not a stage name (lowercase letters and digits), before:<stage> or after:<stage>.", s))
 		}
 	}
 }
@@ -244,8 +265,15 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		// An unfinished wait, an approval to give, or new approvals: an in-place update whose apply does it.
-		if stagedRunResumes(ctx, state, plan) || stagedApprovalDue(ctx, state, plan) || !slices.Equal(sortedSet(state.Approvals), sortedSet(plan.Approvals)) {
+		if from, to := state.State.ValueString(), plan.State.ValueString(); !plan.State.IsUnknown() && from != to && !stagedTransitionAllowed(from, to) {
+			resp.Diagnostics.AddAttributeError(path.Root("state"), "Invalid state transition",
+				fmt.Sprintf("Attribute state: KubeFleet refuses to change a run's state from %s to %s (invalid state transition: cannot transition from %s to %s). "+
+					"A run goes Initialize → Run ⇄ Stop; to start over, replace the run (a new name).", from, to, from, to))
+			return
+		}
+		// An unfinished wait, an approval to give, new approvals or a new state: an in-place update whose apply does it.
+		if stagedRunResumes(ctx, state, plan) || stagedApprovalDue(ctx, state, plan) || !slices.Equal(sortedSet(state.Approvals), sortedSet(plan.Approvals)) ||
+			!state.State.Equal(plan.State) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(stagedRunStatusType.AttrTypes))...)
 		}
 		return
@@ -261,7 +289,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, why)
 	}
 	var inputsUnknown []path.Path
-	for _, a := range []string{"name", "placement_name", "staged_update_strategy_name"} {
+	for _, a := range []string{"name", "namespace", "placement_name", "staged_update_strategy_name"} {
 		if shared.PathsContain(unknown, path.Root(a)) {
 			inputsUnknown = append(inputsUnknown, path.Root(a))
 		}
@@ -294,28 +322,23 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			"(reference the resource that creates it, e.g. its id, so that the run is created after it)")
 		return
 	}
-	if cfgIndex.IsNull() {
-		latest := hub.LatestResourceSnapshotIndex(in.ResourceSnapshots)
-		if latest == "" {
-			setUnknown(fmt.Sprintf("placement %s has no resource snapshot yet", plan.PlacementName.ValueString()))
-			return
-		}
-		plan.ResourceSnapshotIndex = types.StringValue(latest)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("resource_snapshot_index"), latest)...)
-	}
 	p := staged.Initialize(stagedInputs(in, plan))
-	obj, d := stagedRunPreview(p, plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
+	obj, d := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
 	if p.Failure != "" {
 		resp.Diagnostics.AddAttributeWarning(previewPath, "The staged update run will fail to initialize",
 			fmt.Sprintf("KubeFleet will refuse to start run %q: %s", plan.Name.ValueString(), stagedProblem(p.Failure, p.Duplicated, p.Unstaged).ValueString()))
 	}
+	if p.Retry != "" {
+		resp.Diagnostics.AddAttributeWarning(previewPath, "The placement is changing",
+			fmt.Sprintf("KubeFleet would not initialize run %q yet and retry: %s", plan.Name.ValueString(), p.Retry))
+	}
 	stagedCheckApprovals(&resp.Diagnostics, in.Strategy, plan.Approvals)
 }
 
 func (r *stagedRunResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	shared.ImportHubName(ctx, req, resp, stagedRunMaxNameLength, "a ClusterStagedUpdateRun on the fleet hub (a DNS subdomain)", map[string]any{
+	stagedImport(ctx, req, resp, stagedRunMaxNameLength, "run", map[string]any{
 		"wait_for": shared.WaitNone,
 		"preview":  types.ObjectNull(stagedRunPreviewType.AttrTypes),
 		"status":   types.ObjectNull(stagedRunStatusType.AttrTypes),
@@ -336,47 +359,38 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	if !ok {
 		return
 	}
-	name := plan.Name.ValueString()
-	if plan.ResourceSnapshotIndex.IsUnknown() || plan.Preview.IsUnknown() {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	kind := hub.StagedKind("run", ns)
+	if plan.Preview.IsUnknown() {
 		// The placement or strategy came with this apply: what plan could not read, read now.
 		in, err := r.runInputs(ctx, h, plan)
 		if err != nil {
 			resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 			return
 		}
-		if plan.ResourceSnapshotIndex.IsUnknown() {
-			latest := hub.LatestResourceSnapshotIndex(in.ResourceSnapshots)
-			if latest == "" {
-				resp.Diagnostics.AddAttributeError(path.Root("resource_snapshot_index"), "No resource snapshot to roll out",
-					fmt.Sprintf("Placement %q has no resource snapshot on the hub: set resource_snapshot_index, or create the run once KubeFleet has snapshotted the placement's resources.", plan.PlacementName.ValueString()))
-				return
-			}
-			plan.ResourceSnapshotIndex = types.StringValue(latest)
-		}
-		if plan.Preview.IsUnknown() {
-			obj, d := stagedRunPreview(staged.Initialize(stagedInputs(in, plan)), plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
-			resp.Diagnostics.Append(d...)
-			plan.Preview = obj
-		}
+		obj, d := stagedRunPreview(staged.Initialize(stagedInputs(in, plan)), ns, plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
+		resp.Diagnostics.Append(d...)
+		plan.Preview = obj
 	}
 	run, err := h.CreateRun(ctx, &placementv1.ClusterStagedUpdateRun{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: placementv1.UpdateRunSpec{
 			PlacementName: plan.PlacementName.ValueString(), ResourceSnapshotIndex: plan.ResourceSnapshotIndex.ValueString(),
-			StagedUpdateStrategyName: plan.StrategyName.ValueString(),
+			StagedUpdateStrategyName: plan.StrategyName.ValueString(), State: placementv1.State(plan.State.ValueString()),
 		},
 	})
 	if err != nil {
 		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update run already exists",
-				fmt.Sprintf("The fleet hub already has a ClusterStagedUpdateRun named %q: import it, or choose another name.", name))
+				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", kind, hub.Key(ns, name)))
 			return
 		}
-		resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Creating ClusterStagedUpdateRun %q on the hub: %v", name, err))
+		resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Creating %s %q on the hub: %v", kind, hub.Key(ns, name), err))
 		return
 	}
-	tflog.Info(ctx, "staged update run created", map[string]any{"run": name, "placement": plan.PlacementName.ValueString(), "resource_snapshot_index": plan.ResourceSnapshotIndex.ValueString()})
-	plan.ID = types.StringValue(name)
+	tflog.Info(ctx, "staged update run created", map[string]any{"run": hub.Key(ns, name), "placement": plan.PlacementName.ValueString(),
+		"resource_snapshot_index": plan.ResourceSnapshotIndex.ValueString(), "state": plan.State.ValueString()})
+	plan.ID = types.StringValue(hub.Key(ns, name))
 	r.converge(ctx, h, &plan, run, true, &resp.State, &resp.Diagnostics)
 }
 
@@ -390,19 +404,24 @@ func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if !ok {
 		return
 	}
-	run, err := h.Run(ctx, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update run", map[string]any{"run": state.Name.ValueString()}) {
+	ns := state.Namespace.ValueString()
+	run, err := h.Run(ctx, ns, state.Name.ValueString())
+	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update run", map[string]any{"run": hub.Key(ns, state.Name.ValueString())}) {
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading ClusterStagedUpdateRun %q: %v", state.Name.ValueString(), err))
+		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading %s %q: %v", hub.StagedKind("run", ns), hub.Key(ns, state.Name.ValueString()), err))
 		return
 	}
-	state.ID = types.StringValue(run.Name)
+	state.ID = types.StringValue(hub.Key(ns, run.Name))
 	state.PlacementName = types.StringValue(run.Spec.PlacementName)
-	state.ResourceSnapshotIndex = types.StringValue(run.Spec.ResourceSnapshotIndex)
+	state.ResourceSnapshotIndex = shared.StringOrNull(run.Spec.ResourceSnapshotIndex)
 	state.StrategyName = types.StringValue(run.Spec.StagedUpdateStrategyName)
-	reqs, err := h.ApprovalRequests(ctx, run.Name)
+	state.State = types.StringValue(string(run.Spec.State))
+	if run.Spec.State == "" {
+		state.State = types.StringValue(string(placementv1.StateInitialize))
+	}
+	reqs, err := h.ApprovalRequests(ctx, ns, run.Name)
 	if err != nil {
 		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Listing the approval requests of run %q: %v", run.Name, err))
 		return
@@ -426,10 +445,20 @@ func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateReque
 	if !ok {
 		return
 	}
-	run, err := h.Run(ctx, plan.Name.ValueString())
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	kind := hub.StagedKind("run", ns)
+	run, err := h.Run(ctx, ns, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading ClusterStagedUpdateRun %q: %v", plan.Name.ValueString(), err))
+		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading %s %q: %v", kind, hub.Key(ns, name), err))
 		return
+	}
+	if want := placementv1.State(plan.State.ValueString()); run.Spec.State != want {
+		if run, err = h.SetRunState(ctx, ns, name, want); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("state"), "Changing the staged update run's state",
+				fmt.Sprintf("Setting spec.state of %s %q to %s: %v", kind, hub.Key(ns, name), want, err))
+			return
+		}
+		tflog.Info(ctx, "staged update run state changed", map[string]any{"run": hub.Key(ns, name), "state": string(want)})
 	}
 	r.converge(ctx, h, &plan, run, false, &resp.State, &resp.Diagnostics)
 }
@@ -448,22 +477,23 @@ func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteReque
 	if !ok {
 		return
 	}
-	name := state.Name.ValueString()
-	if err := h.DeleteRun(ctx, name); err != nil {
-		resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("Deleting ClusterStagedUpdateRun %q: %v", name, err))
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	kind := hub.StagedKind("run", ns)
+	if err := h.DeleteRun(ctx, ns, name); err != nil {
+		resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("Deleting %s %q: %v", kind, hub.Key(ns, name), err))
 		return
 	}
 	// The controller's finalizer removes the run's approval requests first.
 	tick := time.NewTicker(stagedRunPoll)
 	defer tick.Stop()
 	for {
-		there, err := h.RunExists(ctx, name)
+		there, err := h.RunExists(ctx, ns, name)
 		if err == nil && !there {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("ClusterStagedUpdateRun %q is still on the hub (%v): its finalizer has not finished.", name, context.Cause(ctx)))
+			resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("%s %q is still on the hub (%v): its finalizer has not finished.", kind, hub.Key(ns, name), context.Cause(ctx)))
 			return
 		case <-tick.C:
 		}
@@ -473,9 +503,11 @@ func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteReque
 type stagedRunModel struct {
 	ID                    types.String   `tfsdk:"id"`
 	Name                  types.String   `tfsdk:"name"`
+	Namespace             types.String   `tfsdk:"namespace"`
 	PlacementName         types.String   `tfsdk:"placement_name"`
 	ResourceSnapshotIndex types.String   `tfsdk:"resource_snapshot_index"`
 	StrategyName          types.String   `tfsdk:"staged_update_strategy_name"`
+	State                 types.String   `tfsdk:"state"`
 	Approvals             []string       `tfsdk:"approvals"`
 	WaitFor               types.String   `tfsdk:"wait_for"`
 	Timeouts              timeouts.Value `tfsdk:"timeouts"`
@@ -487,29 +519,29 @@ type stagedRunModel struct {
 // state — also when a step fails. In Create an interrupted wait is a warning: an error would
 // taint the run and the next apply would replace it instead of waiting for it.
 func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *stagedRunModel, run *placementv1.ClusterStagedUpdateRun, creating bool, st *tfsdk.State, diags *diag.Diagnostics) {
-	name := plan.Name.ValueString()
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	var reqs []placementv1.ClusterApprovalRequest
 	save := func() {
-		if latest, err := h.Run(context.WithoutCancel(ctx), name); err == nil {
+		if latest, err := h.Run(context.WithoutCancel(ctx), ns, name); err == nil {
 			run = latest
 		}
-		if got, err := h.ApprovalRequests(context.WithoutCancel(ctx), name); err == nil {
+		if got, err := h.ApprovalRequests(context.WithoutCancel(ctx), ns, name); err == nil {
 			reqs = got
 		}
 		plan.Status = stagedRunStatus(run, reqs, r.Clients.ListLimit(), diags)
 		diags.Append(st.Set(ctx, plan)...)
 	}
 	approve := func() error {
-		got, err := h.ApprovalRequests(ctx, name)
+		got, err := h.ApprovalRequests(ctx, ns, name)
 		if err != nil {
 			return err
 		}
 		for _, req := range staged.WaitingApprovals(run, got) {
-			if slices.Contains(plan.Approvals, req.Spec.TargetStage) {
+			if stagedApproves(plan.Approvals, &req) {
 				if err := h.Approve(ctx, &req, r.Clients.Now(), "terraform-provider-fleet"); err != nil {
-					return fmt.Errorf("approving %s (stage %s): %w", req.Name, req.Spec.TargetStage, err)
+					return fmt.Errorf("approving %s (%s): %w", req.Name, stagedApprovalWhat(&req), err)
 				}
-				tflog.Info(ctx, "approved stage", map[string]any{"run": name, "stage": req.Spec.TargetStage, "approval_request": req.Name})
+				tflog.Info(ctx, "approved stage", map[string]any{"run": hub.Key(ns, name), "stage": req.Spec.TargetStage, "approval_request": req.Name, "task": stagedApprovalWhat(&req)})
 			}
 		}
 		return nil
@@ -527,6 +559,7 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 	defer tick.Stop()
 	last := map[string]string{}
 	lastState := staged.State("")
+	target := plan.State.ValueString()
 	for {
 		state, msg := staged.RunState(run)
 		if state != lastState {
@@ -540,6 +573,10 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 			}
 		}
 		last = steps
+		if !state.Ended() && stagedReached(target, state) {
+			save()
+			return
+		}
 		switch state {
 		case staged.StateSucceeded:
 			save()
@@ -574,7 +611,7 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 			return
 		case <-tick.C:
 		}
-		got, err := h.Run(ctx, name)
+		got, err := h.Run(ctx, ns, name)
 		if err != nil {
 			if ctx.Err() == nil {
 				tflog.Warn(ctx, "reading the staged update run failed; retrying", map[string]any{"run": name, "error": err.Error()})
@@ -590,8 +627,8 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 func stagedWaitingFor(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1.ClusterApprovalRequest, approvals []string) string {
 	var out []string
 	for _, req := range staged.WaitingApprovals(run, reqs) {
-		if !slices.Contains(approvals, req.Spec.TargetStage) {
-			out = append(out, fmt.Sprintf("%s (stage %s)", req.Name, req.Spec.TargetStage))
+		if !stagedApproves(approvals, &req) {
+			out = append(out, fmt.Sprintf("%s (%s)", req.Name, stagedApprovalWhat(&req)))
 		}
 	}
 	if len(out) == 0 {
@@ -609,7 +646,21 @@ func stagedRunResumes(ctx context.Context, state, plan stagedRunModel) bool {
 	if d := state.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
 		return false
 	}
-	return !staged.State(st.State.ValueString()).Ended()
+	return !stagedReached(plan.State.ValueString(), staged.State(st.State.ValueString()))
+}
+
+// stagedReached reports whether a run in state has reached what a wait for target waits for:
+// initialized (Initialize), stopped (Stop), or an end (every target).
+func stagedReached(target string, state staged.State) bool {
+	switch {
+	case state.Ended():
+		return true
+	case target == string(placementv1.StateInitialize):
+		return state == staged.StateInitialized
+	case target == string(placementv1.StateStop):
+		return state == staged.StateStopped
+	}
+	return false
 }
 
 // stagedApprovalDue reports whether the refreshed run waits for an approval this configuration
@@ -622,12 +673,34 @@ func stagedApprovalDue(ctx context.Context, state, plan stagedRunModel) bool {
 	if d := state.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
 		return false
 	}
-	for _, stage := range st.ApprovalsWaiting {
-		if slices.Contains(plan.Approvals, stage) {
+	for _, what := range st.ApprovalsWaiting {
+		kind, stage, _ := strings.Cut(what, ":")
+		if slices.Contains(plan.Approvals, stage) || slices.Contains(plan.Approvals, what) || slices.Contains(plan.Approvals, kind+":"+stage) {
 			return true
 		}
 	}
 	return false
+}
+
+// stagedApprovalWhat is `before:<stage>` or `after:<stage>`: which task an approval request is for.
+func stagedApprovalWhat(req *placementv1.ClusterApprovalRequest) string {
+	if staged.IsBefore(req) {
+		return "before:" + req.Spec.TargetStage
+	}
+	return "after:" + req.Spec.TargetStage
+}
+
+// stagedApproves reports whether approvals approve req: its stage (both tasks) or its task.
+func stagedApproves(approvals []string, req *placementv1.ClusterApprovalRequest) bool {
+	return slices.Contains(approvals, req.Spec.TargetStage) || slices.Contains(approvals, stagedApprovalWhat(req))
+}
+
+// stagedTransitionAllowed is the CRD's rule on spec.state (apis/placement/v1/stageupdate_types.go
+// UpdateRunSpec XValidation): not Initialize → Stop, Run → Initialize, Stop → Initialize.
+func stagedTransitionAllowed(from, to string) bool {
+	initialize, run, stop := string(placementv1.StateInitialize), string(placementv1.StateRun), string(placementv1.StateStop)
+	refused := from == initialize && to == stop || from == run && to == initialize || from == stop && to == initialize
+	return from == "" || !refused
 }
 
 func sortedSet(s []string) []string {
@@ -642,7 +715,7 @@ var stagedIndexRe = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 // runInputs reads what the controller initializes the run from, with the hub's member clusters
 // from the inventory (listed once per provider process).
 func (r *stagedRunResource) runInputs(ctx context.Context, h *hub.Client, plan stagedRunModel) (hub.RunInputs, error) {
-	in, err := h.RunInputs(ctx, plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
+	in, err := h.RunInputs(ctx, plan.Namespace.ValueString(), plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
 	if err != nil || in.Placement == nil {
 		return in, err
 	}
@@ -652,18 +725,21 @@ func (r *stagedRunResource) runInputs(ctx context.Context, h *hub.Client, plan s
 
 // stagedMissing names the referenced object the hub does not have yet.
 func stagedMissing(in hub.RunInputs, plan stagedRunModel) string {
+	ns := plan.Namespace.ValueString()
 	switch {
+	case in.Placement == nil && ns != "":
+		return fmt.Sprintf("ResourcePlacement %q", hub.Key(ns, plan.PlacementName.ValueString()))
 	case in.Placement == nil:
 		return fmt.Sprintf("placement %q", plan.PlacementName.ValueString())
 	case in.Strategy == nil:
-		return fmt.Sprintf("staged update strategy %q", plan.StrategyName.ValueString())
+		return fmt.Sprintf("%s %q", hub.StagedKind("strategy", ns), hub.Key(ns, plan.StrategyName.ValueString()))
 	}
 	return ""
 }
 
 func stagedInputs(in hub.RunInputs, plan stagedRunModel) staged.Inputs {
 	return staged.Inputs{
-		RunName: plan.Name.ValueString(), Placement: in.Placement, PlacementName: plan.PlacementName.ValueString(),
+		RunName: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(), Placement: in.Placement, PlacementName: plan.PlacementName.ValueString(),
 		LatestPolicySnapshots: in.PolicySnapshots, Bindings: in.Bindings,
 		StrategyName: plan.StrategyName.ValueString(), Strategy: in.Strategy, MemberClusters: in.MemberClusters,
 		ResourceSnapshotIndex: plan.ResourceSnapshotIndex.ValueString(), ResourceSnapshots: in.ResourceSnapshots,
@@ -677,136 +753,26 @@ func stagedCheckApprovals(diags *diag.Diagnostics, s *placementv1.ClusterStagedU
 	}
 	withApproval := map[string]bool{}
 	for _, st := range s.Spec.Stages {
-		for _, t := range st.AfterStageTasks {
-			if t.Type == placementv1.StageTaskTypeApproval {
-				withApproval[st.Name] = true
+		for kind, tasks := range map[string][]placementv1.StageTask{"before": st.BeforeStageTasks, "after": st.AfterStageTasks} {
+			for _, t := range tasks {
+				if t.Type == placementv1.StageTaskTypeApproval {
+					withApproval[st.Name] = true
+					withApproval[kind+":"+st.Name] = true
+				}
 			}
 		}
 	}
 	for _, a := range approvals {
 		if !withApproval[a] {
-			diags.AddAttributeError(path.Root("approvals").AtSetValue(types.StringValue(a)), "No approval to give",
-				fmt.Sprintf("Attribute approvals: strategy %q has no stage %q with an Approval task (stages with one: %s).", s.Name, a, strings.Join(slices.Sorted(maps.Keys(withApproval)), ", ")))
-		}
-	}
-}
-
-type stagedRunPreviewModel struct {
-	ResourceSnapshotIndex string               `tfsdk:"resource_snapshot_index"`
-	Stages                []stagedStagePreview `tfsdk:"stages"`
-	DeletionCount         int64                `tfsdk:"deletion_count"`
-	Deletion              []string             `tfsdk:"deletion"`
-	DeletionOmitted       int64                `tfsdk:"deletion_omitted"`
-	Failure               types.String         `tfsdk:"failure"`
-}
-
-func stagedRunPreview(p staged.Plan, index string, listLimit int) (types.Object, diag.Diagnostics) {
-	deletion, omitted := shared.CapList(p.Deletion, listLimit)
-	m := stagedRunPreviewModel{
-		ResourceSnapshotIndex: index, Stages: shared.NullIfEmpty(stagedStagePreviews(p.Stages, listLimit)),
-		DeletionCount: int64(len(p.Deletion)), Deletion: shared.NullIfEmpty(deletion), DeletionOmitted: omitted,
-		Failure: stagedProblem(p.Failure, p.Duplicated, p.Unstaged),
-	}
-	return types.ObjectValueFrom(context.Background(), stagedRunPreviewType.AttrTypes, m)
-}
-
-type stagedRunStatusModel struct {
-	State            types.String        `tfsdk:"state"`
-	Message          types.String        `tfsdk:"message"`
-	Conditions       []stagedCondition   `tfsdk:"conditions"`
-	Stages           []stagedStageStatus `tfsdk:"stages"`
-	ApprovalsWaiting map[string]string   `tfsdk:"approvals_waiting"`
-}
-
-type stagedCondition struct {
-	Type               string `tfsdk:"type"`
-	Status             string `tfsdk:"status"`
-	Reason             string `tfsdk:"reason"`
-	Message            string `tfsdk:"message"`
-	LastTransitionTime string `tfsdk:"last_transition_time"`
-}
-
-type stagedStageStatus struct {
-	Name            string                       `tfsdk:"name"`
-	State           string                       `tfsdk:"state"`
-	StartedAt       types.String                 `tfsdk:"started_at"`
-	FinishedAt      types.String                 `tfsdk:"finished_at"`
-	Message         types.String                 `tfsdk:"message"`
-	ClusterCount    int64                        `tfsdk:"cluster_count"`
-	SucceededCount  int64                        `tfsdk:"succeeded_count"`
-	Clusters        map[string]stagedClusterStep `tfsdk:"clusters"`
-	ClustersOmitted int64                        `tfsdk:"clusters_omitted"`
-}
-
-type stagedClusterStep struct {
-	State      string       `tfsdk:"state"`
-	StartedAt  types.String `tfsdk:"started_at"`
-	FinishedAt types.String `tfsdk:"finished_at"`
-	Message    types.String `tfsdk:"message"`
-}
-
-// stagedRunStatus is the run's status, its per-cluster detail bounded: failed clusters first, then
-// updating ones, then those still to update, then updated ones, each in update order.
-func stagedRunStatus(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1.ClusterApprovalRequest, listLimit int, diags *diag.Diagnostics) types.Object {
-	state, msg := staged.RunState(run)
-	m := stagedRunStatusModel{State: types.StringValue(string(state)), Message: shared.StringOrNull(msg)}
-	for _, c := range run.Status.Conditions {
-		m.Conditions = append(m.Conditions, stagedCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransitionTime.UTC().Format(time.RFC3339)})
-	}
-	type entry struct {
-		stage, pos, rank int
-		step             staged.Step
-	}
-	var entries []entry
-	stages := staged.AllStages(run)
-	for i, s := range stages {
-		st := staged.StageStep(s, run.Generation)
-		ss := stagedStageStatus{Name: s.StageName, State: st.State, StartedAt: optTime(st.Started), FinishedAt: optTime(st.Finished), Message: shared.StringOrNull(st.Message), ClusterCount: int64(len(s.Clusters))}
-		for j := range s.Clusters {
-			cs := staged.ClusterStep(&s.Clusters[j], run.Generation)
-			if cs.State == staged.StepSucceeded {
-				ss.SucceededCount++
+			var stages []string
+			for k := range withApproval {
+				if !strings.Contains(k, ":") {
+					stages = append(stages, k)
+				}
 			}
-			rank := map[string]int{staged.StepFailed: 0, staged.StepUpdating: 1, staged.StepNotStarted: 2, staged.StepSucceeded: 3}[cs.State]
-			entries = append(entries, entry{i, j, rank, cs})
+			slices.Sort(stages)
+			diags.AddAttributeError(path.Root("approvals").AtSetValue(types.StringValue(a)), "No approval to give",
+				fmt.Sprintf("Attribute approvals: strategy %q has no Approval task for %q (stages with one: %s).", s.Name, a, strings.Join(stages, ", ")))
 		}
-		m.Stages = append(m.Stages, ss)
 	}
-	taken := shared.FirstToRead(len(entries), listLimit, func(a, b int) bool {
-		ea, eb := entries[a], entries[b]
-		if ea.rank != eb.rank {
-			return ea.rank < eb.rank
-		}
-		if ea.stage != eb.stage {
-			return ea.stage < eb.stage
-		}
-		return ea.pos < eb.pos
-	})
-	for k, e := range entries {
-		ss := &m.Stages[e.stage]
-		if !taken[k] {
-			ss.ClustersOmitted++
-			continue
-		}
-		if ss.Clusters == nil {
-			ss.Clusters = map[string]stagedClusterStep{}
-		}
-		ss.Clusters[stages[e.stage].Clusters[e.pos].ClusterName] = stagedClusterStep{State: e.step.State, StartedAt: optTime(e.step.Started), FinishedAt: optTime(e.step.Finished), Message: shared.StringOrNull(e.step.Message)}
-	}
-	for _, req := range staged.WaitingApprovals(run, reqs) {
-		if m.ApprovalsWaiting == nil {
-			m.ApprovalsWaiting = map[string]string{}
-		}
-		m.ApprovalsWaiting[req.Name] = req.Spec.TargetStage
-	}
-	obj, d := types.ObjectValueFrom(context.Background(), stagedRunStatusType.AttrTypes, m)
-	diags.Append(d...)
-	return obj
-}
-
-func optTime(t *time.Time) types.String {
-	if t == nil {
-		return types.StringNull()
-	}
-	return types.StringValue(t.UTC().Format(time.RFC3339))
 }

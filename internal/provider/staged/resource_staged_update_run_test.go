@@ -110,22 +110,7 @@ resource "fleet_staged_update_run" %[1]q {
 	}
 	const release1 = "fleet_staged_update_run.release-1"
 	stage := func(name string, clusters []string, after ...string) knownvalue.Check {
-		cs := make([]knownvalue.Check, len(clusters))
-		for i, c := range clusters {
-			cs[i] = knownvalue.StringExact(c)
-		}
-		as := make([]knownvalue.Check, len(after))
-		for i, a := range after {
-			as[i] = knownvalue.StringExact(a)
-		}
-		var afterCheck knownvalue.Check = knownvalue.Null()
-		if len(after) > 0 {
-			afterCheck = knownvalue.ListExact(as)
-		}
-		return knownvalue.ObjectExact(map[string]knownvalue.Check{
-			"name": knownvalue.StringExact(name), "cluster_count": knownvalue.Int64Exact(int64(len(clusters))),
-			"clusters": knownvalue.ListExact(cs), "clusters_omitted": knownvalue.Int64Exact(0), "after_stage": afterCheck,
-		})
+		return stagePreview(name, clusters, 1, nil, after)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -146,15 +131,18 @@ resource "fleet_staged_update_run" %[1]q {
 			},
 			{
 				// The first release: previewed at plan, driven to Succeeded by apply.
+				// v0.18.9 cuts no resource snapshot for an External placement: the run, naming no
+				// index, snapshots the placement's resources itself (index 0).
 				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
   wait_for  = "completed"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(release1, tfjsonpath.New("resource_snapshot_index"), knownvalue.StringExact("0")),
+					plancheck.ExpectKnownValue(release1, tfjsonpath.New("resource_snapshot_index"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(release1, tfjsonpath.New("state"), knownvalue.StringExact("Run")),
 					plancheck.ExpectKnownValue(release1, tfjsonpath.New("preview"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"resource_snapshot_index": knownvalue.StringExact("0"),
+						"resource_snapshot_index": knownvalue.Null(),
 						"stages": knownvalue.ListExact([]knownvalue.Check{
 							stage("canary", []string{"canary-east"}, "wait 5s"),
-							stage("prod", []string{"prod-west-1", "prod-east-1"}, "approval of ClusterApprovalRequest release-1-prod"),
+							stage("prod", []string{"prod-west-1", "prod-east-1"}, "approval of ClusterApprovalRequest release-1-after-prod"),
 						}),
 						"deletion_count": knownvalue.Int64Exact(0), "deletion": knownvalue.Null(), "deletion_omitted": knownvalue.Int64Exact(0),
 						"failure": knownvalue.Null(),
@@ -164,6 +152,7 @@ resource "fleet_staged_update_run" %[1]q {
 					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Succeeded")),
 					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("stages").AtSliceIndex(1).AtMapKey("succeeded_count"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("approvals_waiting"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(release1, tfjsonpath.New("status").AtMapKey("resource_snapshot_index_used"), knownvalue.StringExact("0")),
 				},
 				Check: func(*terraform.State) error { return bindingsAt(h, "staged", "staged-0-snapshot", 3) },
 			},
@@ -180,19 +169,20 @@ resource "fleet_staged_update_run" "bad" {
 `,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("fleet_staged_update_run.bad", tfjsonpath.New("preview").AtMapKey("failure"),
-						knownvalue.StringRegexp(regexp.MustCompile("^cannot continue the ClusterStagedUpdateRun: failed to initialize the clusterStagedUpdateRun: failed to process the request due to a client error: cluster `prod-(east|west)-1` appears in more than one stages"))),
+						knownvalue.StringRegexp(regexp.MustCompile("^cannot continue the updateRun: failed to validate the updateRun: failed to process the request due to a client error: cluster `prod-(east|west)-1` appears in more than one stages"))),
 				}},
 				ExpectError: regexp.MustCompile(`(?s)Staged update run failed to initialize.*appears in more than\s+one stages`),
 			},
 			{
-				// A second release, of a newer resource snapshot: a ConfigMap in the namespace.
-				PreConfig: func() { newSnapshot(t, h, kc) },
+				// A second release, of a newer resource snapshot: a ConfigMap added to the namespace,
+				// which the run snapshots as index 1.
+				PreConfig: func() { newConfigMap(t, h, kc) },
 				Config: stagedConfigBase + run("release-1", `approvals = ["prod"]
-  wait_for  = "completed"`) + run("release-2", `resource_snapshot_index = "1"
-  approvals = ["prod"]
+  wait_for  = "completed"`) + run("release-2", `approvals = ["prod"]
   wait_for  = "completed"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("fleet_staged_update_run.release-2", tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Succeeded")),
+					statecheck.ExpectKnownValue("fleet_staged_update_run.release-2", tfjsonpath.New("status").AtMapKey("resource_snapshot_index_used"), knownvalue.StringExact("1")),
 				},
 				Check: func(*terraform.State) error { return bindingsAt(h, "staged", "staged-1-snapshot", 3) },
 			},
@@ -208,26 +198,77 @@ resource "fleet_staged_update_run" "bad" {
 	})
 }
 
-// newSnapshot adds a ConfigMap to the placed namespace and waits for KubeFleet to snapshot it
-// as resource index 1.
-func newSnapshot(t *testing.T, h *hub.Client, kc *kube.Client) {
+// newConfigMap adds a ConfigMap to the placed namespace and waits until a run naming no index
+// gets a new snapshot of it. KubeFleet v0.18.9 delays a new snapshot until the resources' change
+// is older than the hub agent's resource-changes-collection-duration (15 s) and the latest
+// snapshot older than resource-snapshot-creation-minimum-interval (30 s), handing a run the latest
+// snapshot meanwhile (pkg/utils/controller/resource_snapshot_resolver.go
+// shouldCreateNewResourceSnapshotNow): initialize-only probe runs ask until one gets index 1.
+func newConfigMap(t *testing.T, h *hub.Client, kc *kube.Client) {
 	t.Helper()
 	ctx := context.Background()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged", Name: "release-2"}, Data: map[string]string{"version": "2"}}
 	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	err := acctest.Eventually(3*time.Minute, "resource snapshot 1 of placement staged", func() (bool, string) {
-		snaps, err := h.ResourceSnapshots(ctx, "staged")
-		if err != nil {
+	probes := 0
+	err := acctest.Eventually(3*time.Minute, "a new resource snapshot of placement staged", func() (bool, string) {
+		probes++
+		name := fmt.Sprintf("probe-%d", probes)
+		run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: placementv1.UpdateRunSpec{PlacementName: "staged", StagedUpdateStrategyName: "rings", State: placementv1.StateInitialize}}
+		if _, err := h.CreateRun(ctx, run); err != nil {
 			return false, err.Error()
 		}
-		latest := hub.LatestResourceSnapshotIndex(snaps)
-		return latest == "1", "latest index " + latest
+		defer func() { _ = h.DeleteRun(ctx, "", name) }()
+		used := ""
+		if err := acctest.Eventually(30*time.Second, "probe "+name+" initialized", func() (bool, string) {
+			r, err := h.Run(ctx, "", name)
+			if err != nil {
+				return false, err.Error()
+			}
+			used = r.Status.ResourceSnapshotIndexUsed
+			return used != "", "not initialized"
+		}); err != nil {
+			return false, err.Error()
+		}
+		return used == "1", "probe " + name + " got index " + used
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stagePreview checks one stage of a preview: its clusters in order, max_concurrency, the batches
+// they make, and its before- and after-stage words.
+func stagePreview(name string, clusters []string, maxConcurrency int, before, after []string) knownvalue.Check {
+	strs := func(ss []string) knownvalue.Check {
+		if len(ss) == 0 {
+			return knownvalue.Null()
+		}
+		cs := make([]knownvalue.Check, len(ss))
+		for i, c := range ss {
+			cs[i] = knownvalue.StringExact(c)
+		}
+		return knownvalue.ListExact(cs)
+	}
+	var batches []knownvalue.Check
+	for i := 0; i < len(clusters); i += maxConcurrency {
+		batches = append(batches, strs(clusters[i:min(i+maxConcurrency, len(clusters))]))
+	}
+	var batchCheck knownvalue.Check = knownvalue.Null()
+	if len(batches) > 0 {
+		batchCheck = knownvalue.ListExact(batches)
+	}
+	if len(clusters) == 0 {
+		maxConcurrency = 0
+	}
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"name": knownvalue.StringExact(name), "cluster_count": knownvalue.Int64Exact(int64(len(clusters))),
+		"clusters": strs(clusters), "clusters_omitted": knownvalue.Int64Exact(0),
+		"max_concurrency": knownvalue.Int64Exact(int64(maxConcurrency)), "batch_count": knownvalue.Int64Exact(int64(len(batches))),
+		"batches": batchCheck, "before_stage": strs(before), "after_stage": strs(after),
+	})
 }
 
 // bindingsAt checks that n of the placement's bindings are bound to the resource snapshot.
@@ -237,13 +278,15 @@ func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
 		return err
 	}
 	got := 0
+	var all []string
 	for _, b := range bs {
+		all = append(all, fmt.Sprintf("%s: %s %s", b.Spec.TargetCluster, b.Spec.State, b.Spec.ResourceSnapshotName))
 		if b.Spec.State == placementv1.BindingStateBound && b.Spec.ResourceSnapshotName == snapshot {
 			got++
 		}
 	}
 	if got != n {
-		return fmt.Errorf("%d bindings bound to %s, want %d", got, snapshot, n)
+		return fmt.Errorf("%d bindings bound to %s, want %d (bindings: %v)", got, snapshot, n, all)
 	}
 	return nil
 }

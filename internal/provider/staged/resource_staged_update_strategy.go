@@ -22,6 +22,7 @@ import (
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
@@ -32,12 +33,12 @@ import (
 var _ resource.ResourceWithValidateConfig = (*stagedStrategyResource)(nil)
 
 // stagedStrategyResource is fleet_staged_update_strategy: KubeFleet's
-// ClusterStagedUpdateStrategy on the hub.
+// ClusterStagedUpdateStrategy on the hub, or a StagedUpdateStrategy in a namespace.
 type stagedStrategyResource struct{ shared.ResourceBase }
 
 const stagedStrategyTimeout = 5 * time.Minute
 
-var stagedStrategyConfigAttributes = []string{"name", "stages"}
+var stagedStrategyConfigAttributes = []string{"name", "namespace", "stages"}
 
 var stagedStrategyPreviewType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"member_count":     types.Int64Type,
@@ -50,10 +51,12 @@ var stagedStrategyPreviewType = types.ObjectType{AttrTypes: map[string]attr.Type
 
 func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = rschema.Schema{
-		Description: "A KubeFleet staged update strategy (`ClusterStagedUpdateStrategy`) on the fleet hub: the stages in which " +
-			"`fleet_staged_update_run` rolls a placement with `strategy.type = \"External\"` out, with timed waits and approvals " +
-			"between stages. The plan's `preview` shows which joined member clusters each stage holds now, in the order a run " +
-			"updates them, and which clusters no stage holds.",
+		Description: "A KubeFleet staged update strategy on the fleet hub — a `ClusterStagedUpdateStrategy`, or with `namespace` " +
+			"a `StagedUpdateStrategy` for the ResourcePlacements of that namespace: the stages in which `fleet_staged_update_run` " +
+			"rolls a placement with `strategy.type = \"External\"` out, how many clusters of a stage are updated at once " +
+			"(`max_concurrency`), and the approvals and timed waits before and after each stage. The plan's `preview` shows which " +
+			"joined member clusters each stage holds now, in the order and batches a run updates them, and which clusters no stage " +
+			"holds (KubeFleet v0.18.9's rules).",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{
 				Computed: true, Description: "The strategy's name.",
@@ -66,8 +69,9 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedObjectNameMax),
 					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
 			},
-			"stages":   stagedStagesAttribute(),
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
+			"namespace": stagedNamespaceAttribute("strategy"),
+			"stages":    stagedStagesAttribute(),
+			"timeouts":  shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the stages hold now (computed at plan from the hub's joined member clusters, when the strategy is " +
@@ -76,15 +80,9 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Attributes: map[string]rschema.Attribute{
 					"member_count": rschema.Int64Attribute{Computed: true, Description: "Joined member clusters on the hub."},
 					"stages": rschema.ListNestedAttribute{
-						Computed:    true,
-						Description: "Each stage in order: how many joined clusters it holds, the first of them in update order (integer order of `sorting_label_key`'s value, then name; 20 names shared among the stages unless the provider's `preview_detail` is `full`), and what it waits for afterwards.",
-						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"name":             rschema.StringAttribute{Computed: true, Description: "The stage."},
-							"cluster_count":    rschema.Int64Attribute{Computed: true, Description: "Joined clusters the stage holds."},
-							"clusters":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first of them, in update order."},
-							"clusters_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
-							"after_stage":      rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "What the stage waits for before the next one starts."},
-						}},
+						Computed:     true,
+						Description:  "Each stage in order: how many joined clusters it holds, the first of them in update order (integer order of `sorting_label_key`'s value, then name; 20 names shared among the stages unless the provider's `preview_detail` is `full`) and batches, and what it waits for before and after.",
+						NestedObject: rschema.NestedAttributeObject{Attributes: stagedStagePreviewAttributes("the stage holds")},
 					},
 					"unstaged_count":   rschema.Int64Attribute{Computed: true, Description: "Joined clusters no stage holds: a run of a placement that schedules any of them fails to initialize."},
 					"unstaged":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first 20 of them by name."},
@@ -140,13 +138,13 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		shared.AddBackendError(&resp.Diagnostics, "Reading the hub's member clusters", err)
 		return
 	}
-	obj, d := stagedStrategyPreview(plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), r.Clients.ListLimit())
+	obj, d := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), r.Clients.ListLimit())
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
 }
 
 func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	shared.ImportHubName(ctx, req, resp, stagedObjectNameMax, "a ClusterStagedUpdateStrategy on the fleet hub (a DNS subdomain)", map[string]any{
+	stagedImport(ctx, req, resp, stagedObjectNameMax, "strategy", map[string]any{
 		"preview": types.ObjectNull(stagedStrategyPreviewType.AttrTypes),
 	})
 }
@@ -165,19 +163,20 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 	if !ok {
 		return
 	}
-	name := plan.Name.ValueString()
-	got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: stagedStrategySpec(plan.Stages)})
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	kind := hub.StagedKind("strategy", ns)
+	got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: stagedStrategySpec(plan.Stages)})
 	if err != nil {
 		if hub.IsAlreadyExists(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update strategy already exists",
-				fmt.Sprintf("The fleet hub already has a ClusterStagedUpdateStrategy named %q: import it, or choose another name.", name))
+				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", kind, hub.Key(ns, name)))
 			return
 		}
-		resp.Diagnostics.AddError("Creating the staged update strategy", fmt.Sprintf("Creating ClusterStagedUpdateStrategy %q on the hub: %v", name, err))
+		resp.Diagnostics.AddError("Creating the staged update strategy", fmt.Sprintf("Creating %s %q on the hub: %v", kind, hub.Key(ns, name), err))
 		return
 	}
 	tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
-	plan.ID = types.StringValue(got.Name)
+	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -192,15 +191,16 @@ func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if !ok {
 		return
 	}
-	got, err := h.Strategy(ctx, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update strategy", map[string]any{"strategy": state.Name.ValueString()}) {
+	ns := state.Namespace.ValueString()
+	got, err := h.Strategy(ctx, ns, state.Name.ValueString())
+	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update strategy", map[string]any{"strategy": hub.Key(ns, state.Name.ValueString())}) {
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update strategy", fmt.Sprintf("Reading ClusterStagedUpdateStrategy %q: %v", state.Name.ValueString(), err))
+		resp.Diagnostics.AddError("Reading the staged update strategy", fmt.Sprintf("Reading %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, state.Name.ValueString()), err))
 		return
 	}
-	state.ID = types.StringValue(got.Name)
+	state.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	state.Stages = stagedStagesFromAPI(got.Spec, state.Stages)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -219,12 +219,13 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 	if !ok {
 		return
 	}
-	got, err := h.UpdateStrategySpec(ctx, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
+	ns := plan.Namespace.ValueString()
+	got, err := h.UpdateStrategySpec(ctx, ns, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
 	if err != nil {
-		resp.Diagnostics.AddError("Updating the staged update strategy", fmt.Sprintf("Updating ClusterStagedUpdateStrategy %q: %v", plan.Name.ValueString(), err))
+		resp.Diagnostics.AddError("Updating the staged update strategy", fmt.Sprintf("Updating %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, plan.Name.ValueString()), err))
 		return
 	}
-	plan.ID = types.StringValue(got.Name)
+	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -243,17 +244,19 @@ func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.Delete
 	if !ok {
 		return
 	}
-	if err := h.DeleteStrategy(ctx, state.Name.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Deleting the staged update strategy", fmt.Sprintf("Deleting ClusterStagedUpdateStrategy %q: %v", state.Name.ValueString(), err))
+	ns := state.Namespace.ValueString()
+	if err := h.DeleteStrategy(ctx, ns, state.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Deleting the staged update strategy", fmt.Sprintf("Deleting %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, state.Name.ValueString()), err))
 	}
 }
 
 type stagedStrategyModel struct {
-	ID       types.String       `tfsdk:"id"`
-	Name     types.String       `tfsdk:"name"`
-	Stages   []stagedStageModel `tfsdk:"stages"`
-	Timeouts timeouts.Value     `tfsdk:"timeouts"`
-	Preview  types.Object       `tfsdk:"preview"`
+	ID        types.String       `tfsdk:"id"`
+	Name      types.String       `tfsdk:"name"`
+	Namespace types.String       `tfsdk:"namespace"`
+	Stages    []stagedStageModel `tfsdk:"stages"`
+	Timeouts  timeouts.Value     `tfsdk:"timeouts"`
+	Preview   types.Object       `tfsdk:"preview"`
 }
 
 type stagedStrategyPreviewModel struct {
@@ -267,22 +270,28 @@ type stagedStrategyPreviewModel struct {
 
 // stagedStrategyPreview places every joined cluster as a run scheduling all of them would
 // (staged.StageClusters).
-func stagedStrategyPreview(name string, spec placementv1.UpdateStrategySpec, members []clusterv1.MemberCluster, listLimit int) (types.Object, diag.Diagnostics) {
+func stagedStrategyPreview(ns, name string, spec placementv1.UpdateStrategySpec, members []clusterv1.MemberCluster, listLimit int) (types.Object, diag.Diagnostics) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
 	}
-	stages, serr := staged.StageClusters(name, spec, members, names)
+	stages, serr := staged.StageClusters(k8stypes.NamespacedName{Namespace: ns, Name: name}.String(), spec, members, names)
 	plan := make([]staged.Stage, len(stages))
 	for i, s := range stages {
 		plan[i] = staged.Stage{Name: s.Name, Clusters: s.Clusters}
+		if len(s.Clusters) > 0 {
+			plan[i].MaxConcurrency, _ = staged.MaxConcurrency(spec.Stages[i].MaxConcurrency, len(s.Clusters))
+		}
+		for _, t := range spec.Stages[i].BeforeStageTasks {
+			plan[i].BeforeTasks = append(plan[i].BeforeTasks, staged.TaskOf(t))
+		}
 		for _, t := range spec.Stages[i].AfterStageTasks {
 			plan[i].Tasks = append(plan[i].Tasks, staged.TaskOf(t))
 		}
 	}
 	unstaged, omitted := shared.CapList(serr.Unstaged, listLimit)
 	m := stagedStrategyPreviewModel{
-		MemberCount: int64(len(members)), Stages: stagedStagePreviews(plan, listLimit),
+		MemberCount: int64(len(members)), Stages: stagedStagePreviews(plan, listLimit, ns),
 		UnstagedCount: int64(len(serr.Unstaged)), Unstaged: shared.NullIfEmpty(unstaged), UnstagedOmitted: omitted,
 		Problem: stagedProblem(serr.Message, serr.Duplicated, serr.Unstaged),
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 )
 
-// Every constraint of KubeFleet v0.14.0's ClusterStagedUpdateStrategy CRD (stageupdate_types.go
-// markers) and of its controller's validateAfterStageTask fails at validate or plan, at the path
-// of the offending element.
+// Every constraint of KubeFleet v0.18.9's staged update strategy CRDs (apis/placement/v1/
+// stageupdate_types.go markers) and of its controller's validateBeforeStageTask and
+// validateAfterStageTask fails at validate or plan, at the path of the offending element.
 func TestAccStagedUpdateStrategyInvalidInputs(t *testing.T) {
 	stages := func(body string) string {
 		return acctest.ProviderConfig + fmt.Sprintf(`
@@ -46,6 +46,15 @@ resource "fleet_staged_update_strategy" "bad" {
 		{"bad selector", `[{ name = "a", label_selector = { match_expressions = [{ key = "env", operator = "In" }] } }]`,
 			`stages\[0\]\.label_selector: values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty`},
 		{"bad sorting key", `[{ name = "a", sorting_label_key = "not a key" }]`, `stages\[0\]\.sorting_label_key: "not a key" is not a label key`},
+		{"max_concurrency 0", `[{ name = "a", max_concurrency = "0" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency 0%", `[{ name = "a", max_concurrency = "0%" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency 101%", `[{ name = "a", max_concurrency = "101%" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency not a number", `[{ name = "a", max_concurrency = "two" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
+		{"before-stage wait", `[{ name = "a", before_stage_tasks = [{ type = "TimedWait" }] }]`, `stages\[0\]\.before_stage_tasks\[0\]\.type value must be one of`},
+		{"two before-stage tasks", `[{ name = "a", before_stage_tasks = [{ type = "Approval" }, { type = "Approval" }] }]`,
+			`stages\[0\]\.before_stage_tasks list must contain at least 1 elements and at most 1 elements`},
+		{"namespace", `[{ name = "a" }]
+  namespace = "Team_A"`, `namespace must be a namespace name`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,9 +74,10 @@ resource "fleet_staged_update_run" "bad" {
   placement_name              = "p"
   staged_update_strategy_name = "s"
   resource_snapshot_index     = "-1"
-  approvals                   = ["Prod"]
+  approvals                   = ["Prod", "during:prod"]
+  state                       = "Pause"
 }
-`, PlanOnly: true, ExpectError: acctest.WrappedRegexp(`(?s)name.*must be a DNS subdomain.*resource_snapshot_index.*an integer >= 0.*"Prod" is not a stage name`)},
+`, PlanOnly: true, ExpectError: acctest.WrappedRegexp(`(?s)name.*must be a DNS subdomain.*resource_snapshot_index.*an integer >= 0.*"Prod" is not a stage name.*"during:prod" is not a stage name.*state value must be one of`)},
 			},
 		})
 	})

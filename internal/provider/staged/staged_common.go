@@ -1,8 +1,10 @@
 package staged
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,27 +13,36 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Shared by fleet_staged_update_strategy and fleet_staged_update_run: KubeFleet v0.14.0's
-// ClusterStagedUpdateStrategy stages (apis/placement/v1beta1/stageupdate_types.go) in HCL.
+// Shared by fleet_staged_update_strategy and fleet_staged_update_run: KubeFleet v0.18.9's
+// staged update strategy stages (apis/placement/v1/stageupdate_types.go) in HCL, in both scopes
+// (ClusterStagedUpdateStrategy; StagedUpdateStrategy in a namespace).
 
 // The CRD's constraints on a stage (stageupdate_types.go kubebuilder markers).
 var (
 	stagedStageNameRe = regexp.MustCompile(`^[a-z0-9]+$`)
-	// waitTime's CRD pattern, verbatim (its alternation is unanchored on the right for "0").
-	stagedWaitTimeRe = regexp.MustCompile(`^0|([0-9]+(\.[0-9]+)?(s|m|h))+$`)
+	// waitTime's CRD pattern in v0.18.9.
+	stagedWaitTimeRe = regexp.MustCompile(`^(?:(?:0|[1-9][0-9]*)(\.[0-9]+)?(?:s|m|h))+$`)
+	// maxConcurrency as the CRD admits it: an integer >= 1 (its CEL rule) or a percentage
+	// matching ^(100|[1-9][0-9]?)%$.
+	stagedMaxConcurrencyRe = regexp.MustCompile(`^([1-9][0-9]{0,8}|(100|[1-9][0-9]?)%)$`)
 )
 
 const (
@@ -42,10 +53,16 @@ const (
 )
 
 type stagedStageModel struct {
-	Name            types.String              `tfsdk:"name"`
-	LabelSelector   *stagedLabelSelectorModel `tfsdk:"label_selector"`
-	SortingLabelKey types.String              `tfsdk:"sorting_label_key"`
-	AfterStageTasks []stagedTaskModel         `tfsdk:"after_stage_tasks"`
+	Name             types.String              `tfsdk:"name"`
+	LabelSelector    *stagedLabelSelectorModel `tfsdk:"label_selector"`
+	SortingLabelKey  types.String              `tfsdk:"sorting_label_key"`
+	MaxConcurrency   types.String              `tfsdk:"max_concurrency"`
+	BeforeStageTasks []stagedBeforeTaskModel   `tfsdk:"before_stage_tasks"`
+	AfterStageTasks  []stagedTaskModel         `tfsdk:"after_stage_tasks"`
+}
+
+type stagedBeforeTaskModel struct {
+	Type types.String `tfsdk:"type"`
 }
 
 type stagedLabelSelectorModel struct {
@@ -61,8 +78,8 @@ type stagedTaskModel struct {
 func stagedStagesAttribute() rschema.ListNestedAttribute {
 	return rschema.ListNestedAttribute{
 		Required: true,
-		Description: "The stages, updated one after another; within a stage the clusters are updated one at a time. " +
-			"Every cluster the placement schedules must be in exactly one stage, or a run fails to initialize.",
+		Description: "The stages, updated one after another; within a stage `max_concurrency` clusters are updated at a time " +
+			"(default one). Every cluster the placement schedules must be in exactly one stage, or a run fails to initialize.",
 		Validators: []validator.List{listvalidator.SizeBetween(1, stagedMaxStages)},
 		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 			"name": rschema.StringAttribute{
@@ -74,7 +91,7 @@ func stagedStagesAttribute() rschema.ListNestedAttribute {
 			"label_selector": rschema.SingleNestedAttribute{
 				Optional: true,
 				Description: "The member clusters of this stage, by their labels on the hub. Absent: every cluster the placement schedules " +
-					"(the provider writes an empty selector: KubeFleet v0.14.0's controller reads an absent one as none).",
+					"(the provider writes an empty selector: KubeFleet's controller reads an absent one as none).",
 				Attributes: map[string]rschema.Attribute{
 					"match_labels":      shared.LabelsAttribute("a stage's clusters"),
 					"match_expressions": shared.LabelExpressionsAttribute("a stage's clusters"),
@@ -85,6 +102,27 @@ func stagedStagesAttribute() rschema.ListNestedAttribute {
 				Description: "A label whose integer value orders the stage's clusters (then their names). Every cluster of the stage " +
 					"must carry it with an integer value, or a run fails to initialize.",
 			},
+			"max_concurrency": rschema.StringAttribute{
+				Optional: true,
+				Description: "How many of the stage's clusters are updated at once: a count such as `\"2\"` or a percentage of the " +
+					"stage's clusters from `\"1%\"` to `\"100%\"`, rounded down and at least one. Absent: one at a time " +
+					"(KubeFleet's default 1). The controller starts the next cluster in order as soon as one of the updating ones finishes.",
+				Validators: []validator.String{stringvalidator.RegexMatches(stagedMaxConcurrencyRe,
+					"must be a count of at least 1 (such as \"2\") or a percentage from \"1%\" to \"100%\" (KubeFleet's maxConcurrency)")},
+			},
+			"before_stage_tasks": rschema.ListNestedAttribute{
+				Optional: true,
+				Description: "What must happen before the stage's clusters start updating: at most one task, of type `Approval` " +
+					"(the run waits until its approval request `<run>-before-<stage>` is approved).",
+				Validators: []validator.List{listvalidator.SizeBetween(1, 1)},
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"type": rschema.StringAttribute{
+						Required:    true,
+						Description: "`Approval` (the only before-stage task KubeFleet has).",
+						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeApproval))},
+					},
+				}},
+			},
 			"after_stage_tasks": rschema.ListNestedAttribute{
 				Optional:    true,
 				Description: "What must happen after the stage's clusters are updated before the next stage starts: at most one of each type.",
@@ -92,7 +130,7 @@ func stagedStagesAttribute() rschema.ListNestedAttribute {
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 					"type": rschema.StringAttribute{
 						Required:    true,
-						Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request for the stage is approved).",
+						Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request `<run>-after-<stage>` is approved).",
 						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeTimedWait), string(placementv1.StageTaskTypeApproval))},
 					},
 					"wait_time": rschema.StringAttribute{
@@ -202,9 +240,24 @@ func stagedStrategySpec(stages []stagedStageModel) placementv1.UpdateStrategySpe
 			}
 			st.AfterStageTasks = append(st.AfterStageTasks, task)
 		}
+		if mc := s.MaxConcurrency; !mc.IsNull() && !mc.IsUnknown() {
+			v := stagedIntOrPercent(mc.ValueString())
+			st.MaxConcurrency = &v
+		}
+		for _, t := range s.BeforeStageTasks {
+			st.BeforeStageTasks = append(st.BeforeStageTasks, placementv1.StageTask{Type: placementv1.StageTaskType(t.Type.ValueString())})
+		}
 		spec.Stages = append(spec.Stages, st)
 	}
 	return spec
+}
+
+// stagedIntOrPercent is a max_concurrency as the API takes it: an integer, or a percentage string.
+func stagedIntOrPercent(s string) intstr.IntOrString {
+	if n, err := strconv.Atoi(s); err == nil {
+		return intstr.FromInt(n)
+	}
+	return intstr.FromString(s)
 }
 
 // stagedStagesFromAPI reads the hub's stages; prior (the configuration or state) keeps the user's
@@ -212,7 +265,17 @@ func stagedStrategySpec(stages []stagedStageModel) placementv1.UpdateStrategySpe
 func stagedStagesFromAPI(spec placementv1.UpdateStrategySpec, prior []stagedStageModel) []stagedStageModel {
 	out := make([]stagedStageModel, 0, len(spec.Stages))
 	for i, s := range spec.Stages {
-		m := stagedStageModel{Name: types.StringValue(s.Name), SortingLabelKey: types.StringPointerValue(s.SortingLabelKey)}
+		m := stagedStageModel{Name: types.StringValue(s.Name), SortingLabelKey: types.StringPointerValue(s.SortingLabelKey), MaxConcurrency: types.StringNull()}
+		if mc := s.MaxConcurrency; mc != nil {
+			m.MaxConcurrency = types.StringValue(mc.String())
+			// the CRD's default 1 where the configuration says nothing
+			if mc.Type == intstr.Int && mc.IntVal == 1 && (i >= len(prior) || prior[i].MaxConcurrency.IsNull()) {
+				m.MaxConcurrency = types.StringNull()
+			}
+		}
+		for _, t := range s.BeforeStageTasks {
+			m.BeforeStageTasks = append(m.BeforeStageTasks, stagedBeforeTaskModel{Type: types.StringValue(string(t.Type))})
+		}
 		if s.LabelSelector != nil && (len(s.LabelSelector.MatchLabels) > 0 || len(s.LabelSelector.MatchExpressions) > 0) {
 			ml, me := shared.LabelsFromSelector(s.LabelSelector)
 			m.LabelSelector = &stagedLabelSelectorModel{MatchLabels: ml, MatchExpressions: me}
@@ -258,22 +321,46 @@ var (
 		"cluster_count":    types.Int64Type,
 		"clusters":         types.ListType{ElemType: types.StringType},
 		"clusters_omitted": types.Int64Type,
+		"max_concurrency":  types.Int64Type,
+		"batch_count":      types.Int64Type,
+		"batches":          types.ListType{ElemType: types.ListType{ElemType: types.StringType}},
+		"before_stage":     types.ListType{ElemType: types.StringType},
 		"after_stage":      types.ListType{ElemType: types.StringType},
 	}
 	stagedStagePreviewType = types.ObjectType{AttrTypes: stagedStagePreviewAttrTypes}
 )
 
 type stagedStagePreview struct {
-	Name            string   `tfsdk:"name"`
-	ClusterCount    int64    `tfsdk:"cluster_count"`
-	Clusters        []string `tfsdk:"clusters"`
-	ClustersOmitted int64    `tfsdk:"clusters_omitted"`
-	AfterStage      []string `tfsdk:"after_stage"`
+	Name            string     `tfsdk:"name"`
+	ClusterCount    int64      `tfsdk:"cluster_count"`
+	Clusters        []string   `tfsdk:"clusters"`
+	ClustersOmitted int64      `tfsdk:"clusters_omitted"`
+	MaxConcurrency  int64      `tfsdk:"max_concurrency"`
+	BatchCount      int64      `tfsdk:"batch_count"`
+	Batches         [][]string `tfsdk:"batches"`
+	BeforeStage     []string   `tfsdk:"before_stage"`
+	AfterStage      []string   `tfsdk:"after_stage"`
+}
+
+// stagedStagePreviewAttributes describe a stage of a preview (strategy and run).
+func stagedStagePreviewAttributes(what string) map[string]rschema.Attribute {
+	return map[string]rschema.Attribute{
+		"name":             rschema.StringAttribute{Computed: true, Description: "The stage."},
+		"cluster_count":    rschema.Int64Attribute{Computed: true, Description: "Clusters " + what + "."},
+		"clusters":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first of them, in update order."},
+		"clusters_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
+		"max_concurrency":  rschema.Int64Attribute{Computed: true, Description: "How many are updated at once (`max_concurrency` resolved against the stage's cluster count: rounded down, at least 1); 0 for an empty stage."},
+		"batch_count":      rschema.Int64Attribute{Computed: true, Description: "How many batches of `max_concurrency` clusters the stage takes."},
+		"batches": rschema.ListAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+			Description: "The listed clusters in the batches KubeFleet starts them in: the first `max_concurrency` together, and each next one when one before it finishes (whole batches only)."},
+		"before_stage": rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "What the stage waits for before its clusters start (the approval request to approve)."},
+		"after_stage":  rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "What the stage waits for after its clusters are updated (a timed wait; the approval request to approve)."},
+	}
 }
 
 // stagedStagePreviews lists each stage's clusters in update order, sharing the list limit among
 // the stages: every stage's first cluster, then every stage's second, and so on.
-func stagedStagePreviews(stages []staged.Stage, listLimit int) []stagedStagePreview {
+func stagedStagePreviews(stages []staged.Stage, listLimit int, ns string) []stagedStagePreview {
 	type entry struct{ stage, pos int }
 	var entries []entry
 	for i, s := range stages {
@@ -289,7 +376,8 @@ func stagedStagePreviews(stages []staged.Stage, listLimit int) []stagedStagePrev
 	})
 	out := make([]stagedStagePreview, len(stages))
 	for i, s := range stages {
-		out[i] = stagedStagePreview{Name: s.Name, ClusterCount: int64(len(s.Clusters)), AfterStage: stagedTaskWords(s.Tasks)}
+		out[i] = stagedStagePreview{Name: s.Name, ClusterCount: int64(len(s.Clusters)), MaxConcurrency: int64(s.MaxConcurrency),
+			BatchCount: int64(len(s.Batches())), BeforeStage: stagedTaskWords(s.BeforeTasks, ns), AfterStage: stagedTaskWords(s.Tasks, ns)}
 	}
 	for k, e := range entries {
 		if taken[k] {
@@ -299,6 +387,14 @@ func stagedStagePreviews(stages []staged.Stage, listLimit int) []stagedStagePrev
 		}
 	}
 	for i := range out {
+		// whole batches of the listed clusters (a stage's listed clusters are its first ones)
+		for _, b := range staged.Batches(out[i].Clusters, stages[i].MaxConcurrency) {
+			if len(b) == stages[i].MaxConcurrency || out[i].ClustersOmitted == 0 {
+				out[i].Batches = append(out[i].Batches, b)
+			}
+		}
+		out[i].Batches = shared.NullIfEmpty(out[i].Batches)
+		out[i].BeforeStage = shared.NullIfEmpty(out[i].BeforeStage)
 		out[i].Clusters = shared.NullIfEmpty(out[i].Clusters)
 		out[i].AfterStage = shared.NullIfEmpty(out[i].AfterStage)
 	}
@@ -306,7 +402,7 @@ func stagedStagePreviews(stages []staged.Stage, listLimit int) []stagedStagePrev
 }
 
 // stagedTaskWords says what a stage waits for once its clusters are updated.
-func stagedTaskWords(tasks []staged.Task) []string {
+func stagedTaskWords(tasks []staged.Task, ns string) []string {
 	var out []string
 	for _, t := range tasks {
 		switch t.Type {
@@ -314,7 +410,7 @@ func stagedTaskWords(tasks []staged.Task) []string {
 			out = append(out, "wait "+shortDuration(t.WaitTime.Duration))
 		case placementv1.StageTaskTypeApproval:
 			if t.ApprovalRequest != "" {
-				out = append(out, "approval of ClusterApprovalRequest "+t.ApprovalRequest)
+				out = append(out, "approval of "+hub.StagedKind("approval", ns)+" "+hub.Key(ns, t.ApprovalRequest))
 			} else {
 				out = append(out, "approval")
 			}
@@ -333,4 +429,41 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// stagedNamespaceRe is a namespace name (a DNS label).
+var stagedNamespaceRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// stagedNamespaceAttribute is `namespace`: absent, the cluster-scoped kinds; set, the namespaced
+// ones of KubeFleet v0.18 (for ResourcePlacements of that namespace).
+func stagedNamespaceAttribute(what string) rschema.StringAttribute {
+	kinds := map[string]string{"strategy": "`ClusterStagedUpdateStrategy` / `StagedUpdateStrategy`", "run": "`ClusterStagedUpdateRun` / `StagedUpdateRun`"}[what]
+	return rschema.StringAttribute{
+		Optional: true,
+		Description: "The namespace of a namespaced " + what + " (" + kinds + "): absent, the cluster-scoped kind, for a " +
+			"ClusterResourcePlacement (`fleet_placement`); set, the namespaced kind, for a ResourcePlacement of that namespace " +
+			"(KubeFleet v0.17 or later). Changing it replaces the " + what + ".",
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		Validators: []validator.String{stringvalidator.LengthBetween(1, 63),
+			stringvalidator.RegexMatches(stagedNamespaceRe, "must be a namespace name: lowercase letters, digits and '-', starting and ending with a letter or digit")},
+	}
+}
+
+// stagedImport imports a staged object by `<name>` (cluster-scoped) or `<namespace>/<name>`.
+func stagedImport(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, maxLen int, what string, also map[string]any) {
+	ns, name, namespaced := strings.Cut(req.ID, "/")
+	if !namespaced {
+		shared.ImportHubName(ctx, req, resp, maxLen, "a "+hub.StagedKind(what, "")+" on the fleet hub (a DNS subdomain), or <namespace>/<name> of a "+hub.StagedKind(what, "x"), also)
+		return
+	}
+	if !stagedNamespaceRe.MatchString(ns) || len(ns) > 63 || !shared.DNSSubdomainRe.MatchString(name) || len(name) > maxLen {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected <namespace>/<name> of a %s on the fleet hub, got %q.", hub.StagedKind(what, "x"), req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	for k, v := range also {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(k), v)...)
+	}
 }
