@@ -15,12 +15,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
-	enginehub "github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // hub runs KubeFleet's real hub agent: node counts canary-east 3, prod-east-1 5, prod-east-2 2
@@ -328,13 +326,9 @@ resource "fleet_placement" "test" {
 		return knownvalue.ListExact(checks)
 	}
 	refreshed := func(latest string, indices ...string) []statecheck.StateCheck {
-		var latestCheck, snapshotsCheck knownvalue.Check = knownvalue.StringExact(latest), snapshots(indices...)
-		if latest == "" {
-			latestCheck, snapshotsCheck = knownvalue.Null(), knownvalue.ListExact([]knownvalue.Check{})
-		}
 		return []statecheck.StateCheck{
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), latestCheck),
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshotsCheck),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact(latest)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshots(indices...)),
 			clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
 		}
 	}
@@ -375,7 +369,7 @@ resource "fleet_placement" "test" {
 					initializeStagedRun(t, "external", "external-run-0")
 					h.WaitForResourceIndex(t, "external", "0")
 				},
-				Config: config("", "external", "external-b"),
+				Config: config("", "external"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
@@ -404,28 +398,6 @@ resource "fleet_placement" "test" {
 				ConfigStateChecks: refreshed("0", "0"),
 			},
 		},
-	})
-}
-
-// externalStagedRun creates, on the hub, a ClusterStagedUpdateStrategy of one stage and an
-// initialize-only ClusterStagedUpdateRun of placement "external" that names no resource snapshot.
-func externalStagedRun(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	hc := enginehub.New(acctest.HubKube(t))
-	st := &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "external-all"},
-		Spec: placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}}}}}
-	if _, err := hc.CreateStrategy(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	run := &placementv1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "external-0"},
-		Spec: placementv1.UpdateRunSpec{PlacementName: "external", StagedUpdateStrategyName: "external-all", State: placementv1.StateInitialize}}
-	if _, err := hc.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = hc.DeleteRun(context.Background(), "", "external-0")
-		_ = hc.DeleteStrategy(context.Background(), "", "external-all")
 	})
 }
 
