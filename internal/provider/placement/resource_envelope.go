@@ -277,6 +277,7 @@ func (r *envelopeResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddError("Reading the envelope", fmt.Sprintf("Reading %s %s on the hub: %v", envelope.Kind(ns), envelopeID(ns, name), err))
 		return
 	}
+	ns = state.Namespace.ValueString() // an imported ConfigMap envelope's scope follows its objects
 	state.ID = types.StringValue(envelopeID(ns, name))
 	state.Kind = types.StringValue(envelope.Kind(ns))
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
@@ -299,7 +300,6 @@ func (r *envelopeResource) readConfigMap(ctx context.Context, h *hub.Client, sta
 	if len(prior) == 0 {
 		// Imported: the scope follows the objects, as the state upgrade decides it.
 		state.Namespace = legacyNamespace(cmNS, manifests)
-		state.Kind = types.StringValue(envelope.Kind(state.Namespace.ValueString()))
 	}
 	return true
 }

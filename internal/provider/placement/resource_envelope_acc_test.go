@@ -317,6 +317,7 @@ func TestAccEnvelope(t *testing.T) {
 		password  = "aHVudGVyMg=="
 	)
 	h := envelopeHubClient(t)
+	saved := map[string]map[string]string{}
 	keys := knownvalue.ListExact([]knownvalue.Check{
 		knownvalue.StringExact("manifest-000.yaml"), knownvalue.StringExact("manifest-001-00.yaml"), knownvalue.StringExact("manifest-001-01.yaml"),
 	})
@@ -360,7 +361,7 @@ resource "fleet_envelope" "bad" {
 }
 `,
 				PlanOnly:    true,
-				ExpectError: acctest.WrappedRegexp(`Object not allowed in a ResourceEnvelope.*manifests\[1\]: ClusterRole.rbac.authorization.k8s.io/r has no metadata.namespace`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Object not allowed in a ResourceEnvelope.*manifests\[1\]: ClusterRole.rbac.authorization.k8s.io/r has no metadata.namespace`),
 			},
 			{
 				// A namespaced object in a ClusterResourceEnvelope.
@@ -371,7 +372,7 @@ resource "fleet_envelope" "bad" {
 }
 `,
 				PlanOnly:    true,
-				ExpectError: acctest.WrappedRegexp(`Object not allowed in a ClusterResourceEnvelope.*manifests\[0\]: ResourceQuota/envelope-web/q has metadata.namespace "envelope-web"`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Object not allowed in a ClusterResourceEnvelope.*manifests\[0\]: ResourceQuota/envelope-web/q has metadata.namespace "envelope-web"`),
 			},
 			{
 				// A Secret: refused, naming the better path, and its data is not echoed.
@@ -383,7 +384,7 @@ resource "fleet_envelope" "bad" {
 }
 `,
 				PlanOnly:    true,
-				ExpectError: acctest.WrappedRegexp(`Secret in an envelope.*manifests\[0\]: Secret/envelope-web/db is a Secret.*let a fleet_placement select that namespace`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Secret in an envelope.*manifests\[0\]: Secret/envelope-web/db is a Secret.*let a fleet_placement select that namespace`),
 			},
 			{
 				PreConfig: func() { acctest.NewHubClients(t).CreateNamespace(t, envNS) },
@@ -442,7 +443,7 @@ resource "fleet_envelope" "bad" {
 					noText(password),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{noText(password)},
-				Check: func(*terraform.State) error {
+				Check: resource.ComposeTestCheckFunc(saveState(saved), func(*terraform.State) error {
 					env, err := h.Envelope(context.Background(), envNS, envQuotaName)
 					if err != nil {
 						return err
@@ -451,10 +452,14 @@ resource "fleet_envelope" "bad" {
 						return fmt.Errorf("the ResourceEnvelope's data after apply: %v", envelope.Texts(env.GetData()))
 					}
 					return nil
-				},
+				}),
 			},
-			{ResourceName: addr, ImportState: true, ImportStateId: envName, ImportStateVerify: true},
-			{ResourceName: quotaAddr, ImportState: true, ImportStateId: envNS + "/" + envQuotaName, ImportStateVerify: true},
+			// The hub keeps the objects as JSON: an imported envelope's manifests are the same objects
+			// in JSON.
+			{ResourceName: addr, ImportState: true, ImportStateId: envName, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"manifests"},
+				ImportStateCheck: sameManifests(saved, addr)},
+			{ResourceName: quotaAddr, ImportState: true, ImportStateId: envNS + "/" + envQuotaName, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"manifests"},
+				ImportStateCheck: sameManifests(saved, quotaAddr)},
 			{
 				// An envelope that exists, by plan: creating it again is refused at plan.
 				Config: envelopeConfig(`[get, list, watch]`) + `
@@ -468,6 +473,45 @@ resource "fleet_envelope" "again" {
 			},
 		},
 	})
+}
+
+// sameManifests checks that an imported envelope's manifests hold the same objects as those of the
+// state saved before (formatting aside).
+func sameManifests(saved map[string]map[string]string, addr string) resource.ImportStateCheckFunc {
+	return func(states []*terraform.InstanceState) error {
+		if len(states) != 1 {
+			return fmt.Errorf("%d states", len(states))
+		}
+		a, want := states[0].Attributes, saved[addr]
+		if want == nil || a["manifests.#"] != want["manifests.#"] {
+			return fmt.Errorf("imported manifests %v, want %v", a, want)
+		}
+		for i := 0; want[fmt.Sprintf("manifests.%d", i)] != ""; i++ {
+			k := fmt.Sprintf("manifests.%d", i)
+			docs, err := envelope.Split(want[k])
+			if err != nil {
+				return err
+			}
+			var texts []string
+			for _, d := range docs {
+				texts = append(texts, d.Text)
+			}
+			if !envelope.Equal(a[k], texts) {
+				return fmt.Errorf("imported %s = %q, want the objects of %q", k, a[k], want[k])
+			}
+		}
+		return nil
+	}
+}
+
+// saveState keeps the resources' attributes for a later comparison.
+func saveState(saved map[string]map[string]string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for addr, r := range s.RootModule().Resources {
+			saved[addr] = r.Primary.Attributes
+		}
+		return nil
+	}
 }
 
 // The documented path for a KubeFleet v0.14 ConfigMap envelope, which v0.18.9 places as a plain
