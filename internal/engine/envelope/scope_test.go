@@ -72,7 +72,9 @@ func TestRedacted(t *testing.T) {
 		t.Errorf("Redacted keeps the secret: %s", got)
 	}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(got), &m); err != nil || m["kind"] != "Secret" || m["metadata"].(map[string]any)["name"] != "db" {
+	err = json.Unmarshal([]byte(got), &m)
+	md, _ := m["metadata"].(map[string]any)
+	if err != nil || m["kind"] != "Secret" || md["name"] != "db" {
 		t.Errorf("Redacted = %s, %v", got, err)
 	}
 }

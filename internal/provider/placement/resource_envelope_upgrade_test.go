@@ -20,7 +20,8 @@ type envelopeOnlyProvider struct{}
 func (envelopeOnlyProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "fleet"
 }
-func (envelopeOnlyProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+func (envelopeOnlyProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {
+}
 func (envelopeOnlyProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
 }
 func (envelopeOnlyProvider) Resources(context.Context) []func() resource.Resource {
