@@ -84,6 +84,24 @@ func (r Refusal) Explain(envNamespace string, id ObjectID) string {
 	return ""
 }
 
+// ScopeMismatch says why an object KubeFleet accepts by its metadata.namespace would still fail on
+// the members, given whether its kind is namespaced (as the hub's discovery says; the member's
+// work applier reaches the object in its kind's scope, pkg/controllers/workapplier): a namespaced
+// kind without a namespace, or a cluster-scoped kind with one. "" when the scope fits.
+func ScopeMismatch(namespaced bool, id ObjectID) string {
+	switch {
+	case namespaced && id.Namespace == "":
+		return fmt.Sprintf("%s is of a namespaced kind (the hub's API says so) and has no metadata.namespace: KubeFleet "+
+			"v0.18.9 takes it for a cluster-scoped object and places it, and the members cannot apply it. Set its "+
+			"metadata.namespace and put it in a %s of that namespace.", id, NamespacedKind)
+	case !namespaced && id.Namespace != "":
+		return fmt.Sprintf("%s is of a cluster-scoped kind (the hub's API says so) and has metadata.namespace %q: KubeFleet "+
+			"v0.18.9 takes it for a namespaced object and places it, and the members cannot apply it. Remove its "+
+			"metadata.namespace and put it in a %s.", id, id.Namespace, ClusterKind)
+	}
+	return ""
+}
+
 // IsSecret reports whether the object is a core Secret.
 func IsSecret(id ObjectID) bool { return id.Group == "" && id.Kind == "Secret" }
 

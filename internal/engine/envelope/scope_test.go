@@ -78,3 +78,18 @@ func TestRedacted(t *testing.T) {
 		t.Errorf("Redacted = %s, %v", got, err)
 	}
 }
+
+func TestScopeMismatch(t *testing.T) {
+	cm := ObjectID{Version: "v1", Kind: "ConfigMap", Name: "c"}
+	role := ObjectID{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "r", Namespace: "team"}
+	if msg := ScopeMismatch(true, cm); !strings.Contains(msg, "namespaced kind") {
+		t.Errorf("namespaced kind without namespace: %q", msg)
+	}
+	if msg := ScopeMismatch(false, role); !strings.Contains(msg, `cluster-scoped kind (the hub's API says so) and has metadata.namespace "team"`) {
+		t.Errorf("cluster-scoped kind with a namespace: %q", msg)
+	}
+	cm.Namespace, role.Namespace = "team", ""
+	if ScopeMismatch(true, cm) != "" || ScopeMismatch(false, role) != "" {
+		t.Error("fitting scopes reported")
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -214,4 +216,38 @@ func (c *Client) DeleteConfigMapEnvelope(ctx context.Context, namespace, name st
 		return nil
 	}
 	return err
+}
+
+// Namespaced reports, for each kind the hub serves, whether its objects are namespaced, from the
+// hub's discovery (the scope a RESTMapper gives them); kinds the hub does not serve (a member's
+// CRDs) are left out. Without a discovery client (hubtest) the answer is empty.
+func (c *Client) Namespaced(gvks []schema.GroupVersionKind) (map[schema.GroupVersionKind]bool, error) {
+	out := map[schema.GroupVersionKind]bool{}
+	if c.disc == nil {
+		return out, nil
+	}
+	byGV := map[schema.GroupVersion][]schema.GroupVersionKind{}
+	for _, gvk := range gvks {
+		byGV[gvk.GroupVersion()] = append(byGV[gvk.GroupVersion()], gvk)
+	}
+	for gv, kinds := range byGV {
+		rl, err := c.disc.ServerResourcesForGroupVersion(gv.String())
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("discovering the hub's %s API: %w", gv, err)
+		}
+		for _, r := range rl.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			for _, gvk := range kinds {
+				if r.Kind == gvk.Kind {
+					out[gvk] = r.Namespaced
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/envelope"
@@ -141,6 +142,12 @@ func (r *envelopeResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	keys := types.ListUnknown(types.StringType)
 	if known {
 		keys = stringList(envelope.Keys(docs))
+		if r.Clients != nil && !plan.Namespace.IsUnknown() {
+			r.checkKindScopes(ctx, docs, &resp.Diagnostics)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("data_keys"), keys)...)
 	// Apply migrates a ConfigMap envelope: afterwards nothing is left to replace.
@@ -162,6 +169,41 @@ func (r *envelopeResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// A new envelope: created, or replaced by a new namespace or name.
 	if r.Clients != nil && (req.State.Raw.IsNull() || state.Namespace.ValueString() != ns || state.Name.ValueString() != name) {
 		r.checkNotOnHub(ctx, ns, name, &resp.Diagnostics)
+	}
+}
+
+// checkKindScopes fails the plan of an object whose kind's scope, as the hub's discovery knows it,
+// contradicts its metadata.namespace: KubeFleet places it, and the members cannot apply it.
+func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelope.Document, diags *diag.Diagnostics) {
+	h, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		if !engine.IsConfigUnknown(err) {
+			shared.AddBackendError(diags, "Reaching the fleet hub", err)
+		}
+		return
+	}
+	var gvks []schema.GroupVersionKind
+	for _, ds := range docs {
+		for _, d := range ds {
+			gvks = append(gvks, schema.GroupVersionKind{Group: d.ID.Group, Version: d.ID.Version, Kind: d.ID.Kind})
+		}
+	}
+	namespaced, err := h.Namespaced(gvks)
+	if err != nil {
+		shared.AddBackendError(diags, "Reading the hub's API", err)
+		return
+	}
+	for i, ds := range docs {
+		for j, d := range ds {
+			scoped, ok := namespaced[schema.GroupVersionKind{Group: d.ID.Group, Version: d.ID.Version, Kind: d.ID.Kind}]
+			if !ok {
+				continue
+			}
+			if msg := envelope.ScopeMismatch(scoped, d.ID); msg != "" {
+				diags.AddAttributeError(path.Root("manifests").AtListIndex(i), "Object in the wrong scope",
+					fmt.Sprintf("manifests[%d]%s: %s", i, docPosition(ds, j), msg))
+			}
+		}
 	}
 }
 

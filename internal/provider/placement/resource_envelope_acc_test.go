@@ -375,6 +375,21 @@ resource "fleet_envelope" "bad" {
 				ExpectError: acctest.WrappedRegexp(`(?s)Object not allowed in a ClusterResourceEnvelope.*manifests\[0\]: ResourceQuota/envelope-web/q has metadata.namespace "envelope-web"`),
 			},
 			{
+				// A namespaced kind without metadata.namespace in a ClusterResourceEnvelope: KubeFleet
+				// takes it for cluster-scoped; the hub's API knows better, and the plan says so.
+				Config: acctest.ProviderConfig + `
+resource "fleet_envelope" "bad" {
+  name      = "bad"
+  manifests = [
+    yamlencode({ apiVersion = "rbac.authorization.k8s.io/v1", kind = "ClusterRole", metadata = { name = "r" } }),
+    yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "settings" } }),
+  ]
+}
+`,
+				PlanOnly:    true,
+				ExpectError: acctest.WrappedRegexp(`(?s)Object in the wrong scope.*manifests\[1\]: ConfigMap/settings is of a namespaced kind \(the hub's API says so\)`),
+			},
+			{
 				// A Secret: refused, naming the better path, and its data is not echoed.
 				Config: acctest.ProviderConfig + `
 resource "fleet_envelope" "bad" {
