@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -610,5 +612,27 @@ resource "fleet_placement" "legacy" {
 				),
 			},
 		},
+	})
+}
+
+// The registry example (examples/resources/fleet_envelope/resource.tf) validates and plans against
+// the local fleet's hub: both envelope kinds pass the scope checks.
+func TestAccEnvelopeExample(t *testing.T) {
+	root, err := acctest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := os.ReadFile(filepath.Join(root, "examples/resources/fleet_envelope/resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig:          func() { acctest.NewHubClients(t).CreateNamespace(t, "web") },
+			Config:             acctest.ProviderConfig + string(example),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
 	})
 }
