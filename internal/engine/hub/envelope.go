@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -218,6 +219,28 @@ func (c *Client) DeleteConfigMapEnvelope(ctx context.Context, namespace, name st
 	return err
 }
 
+// discovered keeps, per client, the hub's answers on the group versions envelopes' objects use, so a
+// plan of many envelopes asks once per group version and process.
+var discovered sync.Map // *Client → *sync.Map of schema.GroupVersion → *metav1.APIResourceList
+
+func (c *Client) groupVersionResources(gv schema.GroupVersion) (*metav1.APIResourceList, error) {
+	m, _ := discovered.LoadOrStore(c, &sync.Map{})
+	cache, _ := m.(*sync.Map)
+	if rl, ok := cache.Load(gv); ok {
+		l, _ := rl.(*metav1.APIResourceList)
+		return l, nil
+	}
+	rl, err := c.disc.ServerResourcesForGroupVersion(gv.String())
+	if IsNotFound(err) {
+		rl, err = &metav1.APIResourceList{}, nil // not served: remembered too
+	}
+	if err != nil {
+		return nil, err
+	}
+	cache.Store(gv, rl)
+	return rl, nil
+}
+
 // Namespaced reports, for each kind the hub serves, whether its objects are namespaced, from the
 // hub's discovery (the scope a RESTMapper gives them); kinds the hub does not serve (a member's
 // CRDs) are left out. Without a discovery client (hubtest) the answer is empty.
@@ -231,7 +254,7 @@ func (c *Client) Namespaced(gvks []schema.GroupVersionKind) (map[schema.GroupVer
 		byGV[gvk.GroupVersion()] = append(byGV[gvk.GroupVersion()], gvk)
 	}
 	for gv, kinds := range byGV {
-		rl, err := c.disc.ServerResourcesForGroupVersion(gv.String())
+		rl, err := c.groupVersionResources(gv)
 		if IsNotFound(err) {
 			continue
 		}
