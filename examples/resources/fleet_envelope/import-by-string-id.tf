@@ -1,5 +1,7 @@
-# Or with an import block (Terraform 1.5 and later): the ID is <namespace>/<name>.
+# Or with an import block (Terraform 1.5 and later): <name> for a ClusterResourceEnvelope,
+# <namespace>/<name> for a ResourceEnvelope, configmap/<namespace>/<name> for a KubeFleet v0.14
+# envelope ConfigMap to migrate.
 import {
-  to = fleet_envelope.guardrails
-  id = "web/guardrails"
+  to = fleet_envelope.web_quota
+  id = "web/web-quota"
 }

@@ -1,10 +1,8 @@
-# Place a validating webhook configuration and a ClusterRole on the clusters that get the "web"
-# namespace, without creating them on the fleet hub (where the webhook would act on the hub's own
-# API server). The envelope is a ConfigMap in "web" (which must exist on the hub); KubeFleet places
-# the objects it wraps instead of the ConfigMap.
+# Place a validating webhook configuration and a ClusterRole on every member cluster without creating
+# them on the fleet hub (where the webhook would act on the hub's own API server). Without a
+# namespace the envelope is a ClusterResourceEnvelope: cluster-scoped objects only.
 resource "fleet_envelope" "guardrails" {
-  namespace = "web"
-  name      = "guardrails"
+  name = "web-guardrails"
 
   manifests = [
     yamlencode({
@@ -46,14 +44,39 @@ resource "fleet_envelope" "guardrails" {
   ]
 }
 
+# With a namespace the envelope is a ResourceEnvelope in that hub namespace (which must exist):
+# objects of that namespace only, each with its metadata.namespace. A ResourceQuota on the hub would
+# limit the hub's own namespace; wrapped, it limits the members' only.
+resource "fleet_envelope" "web_quota" {
+  namespace = "web"
+  name      = "web-quota"
+
+  manifests = [yamlencode({
+    apiVersion = "v1"
+    kind       = "ResourceQuota"
+    metadata   = { name = "web", namespace = "web" }
+    spec       = { hard = { pods = "50" } }
+  })]
+}
+
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
+  name = "web"
+  resource_selectors = [
+    # The namespace with everything in it, the ResourceEnvelope included.
+    { version = "v1", kind = "Namespace", name = "web" },
+    # A ClusterResourceEnvelope is selected by its kind and name.
+    {
+      group   = "placement.kubernetes-fleet.io"
+      version = "v1beta1"
+      kind    = fleet_envelope.guardrails.kind
+      name    = fleet_envelope.guardrails.name
+    },
+  ]
   policy = {
     placement_type = "PickAll"
   }
   wait_for_rollout = true
 
-  # The first rollout already carries the envelope.
-  depends_on = [fleet_envelope.guardrails]
+  # The first rollout already carries the ResourceEnvelope.
+  depends_on = [fleet_envelope.web_quota]
 }

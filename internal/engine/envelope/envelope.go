@@ -1,7 +1,11 @@
-// Package envelope holds KubeFleet v0.14.0's rules for envelope ConfigMaps: a ConfigMap on the hub
-// annotated kubernetes-fleet.io/envelope-configmap whose data values are Kubernetes objects. The hub
-// agent places the objects on members instead of the ConfigMap, so that objects that would act on the
-// hub itself (webhook configurations, cluster roles) reach the members without being created on the hub.
+// Package envelope holds KubeFleet v0.18.9's rules for envelopes: a ClusterResourceEnvelope
+// (cluster-scoped objects) or a ResourceEnvelope (objects of its own namespace) on the hub, whose
+// data values are Kubernetes objects (apis/placement/v1beta1/envelope_types.go). The hub agent's work
+// generator places the objects on members, in a Work of their own, instead of the envelope, so that
+// objects that would act on the hub itself (webhook configurations, cluster roles) reach the members
+// without being created on the hub. v0.18.9 no longer unwraps the ConfigMap form of v0.14.0
+// (a ConfigMap annotated kubernetes-fleet.io/envelope-configmap is placed as a plain ConfigMap):
+// LegacyAnnotation names it for migrations only.
 package envelope
 
 import (
@@ -17,26 +21,21 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 )
 
-// Annotation marks a ConfigMap as an envelope; KubeFleet only checks that its value is not empty
-// (pkg/controllers/workgenerator/controller.go and clusterresourceplacement/resource_selector.go:
-// `len(annotations[EnvelopeConfigMapAnnotation]) != 0`); internal/engine/hub writes "true", as
-// KubeFleet's examples do.
-const Annotation = placementv1beta1.EnvelopeConfigMapAnnotation
-
-// MaxDataBytes is the most a ConfigMap's data may hold (corev1 validation: MaxSecretSize, 1 MiB,
-// over keys and values).
-const MaxDataBytes = 1024 * 1024
+// LegacyAnnotation marked a ConfigMap as an envelope up to KubeFleet v0.14; v0.18.9 keeps the
+// constant (apis/placement/v1beta1/commons.go) but its work generator no longer reads it.
+const LegacyAnnotation = placementv1beta1.EnvelopeConfigMapAnnotation
 
 // Document is one Kubernetes object of a manifest.
 type Document struct {
 	Text string // the document as written (YAML or JSON)
-	JSON []byte // what the work generator puts into the Work: yaml.ToJSON of Text
+	JSON []byte // the envelope's data value and what the work generator puts into the Work: yaml.ToJSON of Text, compacted
 	ID   ObjectID
 }
 
@@ -104,8 +103,7 @@ func blank(b []byte) bool {
 }
 
 func parse(text string) (Document, error) {
-	// The work generator's conversion (workgenerator/controller.go, extractResFromConfigMap):
-	// yaml.ToJSON, which passes JSON through unchecked, so JSON is checked here.
+	// yaml.ToJSON passes JSON through unchecked, so JSON is checked here.
 	j, err := k8syaml.ToJSON([]byte(text))
 	if err != nil {
 		return Document{}, fmt.Errorf("not valid YAML: %w", err)
@@ -149,6 +147,10 @@ func parse(text string) (Document, error) {
 		if ns, ok = v.(string); !ok {
 			return Document{}, errors.New("metadata.namespace: must be a string")
 		}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, j); err == nil {
+		j = compact.Bytes()
 	}
 	return Document{Text: text, JSON: j, ID: ObjectID{Group: gv.Group, Version: gv.Version, Kind: kind, Namespace: ns, Name: name}}, nil
 }
@@ -215,15 +217,23 @@ func Key(i, j, n int) string {
 
 var keyRe = regexp.MustCompile(`^manifest-(\d+)(?:-(\d+))?\.yaml$`)
 
-// Data is the envelope ConfigMap's data for the manifests: one value per document, since the work
-// generator converts each value as one object (a value of several documents would lose all but the
-// first).
-func Data(manifests [][]Document) map[string]string {
-	out := map[string]string{}
+// Data is the envelope's data for the manifests: one value per document, each the document's JSON
+// object (the CRD's data is a map of objects, apis/placement/v1beta1/envelope_types.go).
+func Data(manifests [][]Document) map[string]runtime.RawExtension {
+	out := map[string]runtime.RawExtension{}
 	for i, docs := range manifests {
 		for j, d := range docs {
-			out[Key(i, j, len(docs))] = d.Text
+			out[Key(i, j, len(docs))] = runtime.RawExtension{Raw: d.JSON}
 		}
+	}
+	return out
+}
+
+// Texts is the envelope's data as text, one JSON object per key, as Group reads it back.
+func Texts(data map[string]runtime.RawExtension) map[string]string {
+	out := make(map[string]string, len(data))
+	for k, v := range data {
+		out[k] = string(v.Raw)
 	}
 	return out
 }
@@ -239,11 +249,11 @@ func Keys(manifests [][]Document) []string {
 	return out
 }
 
-// DataBytes is the size of a ConfigMap's data as the API server counts it (keys and values).
-func DataBytes(data map[string]string) int {
+// DataBytes is the size of an envelope's data, keys and JSON values.
+func DataBytes(data map[string]runtime.RawExtension) int {
 	n := 0
 	for k, v := range data {
-		n += len(k) + len(v)
+		n += len(k) + len(v.Raw)
 	}
 	return n
 }
@@ -337,18 +347,14 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// WorkManifests is what KubeFleet's work generator puts into the Work of an envelope with this data:
-// each value through yaml.ToJSON, sorted by the JSON text in descending order
-// (pkg/controllers/workgenerator/controller.go, extractResFromConfigMap).
-func WorkManifests(data map[string]string) ([][]byte, error) {
+// WorkManifests is what KubeFleet's work generator puts into the Work of an envelope with this data
+// (as the hub returns it): the values, sorted by their JSON text in descending order
+// (pkg/controllers/workgenerator/envelope.go, extractManifestsFromEnvelopeCR).
+func WorkManifests(data map[string]runtime.RawExtension) [][]byte {
 	out := make([][]byte, 0, len(data))
 	for _, v := range data {
-		j, err := k8syaml.ToJSON([]byte(v))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
+		out = append(out, v.Raw)
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.Compare(string(out[i]), string(out[j])) > 0 })
-	return out, nil
+	return out
 }

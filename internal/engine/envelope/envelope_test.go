@@ -110,19 +110,27 @@ func TestDuplicate(t *testing.T) {
 
 func TestDataAndGroupRoundTrip(t *testing.T) {
 	manifests := mustSplit(t, webhookYAML, roleJSON+"\n---\n"+webhookYAML)
-	// A manifest of several documents breaks into values; none may hold two.
-	data := Data(manifests)
+	// A manifest of several documents breaks into values, one JSON object each.
+	webhookJSON, err := k8syaml.ToJSON([]byte(webhookYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Texts(Data(manifests))
 	want := map[string]string{
-		"manifest-000.yaml":    webhookYAML,
-		"manifest-001-00.yaml": roleJSON + "\n",
-		"manifest-001-01.yaml": webhookYAML,
+		"manifest-000.yaml":    string(webhookJSON),
+		"manifest-001-00.yaml": roleJSON,
+		"manifest-001-01.yaml": string(webhookJSON),
 	}
 	if !reflect.DeepEqual(data, want) {
 		t.Fatalf("Data = %q, want %q", data, want)
 	}
+	if n := DataBytes(Data(manifests)); n != len("manifest-000.yaml")+2*len("manifest-001-00.yaml")+2*len(webhookJSON)+len(roleJSON) {
+		t.Errorf("DataBytes = %d", n)
+	}
 	if got := Keys(manifests); !reflect.DeepEqual(got, []string{"manifest-000.yaml", "manifest-001-00.yaml", "manifest-001-01.yaml"}) {
 		t.Errorf("Keys = %v", got)
 	}
+	data = map[string]string{"manifest-000.yaml": webhookYAML, "manifest-001-00.yaml": roleJSON + "\n", "manifest-001-01.yaml": webhookYAML}
 	// Hand-written keys come after the provider's, one manifest each, by key.
 	data["z.yaml"], data["a.json"] = webhookYAML, roleJSON
 	texts, keys := Group(data)
@@ -170,29 +178,14 @@ func TestEqual(t *testing.T) {
 }
 
 func TestWorkManifests(t *testing.T) {
-	got, err := WorkManifests(map[string]string{"a": webhookYAML, "b": roleJSON})
+	webhookJSON, err := k8syaml.ToJSON([]byte(webhookYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := WorkManifests(Data(mustSplit(t, webhookYAML, roleJSON)))
 	// Descending by JSON text: "{"apiVersion":"rbac…" sorts after "{"apiVersion":"admission…".
-	if len(got) != 2 || string(got[0]) != roleJSON || !strings.Contains(string(got[1]), `"kind":"ValidatingWebhookConfiguration"`) {
+	if len(got) != 2 || string(got[0]) != roleJSON || string(got[1]) != string(webhookJSON) {
 		t.Errorf("WorkManifests = %s", got)
-	}
-}
-
-// Why each document is its own value: the conversion the work generator applies to a value keeps
-// only the first document of several.
-func TestToJSONKeepsOneDocument(t *testing.T) {
-	j, err := k8syaml.ToJSON([]byte(webhookYAML + "---\n" + "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(j, &m); err != nil {
-		t.Fatal(err)
-	}
-	if m["kind"] != "ValidatingWebhookConfiguration" {
-		t.Errorf("ToJSON of two documents = %s", j)
 	}
 }
 

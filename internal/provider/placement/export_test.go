@@ -5,4 +5,6 @@ package placement
 const (
 	TestRole    = testRole
 	TestWebhook = testWebhook
+	// TestWebhookJSON is testWebhook as JSON.
+	TestWebhookJSON = `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"envelope-deny"},"webhooks":[]}`
 )
