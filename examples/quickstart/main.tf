@@ -86,6 +86,58 @@ output "web_placement" {
   }
 }
 
+# A staged rollout (KubeFleet v0.18): the api namespace goes to every canary and prod cluster, but
+# only as a staged update run rolls it out: canary first, then prod two clusters at a time. The
+# plan's preview shows each stage's clusters in the batches KubeFleet updates them, and what it
+# waits for between stages.
+resource "kubernetes_namespace" "api" {
+  metadata {
+    name = "api"
+  }
+}
+
+resource "fleet_placement" "api" {
+  name               = "api"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
+  policy = {
+    required_cluster_selectors = [{
+      label_expressions = [{ key = "env", operator = "In", values = ["canary", "prod"] }]
+    }]
+  }
+  strategy   = { type = "External" }
+  depends_on = [kubernetes_namespace.api]
+}
+
+resource "fleet_staged_update_strategy" "rings" {
+  name = "rings"
+  stages = [
+    {
+      name              = "canary"
+      label_selector    = { match_labels = { env = "canary" } }
+      after_stage_tasks = [{ type = "TimedWait", wait_time = "1s" }]
+    },
+    {
+      name            = "prod"
+      label_selector  = { match_labels = { env = "prod" } }
+      max_concurrency = "2" # two clusters at a time
+    },
+  ]
+}
+
+resource "fleet_staged_update_run" "api_v1" {
+  name                        = "api-v1"
+  placement_name              = fleet_placement.api.id
+  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
+  wait_for                    = "completed"
+}
+
+output "api_rollout" {
+  description = "The staged run: each stage's clusters in the batches KubeFleet updates them, and the run's state."
+  value = {
+    batches = { for s in fleet_staged_update_run.api_v1.preview.stages : s.name => s.batches }
+  }
+}
+
 # Karpenter disruption budgets on canary-east's NodePool "default": a weekday business-hours
 # freeze (UTC) and 20% otherwise. The plan's preview shows how many nodes Karpenter may disrupt now
 # for each reason, which nodes it would take now (empty, drifted, expired) and what holds the rest

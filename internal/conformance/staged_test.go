@@ -817,7 +817,11 @@ func (s *stagedSuite) execute(placement, strategy string) {
 			line = append(line, "["+strings.Join(ts, " ")+"]")
 		}
 		s.t.Logf("executed run %s, stage %s (max %d): %s", name, stage.Name, stage.MaxConcurrency, strings.Join(line, " "))
-		for j := 1; j < len(stage.Clusters); j++ {
+		// Clusters start in order one at a time; with a larger window a cluster whose binding
+		// update conflicts is counted as updating and retried next reconcile while the next one
+		// in the window starts (v0.18.9 pkg/controllers/updaterun/execution.go,
+		// executeUpdatingStage): only the window, checked below, is a promise then.
+		for j := 1; stage.MaxConcurrency == 1 && j < len(stage.Clusters); j++ {
 			a, b := stage.Clusters[j-1], stage.Clusters[j]
 			if started[b].Before(started[a]) {
 				problems = append(problems, fmt.Sprintf("stage %s: %s started before %s", stage.Name, b, a))

@@ -3,6 +3,7 @@ package placement
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // envelopeOnlyProvider serves fleet_envelope alone, so the test drives the state upgrade through the
@@ -25,7 +28,7 @@ func (envelopeOnlyProvider) Schema(context.Context, provider.SchemaRequest, *pro
 func (envelopeOnlyProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
 }
 func (envelopeOnlyProvider) Resources(context.Context) []func() resource.Resource {
-	return Resources()[1:2]
+	return []func() resource.Resource{shared.NewResource[envelopeResource]("_envelope")}
 }
 func (envelopeOnlyProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
@@ -97,7 +100,7 @@ func TestEnvelopeStateUpgradeV0(t *testing.T) {
 				"data_keys": []string{"manifest-000.yaml"},
 			})
 			if len(diags) != 0 || attrs == nil {
-				t.Fatalf("diagnostics %v", diags)
+				t.Fatalf("diagnostics %s", describeDiags(diags))
 			}
 			ns := str(t, attrs["namespace"])
 			if (ns == nil) != (tc.wantNamespace == nil) || (ns != nil && *ns != *tc.wantNamespace) {
@@ -117,3 +120,11 @@ func TestEnvelopeStateUpgradeV0(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+func describeDiags(diags []*tfprotov6.Diagnostic) string {
+	var out []string
+	for _, d := range diags {
+		out = append(out, d.Summary+": "+d.Detail)
+	}
+	return strings.Join(out, "; ")
+}

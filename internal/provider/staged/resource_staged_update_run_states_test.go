@@ -186,34 +186,49 @@ func waitBindings(t *testing.T, h *hub.Client, placement string, n int) {
 	}
 }
 
-// startedInBatches checks the clusters' Started times in the run's first stage: the clusters of a
-// batch started together, each batch after the one before.
+// startedInBatches checks the clusters' Started and Succeeded times in the run's first stage
+// against the preview's batches: every cluster of a batch started before any of them finished
+// (together, or a reconcile later when its binding update conflicted: v0.18.9
+// pkg/controllers/updaterun/execution.go counts it as updating and retries it), and no cluster of
+// the next batch started before one of this batch had finished (the window is full until then).
 func startedInBatches(h *hub.Client, run string, batches [][]string) error {
 	r, err := h.Run(context.Background(), "", run)
 	if err != nil {
 		return err
 	}
-	started := map[string]time.Time{}
+	started, finished := map[string]time.Time{}, map[string]time.Time{}
 	for _, c := range r.Status.StagesStatus[0].Clusters {
 		if s := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted)); s != nil {
 			started[c.ClusterName] = s.LastTransitionTime.Time
 		}
-	}
-	var prev time.Time
-	for i, b := range batches {
-		at, ok := started[b[0]]
-		if !ok {
-			return fmt.Errorf("cluster %s has no Started condition", b[0])
+		if s := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionSucceeded)); s != nil {
+			finished[c.ClusterName] = s.LastTransitionTime.Time
 		}
-		for _, c := range b[1:] {
-			if !started[c].Equal(at) {
-				return fmt.Errorf("batch %d: %s started at %s, %s at %s: not together (started: %v)", i+1, b[0], at, c, started[c], started)
+	}
+	for i, b := range batches {
+		var firstDone time.Time
+		for _, c := range b {
+			if _, ok := started[c]; !ok {
+				return fmt.Errorf("cluster %s has no Started condition (started: %v)", c, started)
+			}
+			if f, ok := finished[c]; !ok {
+				return fmt.Errorf("cluster %s has no Succeeded condition", c)
+			} else if firstDone.IsZero() || f.Before(firstDone) {
+				firstDone = f
 			}
 		}
-		if i > 0 && !at.After(prev) {
-			return fmt.Errorf("batch %d started at %s, not after batch %d (%s) (started: %v)", i+1, at, i, prev, started)
+		for _, c := range b {
+			if started[c].After(firstDone) {
+				return fmt.Errorf("batch %d: %s started at %s, after a cluster of its batch finished at %s (started: %v)", i+1, c, started[c], firstDone, started)
+			}
 		}
-		prev = at
+		if i+1 < len(batches) {
+			for _, c := range batches[i+1] {
+				if started[c].Before(firstDone) {
+					return fmt.Errorf("batch %d: %s started at %s, before any cluster of batch %d finished (%s) (started: %v)", i+2, c, started[c], i+1, firstDone, started)
+				}
+			}
+		}
 	}
 	return nil
 }
