@@ -103,6 +103,7 @@ resource "fleet_placement" "api" {
     required_cluster_selectors = [{
       label_expressions = [{ key = "env", operator = "In", values = ["canary", "prod"] }]
     }]
+    tolerations = [{ key = "dedicated", value = "gpu" }] # prod-east-2 is tainted for GPU work
   }
   strategy   = { type = "External" }
   depends_on = [kubernetes_namespace.api]

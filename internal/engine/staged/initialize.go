@@ -523,3 +523,16 @@ func sortedCopy(s []string) []string {
 	sort.Strings(c)
 	return c
 }
+
+// Scheduling reports whether the run's placement is one the hub agent has not finished scheduling:
+// no latest policy snapshot yet, or one not yet scheduled. A run created then fails for good
+// (v0.18.9 pkg/controllers/updaterun/initialization.go, determinePolicySnapshot: "not fully
+// scheduled yet" is a validation failure), so a run created in the same apply as its placement
+// waits until this is false.
+func Scheduling(in Inputs) bool {
+	if in.Placement == nil {
+		return false
+	}
+	snaps := in.LatestPolicySnapshots
+	return len(snaps) == 0 || (len(snaps) == 1 && !scheduled(&snaps[0]))
+}

@@ -184,3 +184,32 @@ func TestBatchesAndBeforeTasks(t *testing.T) {
 		t.Errorf("before tasks = %+v, want the approval request run-before-all", b)
 	}
 }
+
+// Scheduling is true exactly while Initialize would fail with a placement that is still being
+// scheduled (no latest policy snapshot yet, or one not scheduled at its generation).
+func TestSchedulingWhileThePlacementIsNew(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*Inputs)
+		want   bool
+	}{
+		{"scheduled", func(*Inputs) {}, false},
+		{"no policy snapshot yet", func(in *Inputs) { in.LatestPolicySnapshots = nil }, true},
+		{"snapshot not scheduled at its generation", func(in *Inputs) { in.LatestPolicySnapshots[0].Generation = 2 }, true},
+		{"no placement", func(in *Inputs) { in.Placement = nil }, false},
+		{"two latest snapshots (a failure, not a wait)", func(in *Inputs) {
+			in.LatestPolicySnapshots = append(in.LatestPolicySnapshots, in.LatestPolicySnapshots[0])
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture([]string{"a"}, nil, []clusterv1.MemberCluster{member("a", nil)}, placementv1.StageConfig{Name: "all"})
+			tc.change(&f.in)
+			if got := Scheduling(f.in); got != tc.want {
+				t.Errorf("Scheduling = %t, want %t", got, tc.want)
+			}
+			if failure := Initialize(f.in).Failure; tc.want && !strings.Contains(failure, "not fully scheduled yet") && !strings.Contains(failure, "no latest policy snapshot") {
+				t.Errorf("Initialize failure %q: want the scheduling failure Scheduling waits out", failure)
+			}
+		})
+	}
+}

@@ -322,6 +322,11 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			"(reference the resource that creates it, e.g. its id, so that the run is created after it)")
 		return
 	}
+	if staged.Scheduling(stagedInputs(in, plan)) {
+		setUnknown(fmt.Sprintf("placement %q is still being scheduled by the hub agent: the preview is computed at apply, once it is "+
+			"scheduled (KubeFleet fails a run created before then for good)", plan.PlacementName.ValueString()))
+		return
+	}
 	p := staged.Initialize(stagedInputs(in, plan))
 	obj, d := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
 	resp.Diagnostics.Append(d...)
@@ -363,7 +368,7 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	kind := hub.StagedKind("run", ns)
 	if plan.Preview.IsUnknown() {
 		// The placement or strategy came with this apply: what plan could not read, read now.
-		in, err := r.runInputs(ctx, h, plan)
+		in, err := r.scheduledInputs(ctx, h, plan)
 		if err != nil {
 			resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 			return
@@ -721,6 +726,28 @@ func (r *stagedRunResource) runInputs(ctx context.Context, h *hub.Client, plan s
 	}
 	in.MemberClusters, err = r.Clients.HubMemberClusters(ctx)
 	return in, err
+}
+
+// scheduledInputs is runInputs once the hub agent has scheduled the placement: a placement created
+// in this apply is still being scheduled, and a run created then would fail for good
+// (staged.Scheduling).
+func (r *stagedRunResource) scheduledInputs(ctx context.Context, h *hub.Client, plan stagedRunModel) (hub.RunInputs, error) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for logged := false; ; logged = true {
+		in, err := r.runInputs(ctx, h, plan)
+		if err != nil || !staged.Scheduling(stagedInputs(in, plan)) {
+			return in, err
+		}
+		if !logged {
+			tflog.Info(ctx, "waiting for the hub agent to schedule the placement before creating the run", map[string]any{"placement": plan.PlacementName.ValueString()})
+		}
+		select {
+		case <-ctx.Done():
+			return in, fmt.Errorf("placement %s is not scheduled yet: %w", plan.PlacementName.ValueString(), ctx.Err())
+		case <-tick.C:
+		}
+	}
 }
 
 // stagedMissing names the referenced object the hub does not have yet.
