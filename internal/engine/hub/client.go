@@ -180,35 +180,6 @@ func update[T any, P object[T]](ctx context.Context, c *Client, gvr schema.Group
 	return decode[T, P](got)
 }
 
-func remove(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) error {
-	r, err := c.res(ctx, gvr)
-	if err != nil {
-		return err
-	}
-	err = r.Delete(ctx, name, metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
-// exists reports whether the object is still there (for waits on deletion).
-func exists(ctx context.Context, c *Client, gvr schema.GroupVersionResource, name string) (bool, error) {
-	r, err := c.res(ctx, gvr)
-	if err != nil {
-		return false, err
-	}
-	_, err = r.Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		return true, nil
-	case apierrors.IsNotFound(err):
-		return false, nil
-	default:
-		return false, err
-	}
-}
-
 // MemberClusters lists the hub's MemberClusters by name.
 func (c *Client) MemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 	return list[clusterv1.MemberCluster](ctx, c, MemberClusterGVR, nil)

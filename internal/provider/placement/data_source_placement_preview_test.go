@@ -39,7 +39,7 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 			{
 				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = ` + policy(2) + " }\n",
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
 						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
 						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
 						map[string]string{

@@ -74,10 +74,10 @@ func counts(kv map[string]int64) knownvalue.Check {
 	return knownvalue.MapExact(m)
 }
 
-// previewExact is a whole placement preview that lists every cluster (nothing trimmed or omitted).
-func previewExact(fulfilled bool, message string, selected []knownvalue.Check, excludedReasons map[string]string, byReason map[string]int64) knownvalue.Check {
+// previewExact is a whole fulfilled placement preview that lists every cluster (nothing trimmed or omitted).
+func previewExact(message string, selected []knownvalue.Check, excludedReasons map[string]string, byReason map[string]int64) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"fulfilled": knownvalue.Bool(fulfilled), "message": knownvalue.StringExact(message),
+		"fulfilled": knownvalue.Bool(true), "message": knownvalue.StringExact(message),
 		"selected_count": knownvalue.Int64Exact(int64(len(selected))), "selected": knownvalue.ListExact(selected), "selected_omitted": knownvalue.Int64Exact(0),
 		"trimmed_count": knownvalue.Int64Exact(0), "trimmed": knownvalue.ListExact([]knownvalue.Check{}), "trimmed_omitted": knownvalue.Int64Exact(0),
 		"excluded_count": knownvalue.Int64Exact(int64(len(excludedReasons))), "excluded_by_reason": counts(byReason),
@@ -104,7 +104,7 @@ func TestAccPlacementPickN(t *testing.T) {
 				Config:    pickNConfig("pickn-web", "pickn-web", 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
 						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
 						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
 						map[string]string{
@@ -208,7 +208,7 @@ resource "fleet_placement" "test" {
 			{
 				Config: config(false),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(true,
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
 						"found all cluster needed as specified by the scheduling policy, found 3 cluster(s)",
 						[]knownvalue.Check{pick("canary-east", 0, "added"), pick("prod-east-1", 0, "added"), pick("prod-west-1", 0, "added")},
 						map[string]string{"prod-east-2": taintReason, "staging-west": heartbeatReason},

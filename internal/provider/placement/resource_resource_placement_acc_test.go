@@ -65,7 +65,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 				Config:    resourcePlacementConfig(ns, 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview"), previewExact(true,
+					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview"), previewExact(
 						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
 						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
 						map[string]string{
