@@ -6,7 +6,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,30 +129,10 @@ func get[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVer
 	return decode[T, P](u)
 }
 
-// list returns the objects matching sel (nil: all), sorted by name so callers see a stable order.
+// list returns the cluster-scoped objects matching sel (nil: all), sorted by name so callers see
+// a stable order.
 func list[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, sel labels.Set) ([]T, error) {
-	opts := metav1.ListOptions{}
-	if sel != nil {
-		opts.LabelSelector = sel.String()
-	}
-	r, err := c.res(ctx, gvr)
-	if err != nil {
-		return nil, err
-	}
-	l, err := r.List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]T, 0, len(l.Items))
-	for i := range l.Items {
-		p, err := decode[T, P](&l.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *p)
-	}
-	sort.Slice(out, func(i, j int) bool { return P(&out[i]).GetName() < P(&out[j]).GetName() })
-	return out, nil
+	return listIn[T, P](ctx, c, scoped{cluster: gvr}, "", sel)
 }
 
 func create[T any, P object[T]](ctx context.Context, c *Client, gvr schema.GroupVersionResource, o P) (P, error) {
