@@ -458,13 +458,11 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, placementCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, placementCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
@@ -542,13 +540,11 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, placementUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, placementUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
@@ -581,13 +577,11 @@ func (r *placementResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, placementDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, placementDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)

@@ -356,10 +356,11 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, stagedRunCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, stagedRunCreateTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
@@ -442,10 +443,11 @@ func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, stagedRunCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, stagedRunCreateTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
@@ -474,10 +476,11 @@ func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, stagedRunDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, stagedRunDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return

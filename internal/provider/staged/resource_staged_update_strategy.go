@@ -155,10 +155,11 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, stagedStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, stagedStrategyTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
@@ -211,10 +212,11 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, stagedStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, stagedStrategyTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
@@ -236,10 +238,11 @@ func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, stagedStrategyTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, stagedStrategyTimeout, &resp.Diagnostics)
 	defer cancel()
+	if !ok {
+		return
+	}
 	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
