@@ -159,7 +159,21 @@ func Decide(m Member, u Update, selected map[string]string, regions map[string]R
 		}
 	}
 
-	// 1. Already at target. concepts-update-orchestration.md "Skipped status": "Cluster is already at the
+	// 1a. Already at target Kubernetes version. concepts-update-orchestration.md "Skipped status" lists
+	// this as a reason of its own: "The member cluster is already on the target Kubernetes version (if
+	// the update run mode is Full or ControlPlaneOnly)." — so a Full run skips such a member even when
+	// its node images are older (their upgrade needs a NodeImageOnly run).
+	if u.Upgrade != NodeImageOnly && sameKube(m.KubernetesVersion, u.KubernetesVersion) {
+		d.Action = ActionSkip
+		d.Reason = fmt.Sprintf("already at target Kubernetes version %s", u.KubernetesVersion)
+		if d.Target.NodeImages != nil {
+			for _, p := range m.NodePools { // skipped: its node pools keep their images
+				d.Target.NodeImages[p.Name] = p.NodeImageVersion
+			}
+		}
+		return d
+	}
+	// 1b. Already at target. concepts-update-orchestration.md "Skipped status": "Cluster is already at the
 	// target Kubernetes version (if update run mode is Full or ControlPlaneOnly) and all node pools are
 	// at the target node image version."
 	if len(pendingImages) == 0 && atTarget(m, u, d.Target) {

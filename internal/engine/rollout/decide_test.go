@@ -42,19 +42,21 @@ func TestDecide(t *testing.T) {
 			// "Skipped status": "Cluster is already at the target Kubernetes version ... and all node pools are at the target node image version."
 			name: "full: already at target version and images",
 			m:    member("a", "g", eastus, "1.33.1", pools(NodePool{Name: "system", NodeImageVersion: newImg})), u: full("1.33.1"),
-			action: ActionSkip, reason: "already at target Kubernetes version 1.33.1 and node image versions",
+			action: ActionSkip, reason: "already at target Kubernetes version 1.33.1",
 			k8s: "1.33.1", images: map[string]string{"system": newImg}, window: maintenance.None,
 		},
 		{
-			name: "full: at target version but an old image still upgrades",
+			// concepts-update-orchestration.md "Skipped status": "The member cluster is already on the target
+			// Kubernetes version (if the update run mode is Full or ControlPlaneOnly)." — a reason of its own.
+			name: "full: at target version with an old image is skipped",
 			m:    member("a", "g", eastus, "1.33.1"), u: full("1.33.1"),
-			action: ActionUpgrade, reason: "control plane then node pools 1.33.1 → 1.33.1",
-			k8s: "1.33.1", images: map[string]string{"system": newImg}, window: maintenance.None,
+			action: ActionSkip, reason: "already at target Kubernetes version 1.33.1",
+			k8s: "1.33.1", images: map[string]string{"system": oldImg}, window: maintenance.None,
 		},
 		{
-			name: "full: a node pool behind the control plane still upgrades",
+			name: "full: a control plane at target is skipped, a node pool behind it too",
 			m:    member("a", "g", eastus, "1.33.1", pools(NodePool{Name: "system", NodeImageVersion: newImg, KubernetesVersion: "1.32.5"})), u: full("1.33.1"),
-			action: ActionUpgrade, reason: "control plane then node pools 1.33.1 → 1.33.1",
+			action: ActionSkip, reason: "already at target Kubernetes version 1.33.1",
 			k8s: "1.33.1", images: map[string]string{"system": newImg}, window: maintenance.None,
 		},
 		{

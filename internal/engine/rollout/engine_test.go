@@ -417,7 +417,7 @@ func TestEverythingAlreadyAtTargetIsSkipped(t *testing.T) {
 	if r.Status.State != Skipped || r.Status.Stages[0].State != Skipped || r.Status.Stages[0].Groups[0].AfterGates[0].State != Skipped {
 		t.Fatalf("run %s stage %s gate %s", r.Status.State, r.Status.Stages[0].State, r.Status.Stages[0].Groups[0].AfterGates[0].State)
 	}
-	if m := memberState(r, "m1"); m.Message != "already at target Kubernetes version 1.33.1 and node image versions" {
+	if m := memberState(r, "m1"); m.Message != "already at target Kubernetes version 1.33.1" {
 		t.Fatalf("message %q", m.Message)
 	}
 	wantLines(t, trace(evs, EventRunState), []string{"11-23T00:00 run NotStarted>Running", "11-23T00:00 run Running>Skipped"})

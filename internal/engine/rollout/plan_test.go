@@ -55,7 +55,7 @@ func TestPlan(t *testing.T) {
 		"canary/canary c-soon pending [opens_soon] maintenance window aksManagedAutoUpgradeSchedule is closed; it opens at 2026-11-23T02:00:00Z; expected to start at 2026-11-23T02:30:00Z",
 		"canary/canary b-none upgrade [none] control plane then node pools 1.32.5 → 1.33.1",
 		"canary/canary a-closed pending [closed] maintenance window aksManagedAutoUpgradeSchedule is closed; it opens at 2026-11-28T02:00:00Z; expected to start at 2026-11-28T02:00:00Z",
-		"prod/prod e-done skip [none] already at target Kubernetes version 1.33.1 and node image versions",
+		"prod/prod e-done skip [none] already at target Kubernetes version 1.33.1",
 		"prod/prod f-west upgrade [none] control plane then node pools 1.32.5 → 1.33.1",
 	})
 	if !reflect.DeepEqual(p.UnselectedMembers, []string{"g-stray", "h-other"}) {

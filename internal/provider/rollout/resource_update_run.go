@@ -132,9 +132,21 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"state": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(runStateRunning),
-				Description: "`NotStarted`, `Running` (default) or `Stopped`: apply starts or stops the run to match. Refresh reads " +
-					"Stopped for a run that is Stopped, Stopping or Failed, so apply re-starts it; a started run cannot go back to NotStarted.",
+				Description: "What apply makes of the run: `NotStarted` (created, not started), `Running` (default: started) or " +
+					"`Stopped`. Transitions: NotStarted → Running starts the run; Running → Stopped stops it (member upgrades under " +
+					"way finish); Stopped → Running starts it again where it stopped; a started run cannot go back to NotStarted. " +
+					"Refresh reads a Stopping or Stopped run as `Stopped` (so a run stopped outside Terraform is started again by the " +
+					"next apply, which its plan says in a warning) and keeps the configured value for a run that ended Completed, " +
+					"Failed or Skipped: a Failed run is never re-started by an apply unless `retry` changes. `status.state` is the " +
+					"run's own state (NotStarted, Running, Stopping, Stopped, Completed, Failed, Skipped, Pending).",
 				Validators: []validator.String{stringvalidator.OneOf(runStateNotStarted, runStateRunning, runStateStopped)},
+			},
+			"retry": rschema.StringAttribute{
+				Optional: true,
+				Description: "Any value; changing it re-starts the run in place if it is Failed (the Fleet API restarts a Failed run " +
+					"from the last unprocessed cluster). With the run in any " +
+					"other state a change does nothing but update this value, and its plan says so in a warning. A run that ended " +
+					"Completed or Skipped is run again with `triggers` instead (a new run under the same name).",
 			},
 			"skip": rschema.ListNestedAttribute{
 				Optional:    true,
@@ -160,7 +172,9 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"wait_for": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(shared.WaitNone),
-				Description: "`none` (default), `started`, or `completed`: apply waits until the run is Completed, reading it at most " +
+				Description: "What apply waits for once it has started the run (with `state = \"Running\"`): `none` (default) returns " +
+					"as soon as the Fleet API accepted the start; `started` waits until the run is past NotStarted (Running, Pending " +
+					"or already ended), reading it at most once every 30 seconds; `completed` waits until the run is Completed, reading it at most " +
 					"once every 30 seconds and logging each state change, and fails naming each failed member and its message if the run " +
 					"ends Failed or Stopped (the state is saved either way). When a timeout or a cancelled apply stops the wait while the run " +
 					"goes on, the state is saved (a warning on create, which must not taint the run; an error on update) and the next plan is " +
@@ -173,8 +187,8 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description: "Arbitrary values (as `terraform_data`'s `triggers_replace`) whose change runs the update again: the run is " +
 					"deleted and created anew under the same name over the members as they are then, and started as `state` says. " +
 					"This is how a run that ended Completed or Skipped is re-run to apply updates it skipped or that failed — the " +
-					"Fleet API starts only runs that are NotStarted, Stopped or Failed (a Stopped or Failed run is re-started in place by " +
-					"`state = \"Running\"`, which the next apply does after refresh reads Stopped). The plan's `preview` of the " +
+					"Fleet API starts only runs that are NotStarted, Stopped or Failed (a Stopped run is re-started in place by " +
+					"`state = \"Running\"`, a Failed one by changing `retry`). The plan's `preview` of the " +
 					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
 					"last time are upgraded.",
 			},
@@ -261,11 +275,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			return
 		}
 		started := state.State.ValueString() != runStateNotStarted
-		if started && plan.State.ValueString() == runStateNotStarted {
-			resp.Diagnostics.AddAttributeError(path.Root("state"), "Run already started",
-				"A run that has started cannot go back to NotStarted: set Running or Stopped, or destroy the run.")
-			return
-		}
+		planRunTransitions(ctx, state, plan, &resp.Diagnostics)
 		if changed && started {
 			for _, a := range []string{"update_strategy_id", "stages", "managed_cluster_update"} {
 				c, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, a)
@@ -276,6 +286,12 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				if c {
 					resp.RequiresReplace = append(resp.RequiresReplace, path.Root(a))
 				}
+			}
+			if len(resp.RequiresReplace) > 0 {
+				resp.Diagnostics.AddAttributeWarning(resp.RequiresReplace[0], "A new update run will be created and started",
+					fmt.Sprintf("Update run %q has started (%s); its definition cannot change, so apply deletes it and creates a new run "+
+						"under the same name over the members as they are then, started as `state` says (%s).",
+						plan.Name.ValueString(), statusState(ctx, state), plan.State.ValueString()))
 			}
 		}
 		if retrigger, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "triggers"); err != nil {
@@ -393,7 +409,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	if run.ETag != "" {
 		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 	}
-	r.converge(ctx, fc, fleet, &plan, skipped, run, true, &resp.State, resp.Private, &resp.Diagnostics)
+	r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // adopt takes over the run a Create found under its name when its
@@ -461,7 +477,8 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		}
 	}
-	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, &resp.State, resp.Private, &resp.Diagnostics)
+	retry := !plan.Retry.Equal(state.Retry)
+	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, retry, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -500,7 +517,7 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 			state.ManagedClusterUpdate = mcuFromAPI(*p.ManagedClusterUpdate, state.ManagedClusterUpdate)
 		}
 	}
-	state.State = types.StringValue(desiredFromActual(runState(run)))
+	state.State = types.StringValue(desiredFromActual(runState(run), state.State))
 	if state.WaitFor.IsNull() {
 		state.WaitFor = types.StringValue(shared.WaitNone)
 	}
@@ -577,6 +594,7 @@ type updateRunModel struct {
 	Stages               []stageModel    `tfsdk:"stages"`
 	ManagedClusterUpdate *mcuModel       `tfsdk:"managed_cluster_update"`
 	State                types.String    `tfsdk:"state"`
+	Retry                types.String    `tfsdk:"retry"`
 	Skip                 []skipModel     `tfsdk:"skip"`
 	Approvals            []approvalModel `tfsdk:"approvals"`
 	WaitFor              types.String    `tfsdk:"wait_for"`

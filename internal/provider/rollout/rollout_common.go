@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -68,8 +69,11 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 				}},
 			},
 			"after_stage_wait_in_seconds": rschema.Int64Attribute{
-				Optional: true, Description: "Seconds to wait after the stage completes before the next one starts (0 to 3600).",
-				Validators: []validator.Int64{int64validator.Between(0, 3600)},
+				Optional: true, Description: "Seconds to wait after the stage completes before the next one starts (0 or more; " +
+					"the Fleet API sets no maximum, so an overnight soak of 43200 is fine).",
+				// fleets.json 2026-06-01 UpdateStage.afterStageWaitInSeconds: int32, no minimum or maximum given;
+				// negative waits are meaningless, int32 is the wire type.
+				Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)},
 			},
 			"before_gates": gatesAttribute("before the stage starts"),
 			"after_gates":  gatesAttribute("after the stage completes (after its wait)"),

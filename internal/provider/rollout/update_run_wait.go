@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -80,7 +81,7 @@ func (r *updateRunResource) approvalWaiting(ctx context.Context, state, plan upd
 // interruption is a warning, not an error: Terraform taints an object whose
 // Create returns an error and the next apply would then destroy the run and
 // create a new one instead of waiting for it (SPEC §8).
-func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, skipped []skipModel, run *fleetapi.UpdateRun, creating bool, st *tfsdk.State, priv shared.PrivateSetter, diags *diag.Diagnostics) {
+func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateRunModel, skipped []skipModel, run *fleetapi.UpdateRun, creating, retry bool, st *tfsdk.State, priv shared.PrivateSetter, diags *diag.Diagnostics) {
 	name := plan.Name.ValueString()
 	save := func() {
 		plan.Status = runStatusObject(ctx, run, diags)
@@ -124,7 +125,7 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 	}
 	state := runState(run)
 	switch want := plan.State.ValueString(); {
-	case want == runStateRunning && (state == fleetapi.UpdateStateNotStarted || state == fleetapi.UpdateStateStopped || state == fleetapi.UpdateStateFailed):
+	case want == runStateRunning && (state == fleetapi.UpdateStateNotStarted || state == fleetapi.UpdateStateStopped || (state == fleetapi.UpdateStateFailed && retry)):
 		tflog.Info(ctx, "starting update run", map[string]any{"run": name, "from": string(state)})
 		poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
 		got, err := shared.PollDone(ctx, poller, err)
@@ -152,6 +153,16 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 	if err := r.approve(ctx, fc, fleet, plan, run); err != nil {
 		fail("Approving a gate", err)
 		return
+	}
+	if plan.WaitFor.ValueString() == shared.WaitStarted && plan.State.ValueString() == runStateRunning {
+		final, err := r.waitStarted(ctx, fc, fleet, name, run)
+		if final != nil {
+			run = final
+		}
+		if err != nil {
+			fail("Waiting for the update run to start", err)
+			return
+		}
 	}
 	if plan.WaitFor.ValueString() != shared.WaitCompleted || plan.State.ValueString() != runStateRunning {
 		if n := len(plan.Approvals); n > 0 {
@@ -222,6 +233,26 @@ func (r *updateRunResource) wait(ctx context.Context, fc *fleetapi.Client, fleet
 		}
 		timer.Reset(interval)
 	}
+	return run, nil
+}
+
+// waitStarted reads the run every pollInterval until the Fleet API reports it
+// past NotStarted (wait_for = "started"): Running, Pending, or already ended.
+func (r *updateRunResource) waitStarted(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string, run *fleetapi.UpdateRun) (*fleetapi.UpdateRun, error) {
+	for runState(run) == fleetapi.UpdateStateNotStarted {
+		tflog.Info(ctx, "waiting for the update run to start", map[string]any{"run": name, "state": string(runState(run))})
+		select {
+		case <-ctx.Done():
+			return run, fmt.Errorf("still %s: %w", runState(run), context.Cause(ctx))
+		case <-time.After(pollInterval()):
+		}
+		got, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			return run, err
+		}
+		run = got
+	}
+	tflog.Info(ctx, "update run started", map[string]any{"run": name, "state": string(runState(run))})
 	return run, nil
 }
 
@@ -375,15 +406,60 @@ func runState(run *fleetapi.UpdateRun) fleetapi.UpdateState {
 	return run.Properties.Status.Status.State
 }
 
-// desiredFromActual maps the run's state to the `state` attribute: a run
-// that ended Stopped or Failed reads Stopped, so apply with Running re-starts it.
-func desiredFromActual(s fleetapi.UpdateState) string {
+// desiredFromActual maps the run's state onto `state` after refresh: a run
+// that ended Completed, Failed or Skipped keeps the configured value (prior),
+// so that no apply re-starts a Failed run unless `retry` changes.
+func desiredFromActual(s fleetapi.UpdateState, prior types.String) string {
 	switch s {
 	case fleetapi.UpdateStateNotStarted, "":
 		return runStateNotStarted
-	case fleetapi.UpdateStateStopped, fleetapi.UpdateStateStopping, fleetapi.UpdateStateFailed:
+	case fleetapi.UpdateStateStopped, fleetapi.UpdateStateStopping:
 		return runStateStopped
-	default:
-		return runStateRunning
+	case fleetapi.UpdateStateCompleted, fleetapi.UpdateStateFailed, fleetapi.UpdateStateSkipped:
+		if v := prior.ValueString(); v == runStateRunning || v == runStateStopped {
+			return v
+		}
 	}
+	return runStateRunning
+}
+
+// planRunTransitions reports, as plan warnings, what apply will do about a
+// run whose state moved outside Terraform or that `retry` asks to re-start:
+// each is planned and said, never a plan error.
+func planRunTransitions(ctx context.Context, state, plan updateRunModel, diags *diag.Diagnostics) {
+	name, actual := plan.Name.ValueString(), statusState(ctx, state)
+	want := plan.State.ValueString()
+	switch {
+	case want == runStateNotStarted && state.State.ValueString() != runStateNotStarted:
+		diags.AddAttributeWarning(path.Root("state"), "Update run already started",
+			fmt.Sprintf("Update run %q was started outside this configuration (it is %s); a started run cannot go back to "+
+				"NotStarted, so apply leaves it as it is. Set state to Running or Stopped to say what apply should do.", name, actual))
+	case want == runStateRunning && state.State.ValueString() == runStateStopped:
+		diags.AddAttributeWarning(path.Root("state"), "Update run will be started again",
+			fmt.Sprintf("Update run %q is %s; apply starts it again because state is Running.", name, actual))
+	}
+	if plan.Retry.Equal(state.Retry) {
+		return
+	}
+	if actual == string(fleetapi.UpdateStateFailed) {
+		if want == runStateRunning {
+			diags.AddAttributeWarning(path.Root("retry"), "Failed update run will be re-started",
+				fmt.Sprintf("Update run %q is Failed; apply re-starts it from the last unprocessed cluster because retry changed.", name))
+		}
+		return
+	}
+	diags.AddAttributeWarning(path.Root("retry"), "Nothing to retry",
+		fmt.Sprintf("Update run %q is %s, not Failed: the changed retry value is saved and apply does nothing else.", name, actual))
+}
+
+// statusState is the run's own state as the last refresh read it.
+func statusState(ctx context.Context, m updateRunModel) string {
+	if m.Status.IsNull() || m.Status.IsUnknown() {
+		return "unknown"
+	}
+	var st runStatusModel
+	if d := m.Status.As(ctx, &st, shared.ObjectAsOptions); d.HasError() {
+		return "unknown"
+	}
+	return st.State.ValueString()
 }

@@ -81,14 +81,17 @@ resource "fleet_update_run" "r" {
 }
 
 // A member whose upgrade fails makes the run Failed: apply fails naming the
-// member and its message, the state is saved (refresh reads Stopped), and
-// once the failure is cleared, apply re-starts the run to completion.
-func TestAccUpdateRun_failureThenRestart(t *testing.T) {
-	cfg := func(state string) string {
+// member and its message, and the state is saved. A Failed run stays failed:
+// the next plan with the same configuration (state = Running) is empty, so no
+// apply — even one made for another change — re-starts a failed upgrade.
+// Changing `retry` does, once the failure is cleared.
+func TestAccUpdateRun_failureThenRetry(t *testing.T) {
+	cfg := func(state, retry string) string {
 		return `
 resource "fleet_update_run" "r" {
   name     = "risky-run"
   state    = "` + state + `"
+  retry    = ` + retry + `
   wait_for = "completed"
   stages   = [{ name = "risky", groups = [{ name = "risky" }] }]
   managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
@@ -98,19 +101,29 @@ resource "fleet_update_run" "r" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: cfg("NotStarted"),
+			Config: cfg("NotStarted", "null"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("NotStarted")),
 			},
 		}, {
-			Config:      cfg("Running"),
+			Config:      cfg("Running", "null"),
 			ExpectError: regexp.MustCompile(`(?s)Member risky-1 .*failed: planned failure:\s+node\s+drain\s+timed\s+out`),
 		}, {
-			Config:   cfg("Running"),
-			PlanOnly: true, ExpectNonEmptyPlan: true, // refreshed: Failed reads as Stopped, so apply would re-start it
+			// Refreshed: Failed keeps state = Running, so nothing is planned.
+			Config: cfg("Running", "null"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Failed")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("state"), knownvalue.StringExact("Running")),
+			},
 		}, {
 			PreConfig: func() { clearFailure(t, "risky-1") },
-			Config:    cfg("Running"),
+			Config:    cfg("Running", `"after-drain-fix"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionUpdate),
+			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
 				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members", 0, "state"), knownvalue.StringExact("Completed")),
