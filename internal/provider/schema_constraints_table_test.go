@@ -32,6 +32,11 @@ const (
 	rNP  = "fleet_nodepool_disruption"
 )
 
+// good is a case putting a boundary value v at p and expecting no error there.
+func good(res, p string, v any) constraintCase {
+	return constraintCase{resource: res, set: map[string]any{p: v}, accept: true}
+}
+
 // bad is a case putting v at p and expecting the error there.
 func bad(res, p string, v any) constraintCase {
 	return constraintCase{resource: res, set: map[string]any{p: v}, want: p}
@@ -80,9 +85,9 @@ func nameCases(kind string, res []string, p string) []constraintCase {
 		case "pattern":
 			out = append(out, bad(r, p, "Canary_1"), bad(r, p, "-canary"))
 		case "minLength":
-			out = append(out, bad(r, p, ""))
+			out = append(out, bad(r, p, ""), good(r, p, "z"))
 		case "maxLength":
-			out = append(out, bad(r, p, strings.Repeat("a", 51)))
+			out = append(out, bad(r, p, strings.Repeat("a", 51)), good(r, p, strings.Repeat("z", 50)))
 		}
 	}
 	return out

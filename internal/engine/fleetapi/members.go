@@ -18,8 +18,8 @@ func (c *Client) BeginCreateOrUpdateMember(ctx context.Context, fleet FleetID, n
 	if err := fleet.Validate(); err != nil {
 		return nil, err
 	}
-	if len(name) < 3 || len(name) > 50 || !childNameRe.MatchString(name) {
-		return nil, fmt.Errorf("%q is not a fleet member name (lower-case letters, digits and '-', 3 to 50 characters)", name)
+	if len(name) < 1 || len(name) > 50 || !childNameRe.MatchString(name) {
+		return nil, fmt.Errorf("%q is not a fleet member name (lower-case letters, digits and '-', 1 to 50 characters)", name)
 	}
 	p := m.Properties
 	if p == nil || p.ClusterResourceID == "" {

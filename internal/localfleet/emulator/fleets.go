@@ -142,13 +142,13 @@ type MemberHooks interface {
 	LeaveMember(ctx context.Context, member string) error
 }
 
-// memberNamePattern is fleets.json's fleetMemberName pattern (3 to 50 characters).
+// memberNamePattern is fleets.json's fleetMemberName parameter (minLength 1, maxLength 50, pattern).
 var memberNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 func checkMemberName(name string) error {
-	if len(name) < 3 || len(name) > 50 || !memberNamePattern.MatchString(name) {
+	if len(name) < 1 || len(name) > 50 || !memberNamePattern.MatchString(name) {
 		return armErrorf(http.StatusBadRequest, "InvalidResourceName",
-			"The fleet member name '%s' is invalid: use 3 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.", name)
+			"The fleet member name '%s' is invalid: use 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.", name)
 	}
 	return nil
 }

@@ -44,9 +44,10 @@ func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": rschema.StringAttribute{
-				Required: true, Description: "The member's name (3 to 50 lower-case letters, digits and '-'): the name of its MemberCluster on the hub. Changing it replaces the member.",
+				Required: true, Description: "The member's name (1 to 50 lower-case letters, digits and '-'): the name of its MemberCluster on the hub. Changing it replaces the member.",
 				PlanModifiers: replace,
-				Validators: []validator.String{stringvalidator.LengthBetween(3, 50),
+				// fleets.json 2026-06-01 path parameter fleetMemberName: minLength 1, maxLength 50, pattern.
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 50),
 					stringvalidator.RegexMatches(memberNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit")},
 			},
 			"fleet_id": func() rschema.StringAttribute {
