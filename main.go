@@ -3,11 +3,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
@@ -20,10 +19,11 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/fleetops/fleet",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve("registry.terraform.io/fleetops/fleet", provider.ProtocolServerFactory(provider.New(version)()), opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -30,7 +29,7 @@ func MemberAt(i int) tfjsonpath.Path { return tfjsonpath.New("members").AtSliceI
 // ProtoV6ProviderFactories serve the provider in-process, configured like a
 // user's: only the environment the local fleet exported.
 var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": providerserver.NewProtocol6WithError(provider.New("test")()),
+	"fleet": provider.ProtocolServer(provider.New("test")()),
 }
 
 // ExampleFleetID is a fleet's ARM ID for tests that reach no fleet.
@@ -43,7 +42,7 @@ const ExampleFleetID = "/subscriptions/00000000-0000-0000-0000-000000000001/reso
 func MoveState(t *testing.T, address, sourceType, targetType string, r fwresource.Resource, sourceJSON string, model any) []*tfprotov6.Diagnostic {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(provider.New("test")())()
+	srv, err := provider.ProtocolServer(provider.New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}

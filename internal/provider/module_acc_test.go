@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -46,7 +45,7 @@ func TestAccRingUpgradesModule(t *testing.T) {
 	closed := make(chan struct{})
 	const address = "registry.terraform.io/fleetops/fleet"
 	go func() {
-		if err := tf6server.Serve(address, providerserver.NewProtocol6(provider.New("test")()), tf6server.WithDebug(ctx, reattach, closed)); err != nil {
+		if err := tf6server.Serve(address, provider.ProtocolServerFactory(provider.New("test")()), tf6server.WithDebug(ctx, reattach, closed)); err != nil {
 			t.Errorf("serving the provider: %v", err)
 		}
 	}()

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"sigs.k8s.io/yaml"
@@ -382,7 +381,7 @@ type validateHarness struct {
 
 func newValidateHarness(t *testing.T) *validateHarness {
 	t.Helper()
-	s := providerserver.NewProtocol6(New("test")())()
+	s := ProtocolServerFactory(New("test")())()
 	resp, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -410,6 +409,10 @@ func (h *validateHarness) validate(t *testing.T, resource string, cfg map[string
 	for _, d := range resp.Diagnostics {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			errs = append(errs, tfPathString(d.Attribute)+": "+d.Summary+": "+d.Detail)
+			// Terraform shows a nested attribute's error on an enclosing line: its text must name the path.
+			if d.Attribute != nil && len(d.Attribute.Steps()) > 1 && !strings.Contains(d.Summary+d.Detail, hclPath(d.Attribute)) {
+				t.Errorf("%s: the error at %s does not name its path: %q", resource, hclPath(d.Attribute), d.Summary+": "+d.Detail)
+			}
 		}
 	}
 	return errs
@@ -551,6 +554,9 @@ func TestValidationRulePaths(t *testing.T) {
 		{"duplicate group in a stage", rUS, "stages[0].groups[1].name", map[string]any{"stages[0].groups[1].name": "a"}},
 		{"duplicate stage", rUS, "stages[1].name", map[string]any{"stages": stages(), "stages[1].name": "one", "stages[1].groups": []any{map[string]any{"name": "d"}}}},
 		{"duplicate staged stage", rSS, "stages[1].name", map[string]any{"stages": []any{map[string]any{"name": "one"}, map[string]any{"name": "one"}}}},
+		// Known at validate: a version's form (AKS reads major.minor or major.minor.patch) and the CRD's int-or-percent pattern.
+		{"run version not a version", rUR, "managed_cluster_update.upgrade.kubernetes_version", map[string]any{"managed_cluster_update.upgrade.kubernetes_version": "one.thirty"}},
+		{"placement max_unavailable negative", rPl, "strategy.max_unavailable", map[string]any{"strategy": map[string]any{"max_unavailable": "-5%"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := deepCopy(constraintBases[tc.resource])

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -66,7 +65,7 @@ func (c *npClock) Set(t time.Time) {
 
 func npFactories(c *npClock) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"fleet": providerserver.NewProtocol6WithError(provider.New("test", provider.WithClock(c.Now))()),
+		"fleet": provider.ProtocolServer(provider.New("test", provider.WithClock(c.Now))()),
 	}
 }
 

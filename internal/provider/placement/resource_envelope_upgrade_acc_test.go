@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +32,7 @@ func reattach(t *testing.T) string {
 	configCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
 	go func() {
-		_ = tf6server.Serve(envelopeProviderAddress, providerserver.NewProtocol6(provider.New("test")()),
+		_ = tf6server.Serve(envelopeProviderAddress, provider.ProtocolServerFactory(provider.New("test")()),
 			tf6server.WithDebug(ctx, configCh, closeCh), tf6server.WithLoggingSink(t),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
 	}()

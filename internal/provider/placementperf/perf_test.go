@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -70,7 +69,7 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 		// command; its version in the User-Agent tells the processes apart at the hub.
 		"fleet": func() (tfprotov6.ProviderServer, error) {
 			n := instances.Add(1)
-			return providerserver.NewProtocol6WithError(provider.New(fmt.Sprintf("perf-%d", n))())()
+			return provider.ProtocolServer(provider.New(fmt.Sprintf("perf-%d", n))())()
 		},
 	}
 	planStart := time.Now()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -63,6 +64,8 @@ const (
 	runStateStopped    = "Stopped"
 )
 
+var runKubernetesVersionRe = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
+
 // updateRunDefinitionAttributes define the run: the preview follows them,
 // and changing one after the run started replaces it.
 var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stages", "managed_cluster_update", "triggers"}
@@ -108,7 +111,9 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 								Validators: []validator.String{stringvalidator.OneOf("Full", "ControlPlaneOnly", "NodeImageOnly")},
 							},
 							"kubernetes_version": rschema.StringAttribute{
-								Optional: true, Description: "The target Kubernetes version (e.g. `1.33.1`): required for Full and ControlPlaneOnly, not allowed for NodeImageOnly.",
+								Optional: true, Description: "The target Kubernetes version (e.g. `1.33.1`, or `1.33` for the minor's latest patch, as AKS reads it): required for Full and ControlPlaneOnly, not allowed for NodeImageOnly.",
+								// The forms kubeversion.ParseAny reads (AKS's kubernetesVersion: major.minor or major.minor.patch).
+								Validators: []validator.String{stringvalidator.RegexMatches(runKubernetesVersionRe, `must be a Kubernetes version "major.minor.patch" (e.g. "1.33.1") or "major.minor"`)},
 							},
 						},
 					},
