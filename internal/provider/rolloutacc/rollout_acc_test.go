@@ -131,3 +131,49 @@ resource "fleet_update_run" "r" {
 		}},
 	})
 }
+
+// A provider whose azure block is known only after apply (a fleet created in
+// the same apply, here a terraform_data stand-in) plans unknown previews for
+// every Fleet API resource, never an error, and the apply then works.
+func TestAccRollout_unknownProviderConfiguration(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		ExternalProviders:        map[string]resource.ExternalProvider{},
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "fleet" {
+  input = "rollout"
+}
+
+provider "fleet" {
+  azure = { fleet_name = terraform_data.fleet.output }
+}
+
+resource "fleet_update_strategy" "s" {
+  name   = "unknown-config"
+  stages = [{ name = "prod", groups = [{ name = "prod" }] }]
+}
+
+resource "fleet_update_run" "r" {
+  name     = "unknown-config-run"
+  state    = "NotStarted"
+  stages   = fleet_update_strategy.s.stages
+  managed_cluster_update = { upgrade = { type = "NodeImageOnly" } }
+}
+
+resource "fleet_auto_upgrade_profile" "p" {
+  name    = "unknown-config"
+  channel = "Stable"
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("fleet_update_strategy.s", acctest.Path("preview")),
+				plancheck.ExpectUnknownValue("fleet_update_run.r", acctest.Path("preview")),
+				plancheck.ExpectUnknownValue("fleet_auto_upgrade_profile.p", acctest.Path("preview")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("NotStarted")),
+			},
+		}},
+	})
+}

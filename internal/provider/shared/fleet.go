@@ -45,10 +45,17 @@ func PollDone[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, 
 	return &v, nil
 }
 
-// ResolveFleet resolves fleet_id (null: the provider's default fleet).
+// ResolveFleet resolves fleet_id (null: the provider's default fleet). A provider
+// configuration known only after apply is a warning, not an error: at plan
+// the caller leaves fleet_id and the preview unknown (at apply it is known).
 func ResolveFleet(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, bool) {
 	f, err := clients.ResolveFleet(fleetID.ValueString())
 	if err != nil {
+		if engine.IsConfigUnknown(err) {
+			// Planned, not an error: fleet_id and the preview stay unknown until apply knows the fleet.
+			AddPreviewUnknownWarning(diags, path.Root("preview"), err.Error())
+			return fleetapi.FleetID{}, false
+		}
 		if engine.IsNotConfigured(err) {
 			AddBackendError(diags, "No fleet", err)
 		} else {
