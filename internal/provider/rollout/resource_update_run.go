@@ -327,7 +327,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(defUnknown))
 		return
 	}
-	obj, err := r.preview(ctx, &plan)
+	obj, warnings, err := r.preview(ctx, &plan)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
@@ -343,6 +343,9 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+	for _, w := range warnings {
+		resp.Diagnostics.AddAttributeWarning(previewPath, "Update run preview", w)
+	}
 }
 
 type invalidRunError struct{ err error }
@@ -384,7 +387,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	if plan.Preview.IsUnknown() {
 		// Unknown at plan (an input was): computed now, before the run exists.
-		obj, err := r.preview(ctx, &plan)
+		obj, _, err := r.preview(ctx, &plan)
 		if err != nil {
 			resp.Diagnostics.AddWarning("Update run preview", fmt.Sprintf("The preview could not be computed: %v", err))
 			obj = types.ObjectNull(runPreviewType.AttrTypes)

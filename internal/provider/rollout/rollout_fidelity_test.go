@@ -394,7 +394,7 @@ func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (ru
 		t.Fatal(err)
 	}
 	r := &updateRunResource{ResourceBase: shared.ResourceBase{Clients: engine.New(engine.Options{Azure: sess, ListLimit: 0})}}
-	obj, err := r.preview(ctx, plan)
+	obj, _, err := r.preview(ctx, plan)
 	if err != nil {
 		t.Fatalf("fleet %d: preview: %v", rf.seed, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
@@ -225,9 +226,9 @@ func TestUpdateRunPreviewCountsMatchFullDetail(t *testing.T) {
 	}
 }
 
-// The cap takes what a reader needs first: the first member the run updates, then a failure, then
-// what waits, then what is skipped, then the first of the first stage's other groups, then
-// upgrades, each in update order.
+// The cap takes what a reader needs first: the members that change — upgrades, then predicted
+// failures, then what waits, then what is skipped — each in update order; a member already at
+// target never hides one the run upgrades.
 func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 	mk := func(name, group string) rollout.Member {
 		return rollout.Member{Name: name, Group: group, Location: "eastus", KubernetesVersion: "1.32.5",
@@ -253,13 +254,29 @@ func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 			}
 		}
 	}
-	// a0 starts the run; c9-waits is pending; b9-done (skip) and b0 (first of g2) do not fit the cap of 2.
-	want := "a0#1:upgrade c9-waits#6:pending"
+	// a0 and b0 are the first upgrades in update order; c9-waits (pending) and b9-done (skip) come after.
+	want := "a0#1:upgrade b0#1:upgrade"
 	if strings.Join(listed, " ") != want {
 		t.Errorf("listed %s, want %s", strings.Join(listed, " "), want)
 	}
-	if g := got.Stages[1].Groups[0]; g.MembersOmitted != 5 || g.MemberCount != 6 {
+	if g := got.Stages[1].Groups[0]; g.MembersOmitted != 6 || g.MemberCount != 6 {
 		t.Errorf("group g3: %d omitted of %d", g.MembersOmitted, g.MemberCount)
+	}
+
+	// The first member in update order is already at target: the upgrades after it are listed.
+	members[0].KubernetesVersion, members[0].NodePools[0].NodeImageVersion = "1.33.1", shapesImage+"202511.04.0"
+	p = planOf(t, []stageModel{stage("one", "g1", "g2"), stage("two", "g3")}, members, regions, shapesNow)
+	got = runPreviewFrom(p, shared.SummaryListLimit, nil)
+	listed = nil
+	for _, st := range got.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				listed = append(listed, fmt.Sprintf("%s#%d:%s", m.Name, m.Position, m.Action))
+			}
+		}
+	}
+	if want := "a1#2:upgrade b0#1:upgrade"; strings.Join(listed, " ") != want {
+		t.Errorf("with a0 at target: listed %s, want %s", strings.Join(listed, " "), want)
 	}
 }
 
@@ -314,5 +331,57 @@ func TestUpdateRunPreviewStableReasons(t *testing.T) {
 	}
 	if pending == 0 {
 		t.Error("no pending member: the test exercises nothing")
+	}
+}
+
+// A reviewer sees, as plan warnings, each gate no approval covers and each predicted failure.
+func TestUpdateRunPlanWarnings(t *testing.T) {
+	p := rollout.Preview{Stages: []rollout.StagePreview{{
+		Name:  "canary",
+		Gates: []rollout.GatePreview{{Timing: rollout.Before}, {Timing: rollout.After}},
+		Groups: []rollout.GroupPreview{{
+			Name: "g1", Gates: []rollout.GatePreview{{Timing: rollout.After}},
+			Members: []rollout.MemberPreview{{Name: "ok", Action: rollout.ActionUpgrade}, {Name: "bad", Action: rollout.ActionFail, Reason: "AKS does not skip Kubernetes minor versions"}},
+		}},
+	}}}
+	covered := []approvalModel{{Stage: types.StringValue("canary"), Group: types.StringNull(), Timing: types.StringValue("Before")}}
+	got := planWarnings(p, covered)
+	if len(got) != 2 {
+		t.Fatalf("warnings %q, want 2", got)
+	}
+	if !strings.HasPrefix(got[0], "2 approval gate(s) no `approvals` entry covers (After of stage canary, After of group canary/g1)") {
+		t.Errorf("gates: %q", got[0])
+	}
+	if !strings.HasPrefix(got[1], "1 member(s) are predicted to fail (bad), which stops the run there; first: bad: AKS does not skip") {
+		t.Errorf("failures: %q", got[1])
+	}
+	all := append(covered, approvalModel{Stage: types.StringValue("canary"), Group: types.StringNull(), Timing: types.StringValue("After")},
+		approvalModel{Stage: types.StringValue("canary"), Group: types.StringValue("g1"), Timing: types.StringValue("After")})
+	p.Stages[0].Groups[0].Members = p.Stages[0].Groups[0].Members[:1]
+	if got := planWarnings(p, all); len(got) != 0 {
+		t.Errorf("all covered, no failure: %q", got)
+	}
+}
+
+// A wait names what the run waits on: pending gates, upgrading members, an after-stage wait.
+func TestWaitingOn(t *testing.T) {
+	st := func(s fleetapi.UpdateState) *fleetapi.UpdateStatus { return &fleetapi.UpdateStatus{State: s} }
+	run := &fleetapi.UpdateRun{Properties: &fleetapi.UpdateRunProperties{Status: &fleetapi.UpdateRunStatus{
+		Status: st(fleetapi.UpdateStateRunning),
+		Stages: []fleetapi.UpdateStageStatus{{
+			Name: "canary", Status: st(fleetapi.UpdateStateRunning),
+			AfterGates: []fleetapi.UpdateRunGateStatus{{Status: st(fleetapi.UpdateStatePending)}},
+			Groups: []fleetapi.UpdateGroupStatus{{Name: "g1", Members: []fleetapi.MemberUpdateStatus{
+				{Name: "a", Status: st(fleetapi.UpdateStateCompleted)}, {Name: "b", Status: st(fleetapi.UpdateStateRunning)}}}},
+		}},
+	}}}
+	if got, want := waitingOn(run), "1 gate(s) pending approval (After gate of stage canary); 1 member(s) upgrading (b)"; got != want {
+		t.Errorf("waitingOn = %q, want %q", got, want)
+	}
+	run.Properties.Status.Stages[0].AfterGates = nil
+	run.Properties.Status.Stages[0].Groups[0].Members[1].Status = st(fleetapi.UpdateStateCompleted)
+	run.Properties.Status.Stages[0].AfterStageWaitStatus = &fleetapi.WaitStatus{Status: st(fleetapi.UpdateStateRunning), WaitDurationInSeconds: 3600}
+	if got, want := waitingOn(run), "the 3600 s wait after stage canary"; got != want {
+		t.Errorf("waitingOn = %q, want %q", got, want)
 	}
 }

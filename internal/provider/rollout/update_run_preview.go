@@ -55,15 +55,16 @@ func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel)
 	}, facts, nil
 }
 
-// preview computes the rollout plan at the Fleet API's current time.
-func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, error) {
+// preview computes the rollout plan at the Fleet API's current time, and
+// the plan warnings a reviewer must not miss (planWarnings).
+func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, []string, error) {
 	in, facts, err := r.planInput(ctx, plan)
 	if err != nil {
-		return types.Object{}, err
+		return types.Object{}, nil, err
 	}
 	p, err := rollout.Plan(in, r.Clients.FleetNow())
 	if err != nil {
-		return types.Object{}, &invalidRunError{err}
+		return types.Object{}, nil, &invalidRunError{err}
 	}
 	m := runPreviewFrom(p, r.Clients.ListLimit(), facts.Unreadable)
 	if facts.NodeImageWarning != "" {
@@ -77,9 +78,50 @@ func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (
 	}
 	obj, d := types.ObjectValueFrom(ctx, runPreviewType.AttrTypes, m)
 	if d.HasError() {
-		return types.Object{}, fmt.Errorf("preview: %v", d)
+		return types.Object{}, nil, fmt.Errorf("preview: %v", d)
 	}
-	return obj, nil
+	return obj, planWarnings(p, plan.Approvals), nil
+}
+
+// planWarnings are what a reviewer must see as plan warnings, not only in
+// preview.warnings: each gate the run reaches that no `approvals` entry
+// covers (the run waits there for someone to approve it), and each predicted
+// member failure. One warning each, with counts and the first names.
+func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
+	var gates, failing []string
+	var firstFailure string
+	for _, st := range p.Stages {
+		for _, g := range st.Gates {
+			if !approved(approvals, gateRef{stage: st.Name, timing: string(g.Timing)}) {
+				gates = append(gates, fmt.Sprintf("%s of stage %s", g.Timing, st.Name))
+			}
+		}
+		for _, gr := range st.Groups {
+			for _, g := range gr.Gates {
+				if !approved(approvals, gateRef{stage: st.Name, group: gr.Name, timing: string(g.Timing)}) {
+					gates = append(gates, fmt.Sprintf("%s of group %s/%s", g.Timing, st.Name, gr.Name))
+				}
+			}
+			for _, m := range gr.Members {
+				if m.Action == rollout.ActionFail {
+					failing = append(failing, m.Name)
+					if firstFailure == "" {
+						firstFailure = m.Name + ": " + m.Reason
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	if len(gates) > 0 {
+		out = append(out, fmt.Sprintf("%d approval gate(s) no `approvals` entry covers (%s): the run waits at each until it is approved "+
+			"outside this configuration, and an apply with wait_for = \"completed\" waits there until its timeout", len(gates), shared.NameSample(gates)))
+	}
+	if len(failing) > 0 {
+		out = append(out, fmt.Sprintf("%d member(s) are predicted to fail (%s), which stops the run there; first: %s",
+			len(failing), shared.NameSample(failing), firstFailure))
+	}
+	return out
 }
 
 // releaseWarnings say where the preview cannot know: AKS offers new
@@ -245,10 +287,12 @@ func previewGates(gs []rollout.GatePreview) []previewGateModel {
 	return out
 }
 
-// exceptionRank orders a rollout preview's actions for a reader: a failure (it stops the run),
-// then what waits, then what is skipped, then routine upgrades.
-func exceptionRank(a rollout.Action) int {
+// listRank orders a rollout preview's actions for a reader: what changes (an upgrade), then a
+// predicted failure (it stops the run), then what waits, then what is skipped.
+func listRank(a rollout.Action) int {
 	switch a {
+	case rollout.ActionUpgrade:
+		return 0
 	case rollout.ActionFail:
 		return 1
 	case rollout.ActionPending:
@@ -275,33 +319,20 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 	}
 	out.UnselectedMembers, _ = shared.CapList(shared.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), listLimit)
 
-	// Which members to list: the first the run updates, then exceptions (fail, pending, skip),
-	// then the first of the first stage's other groups, then upgrades, each in update order.
+	// Which members to list: those that change first — upgrades, then predicted failures, then
+	// pending members, then skips — each in update order, so that members already at target never
+	// hide one the run upgrades (issue #22: the quickstart's plan hid the member it upgrades).
 	var refs []runMemberRef
 	var actions []rollout.Action
-	firstStage := -1
 	for si, st := range p.Stages {
 		for gi, g := range st.Groups {
 			for mi, m := range g.Members {
-				if firstStage < 0 {
-					firstStage = si
-				}
 				refs = append(refs, runMemberRef{si, gi, mi})
 				actions = append(actions, m.Action)
 			}
 		}
 	}
-	tier := func(i int) int {
-		switch {
-		case i == 0:
-			return 0
-		case exceptionRank(actions[i]) < exceptionRank(rollout.ActionUpgrade):
-			return exceptionRank(actions[i])
-		case refs[i].stage == firstStage && refs[i].position == 0:
-			return exceptionRank(rollout.ActionUpgrade)
-		}
-		return exceptionRank(rollout.ActionUpgrade) + 1
-	}
+	tier := func(i int) int { return listRank(actions[i]) }
 	taken := shared.FirstToRead(len(refs), limit, func(a, b int) bool {
 		ra, rb := refs[a], refs[b]
 		if ta, tb := tier(a), tier(b); ta != tb {

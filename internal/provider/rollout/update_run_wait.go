@@ -216,7 +216,8 @@ func (r *updateRunResource) wait(ctx context.Context, fc *fleetapi.Client, fleet
 	for !runEnded(runState(run)) {
 		select {
 		case <-ctx.Done():
-			return run, fmt.Errorf("stopped waiting while the run is %s (%v); the run goes on: apply again to wait for it", runState(run), context.Cause(ctx))
+			return run, fmt.Errorf("stopped waiting while the run is %s, waiting on %s (%v); the run goes on: apply again to wait for it",
+				runState(run), waitingOn(run), context.Cause(ctx))
 		case <-timer.C:
 		}
 		got, err := fc.GetUpdateRun(ctx, fleet, name)
@@ -228,6 +229,10 @@ func (r *updateRunResource) wait(ctx context.Context, fc *fleetapi.Client, fleet
 		}
 		run = got
 		logChanges(ctx, name, run, seen)
+		if on := waitingOn(run); on != seen["waiting on"] {
+			seen["waiting on"] = on
+			tflog.Info(ctx, "update run waiting", map[string]any{"run": name, "state": string(runState(run)), "waiting_on": on})
+		}
 		if err := r.approve(ctx, fc, fleet, plan, run); err != nil {
 			return run, err
 		}
@@ -462,4 +467,50 @@ func statusState(ctx context.Context, m updateRunModel) string {
 		return "unknown"
 	}
 	return st.State.ValueString()
+}
+
+// waitingOn names what a run waits on now: members upgrading, gates pending
+// approval, an after-stage wait under way — bounded (counts and the first
+// names), for the wait's log lines and its timeout.
+func waitingOn(run *fleetapi.UpdateRun) string {
+	if run == nil || run.Properties == nil || run.Properties.Status == nil {
+		return "nothing yet"
+	}
+	var members, gates, waits []string
+	pending := func(where string, gs []fleetapi.UpdateRunGateStatus, timing string) {
+		for _, g := range gs {
+			if g.Status != nil && g.Status.State == fleetapi.UpdateStatePending {
+				gates = append(gates, fmt.Sprintf("%s gate of %s", timing, where))
+			}
+		}
+	}
+	for _, st := range run.Properties.Status.Stages {
+		pending("stage "+st.Name, st.BeforeGates, "Before")
+		for _, g := range st.Groups {
+			where := "group " + st.Name + "/" + g.Name
+			pending(where, g.BeforeGates, "Before")
+			for _, m := range g.Members {
+				if m.Status != nil && m.Status.State == fleetapi.UpdateStateRunning {
+					members = append(members, m.Name)
+				}
+			}
+			pending(where, g.AfterGates, "After")
+		}
+		if w := st.AfterStageWaitStatus; w != nil && w.Status != nil && w.Status.State == fleetapi.UpdateStateRunning {
+			waits = append(waits, fmt.Sprintf("the %d s wait after stage %s", w.WaitDurationInSeconds, st.Name))
+		}
+		pending("stage "+st.Name, st.AfterGates, "After")
+	}
+	var parts []string
+	if len(gates) > 0 {
+		parts = append(parts, fmt.Sprintf("%d gate(s) pending approval (%s)", len(gates), shared.NameSample(gates)))
+	}
+	if len(members) > 0 {
+		parts = append(parts, fmt.Sprintf("%d member(s) upgrading (%s)", len(members), shared.NameSample(members)))
+	}
+	parts = append(parts, waits...)
+	if len(parts) == 0 {
+		return string(runState(run))
+	}
+	return strings.Join(parts, "; ")
 }
