@@ -211,7 +211,7 @@ func budgetText(b karpv1.Budget) string {
 		s += fmt.Sprintf(", schedule %q", *b.Schedule)
 	}
 	if b.Duration != nil {
-		s += ", duration " + b.Duration.Duration.String()
+		s += ", duration " + shortDuration(b.Duration.Duration)
 	}
 	if b.Reasons != nil {
 		rs := make([]string, 0, len(b.Reasons))
@@ -230,4 +230,16 @@ func budgetList(budgets []karpv1.Budget, idx []int) string {
 		parts = append(parts, fmt.Sprintf("budget %d (%s)", j, budgetText(budgets[j])))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// shortDuration spells a duration as the CRD's pattern does ("48h", "1h30m"), not "48h0m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
