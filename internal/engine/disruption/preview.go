@@ -52,6 +52,10 @@ type Preview struct {
 	// Schedule is the week ahead (schedule.go); ScheduleOmitted counts the ranges left out of it.
 	Schedule        []ScheduleRange
 	ScheduleOmitted int
+	// BudgetConflicts are the warnings about budgets that cancel each other (also in Warnings);
+	// PDBWarnings those about PDBs read in an unexpected shape or not at all (also in Warnings).
+	BudgetConflicts []string
+	PDBWarnings     []string
 	pdbsUnverified  bool
 }
 
@@ -147,12 +151,13 @@ func BuildPreview(in Input) Preview {
 		for _, r := range p.MalformedPDBs {
 			names = append(names, r.String())
 		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d PodDisruptionBudget %s (%s) came back in an unexpected shape: each is counted as blocking every pod of its namespace",
+		p.PDBWarnings = append(p.PDBWarnings, fmt.Sprintf("%d PodDisruptionBudget %s (%s) came back in an unexpected shape: each is counted as blocking every pod of its namespace",
 			len(names), plural(len(names), "object", "objects"), nameSample(names)))
 	}
 	if in.PDBs.Unverified != nil {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("PodDisruptionBudgets could not be listed (%v): the candidates are unverified — a PDB may hold any of them", in.PDBs.Unverified))
+		p.PDBWarnings = append(p.PDBWarnings, fmt.Sprintf("PodDisruptionBudgets could not be listed (%v): the candidates are unverified — a PDB may hold any of them", in.PDBs.Unverified))
 	}
+	p.Warnings = append(p.Warnings, p.PDBWarnings...)
 	p.DisruptableNow = map[karpv1.DisruptionReason]int{}
 	for _, r := range CandidateReasons() {
 		n := len(p.Candidates[r])
@@ -169,7 +174,8 @@ func BuildPreview(in Input) Preview {
 	week := WeekSchedule(budgets, reasons, counts.Nodes, counts.Disrupting, now)
 	p.Schedule, p.ScheduleOmitted = CapSchedule(week)
 	if in.NodePool != nil {
-		p.Warnings = append(p.Warnings, ScheduleWarnings(in.NodePool, budgets, reasons, counts.Nodes, week)...)
+		p.BudgetConflicts = ScheduleWarnings(in.NodePool, budgets, reasons, counts.Nodes, week)
+		p.Warnings = append(p.Warnings, p.BudgetConflicts...)
 	}
 	p.Summary = p.summary()
 	return p

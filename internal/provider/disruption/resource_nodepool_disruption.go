@@ -161,7 +161,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 			},
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
-				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes and Pods at " +
+				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes, Pods and PodDisruptionBudgets at " +
 					"the provider's clock. Computed at plan when the resource is created or its configuration changes, and " +
 					"kept as-is otherwise; unknown (with a warning) when an input is unknown until apply. Times are RFC 3339, UTC.",
 				Attributes: map[string]schema.Attribute{
@@ -200,11 +200,33 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"expires_at": computedStr("Its NodeClaim's creation time plus its expireAfter."),
 						}},
 					},
+					"schedule": schema.ListNestedAttribute{
+						Computed: true,
+						Description: "The week ahead from the provider's clock: time ranges (UTC, as Karpenter evaluates schedules) in which " +
+							"no budget opens or closes, with how many nodes Karpenter may disrupt per reason in each (Karpenter's own " +
+							"`MustGetAllowedDisruptions` at the range's start, minus the nodes disrupting now, at today's node count); " +
+							"ranges with the same allowances are merged. At most " + fmt.Sprint(disruption.ScheduleCap) + " ranges, in order.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"from": computedStr("Start of the range (inclusive); the first range starts at the provider's clock."),
+							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the provider's clock."),
+							"allowed": schema.MapAttribute{
+								Computed: true, ElementType: types.Int64Type,
+								Description: "Per reason, how many nodes Karpenter may start disrupting in the range; for an unbounded reason, every node not already disrupting.",
+							},
+							"unbounded": schema.ListAttribute{
+								Computed: true, ElementType: types.StringType,
+								Description: "The reasons no active budget limits in the range.",
+							},
+						}},
+					},
+					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the budgets change more than " + fmt.Sprint(disruption.ScheduleCap) + " times a week)."),
 					"blocked_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
 							"`karpenter.sh/do-not-disrupt` is active (`\"true\"`, or a duration not yet elapsed since the pod started), the " +
-							"node's own annotation, or the NodePool template's annotation copied to the node. The first " + fmt.Sprint(shared.SummaryListLimit) +
+							"node's own annotation, the NodePool template's annotation copied to the node, or a PodDisruptionBudget " +
+							"`namespace/name` that allows no eviction of one of its pods now (Karpenter's own PDB limits: " +
+							"`disruptionsAllowed`, the unhealthy-pod eviction policy, a pod selected by two PDBs). The first " + fmt.Sprint(shared.SummaryListLimit) +
 							" by name unless the provider's `preview_detail` is `full`.",
 					},
 					"blocked_nodes_count":   computedInt("How many nodes `blocked_nodes` would list in full."),
@@ -235,7 +257,9 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					"summary": computedStr("One line: how many nodes Karpenter may start disrupting now, for which reason, and what holds the rest."),
 					"warnings": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
-						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, template changes that drift every node.",
+						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, " +
+							"template changes that drift every node, budgets that cancel each other (a budget never the effective limit; a reason " +
+							"with no disruption allowed all week), PodDisruptionBudgets in an unexpected shape or that could not be listed.",
 					},
 				},
 			},
@@ -364,7 +388,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, r.Clients.Now(), r.Clients.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	for _, w := range drift {
-		resp.Diagnostics.AddAttributeWarning(w.Attribute, "Every node of the NodePool will drift", w.Message)
+		resp.Diagnostics.AddAttributeWarning(w.Attribute, w.Summary, w.Message)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
 }
