@@ -266,6 +266,12 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 	pool := v.pool.DeepCopy()
 	pool.Spec.Disruption.Budgets = budgets
 	pool.Spec.Disruption.ConsolidateAfter = consolidateAfter
+	switch { // the policy decides which reasons the budget warnings weigh
+	case !m.ConsolidationPolicy.IsNull():
+		pool.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicy(m.ConsolidationPolicy.ValueString())
+	case releasedBy(v.live, npPathConsolidationPolicy, m.fieldManager().Name):
+		pool.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
+	}
 	pool.Spec.Template = planned
 	p := disruption.BuildPreview(disruption.Input{
 		NodePool: pool, Current: v.pool, NodeClaims: v.claims, Nodes: v.nodes, Pods: v.pods, PDBs: v.pdbs, ExtraReasons: v.extraReasons(), Now: now,
