@@ -61,9 +61,10 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 		Description: "The disruption settings of a Karpenter NodePool (`karpenter.sh/v1`) on a member cluster: consolidation, " +
 			"node expiry, termination grace period, the template's `karpenter.sh/do-not-disrupt` and disruption budgets, with a " +
 			"preview of how many nodes Karpenter may disrupt now for each reason, which nodes it would take (empty, drifted, " +
-			"expired), what holds the rest (the budgets, `karpenter.sh/do-not-disrupt` on pods, nodes or the template), and when " +
-			"scheduled budgets open and close — computed with Karpenter v1.14's own functions (budgets, `NodePool.Hash`, pod " +
-			"rules). The settings are applied with server-side " +
+			"expired), what holds the rest (the budgets, `karpenter.sh/do-not-disrupt` on pods, nodes or the template, " +
+			"PodDisruptionBudgets), when scheduled budgets open and close, and the week ahead (how many nodes each reason may " +
+			"lose in each time range, with a warning when budgets cancel each other) — computed with Karpenter v1.14's own " +
+			"functions (budgets, `NodePool.Hash`, pod rules, PDB limits). The settings are applied with server-side " +
 			"apply under the field manager `terraform-provider-fleet` (see `field_manager`), which owns only the fields set here: the rest of the " +
 			"NodePool is left alone, and destroying the resource gives the fields back (they return to the API server's " +
 			"defaults, or to the values other managers hold) instead of deleting the NodePool. Fields last written imperatively " +
