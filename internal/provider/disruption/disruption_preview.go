@@ -32,7 +32,7 @@ var (
 		"from": types.StringType, "to": types.StringType,
 		"allowed": types.MapType{ElemType: types.Int64Type}, "unbounded": types.ListType{ElemType: types.StringType},
 	}
-	npPreviewAttrTypes  = map[string]attr.Type{
+	npPreviewAttrTypes = map[string]attr.Type{
 		"nodes":                 types.Int64Type,
 		"disrupting":            types.Int64Type,
 		"reasons":               types.ListType{ElemType: types.ObjectType{AttrTypes: npReasonAttrTypes}},
@@ -324,7 +324,7 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 		Nodes: int64(p.Nodes), Disrupting: int64(p.Disrupting),
 		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{}, Schedule: []npScheduleModel{},
 		ScheduleOmit: int64(p.ScheduleOmitted),
-		Blocked: map[string]string{}, Drifted: map[string]string{},
+		Blocked:      map[string]string{}, Drifted: map[string]string{},
 		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
 		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
 	}
