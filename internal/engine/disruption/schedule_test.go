@@ -17,11 +17,14 @@ import (
 func TestCrossCheckWeekSchedule(t *testing.T) {
 	quietKlog(t)
 	g := newGen(20261125)
-	sets := max(*crossCheckCases/50, 1)
+	sets := max(*crossCheckCases/100, 1)
 	reasons := ReasonsWith("Unhealthy")
 	var minutes, checks, ranges, maxRanges, capped int
-	for range sets {
+	for i := range sets {
 		budgets := g.budgets()
+		if i%2 == 1 {
+			budgets = g.windowedBudgets()
+		}
 		now := g.now()
 		nodes := g.r.IntN(50)
 		week := WeekSchedule(budgets, reasons, nodes, 0, now)
@@ -54,6 +57,21 @@ func TestCrossCheckWeekSchedule(t *testing.T) {
 	}
 	t.Logf("%d generated budget sets, %d minutes, %d (minute, reason) allowances equal to Karpenter's MustGetAllowedDisruptions (0 mismatches); "+
 		"%d ranges in all, at most %d in one week, %d weeks over the cap of %d", sets, minutes, checks, ranges, maxRanges, capped, ScheduleCap)
+}
+
+// windowedBudgets are up to four budgets that open and close within a week (business hours,
+// weekends, every few minutes or hours), sometimes with an always-active one.
+func (g gen) windowedBudgets() []karpv1.Budget {
+	var out []karpv1.Budget
+	for range 1 + g.r.IntN(4) {
+		sched := g.pick("0 9 * * 1-5", "0 0 * * 6", "*/20 * * * *", "30 */3 * * *", "0 22 * * fri", "@daily", "@hourly", "15 6,18 * * *", g.schedule())
+		d := time.Duration(1+g.r.IntN(3000)) * time.Minute
+		out = append(out, karpv1.Budget{Nodes: g.pick("0", "1", "3", "10%", "50%", "100%"), Reasons: g.reasons(), Schedule: &sched, Duration: &metav1.Duration{Duration: d}})
+	}
+	if g.r.IntN(2) == 0 {
+		out = append(out, karpv1.Budget{Nodes: g.pick("0", "2", "20%")})
+	}
+	return out
 }
 
 // weekendBudgets is the example of AKS's node auto-provisioning disruption docs ("only allow
