@@ -49,9 +49,8 @@ type Preview struct {
 	// holds the rest.
 	Summary  string
 	Warnings []string
-	// Schedule is the week ahead (schedule.go); ScheduleOmitted counts the ranges left out of it.
-	Schedule        []ScheduleRange
-	ScheduleOmitted int
+	// Schedule is the whole week ahead (schedule.go); CapSchedule bounds what a plan shows.
+	Schedule []ScheduleRange
 	// BudgetConflicts are the warnings about budgets that cancel each other (also in Warnings);
 	// PDBWarnings those about PDBs read in an unexpected shape or not at all (also in Warnings).
 	BudgetConflicts []string
@@ -172,7 +171,7 @@ func BuildPreview(in Input) Preview {
 	}
 	p.pdbsUnverified = in.PDBs.Unverified != nil
 	week := WeekSchedule(budgets, reasons, counts.Nodes, counts.Disrupting, now)
-	p.Schedule, p.ScheduleOmitted = CapSchedule(week)
+	p.Schedule = week
 	if in.NodePool != nil {
 		p.BudgetConflicts = ScheduleWarnings(in.NodePool, budgets, reasons, counts.Nodes, week)
 		p.Warnings = append(p.Warnings, p.BudgetConflicts...)

@@ -114,9 +114,10 @@ func WeekSchedule(budgets []karpv1.Budget, reasons []karpv1.DisruptionReason, no
 	return out
 }
 
-// CapSchedule keeps the first ScheduleCap ranges and counts the rest.
-func CapSchedule(week []ScheduleRange) ([]ScheduleRange, int) {
-	if len(week) <= ScheduleCap {
+// CapSchedule keeps the first ScheduleCap ranges and counts the rest; capped false keeps them all
+// (preview_detail = "full").
+func CapSchedule(week []ScheduleRange, capped ...bool) ([]ScheduleRange, int) {
+	if len(week) <= ScheduleCap || (len(capped) > 0 && !capped[0]) {
 		return week, 0
 	}
 	return week[:ScheduleCap], len(week) - ScheduleCap

@@ -92,7 +92,7 @@ func TestWeekendExampleNeverOpens(t *testing.T) {
 	pool.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("1m")
 	now := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC) // a Wednesday
 	p := BuildPreview(Input{NodePool: pool, Now: now})
-	if len(p.Schedule) != 1 || p.ScheduleOmitted != 0 {
+	if len(p.Schedule) != 1 {
 		t.Fatalf("schedule %+v: want one range of zeros", p.Schedule)
 	}
 	for _, r := range DefaultReasons() {
@@ -143,5 +143,8 @@ func TestScheduleCapped(t *testing.T) {
 	listed, omitted := CapSchedule(week)
 	if len(week) != 20160 || len(listed) != ScheduleCap || omitted != 20160-ScheduleCap {
 		t.Fatalf("%d ranges, %d listed, %d omitted", len(week), len(listed), omitted)
+	}
+	if all, omitted := CapSchedule(week, false); len(all) != 20160 || omitted != 0 {
+		t.Fatalf("uncapped: %d listed, %d omitted", len(all), omitted)
 	}
 }

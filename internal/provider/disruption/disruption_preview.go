@@ -323,8 +323,7 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 	out := npPreviewModel{
 		Nodes: int64(p.Nodes), Disrupting: int64(p.Disrupting),
 		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{}, Schedule: []npScheduleModel{},
-		ScheduleOmit: int64(p.ScheduleOmitted),
-		Blocked:      map[string]string{}, Drifted: map[string]string{},
+		Blocked: map[string]string{}, Drifted: map[string]string{},
 		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
 		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
 	}
@@ -365,7 +364,9 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 		}
 		out.Windows = append(out.Windows, npWindowModel{Budget: int64(w.Budget), OpensAt: shared.TimeString(w.OpensAt), ClosesAt: closes})
 	}
-	for _, r := range p.Schedule {
+	schedule, scheduleOmitted := disruption.CapSchedule(p.Schedule, limit != 0)
+	out.ScheduleOmit = int64(scheduleOmitted)
+	for _, r := range schedule {
 		row := npScheduleModel{From: shared.TimeString(r.From), To: shared.TimeString(r.To), Allowed: map[string]int64{}, Unbounded: []string{}}
 		for _, reason := range p.Reasons {
 			n, unbounded := r.Allowed(reason.Reason, p.Disrupting)

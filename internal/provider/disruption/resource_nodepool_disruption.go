@@ -206,7 +206,8 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 						Description: "The week ahead from the provider's clock: time ranges (UTC, as Karpenter evaluates schedules) in which " +
 							"no budget opens or closes, with how many nodes Karpenter may disrupt per reason in each (Karpenter's own " +
 							"`MustGetAllowedDisruptions` at the range's start, minus the nodes disrupting now, at today's node count); " +
-							"ranges with the same allowances are merged. At most " + fmt.Sprint(disruption.ScheduleCap) + " ranges, in order.",
+							"ranges with the same allowances are merged. In order; the first " + fmt.Sprint(disruption.ScheduleCap) + " ranges unless " +
+							"the provider's `preview_detail` is `full`.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"from": computedStr("Start of the range (inclusive); the first range starts at the provider's clock."),
 							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the provider's clock."),
@@ -220,7 +221,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							},
 						}},
 					},
-					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the budgets change more than " + fmt.Sprint(disruption.ScheduleCap) + " times a week)."),
+					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week, or with `preview_detail = \"full\"`)."),
 					"blocked_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
