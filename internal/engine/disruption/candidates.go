@@ -236,7 +236,7 @@ type Disruption struct {
 // pkg/utils/disruption/disruption.go IsUnderConsolidateAfter, pkg/controllers/nodeclaim/expiration/controller.go.
 func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, nodes []corev1.Node, pods []corev1.Pod, pdbs PDBs, now time.Time) Disruption {
 	d := Disruption{Candidates: map[karpv1.DisruptionReason][]string{}}
-	limits, bad := PDBLimits(pdbs)
+	limits, bad := PDBLimits(pdbsForPods(pdbs, pods))
 	d.MalformedPDBs = append(slices.Clone(pdbs.Malformed), bad...)
 	d.Drifted = Drifted(current, claims)
 	drifted := map[string]bool{}

@@ -30,6 +30,27 @@ type PDBs struct {
 	Unverified error
 }
 
+// pdbsForPods stands a malformed PDB whose namespace could not be read in for every namespace
+// that has pods (Karpenter matches a PDB only to pods of its own namespace), so it still blocks.
+func pdbsForPods(in PDBs, pods []corev1.Pod) PDBs {
+	out := in
+	out.Malformed = nil
+	for _, ref := range in.Malformed {
+		if ref.Namespace != "" {
+			out.Malformed = append(out.Malformed, ref)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, p := range pods {
+			if !seen[p.Namespace] {
+				seen[p.Namespace] = true
+				out.Malformed = append(out.Malformed, PDBRef{Namespace: p.Namespace, Name: ref.Name})
+			}
+		}
+	}
+	return out
+}
+
 // pdbLister is the one call Karpenter's pdb.NewLimits makes on its client: List of
 // PodDisruptionBudgets. It lets the preview hand Karpenter the PDBs it already read, without I/O.
 type pdbLister struct {

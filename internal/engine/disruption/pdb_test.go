@@ -118,3 +118,16 @@ func TestBuildPreviewPDBsUnverified(t *testing.T) {
 		t.Fatalf("candidates %v, warnings %q, summary %q", p.Candidates, p.PDBWarnings, p.Summary)
 	}
 }
+
+// TestBuildPreviewMalformedPDBWithoutNamespace: a malformed PDB whose namespace could not be read
+// blocks the pods of every namespace, and is named once.
+func TestBuildPreviewMalformedPDBWithoutNamespace(t *testing.T) {
+	now := utc("2025-03-08T12:00:00Z")
+	np, claims, nodes, pods := pdbPool(t, now)
+	pods[0].Namespace = "other"
+	p := BuildPreview(Input{NodePool: np, NodeClaims: claims, Nodes: nodes, Pods: pods, Now: now,
+		PDBs: PDBs{Malformed: []PDBRef{{Name: "(item 3 of a list page)"}}}})
+	if len(p.Blocked) != 4 || len(p.PDBWarnings) != 1 || !strings.Contains(p.PDBWarnings[0], "1 PodDisruptionBudget object (/(item 3 of a list page))") {
+		t.Fatalf("blocked %+v, warnings %q", p.Blocked, p.PDBWarnings)
+	}
+}
