@@ -221,7 +221,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							},
 						}},
 					},
-					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week, or with `preview_detail = \"full\"`)."),
+					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week; always 0 with `preview_detail = \"full\"`)."),
 					"blocked_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
