@@ -9,6 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,7 +114,37 @@ func seedKarpenter(ctx context.Context, srv *apiServer, m fleetfile.Member, now 
 			return err
 		}
 	}
+	for _, p := range m.Karpenter.PodDisruptionBudgets {
+		if err := createPDB(ctx, c, p); err != nil {
+			return fmt.Errorf("poddisruptionbudget %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
 	return nil
+}
+
+// createPDB creates a PodDisruptionBudget and writes the status the kube-controller-manager's
+// disruption controller would (the local fleet runs none): the fleet file's disruptionsAllowed.
+func createPDB(ctx context.Context, c client.Client, p fleetfile.PodDisruptionBudget) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			Selector:     &metav1.LabelSelector{MatchLabels: p.MatchLabels},
+			MinAvailable: p.MinAvailable, MaxUnavailable: p.MaxUnavailable,
+		},
+	}
+	if p.UnhealthyPodEvictionPolicy != "" {
+		pol := policyv1.UnhealthyPodEvictionPolicyType(p.UnhealthyPodEvictionPolicy)
+		pdb.Spec.UnhealthyPodEvictionPolicy = &pol
+	}
+	if err := c.Create(ctx, pdb); err != nil {
+		return err
+	}
+	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: p.DisruptionsAllowed}
+	return c.Status().Update(ctx, pdb)
 }
 
 // stampNodePoolHash does what Karpenter's NodePool hash controller does: the NodePool, as the API
@@ -217,7 +248,7 @@ func createPod(ctx context.Context, c client.Client, p fleetfile.KarpenterPod, n
 		return err
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, Annotations: p.Annotations},
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Annotations: p.Annotations},
 		Spec: corev1.PodSpec{
 			NodeName:                     p.Node,
 			AutomountServiceAccountToken: ptrTo(false),
@@ -233,6 +264,9 @@ func createPod(ctx context.Context, c client.Client, p fleetfile.KarpenterPod, n
 	started := metav1.NewTime(now.UTC().Truncate(time.Second))
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started,
 		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: started}}}
+	if p.NotReady {
+		pod.Status.Conditions[0].Status = corev1.ConditionFalse
+	}
 	return c.Status().Update(ctx, pod)
 }
 

@@ -33,6 +33,8 @@ const (
 	BlockedByPod      BlockKind = "pod"
 	BlockedByNode     BlockKind = "node"
 	BlockedByTemplate BlockKind = "template"
+	// BlockedByPDB: a PodDisruptionBudget stops the eviction of one of the node's pods now.
+	BlockedByPDB BlockKind = "pdb"
 )
 
 // BlockedNode is a node Karpenter will not disrupt voluntarily now (Empty, Underutilized, and Drifted
@@ -42,6 +44,8 @@ type BlockedNode struct {
 	Kind BlockKind
 	// Pods are the blocking pods (namespace/name), for Kind pod, in name order.
 	Pods []string
+	// PDBs are the blocking PodDisruptionBudgets (namespace/name), for Kind pdb, in name order.
+	PDBs []string
 	// Why is the plan's one-line explanation.
 	Why string
 }
@@ -216,6 +220,8 @@ type Disruption struct {
 	EmptyWaiting int
 	// ExpiredHeld are expired nodes with do-not-disrupt pods: deleted anyway, but their drain waits.
 	ExpiredHeld []string
+	// MalformedPDBs are the PDBs counted as blocking because their shape was unexpected.
+	MalformedPDBs []PDBRef
 }
 
 // Candidates works out which of the pool's nodes Karpenter's disruption methods could take now under
@@ -228,8 +234,10 @@ type Disruption struct {
 //
 // pkg/controllers/disruption/types.go NewCandidate, emptiness.go and drift.go ShouldDisrupt,
 // pkg/utils/disruption/disruption.go IsUnderConsolidateAfter, pkg/controllers/nodeclaim/expiration/controller.go.
-func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, nodes []corev1.Node, pods []corev1.Pod, now time.Time) Disruption {
+func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, nodes []corev1.Node, pods []corev1.Pod, pdbs PDBs, now time.Time) Disruption {
 	d := Disruption{Candidates: map[karpv1.DisruptionReason][]string{}}
+	limits, bad := PDBLimits(pdbsForPods(pdbs, pods))
+	d.MalformedPDBs = append(slices.Clone(pdbs.Malformed), bad...)
 	d.Drifted = Drifted(current, claims)
 	drifted := map[string]bool{}
 	for _, dn := range d.Drifted {
@@ -246,6 +254,11 @@ func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, no
 		if !n.considered(now) {
 			continue
 		}
+		// Karpenter checks the PDBs only once no pod's do-not-disrupt holds the node.
+		var pdbsHolding []string
+		if len(podsHolding) == 0 {
+			pdbsHolding = pdbBlockers(limits, n.pods, now)
+		}
 		switch {
 		case n.nodeBlocked() && templateBlocks && n.claim.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true":
 			d.Blocked = append(d.Blocked, BlockedNode{Node: n.name, Kind: BlockedByTemplate,
@@ -255,16 +268,19 @@ func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, no
 				Why: fmt.Sprintf("node annotation %s: \"true\"", karpv1.DoNotDisruptAnnotationKey)})
 		case len(podsHolding) > 0:
 			d.Blocked = append(d.Blocked, BlockedNode{Node: n.name, Kind: BlockedByPod, Pods: podsHolding, Why: podsWhy(podsHolding)})
+		case len(pdbsHolding) > 0:
+			d.Blocked = append(d.Blocked, BlockedNode{Node: n.name, Kind: BlockedByPDB, PDBs: pdbsHolding, Why: pdbsWhy(pdbsHolding)})
 		}
 		nodeHeld := n.nodeBlocked()
-		if !nodeHeld && len(podsHolding) == 0 && n.empty() && planned.Spec.Replicas == nil && planned.Spec.Disruption.ConsolidateAfter.Duration != nil {
+		podsHeld := len(podsHolding) > 0 || len(pdbsHolding) > 0
+		if !nodeHeld && !podsHeld && n.empty() && planned.Spec.Replicas == nil && planned.Spec.Disruption.ConsolidateAfter.Duration != nil {
 			if conditionTrue(n.claim, karpv1.ConditionTypeInitialized) && !disruptionutils.IsUnderConsolidateAfter(planned, n.claim, clk) {
 				d.Candidates[karpv1.DisruptionReasonEmpty] = append(d.Candidates[karpv1.DisruptionReasonEmpty], n.name)
 			} else {
 				d.EmptyWaiting++
 			}
 		}
-		if drifted[n.claim.Name] && !nodeHeld && (len(podsHolding) == 0 || n.claim.Spec.TerminationGracePeriod != nil) {
+		if drifted[n.claim.Name] && !nodeHeld && (!podsHeld || n.claim.Spec.TerminationGracePeriod != nil) {
 			d.Candidates[karpv1.DisruptionReasonDrifted] = append(d.Candidates[karpv1.DisruptionReasonDrifted], n.name)
 		}
 	}
@@ -281,6 +297,14 @@ func Candidates(planned, current *karpv1.NodePool, claims []karpv1.NodeClaim, no
 		slices.Sort(d.Candidates[r])
 	}
 	return d
+}
+
+// pdbsWhy is the explanation for a node held by PodDisruptionBudgets.
+func pdbsWhy(pdbs []string) string {
+	if len(pdbs) > 1 {
+		return fmt.Sprintf("PodDisruptionBudgets %s select the same pod (Kubernetes evicts no pod with several PDBs)", strings.Join(pdbs, ", "))
+	}
+	return fmt.Sprintf("PodDisruptionBudget %s allows no disruption of one of its pods now", pdbs[0])
 }
 
 // podsWhy is the explanation for a node held by pods.

@@ -9,8 +9,10 @@ import (
 
 	"github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -51,6 +53,7 @@ type world struct {
 	claims      []karpv1.NodeClaim
 	nodes       []corev1.Node
 	pods        []corev1.Pod
+	pdbs        []policyv1.PodDisruptionBudget
 	marked      []string // provider IDs Karpenter marked for deletion (seen as the disrupted taint)
 	now         time.Time
 }
@@ -93,6 +96,14 @@ func (g gen) podsOn(node string, now time.Time, i int) []corev1.Pod {
 			ObjectMeta: metav1.ObjectMeta{Namespace: g.pick("default", "kube-system", "db"), Name: fmt.Sprintf("p-%d-%d", i, j), UID: types.UID(fmt.Sprintf("uid-%d-%d", i, j))},
 			Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "i"}}},
 			Status:     corev1.PodStatus{Phase: corev1.PodRunning, StartTime: ptr(g.back(now, 2))},
+		}
+		// Labels for the generated PDBs' selectors (a few apps, so one PDB selects pods on several
+		// nodes); sometimes not Ready, for the unhealthy-pod eviction policy.
+		p.Labels = map[string]string{"app": g.pick("web", "api", "db", "cache"), "tier": g.pick("a", "b")}
+		if g.r.IntN(5) == 0 {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+		} else if g.r.IntN(2) == 0 {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
 		switch g.r.IntN(12) {
 		case 0:
@@ -241,11 +252,55 @@ func (g gen) world(now time.Time, probe bool) world {
 		w.claims, w.nodes = append(w.claims, claim), append(w.nodes, node)
 		w.pods = append(w.pods, g.podsOn(name, now, i)...)
 	}
+	w.pdbs = g.pdbs()
 	if g.r.IntN(4) == 0 { // an unmanaged node, which Karpenter never counts
 		w.nodes = append(w.nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "unmanaged", Labels: map[string]string{karpv1.NodeInitializedLabelKey: "true"}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
 	}
 	return w
+}
+
+// pdbs makes up to five PodDisruptionBudgets: blocking (disruptionsAllowed 0) and not, selectors
+// by label or expression matching pods on several nodes (and sometimes the same pod as another
+// PDB), maxUnavailable and minAvailable as counts and percentages, and the unhealthy-pod policy.
+func (g gen) pdbs() []policyv1.PodDisruptionBudget {
+	var out []policyv1.PodDisruptionBudget
+	for i := range g.r.IntN(6) {
+		p := policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: g.pick("default", "kube-system", "db"), Name: fmt.Sprintf("pdb-%d", i)}}
+		switch g.r.IntN(3) {
+		case 0:
+			p.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": g.pick("web", "api", "db", "cache")}}
+		case 1:
+			p.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{g.pick("web", "api"), g.pick("db", "cache")}}}}
+		default:
+			p.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": g.pick("a", "b")}}
+		}
+		v := func() *intstr.IntOrString {
+			x := intstr.FromInt32(int32(g.r.IntN(3)))
+			if g.r.IntN(2) == 0 {
+				x = intstr.FromString(g.pick("0%", "50%", "100%"))
+			}
+			return &x
+		}
+		if g.r.IntN(2) == 0 {
+			p.Spec.MaxUnavailable = v()
+		} else {
+			p.Spec.MinAvailable = v()
+		}
+		switch g.r.IntN(3) {
+		case 0:
+			p.Spec.UnhealthyPodEvictionPolicy = ptr(policyv1.AlwaysAllow)
+		case 1:
+			p.Spec.UnhealthyPodEvictionPolicy = ptr(policyv1.IfHealthyBudget)
+		}
+		p.Status.DisruptionsAllowed = int32(g.r.IntN(3))
+		if g.r.IntN(2) == 0 {
+			p.Status.DisruptionsAllowed = 0
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // karpenter is Karpenter's view of a world after its NodePool and NodeClaim controllers ran.
@@ -273,6 +328,9 @@ func runKarpenter(t *testing.T, w world) karpenter {
 	}
 	for i := range w.pods {
 		objs = append(objs, w.pods[i].DeepCopy())
+	}
+	for i := range w.pdbs {
+		objs = append(objs, w.pdbs[i].DeepCopy())
 	}
 	// A plain object tracker: the default one deduces managed fields on every write, which costs more
 	// than everything else here and plays no part in Karpenter's decisions.
@@ -362,18 +420,19 @@ func TestCrossCheckKarpenter(t *testing.T) {
 	quietKlog(t)
 	g := newGen(20261123)
 	n := *crossCheckCases / 10
-	var clusters, nodes, reasons, drifted, empty, driftCands, blocked, expired int
+	var clusters, nodes, reasons, drifted, empty, driftCands, blocked, expired, pdbs, byPDB int
 	for range n {
 		now := g.now().UTC().Truncate(time.Second)
 		w := g.world(now, g.r.IntN(2) == 0)
 		k := runKarpenter(t, w)
-		p := BuildPreview(Input{NodePool: w.pool, NodeClaims: w.claims, Nodes: w.nodes, Pods: w.pods, Now: now})
+		p := BuildPreview(Input{NodePool: w.pool, NodeClaims: w.claims, Nodes: w.nodes, Pods: w.pods, PDBs: PDBs{Items: w.pdbs}, Now: now})
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf(format+"\nnow=%s budgets=%s\npreview=%+v", append(args, now.Format(time.RFC3339), describe(w.pool.Spec.Disruption.Budgets, p.Nodes, now), p)...)
 		}
 		clusters++
 		nodes += p.Nodes
+		pdbs += len(w.pdbs)
 
 		// Counting: Karpenter's own mapping per reason against the preview's allowance.
 		for _, reason := range []karpv1.DisruptionReason{"Empty", "Underutilized", "Drifted"} {
@@ -438,8 +497,8 @@ func TestCrossCheckKarpenter(t *testing.T) {
 			}
 		}
 
-		// Blocked: considered nodes NewCandidate refuses in the graceful class (no PDBs here, so only
-		// do-not-disrupt on the node or its pods refuses them).
+		// Blocked: considered nodes NewCandidate refuses in the graceful class (do-not-disrupt on the
+		// node or its pods, or a PDB of its pods, refuses them).
 		all := k.candidates(t, "pool", func(context.Context, *karpdisruption.Candidate) bool { return true }, karpdisruption.GracefulDisruptionClass)
 		var wantBlocked []string
 		for _, sn := range k.cluster.DeepCopyNodes() {
@@ -454,13 +513,19 @@ func TestCrossCheckKarpenter(t *testing.T) {
 		var gotBlocked []string
 		for _, b := range p.Blocked {
 			gotBlocked = append(gotBlocked, b.Node)
+			if b.Kind == BlockedByPDB {
+				byPDB++
+			}
 		}
 		if !slices.Equal(gotBlocked, wantBlocked) {
 			fail("blocked: preview %v, Karpenter %v", gotBlocked, wantBlocked)
 		}
 		blocked += len(wantBlocked)
 	}
-	t.Logf("%d generated clusters (%d counted nodes): %d (NodePool, reason) allowances equal to BuildDisruptionBudgetMapping; "+
-		"%d drifted NodeClaims, %d Empty and %d Drifted candidates, %d blocked and %d expired nodes equal to Karpenter's controllers",
-		clusters, nodes, reasons, drifted, empty, driftCands, blocked, expired)
+	t.Logf("%d generated clusters (%d counted nodes, %d PodDisruptionBudgets): %d (NodePool, reason) allowances equal to BuildDisruptionBudgetMapping; "+
+		"%d drifted NodeClaims, %d Empty and %d Drifted candidates, %d blocked (%d by PDBs) and %d expired nodes equal to Karpenter's controllers",
+		clusters, nodes, pdbs, reasons, drifted, empty, driftCands, blocked, byPDB, expired)
+	if byPDB == 0 {
+		t.Fatal("no generated node was blocked by a PodDisruptionBudget: the generator no longer exercises PDBs")
+	}
 }

@@ -23,6 +23,8 @@ type Input struct {
 	NodeClaims []karpv1.NodeClaim
 	Nodes      []corev1.Node
 	Pods       []corev1.Pod
+	// PDBs are the cluster's PodDisruptionBudgets (or why they could not be read).
+	PDBs PDBs
 	// ExtraReasons are reasons the cluster's CRD enum adds to Empty, Underutilized and Drifted.
 	ExtraReasons []karpv1.DisruptionReason
 	// Now is the provider's clock.
@@ -47,6 +49,13 @@ type Preview struct {
 	// holds the rest.
 	Summary  string
 	Warnings []string
+	// Schedule is the whole week ahead (schedule.go); CapSchedule bounds what a plan shows.
+	Schedule []ScheduleRange
+	// BudgetConflicts are the warnings about budgets that cancel each other (also in Warnings);
+	// PDBWarnings those about PDBs read in an unexpected shape or not at all (also in Warnings).
+	BudgetConflicts []string
+	PDBWarnings     []string
+	pdbsUnverified  bool
 }
 
 // ReasonPreview is one disruption reason now.
@@ -134,8 +143,20 @@ func BuildPreview(in Input) Preview {
 		if current == nil {
 			current = in.NodePool
 		}
-		p.Disruption = Candidates(in.NodePool, current, in.NodeClaims, in.Nodes, in.Pods, now)
+		p.Disruption = Candidates(in.NodePool, current, in.NodeClaims, in.Nodes, in.Pods, in.PDBs, now)
 	}
+	if len(p.MalformedPDBs) > 0 {
+		names := make([]string, 0, len(p.MalformedPDBs))
+		for _, r := range p.MalformedPDBs {
+			names = append(names, r.String())
+		}
+		p.PDBWarnings = append(p.PDBWarnings, fmt.Sprintf("%d PodDisruptionBudget %s (%s) came back in an unexpected shape: each is counted as blocking every pod of its namespace",
+			len(names), plural(len(names), "object", "objects"), nameSample(names)))
+	}
+	if in.PDBs.Unverified != nil {
+		p.PDBWarnings = append(p.PDBWarnings, fmt.Sprintf("PodDisruptionBudgets could not be listed (%v): the candidates are unverified — a PDB may hold any of them", in.PDBs.Unverified))
+	}
+	p.Warnings = append(p.Warnings, p.PDBWarnings...)
 	p.DisruptableNow = map[karpv1.DisruptionReason]int{}
 	for _, r := range CandidateReasons() {
 		n := len(p.Candidates[r])
@@ -147,6 +168,13 @@ func BuildPreview(in Input) Preview {
 	if len(p.ExpiredHeld) > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d expired %s (%s) %s do-not-disrupt pods: Karpenter deletes them anyway (expiry ignores budgets and do-not-disrupt), and their drain waits for those pods until the NodeClaim's terminationGracePeriod, if any",
 			len(p.ExpiredHeld), plural(len(p.ExpiredHeld), "node", "nodes"), nameSample(p.ExpiredHeld), plural(len(p.ExpiredHeld), "has", "have")))
+	}
+	p.pdbsUnverified = in.PDBs.Unverified != nil
+	week := WeekSchedule(budgets, reasons, counts.Nodes, counts.Disrupting, now)
+	p.Schedule = week
+	if in.NodePool != nil {
+		p.BudgetConflicts = ScheduleWarnings(in.NodePool, budgets, reasons, counts.Nodes, week)
+		p.Warnings = append(p.Warnings, p.BudgetConflicts...)
 	}
 	p.Summary = p.summary()
 	return p
@@ -187,8 +215,20 @@ func (p Preview) summary() string {
 		parts = append(parts, part)
 	}
 	s := fmt.Sprintf("Karpenter may start disrupting %d of %d %s now: %s", total, p.Nodes, plural(p.Nodes, "node", "nodes"), strings.Join(parts, "; "))
-	if len(p.Blocked) > 0 {
-		s += fmt.Sprintf("; %d %s held by %s", len(p.Blocked), plural(len(p.Blocked), "node", "nodes"), karpv1.DoNotDisruptAnnotationKey)
+	byPDB := 0
+	for _, b := range p.Blocked {
+		if b.Kind == BlockedByPDB {
+			byPDB++
+		}
+	}
+	if n := len(p.Blocked) - byPDB; n > 0 {
+		s += fmt.Sprintf("; %d %s held by %s", n, plural(n, "node", "nodes"), karpv1.DoNotDisruptAnnotationKey)
+	}
+	if byPDB > 0 {
+		s += fmt.Sprintf("; %d %s held by PodDisruptionBudgets", byPDB, plural(byPDB, "node", "nodes"))
+	}
+	if p.pdbsUnverified {
+		s += "; candidates unverified (PodDisruptionBudgets could not be listed)"
 	}
 	if p.Disrupting > 0 {
 		s += fmt.Sprintf("; %d already disrupting", p.Disrupting)

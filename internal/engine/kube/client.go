@@ -31,6 +31,8 @@ type Client struct {
 	Dynamic dynamic.Interface
 	// Kubernetes is the typed clientset (core, discovery, ...).
 	Kubernetes kubernetes.Interface
+
+	pdb pdbCache // PodDisruptionBudgets, read once (pdb.go)
 }
 
 // RequestTimeout bounds every request (the provider lists and polls, it

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,35 @@ func FuzzFromKubeconfig(f *testing.F) {
 		}
 		if cfg == nil || cfg.Host == "" {
 			t.Fatalf("FromKubeconfig(%q) = %+v: accepted without a host", b, cfg)
+		}
+	})
+}
+
+// FuzzDecodePDBPage: PodDisruptionBudget list pages from member API servers. No panic; a body that
+// is a list yields one decoded or malformed entry per item, every malformed one named.
+func FuzzDecodePDBPage(f *testing.F) {
+	for _, s := range []string{
+		`{"metadata":{"continue":"x"},"items":[{"metadata":{"namespace":"a","name":"b"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"w"}}},"status":{"disruptionsAllowed":0}}]}`,
+		`{"items":[{"metadata":{"name":7}},"x",{"spec":{"maxUnavailable":{"a":1}}}]}`, `[]`, `{}`, `{"items":null}`, ``,
+		`{"items":[{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow","selector":{"matchExpressions":[{"key":"k","operator":"Near"}]}}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var out PDBs
+		if _, err := DecodePDBPage(b, &out); err != nil {
+			return
+		}
+		var list struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(b, &list); err == nil && len(out.Items)+len(out.Malformed) != len(list.Items) {
+			t.Fatalf("DecodePDBPage(%q): %d items, %d decoded and %d malformed", b, len(list.Items), len(out.Items), len(out.Malformed))
+		}
+		for _, m := range out.Malformed {
+			if m.Name == "" {
+				t.Fatalf("DecodePDBPage(%q): a malformed item without a name", b)
+			}
 		}
 	})
 }

@@ -17,9 +17,11 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kubeversion"
@@ -180,6 +182,66 @@ type Upgrade struct {
 // Karpenter is present on members that get their own kube-apiserver.
 type Karpenter struct {
 	NodePools []KarpenterNodePool `json:"nodePools"`
+	// PodDisruptionBudgets are seeded on the member's API server (policy/v1), with their status.
+	PodDisruptionBudgets []PodDisruptionBudget `json:"podDisruptionBudgets,omitempty"`
+}
+
+// PodDisruptionBudget is a policy/v1 PodDisruptionBudget to seed. The local fleet runs no
+// kube-controller-manager, whose disruption controller would write status.disruptionsAllowed, so the
+// file states it (default 0: the PDB allows no eviction now).
+type PodDisruptionBudget struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// MatchLabels selects the pods (spec.selector.matchLabels); empty selects every pod of the namespace.
+	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	// MinAvailable and MaxUnavailable: exactly one, a count or a percentage ("50%").
+	MinAvailable   *intstr.IntOrString `json:"minAvailable,omitempty"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// UnhealthyPodEvictionPolicy is IfHealthyBudget or AlwaysAllow (unset: the API server's default).
+	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy,omitempty"`
+	DisruptionsAllowed         int32  `json:"disruptionsAllowed,omitempty"`
+}
+
+// pdbErrors checks the PDBs as the API server would (names, one of minAvailable and maxUnavailable,
+// non-negative counts, percentages 0-100%, the policy enum), with each finding's path.
+func (k Karpenter) pdbErrors(at string) []string {
+	var errs []string
+	seen := map[string]bool{}
+	for j, p := range k.PodDisruptionBudgets {
+		pat := fmt.Sprintf("%s.karpenter.podDisruptionBudgets[%d]", at, j)
+		if !namePattern.MatchString(p.Namespace) || !podNamePattern.MatchString(p.Name) {
+			errs = append(errs, fmt.Sprintf("%s: namespace %q and name %q must be Kubernetes names", pat, p.Namespace, p.Name))
+		}
+		if key := p.Namespace + "/" + p.Name; seen[key] {
+			errs = append(errs, fmt.Sprintf("%s: PodDisruptionBudget %s listed twice", pat, key))
+		} else {
+			seen[key] = true
+		}
+		if (p.MinAvailable == nil) == (p.MaxUnavailable == nil) {
+			errs = append(errs, fmt.Sprintf("%s: set exactly one of minAvailable and maxUnavailable", pat))
+		}
+		for field, v := range map[string]*intstr.IntOrString{"minAvailable": p.MinAvailable, "maxUnavailable": p.MaxUnavailable} {
+			if v != nil && !intOrPercent(*v) {
+				errs = append(errs, fmt.Sprintf("%s.%s %q: a non-negative count or a percentage from 0%% to 100%%", pat, field, v.String()))
+			}
+		}
+		if pol := p.UnhealthyPodEvictionPolicy; pol != "" && pol != "IfHealthyBudget" && pol != "AlwaysAllow" {
+			errs = append(errs, fmt.Sprintf("%s.unhealthyPodEvictionPolicy %q: IfHealthyBudget or AlwaysAllow", pat, pol))
+		}
+		if p.DisruptionsAllowed < 0 {
+			errs = append(errs, fmt.Sprintf("%s.disruptionsAllowed %d: must be non-negative", pat, p.DisruptionsAllowed))
+		}
+	}
+	return errs
+}
+
+// intOrPercent: a count >= 0 or "N%" with 0 <= N <= 100, as the API server's PDB validation wants.
+func intOrPercent(v intstr.IntOrString) bool {
+	if v.Type == intstr.Int {
+		return v.IntVal >= 0
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+	return strings.HasSuffix(v.StrVal, "%") && err == nil && n >= 0 && n <= 100
 }
 
 type KarpenterNodePool struct {
@@ -206,7 +268,10 @@ type KarpenterPod struct {
 	Node        string            `json:"node"`
 	Namespace   string            `json:"namespace"`
 	Name        string            `json:"name"`
+	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	// NotReady gives the pod a Ready condition False (for PDBs' unhealthyPodEvictionPolicy).
+	NotReady bool `json:"notReady,omitempty"`
 	// DaemonSet makes the pod owned by a DaemonSet (Karpenter does not reschedule those).
 	DaemonSet bool `json:"daemonSet,omitempty"`
 }
@@ -443,6 +508,9 @@ func (f *File) validate() error {
 				for _, e := range p.nodeErrors() {
 					add("%s.%s", pat, e)
 				}
+			}
+			for _, e := range m.Karpenter.pdbErrors(at) {
+				add("%s", e)
 			}
 		}
 	}

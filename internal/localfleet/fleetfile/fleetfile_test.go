@@ -46,10 +46,20 @@ members:
 		"bad window":         "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, maintenanceWindow: {weekly: Caturday, startTime: '02:00', durationHours: 4}}\n",
 		"bad duration":       "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, upgrade: {duration: soon}}\n",
 		"too many not ready": "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [{name: p, nodes: 1, notReady: 2}]}}\n",
+		"pdb both":           "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [], podDisruptionBudgets: [{namespace: db, name: x, minAvailable: 1, maxUnavailable: 1}]}}\n",
+		"pdb percent":        "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [], podDisruptionBudgets: [{namespace: db, name: x, minAvailable: '150%'}]}}\n",
+		"pdb policy":         "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [], podDisruptionBudgets: [{namespace: db, name: x, maxUnavailable: 0, unhealthyPodEvictionPolicy: Sometimes}]}}\n",
+		"pdb twice":          "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [], podDisruptionBudgets: [{namespace: db, name: x, maxUnavailable: 0}, {namespace: db, name: x, maxUnavailable: 1}]}}\n",
+		"pdb negative":       "  - {name: a, location: eastus, kubernetesVersion: 1.32.5, karpenter: {nodePools: [], podDisruptionBudgets: [{namespace: db, name: x, maxUnavailable: 0, disruptionsAllowed: -1}]}}\n",
 	}
 	want := map[string]string{
 		"unknown key": "colour", "unknown region": "location", "bad version": "kubernetesVersion",
 		"duplicate": "duplicate", "bad window": "weekly", "bad duration": "duration", "too many not ready": "notReady",
+		"pdb both":     "members[0].karpenter.podDisruptionBudgets[0]: set exactly one of minAvailable and maxUnavailable",
+		"pdb percent":  `members[0].karpenter.podDisruptionBudgets[0].minAvailable "150%"`,
+		"pdb policy":   `members[0].karpenter.podDisruptionBudgets[0].unhealthyPodEvictionPolicy "Sometimes"`,
+		"pdb twice":    "members[0].karpenter.podDisruptionBudgets[1]: PodDisruptionBudget db/x listed twice",
+		"pdb negative": "members[0].karpenter.podDisruptionBudgets[0].disruptionsAllowed -1",
 	}
 	for name, member := range cases {
 		_, err := Parse([]byte(base + member))

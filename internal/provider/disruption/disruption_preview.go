@@ -28,12 +28,18 @@ var (
 	}
 	npWindowAttrTypes   = map[string]attr.Type{"budget": types.Int64Type, "opens_at": types.StringType, "closes_at": types.StringType}
 	npExpiringAttrTypes = map[string]attr.Type{"node": types.StringType, "expires_at": types.StringType}
-	npPreviewAttrTypes  = map[string]attr.Type{
+	npScheduleAttrTypes = map[string]attr.Type{
+		"from": types.StringType, "to": types.StringType,
+		"allowed": types.MapType{ElemType: types.Int64Type}, "unbounded": types.ListType{ElemType: types.StringType},
+	}
+	npPreviewAttrTypes = map[string]attr.Type{
 		"nodes":                 types.Int64Type,
 		"disrupting":            types.Int64Type,
 		"reasons":               types.ListType{ElemType: types.ObjectType{AttrTypes: npReasonAttrTypes}},
 		"windows":               types.ListType{ElemType: types.ObjectType{AttrTypes: npWindowAttrTypes}},
 		"expiring_nodes":        types.ListType{ElemType: types.ObjectType{AttrTypes: npExpiringAttrTypes}},
+		"schedule":              types.ListType{ElemType: types.ObjectType{AttrTypes: npScheduleAttrTypes}},
+		"schedule_omitted":      types.Int64Type,
 		"blocked_nodes":         types.MapType{ElemType: types.StringType},
 		"blocked_nodes_count":   types.Int64Type,
 		"blocked_nodes_omitted": types.Int64Type,
@@ -54,6 +60,8 @@ type npPreviewModel struct {
 	Reasons        []npReasonModel     `tfsdk:"reasons"`
 	Windows        []npWindowModel     `tfsdk:"windows"`
 	ExpiringNodes  []npExpiringModel   `tfsdk:"expiring_nodes"`
+	Schedule       []npScheduleModel   `tfsdk:"schedule"`
+	ScheduleOmit   int64               `tfsdk:"schedule_omitted"`
 	Blocked        map[string]string   `tfsdk:"blocked_nodes"`
 	BlockedCount   int64               `tfsdk:"blocked_nodes_count"`
 	BlockedOmitted int64               `tfsdk:"blocked_nodes_omitted"`
@@ -80,6 +88,13 @@ type npWindowModel struct {
 	ClosesAt types.String `tfsdk:"closes_at"`
 }
 
+type npScheduleModel struct {
+	From      types.String     `tfsdk:"from"`
+	To        types.String     `tfsdk:"to"`
+	Allowed   map[string]int64 `tfsdk:"allowed"`
+	Unbounded []string         `tfsdk:"unbounded"`
+}
+
 type npExpiringModel struct {
 	Node      string       `tfsdk:"node"`
 	ExpiresAt types.String `tfsdk:"expires_at"`
@@ -92,6 +107,7 @@ type npClusterView struct {
 	claims     []karpv1.NodeClaim
 	nodes      []corev1.Node
 	pods       []corev1.Pod
+	pdbs       disruption.PDBs
 	podsErr    error // pods could not be listed: the preview says what it leaves out
 	enums      nodePoolCRDEnums
 	enumsKnown bool
@@ -114,8 +130,23 @@ func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string)
 		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
 	}
 	v.pods, v.podsErr = listPods(ctx, kc)
+	v.pdbs = readPDBs(ctx, kc)
 	v.enums, v.enumsKnown = readNodePoolCRDEnums(ctx, kc)
 	return v, nil
+}
+
+// readPDBs reads the cluster's PodDisruptionBudgets, once per cluster and provider process (the
+// client keeps them); a list that fails (forbidden) leaves the candidates unverified.
+func readPDBs(ctx context.Context, kc *kube.Client) disruption.PDBs {
+	got, err := kc.PodDisruptionBudgets(ctx)
+	if err != nil {
+		return disruption.PDBs{Unverified: err}
+	}
+	out := disruption.PDBs{Items: got.Items}
+	for _, m := range got.Malformed {
+		out.Malformed = append(out.Malformed, disruption.PDBRef{Namespace: m.Namespace, Name: m.Name})
+	}
+	return out
 }
 
 // extraReasons are the reasons the cluster's CRD adds to Empty, Underutilized and Drifted.
@@ -207,9 +238,11 @@ func npNillable(s string) (karpv1.NillableDuration, error) {
 	return d, err
 }
 
-// npDriftWarning is a template change that drifts every node, with the attribute that causes it.
+// npDriftWarning is a plan warning with the attribute that causes it: a template change that drifts
+// every node, budgets that cancel each other, PDBs that could not be read as they are.
 type npDriftWarning struct {
 	Attribute path.Path
+	Summary   string
 	Message   string
 }
 
@@ -233,9 +266,15 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 	pool := v.pool.DeepCopy()
 	pool.Spec.Disruption.Budgets = budgets
 	pool.Spec.Disruption.ConsolidateAfter = consolidateAfter
+	switch { // the policy decides which reasons the budget warnings weigh
+	case !m.ConsolidationPolicy.IsNull():
+		pool.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicy(m.ConsolidationPolicy.ValueString())
+	case releasedBy(v.live, npPathConsolidationPolicy, m.fieldManager().Name):
+		pool.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
+	}
 	pool.Spec.Template = planned
 	p := disruption.BuildPreview(disruption.Input{
-		NodePool: pool, Current: v.pool, NodeClaims: v.claims, Nodes: v.nodes, Pods: v.pods, ExtraReasons: v.extraReasons(), Now: now,
+		NodePool: pool, Current: v.pool, NodeClaims: v.claims, Nodes: v.nodes, Pods: v.pods, PDBs: v.pdbs, ExtraReasons: v.extraReasons(), Now: now,
 	})
 	if v.podsErr != nil {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("pods could not be read (%v): blocked_nodes leaves out do-not-disrupt pods, and every node without a node-level block counts as empty", v.podsErr))
@@ -256,11 +295,17 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 		only := *current.DeepCopy()
 		f.apply(&only)
 		for _, w := range disruption.TemplateDriftWarnings(current, only, p.Nodes) {
-			drift = append(drift, npDriftWarning{Attribute: path.Root(f.attr), Message: w})
+			drift = append(drift, npDriftWarning{Attribute: path.Root(f.attr), Summary: "Every node of the NodePool will drift", Message: w})
 		}
 	}
 	for _, d := range drift {
 		p.Warnings = append(p.Warnings, d.Message)
+	}
+	for _, w := range p.BudgetConflicts {
+		drift = append(drift, npDriftWarning{Attribute: path.Root("budgets"), Summary: "Disruption budgets cancel each other", Message: w})
+	}
+	for _, w := range p.PDBWarnings {
+		drift = append(drift, npDriftWarning{Attribute: path.Root("preview"), Summary: "PodDisruptionBudgets not fully read", Message: w})
 	}
 
 	obj, d := types.ObjectValueFrom(ctx, npPreviewAttrTypes, npPreviewOf(p, limit))
@@ -277,7 +322,7 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 	out := npPreviewModel{
 		Nodes: int64(p.Nodes), Disrupting: int64(p.Disrupting),
-		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{},
+		Reasons: []npReasonModel{}, Windows: []npWindowModel{}, ExpiringNodes: []npExpiringModel{}, Schedule: []npScheduleModel{},
 		Blocked: map[string]string{}, Drifted: map[string]string{},
 		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
 		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
@@ -318,6 +363,20 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 			closes = types.StringNull() // no closing within a year: the warnings say so
 		}
 		out.Windows = append(out.Windows, npWindowModel{Budget: int64(w.Budget), OpensAt: shared.TimeString(w.OpensAt), ClosesAt: closes})
+	}
+	schedule, scheduleOmitted := disruption.CapSchedule(p.Schedule, limit != 0)
+	out.ScheduleOmit = int64(scheduleOmitted)
+	for _, r := range schedule {
+		row := npScheduleModel{From: shared.TimeString(r.From), To: shared.TimeString(r.To), Allowed: map[string]int64{}, Unbounded: []string{}}
+		for _, reason := range p.Reasons {
+			n, unbounded := r.Allowed(reason.Reason, p.Disrupting)
+			if unbounded {
+				n = disruption.RemainingDisruptions(p.Nodes, p.Disrupting)
+				row.Unbounded = append(row.Unbounded, string(reason.Reason))
+			}
+			row.Allowed[string(reason.Reason)] = int64(n)
+		}
+		out.Schedule = append(out.Schedule, row)
 	}
 	for _, n := range p.ExpiringNodes {
 		out.ExpiringNodes = append(out.ExpiringNodes, npExpiringModel{Node: n.Node, ExpiresAt: shared.TimeString(n.ExpiresAt)})

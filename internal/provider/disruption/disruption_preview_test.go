@@ -3,6 +3,7 @@ package disruption
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
@@ -12,7 +13,7 @@ import (
 
 // At fleet scale the per-node parts of the preview stay bounded: maps keyed by node and candidate
 // lists hold shared.SummaryListLimit nodes by default, with exact counts and what was left out; full detail
-// lists all.
+// lists all. The week-ahead schedule is capped at disruption.ScheduleCap ranges the same way.
 func TestNodePoolPreviewBounds(t *testing.T) {
 	var p disruption.Preview
 	p.Candidates = map[karpv1.DisruptionReason][]string{}
@@ -23,7 +24,22 @@ func TestNodePoolPreviewBounds(t *testing.T) {
 		p.Drifted = append(p.Drifted, disruption.DriftedNode{Node: node, NodeClaim: node, Why: "Drifted condition"})
 		p.Candidates[karpv1.DisruptionReasonDrifted] = append(p.Candidates[karpv1.DisruptionReasonDrifted], node)
 	}
+	p.Reasons = []disruption.ReasonPreview{{Reason: karpv1.DisruptionReasonDrifted}}
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for i := range 300 { // a budget that opens and closes 150 times a week
+		budgeted := map[karpv1.DisruptionReason]int{karpv1.DisruptionReasonDrifted: disruption.Unbounded}
+		if i%2 == 1 {
+			budgeted[karpv1.DisruptionReasonDrifted] = 2
+		}
+		p.Schedule = append(p.Schedule, disruption.ScheduleRange{From: start.Add(time.Duration(i) * time.Minute), To: start.Add(time.Duration(i+1) * time.Minute), Budgeted: budgeted})
+	}
+	p.Nodes, p.Disrupting = 500, 1
 	summary := npPreviewOf(p, shared.SummaryListLimit)
+	if len(summary.Schedule) != disruption.ScheduleCap || summary.ScheduleOmit != 300-disruption.ScheduleCap ||
+		summary.Schedule[0].Allowed["Drifted"] != 499 || len(summary.Schedule[0].Unbounded) != 1 ||
+		summary.Schedule[1].Allowed["Drifted"] != 1 || len(summary.Schedule[1].Unbounded) != 0 {
+		t.Errorf("schedule: %d listed, %d omitted, first rows %+v", len(summary.Schedule), summary.ScheduleOmit, summary.Schedule[:2])
+	}
 	if len(summary.Blocked) != shared.SummaryListLimit || summary.BlockedCount != 500 || summary.BlockedOmitted != 480 || summary.Blocked["n-019"] == "" || summary.Blocked["n-020"] != "" {
 		t.Errorf("blocked: %d listed, count %d, omitted %d", len(summary.Blocked), summary.BlockedCount, summary.BlockedOmitted)
 	}
@@ -37,7 +53,7 @@ func TestNodePoolPreviewBounds(t *testing.T) {
 		t.Errorf("empty reasons: candidates %v, counts %v, disruptable %v", summary.Candidates, summary.CandidateCount, summary.DisruptableNow)
 	}
 	full := npPreviewOf(p, shared.ListLimitFor(shared.PreviewDetailFull))
-	if len(full.Blocked) != 500 || full.BlockedOmitted != 0 || len(full.Candidates["Drifted"]) != 500 || len(full.Drifted) != 500 {
+	if len(full.Blocked) != 500 || full.BlockedOmitted != 0 || len(full.Candidates["Drifted"]) != 500 || len(full.Drifted) != 500 || len(full.Schedule) != 300 || full.ScheduleOmit != 0 {
 		t.Errorf("full: %d blocked, %d omitted, %d candidates", len(full.Blocked), full.BlockedOmitted, len(full.Candidates["Drifted"]))
 	}
 }

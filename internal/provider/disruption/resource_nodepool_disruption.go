@@ -61,9 +61,10 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 		Description: "The disruption settings of a Karpenter NodePool (`karpenter.sh/v1`) on a member cluster: consolidation, " +
 			"node expiry, termination grace period, the template's `karpenter.sh/do-not-disrupt` and disruption budgets, with a " +
 			"preview of how many nodes Karpenter may disrupt now for each reason, which nodes it would take (empty, drifted, " +
-			"expired), what holds the rest (the budgets, `karpenter.sh/do-not-disrupt` on pods, nodes or the template), and when " +
-			"scheduled budgets open and close — computed with Karpenter v1.14's own functions (budgets, `NodePool.Hash`, pod " +
-			"rules). The settings are applied with server-side " +
+			"expired), what holds the rest (the budgets, `karpenter.sh/do-not-disrupt` on pods, nodes or the template, " +
+			"PodDisruptionBudgets), when scheduled budgets open and close, and the week ahead (how many nodes each reason may " +
+			"lose in each time range, with a warning when budgets cancel each other) — computed with Karpenter v1.14's own " +
+			"functions (budgets, `NodePool.Hash`, pod rules, PDB limits). The settings are applied with server-side " +
 			"apply under the field manager `terraform-provider-fleet` (see `field_manager`), which owns only the fields set here: the rest of the " +
 			"NodePool is left alone, and destroying the resource gives the fields back (they return to the API server's " +
 			"defaults, or to the values other managers hold) instead of deleting the NodePool. Fields last written imperatively " +
@@ -161,7 +162,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 			},
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
-				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes and Pods at " +
+				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes, Pods and PodDisruptionBudgets at " +
 					"the provider's clock. Computed at plan when the resource is created or its configuration changes, and " +
 					"kept as-is otherwise; unknown (with a warning) when an input is unknown until apply. Times are RFC 3339, UTC.",
 				Attributes: map[string]schema.Attribute{
@@ -200,11 +201,34 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"expires_at": computedStr("Its NodeClaim's creation time plus its expireAfter."),
 						}},
 					},
+					"schedule": schema.ListNestedAttribute{
+						Computed: true,
+						Description: "The week ahead from the provider's clock: time ranges (UTC, as Karpenter evaluates schedules) in which " +
+							"no budget opens or closes, with how many nodes Karpenter may disrupt per reason in each (Karpenter's own " +
+							"`MustGetAllowedDisruptions` at the range's start, minus the nodes disrupting now, at today's node count); " +
+							"ranges with the same allowances are merged. In order; the first " + fmt.Sprint(disruption.ScheduleCap) + " ranges unless " +
+							"the provider's `preview_detail` is `full`.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"from": computedStr("Start of the range (inclusive); the first range starts at the provider's clock."),
+							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the provider's clock."),
+							"allowed": schema.MapAttribute{
+								Computed: true, ElementType: types.Int64Type,
+								Description: "Per reason, how many nodes Karpenter may start disrupting in the range; for an unbounded reason, every node not already disrupting.",
+							},
+							"unbounded": schema.ListAttribute{
+								Computed: true, ElementType: types.StringType,
+								Description: "The reasons no active budget limits in the range.",
+							},
+						}},
+					},
+					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week; always 0 with `preview_detail = \"full\"`)."),
 					"blocked_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
 							"`karpenter.sh/do-not-disrupt` is active (`\"true\"`, or a duration not yet elapsed since the pod started), the " +
-							"node's own annotation, or the NodePool template's annotation copied to the node. The first " + fmt.Sprint(shared.SummaryListLimit) +
+							"node's own annotation, the NodePool template's annotation copied to the node, or a PodDisruptionBudget " +
+							"`namespace/name` that allows no eviction of one of its pods now (Karpenter's own PDB limits: " +
+							"`disruptionsAllowed`, the unhealthy-pod eviction policy, a pod selected by two PDBs). The first " + fmt.Sprint(shared.SummaryListLimit) +
 							" by name unless the provider's `preview_detail` is `full`.",
 					},
 					"blocked_nodes_count":   computedInt("How many nodes `blocked_nodes` would list in full."),
@@ -235,7 +259,9 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					"summary": computedStr("One line: how many nodes Karpenter may start disrupting now, for which reason, and what holds the rest."),
 					"warnings": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
-						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, template changes that drift every node.",
+						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, " +
+							"template changes that drift every node, budgets that cancel each other (a budget never the effective limit; a reason " +
+							"with no disruption allowed all week), PodDisruptionBudgets in an unexpected shape or that could not be listed.",
 					},
 				},
 			},
@@ -364,7 +390,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, r.Clients.Now(), r.Clients.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	for _, w := range drift {
-		resp.Diagnostics.AddAttributeWarning(w.Attribute, "Every node of the NodePool will drift", w.Message)
+		resp.Diagnostics.AddAttributeWarning(w.Attribute, w.Summary, w.Message)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
 }
