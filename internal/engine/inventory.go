@@ -228,14 +228,14 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 		members[i].Windows, members[i].ClusterErr = readWindows(ctx, ac, ids[i])
 		progress()
 	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	for i := range members {
 		if azure.IsThrottled(members[i].ClusterErr) {
 			// Throttling is the plan's failure, not one member's: one error, not a member each.
 			return nil, members[i].ClusterErr
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	return members, nil

@@ -44,6 +44,13 @@ const (
 	ReadReserve = 25
 	// MaxThrottledAttempts is how many 429s in a row one read rides out.
 	MaxThrottledAttempts = 8
+	// MaxThrottledWait is how long a process rides out nothing but 429s
+	// (no read succeeding) before it gives up.
+	MaxThrottledWait = 30 * time.Second
+	// trippedFor is how long, after giving up, every read fails at once with
+	// the same error: the plan is lost, and its other reads would only spend
+	// more of the subscription's budget and the user's time.
+	trippedFor = time.Minute
 	// maxReadInterval bounds the spacing of reads when others drain the bucket.
 	maxReadInterval = 2 * time.Second
 )
@@ -62,17 +69,17 @@ type ThrottledError struct {
 }
 
 func (e *ThrottledError) Error() string {
-	why := fmt.Sprintf("%d answers in a row over %s", e.Attempts, e.Waited.Round(time.Second))
+	why := fmt.Sprintf("%d answers in a row over %s, with no read of this process let through meanwhile", e.Attempts, e.Waited.Round(time.Second))
 	if e.DeadlineFirst {
 		why = fmt.Sprintf("%d answers over %s, and waiting again would pass the configured timeout", e.Attempts, e.Waited.Round(time.Second))
 	}
 	return fmt.Sprintf("Azure Resource Manager throttled the read %s %s: 429 %s, %s. "+
 		"ARM meters reads per subscription and principal with a token bucket of %d reads refilled at %d a second "+
-		"(and %d, %d a second, across all principals of the subscription): request-limits-and-throttling. "+
+		"(and %s, %d a second, across all principals of the subscription): request-limits-and-throttling. "+
 		"The last answer said Retry-After: %s, %s: %s (%s). "+
 		"Other clients of this subscription and principal are spending its read budget: run fewer plans in parallel against it, "+
 		"or give this provider a principal of its own (each principal has its own bucket).",
-		e.Method, e.URL, e.Code, why, ARMReadBucket, ARMReadRefillPerSecond, 3750, 375,
+		e.Method, e.URL, e.Code, why, ARMReadBucket, ARMReadRefillPerSecond, "3,750", 375,
 		orNone(e.RetryAfter), ReadRemainingHeader, orNone(e.Remaining), e.Message)
 }
 
@@ -111,16 +118,30 @@ type Pacer struct {
 	blocked   time.Time // no read before this (a 429's Retry-After)
 	stats     PacerStats
 	logged    bool
-	now       func() time.Time
-	sleep     func(ctx context.Context, d time.Duration) error
+	// throttledSince is the first 429 since the last read that succeeded.
+	throttledSince time.Time
+	maxThrottled   time.Duration
+	tripped        *ThrottledError
+	trippedUntil   time.Time
+	tripCh         chan struct{} // closed when the pacer gives up: sleeping reads wake
+	last           *ThrottledError // the latest 429, what a read that cannot wait reports
+	now            func() time.Time
+	sleep     func(ctx context.Context, d time.Duration, wake <-chan struct{}) error
 }
 
 // NewPacer returns a pacer on real time.
 func NewPacer() *Pacer {
-	return &Pacer{remaining: -1, interval: time.Second / ARMReadRefillPerSecond, now: time.Now, sleep: sleepCtx}
+	return &Pacer{remaining: -1, interval: time.Second / ARMReadRefillPerSecond, maxThrottled: MaxThrottledWait, tripCh: make(chan struct{}), now: time.Now, sleep: sleepCtx}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SetMaxThrottledWait changes MaxThrottledWait for this pacer (tests).
+func (p *Pacer) SetMaxThrottledWait(d time.Duration) {
+	p.mu.Lock()
+	p.maxThrottled = d
+	p.mu.Unlock()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -128,6 +149,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return nil
+	case <-wake:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -149,10 +172,24 @@ type pacerPolicy struct{ p *Pacer }
 // slot reserves the send time of a read: at once while the bucket has more
 // than ReadReserve, else one refill interval after the previous paced read;
 // never before a 429's Retry-After.
-func (p *Pacer) slot() (wait time.Duration, paced bool) {
+func (p *Pacer) slot(ctx context.Context, attempt int) (wait time.Duration, paced bool, wake <-chan struct{}, fail error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
+	if p.tripped != nil {
+		if now.Before(p.trippedUntil) {
+			p.stats.Surfaced++
+			return 0, false, nil, p.tripped
+		}
+		p.tripped, p.tripCh = nil, make(chan struct{})
+	}
+	if deadline, ok := ctx.Deadline(); ok && p.last != nil && p.blocked.After(deadline) {
+		// Retry-After passes the request's deadline: say so now rather than time out.
+		te := *p.last
+		te.Attempts, te.DeadlineFirst = attempt-1, true
+		p.stats.Surfaced++
+		return 0, false, nil, &te
+	}
 	at := now
 	if p.blocked.After(at) {
 		at = p.blocked
@@ -168,7 +205,7 @@ func (p *Pacer) slot() (wait time.Duration, paced bool) {
 		p.remaining-- // spent by this read until its answer says otherwise
 	}
 	p.stats.Reads++
-	return at.Sub(now), paced
+	return at.Sub(now), paced, p.tripCh, nil
 }
 
 // observe records an answer's header: below the reserve the spacing grows
@@ -207,12 +244,19 @@ func (pp pacerPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := raw.Context()
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
-		wait, paced := p.slot()
+		wait, paced, wake, fail := p.slot(ctx, attempt)
+		if fail != nil {
+			return nil, fail
+		}
 		if paced {
 			p.logPacing(ctx)
 		}
-		if err := p.sleep(ctx, wait); err != nil {
+		if err := p.sleep(ctx, wait, wake); err != nil {
 			return nil, err
+		}
+		if p.isTripped() {
+			attempt--
+			continue // slot reports it
 		}
 		resp, err := req.Next()
 		if err != nil || resp == nil {
@@ -220,34 +264,57 @@ func (pp pacerPolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		p.observe(resp)
 		if resp.StatusCode != http.StatusTooManyRequests {
+			p.mu.Lock()
+			p.throttledSince = time.Time{}
+			p.mu.Unlock()
 			return resp, nil
 		}
 		retryAfter := resp.Header.Get("Retry-After")
 		d := retryAfterDuration(retryAfter)
 		p.mu.Lock()
+		now := p.now()
 		p.stats.Throttled++
-		if until := p.now().Add(d); until.After(p.blocked) {
+		if until := now.Add(d); until.After(p.blocked) {
 			p.blocked = until
 		}
 		p.interval = min(maxReadInterval, p.interval*2)
+		if p.throttledSince.IsZero() {
+			p.throttledSince = now
+		}
+		storm := now.Add(d).Sub(p.throttledSince) > p.maxThrottled
 		p.mu.Unlock()
 		deadline, hasDeadline := ctx.Deadline()
 		late := hasDeadline && time.Now().Add(d).After(deadline)
-		if attempt >= MaxThrottledAttempts || late {
+		if attempt >= MaxThrottledAttempts || late || storm {
 			te := &ThrottledError{Method: raw.Method, URL: raw.URL.Path, Attempts: attempt, Waited: time.Since(start),
-				RetryAfter: retryAfter, Remaining: resp.Header.Get(ReadRemainingHeader), DeadlineFirst: late && attempt < MaxThrottledAttempts}
+				RetryAfter: retryAfter, Remaining: resp.Header.Get(ReadRemainingHeader), DeadlineFirst: late && !storm && attempt < MaxThrottledAttempts}
 			te.Code, te.Message = armError(resp)
 			p.mu.Lock()
 			p.stats.Surfaced++
+			p.last = te
+			if (!late || storm) && p.tripped == nil {
+				p.tripped, p.trippedUntil = te, now.Add(trippedFor)
+				close(p.tripCh)
+			}
 			p.mu.Unlock()
 			return nil, te
 		}
-		drain(resp)
+		last := &ThrottledError{Method: raw.Method, URL: raw.URL.Path, Waited: time.Since(start), RetryAfter: retryAfter, Remaining: resp.Header.Get(ReadRemainingHeader)}
+		last.Code, last.Message = armError(resp)
+		p.mu.Lock()
+		p.last = last
+		p.mu.Unlock()
 		tflog.Debug(ctx, "ARM throttled a read; waiting for Retry-After", map[string]any{"url": raw.URL.Path, "retry_after": retryAfter, "attempt": attempt})
 		if err := req.RewindBody(); err != nil {
 			return nil, err
 		}
 	}
+}
+
+func (p *Pacer) isTripped() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tripped != nil
 }
 
 // logPacing says once per process, at INFO, why reads slow down.
