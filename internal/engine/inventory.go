@@ -51,9 +51,11 @@ type Member struct {
 }
 
 type inventory struct {
-	hub     lazy[[]clusterv1.MemberCluster]
-	mu      sync.Mutex
-	members map[fleetapi.FleetID]*lazy[[]Member]
+	hub lazy[[]clusterv1.MemberCluster]
+	mu  sync.Mutex
+	// members are the members with their clusters; withWindows adds their maintenance windows.
+	members     map[fleetapi.FleetID]*lazy[[]Member]
+	withWindows map[fleetapi.FleetID]*lazy[[]Member]
 	// planned update groups by fleet and member name: see PlanMemberGroup.
 	plannedGroups map[fleetapi.FleetID]map[string]string
 
@@ -97,22 +99,48 @@ func (c *Clients) HubMemberClusterLists() int {
 }
 
 // Members reads a fleet's members with their managed clusters and
-// maintenance windows, once per provider process.
+// maintenance windows, once per provider process. Previews that do not
+// need the windows (a strategy's groups, regions' versions) call
+// MemberClusters, which spares a read per member.
 func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	l := c.inventoryLazy(&c.inv.withWindows, fleet)
+	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) {
+		clusters, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+		if err != nil {
+			return nil, err
+		}
+		return c.readAllWindows(ctx, clusters)
+	})
+	return c.withPlannedGroups(fleet, members), err
+}
+
+// MemberClusters reads a fleet's members with their managed clusters but
+// not their maintenance windows (Windows is nil), once per provider process.
+func (c *Clients) MemberClusters(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	members, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+	return c.withPlannedGroups(fleet, members), err
+}
+
+func (c *Clients) inventoryLazy(m *map[fleetapi.FleetID]*lazy[[]Member], fleet fleetapi.FleetID) *lazy[[]Member] {
 	c.inv.mu.Lock()
-	if c.inv.members == nil {
-		c.inv.members = map[fleetapi.FleetID]*lazy[[]Member]{}
+	defer c.inv.mu.Unlock()
+	if *m == nil {
+		*m = map[fleetapi.FleetID]*lazy[[]Member]{}
 	}
-	l, ok := c.inv.members[fleet]
+	l, ok := (*m)[fleet]
 	if !ok {
 		l = &lazy[[]Member]{}
-		c.inv.members[fleet] = l
+		(*m)[fleet] = l
 	}
+	return l
+}
+
+func (c *Clients) withPlannedGroups(fleet fleetapi.FleetID, members []Member) []Member {
+	c.inv.mu.Lock()
 	planned := maps.Clone(c.inv.plannedGroups[fleet])
 	c.inv.mu.Unlock()
-	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
-	if err != nil || len(planned) == 0 {
-		return members, err
+	if len(planned) == 0 || members == nil {
+		return members
 	}
 	out := append([]Member(nil), members...)
 	for i := range out {
@@ -120,7 +148,7 @@ func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member
 			out[i].Group = g
 		}
 	}
-	return out, nil
+	return out
 }
 
 // PlanMemberGroup records that this run of terraform moves a member to an
@@ -144,12 +172,13 @@ func (c *Clients) PlanMemberGroup(fleet fleetapi.FleetID, member, group string) 
 // spaces them to ARM's read budget (azure/pacing.go).
 const memberReadConcurrency = 8
 
-// readMembers reads the fleet's members, their managed clusters in bulk
-// (one list per resource group, not one GET per cluster) and the maintenance
-// configurations of each cluster (AKS serves them apart, and no bulk read
-// of ARM has them). Reads at 1,000 members in one resource group: 1 members
-// list, 1 cluster list (per page the RP serves) and 1,000 maintenance
-// configuration lists, against 2,001 with a GET per cluster.
+// readMembers reads the fleet's members and their managed clusters in bulk:
+// one list per resource group, not one GET per cluster. Members' maintenance
+// configurations are read apart (readAllWindows), only for previews that
+// need them: AKS serves them per cluster, and no bulk read of ARM has them.
+// Reads at 1,000 members in one resource group: 1 members list and 1 cluster
+// list (per page the RP serves), plus 1,000 maintenance configuration lists
+// where windows are needed, against 2,001 with a GET per cluster.
 func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
 	fc, err := c.Fleet()
 	if err != nil {
@@ -217,6 +246,21 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 		}
 	}
 	parallel(ctx, oneByOne, func(i int) { members[i].Cluster, members[i].ClusterErr = ac.GetCluster(ctx, ids[i]) })
+	if err := throttled(ctx, members); err != nil {
+		return nil, err
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
+	return members, nil
+}
+
+// readAllWindows reads the maintenance windows of the members whose cluster
+// was read, into a copy of members.
+func (c *Clients) readAllWindows(ctx context.Context, clusters []Member) ([]Member, error) {
+	ac, err := c.AKS()
+	if err != nil {
+		return nil, err
+	}
+	members := append([]Member(nil), clusters...)
 	var withCluster []int
 	for i := range members {
 		if members[i].ClusterErr == nil && members[i].Cluster != nil {
@@ -225,20 +269,28 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 	}
 	progress := c.logProgress(ctx, "maintenance configuration lists", len(withCluster))
 	parallel(ctx, withCluster, func(i int) {
-		members[i].Windows, members[i].ClusterErr = readWindows(ctx, ac, ids[i])
+		id, err := aks.ParseClusterID(members[i].ClusterResourceID)
+		if err == nil {
+			members[i].Windows, err = readWindows(ctx, ac, id)
+		}
+		members[i].ClusterErr = err
 		progress()
 	})
-	for i := range members {
-		if azure.IsThrottled(members[i].ClusterErr) {
-			// Throttling is the plan's failure, not one member's: one error, not a member each.
-			return nil, members[i].ClusterErr
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	if err := throttled(ctx, members); err != nil {
 		return nil, err
 	}
-	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	return members, nil
+}
+
+// throttled is the one error of reads that ARM's throttling, or the end of
+// the context, cut short: the plan's failure, not one member's each.
+func throttled(ctx context.Context, members []Member) error {
+	for i := range members {
+		if azure.IsThrottled(members[i].ClusterErr) {
+			return members[i].ClusterErr
+		}
+	}
+	return ctx.Err()
 }
 
 type resourceGroupKey struct{ sub, rg string }

@@ -241,3 +241,33 @@ func TestForbiddenListFallsBackWithOneWarning(t *testing.T) {
 		t.Errorf("%d 429s surfaced", ps.Surfaced)
 	}
 }
+
+// TestMaintenanceConfigurationsOnlyWhenNeeded: previews that need only the
+// members' clusters (a strategy's groups, regions' versions) cost two reads
+// at any fleet size; the windows cost one read per member, once.
+func TestMaintenanceConfigurationsOnlyWhenNeeded(t *testing.T) {
+	mf := newMeteredFleet(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	members, err := mf.clients.MemberClusters(ctx, mf.fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != 300 || members[0].Cluster == nil || members[0].Windows != nil {
+		t.Fatalf("MemberClusters: %d members, first cluster %v, windows %v", len(members), members[0].Cluster != nil, members[0].Windows)
+	}
+	st, _ := mf.srv.Metering()
+	if n := sum(st.Reads); n != 2 {
+		t.Errorf("MemberClusters of 300 members: %d reads (%v), want 2", n, st.Reads)
+	}
+	if _, err := mf.clients.Members(ctx, mf.fleet); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mf.clients.MemberClusters(ctx, mf.fleet); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = mf.srv.Metering()
+	if n := sum(st.Reads); n != 302 || st.Reads["GET Microsoft.ContainerService/managedClusters/*/maintenanceConfigurations"] != 300 {
+		t.Errorf("then Members and MemberClusters: %d reads (%v), want 302: the clusters once, 300 maintenance lists", n, st.Reads)
+	}
+}

@@ -123,10 +123,10 @@ type Pacer struct {
 	maxThrottled   time.Duration
 	tripped        *ThrottledError
 	trippedUntil   time.Time
-	tripCh         chan struct{} // closed when the pacer gives up: sleeping reads wake
+	tripCh         chan struct{}   // closed when the pacer gives up: sleeping reads wake
 	last           *ThrottledError // the latest 429, what a read that cannot wait reports
 	now            func() time.Time
-	sleep     func(ctx context.Context, d time.Duration, wake <-chan struct{}) error
+	sleep          func(ctx context.Context, d time.Duration, wake <-chan struct{}) error
 }
 
 // NewPacer returns a pacer on real time.
