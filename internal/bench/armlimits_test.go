@@ -144,14 +144,7 @@ func aliases10(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep
 		cfg.WriteString(config1kBody(alias))
 	}
 	writeConfig(b, dir, cfg.String())
-	rc := filepath.Join(dir, "terraformrc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"fleetops/fleet\" = %s\n  }\n  direct {}\n}\n", jsonString(filepath.Dir(provider)))), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	env := append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_CLI_CONFIG_FILE="+rc)
-	for k, v := range f.Env {
-		env = append(env, k+"="+v)
-	}
+	env := devOverrides(b, dir, provider, f)
 	resetMeter(b, f)
 	sampler := newRSSSampler(provider)
 	start := time.Now()
@@ -179,6 +172,59 @@ func aliases10(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep
 	rep.row("… ARM reads of the plan, all aliases, by operation", fmt.Sprintf("**%d** (%s)", reads, byOperation(res.arm.Reads)), fmt.Sprintf("%d × the one-fleet plan's", aliases))
 	rep.row("… 429s ARM answered / that reached the plan's output", fmt.Sprintf("%d / **%d**", total(res.arm.Throttled), surfaced(res.text)), "0 surfaced")
 	rep.row("… wall time against the floor (the aliases share one principal's bucket)", fmt.Sprintf("%s vs %s: **%.2f×**", wall.Round(time.Second), fl.Round(time.Second), ratio(wall, fl)), "")
+}
+
+// devOverrides is the environment of a terraform that starts the built provider itself, one
+// process per provider configuration, as users' terraform does.
+func devOverrides(b *testing.B, dir, provider string, f *acctest.Fleet) []string {
+	rc := filepath.Join(dir, "terraformrc")
+	if err := os.WriteFile(rc, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"fleetops/fleet\" = %s\n  }\n  direct {}\n}\n", jsonString(filepath.Dir(provider)))), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	env := append(os.Environ(), "TF_IN_AUTOMATION=1", "TF_CLI_CONFIG_FILE="+rc)
+	for k, v := range f.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// applyCost plans the 1,000-member configuration to a file and applies it, each in provider
+// processes of its own as the CLI runs them, and reports the ARM reads of the apply: Terraform
+// plans every resource again at apply, and a created resource's preview is computed again there
+// (it must equal the planned one), in a process whose inventory is empty.
+func applyCost(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep *report) {
+	if os.Getenv("BENCH_SKIP_APPLY") != "" {
+		return
+	}
+	dir := b.TempDir()
+	proxy := newHubCounter(b, hub.cfg)
+	writeConfig(b, dir, config1k(proxy.url))
+	env := devOverrides(b, dir, provider, f)
+	tf := func(args ...string) (time.Duration, []byte, error) {
+		c := exec.Command("terraform", args...)
+		c.Dir, c.Env = dir, env
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		start := time.Now()
+		err := c.Run()
+		return time.Since(start), out.Bytes(), err
+	}
+	resetMeter(b, f)
+	if _, out, err := tf("plan", "-input=false", "-no-color", "-lock=false", "-out=bench.tfplan"); err != nil {
+		rep.row("`terraform apply` of the saved 1,000-member plan", "not measured: the plan failed: "+firstError(string(out)), "")
+		return
+	}
+	planReads := total(meterStats(b, f).Reads)
+	resetMeter(b, f)
+	wall, out, err := tf("apply", "-input=false", "-no-color", "-lock=false", "bench.tfplan")
+	st := meterStats(b, f)
+	status := ""
+	if err != nil {
+		status = "; **failed**: " + firstError(string(out))
+	}
+	rep.row("`terraform apply` of the saved 1,000-member plan (new provider processes, as the CLI runs them): ARM reads, by operation",
+		fmt.Sprintf("%d (%s), against the plan's %d; %d 429s answered, %d surfaced; %s%s", total(st.Reads), byOperation(st.Reads), planReads, total(st.Throttled), surfaced(out), wall.Round(time.Second), status),
+		"what the apply costs: Terraform re-plans each resource at apply, and a created resource's preview is computed again there in a process with an empty inventory")
 }
 
 func firstError(out string) string {

@@ -156,6 +156,7 @@ func fleet1k(b *testing.B, root, provider string, rep *report) {
 	armRows(rep, res, "")
 	rep.row("… plan lines per resource (default `preview_detail`)", res.linesPerResource(), fmt.Sprintf("< %d each", barPlanLines))
 	aliases10(b, provider, f, hub, rep)
+	applyCost(b, provider, f, hub, rep)
 }
 
 // ---- 10,000 members, hub without the hub agent ----
