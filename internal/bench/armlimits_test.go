@@ -85,7 +85,7 @@ func floor(reads int, l fleetfile.ReadLimits) time.Duration {
 }
 
 func limitsText(l fleetfile.ReadLimits) string {
-	return fmt.Sprintf("a bucket of %d refilled at %d/s per principal; %d, %d/s per subscription", l.Bucket, l.RefillPerSecond, l.SubscriptionBucket, l.SubscriptionRefillPerSecond)
+	return fmt.Sprintf("a bucket of %d refilled at %d/s per principal; %s, %d/s per subscription", l.Bucket, l.RefillPerSecond, thousands(l.SubscriptionBucket), l.SubscriptionRefillPerSecond)
 }
 
 // surfaced counts the plan output's errors that are ARM throttling.
@@ -109,11 +109,19 @@ func armRows(rep *report, res planResult, what string) {
 	reads := total(st.Reads)
 	fl := floor(reads, st.Limits)
 	rep.row("… ARM reads of the plan"+what+", metered as ARM meters them ("+limitsText(st.Limits)+"), by operation",
-		fmt.Sprintf("**%d** (%s)", reads, byOperation(st.Reads)), fmt.Sprintf("≤ %d", barARMReads))
+		fmt.Sprintf("**%s** (%s)", thousands(reads), byOperation(st.Reads)), "≤ "+thousands(barARMReads))
 	rep.row("… 429s ARM answered (retried after Retry-After by the provider's pacer) / that reached the plan's output",
 		fmt.Sprintf("%d / **%d**", total(st.Throttled), surfaced(res.text)), "0 surfaced")
 	rep.row("… wall time against the floor the reads impose ((reads − bucket) / refill rate)",
 		fmt.Sprintf("%s vs %s: **%.2f×**", res.wall.Round(100*time.Millisecond), fl.Round(100*time.Millisecond), ratio(res.wall, fl)), fmt.Sprintf("≤ %.1f×", barFloorFactor))
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func ratio(a, b time.Duration) float64 {
@@ -166,12 +174,12 @@ func aliases10(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep
 	for _, p := range peaks {
 		maxPeak = max(maxPeak, p)
 	}
-	rep.row("… peak resident memory of each provider process (sampled every 100 ms)", fmt.Sprintf("%d processes, largest %s", len(peaks), mib(maxPeak)), "500 MiB each")
+	rep.row("… peak resident memory of each provider process (sampled every 100 ms)", fmt.Sprintf("%d processes (the 10 that plan, and terraform's short-lived schema and validation ones), largest %s", len(peaks), mib(maxPeak)), "500 MiB each")
 	reads := total(res.arm.Reads)
 	fl := floor(reads, res.arm.Limits)
-	rep.row("… ARM reads of the plan, all aliases, by operation", fmt.Sprintf("**%d** (%s)", reads, byOperation(res.arm.Reads)), fmt.Sprintf("%d × the one-fleet plan's", aliases))
+	rep.row("… ARM reads of the plan, all aliases, by operation", fmt.Sprintf("**%s** (%s)", thousands(reads), byOperation(res.arm.Reads)), fmt.Sprintf("%d × the one-fleet plan's", aliases))
 	rep.row("… 429s ARM answered / that reached the plan's output", fmt.Sprintf("%d / **%d**", total(res.arm.Throttled), surfaced(res.text)), "0 surfaced")
-	rep.row("… wall time against the floor (the aliases share one principal's bucket)", fmt.Sprintf("%s vs %s: **%.2f×**", wall.Round(time.Second), fl.Round(time.Second), ratio(wall, fl)), "")
+	rep.row("… wall time against the floor (the aliases share one principal's bucket: (reads − bucket) / refill rate)", fmt.Sprintf("%s vs %s: **%.2f×**", wall.Round(time.Second), fl.Round(time.Second), ratio(wall, fl)), fmt.Sprintf("≤ %.1f×", barFloorFactor))
 }
 
 // devOverrides is the environment of a terraform that starts the built provider itself, one
