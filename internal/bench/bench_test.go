@@ -13,7 +13,11 @@
 //     one auto-upgrade profile and fleet_members: wall time, the provider's peak resident memory,
 //     requests to the hub (counted at a proxy given as the provider's hub) and to the Fleet API
 //     (the emulator's request log), and the plan's lines per resource;
-//   - the same for one PickN placement and one update run over 10,000 members.
+//   - the same for one PickN placement and one update run over 10,000 members;
+//   - under Azure Resource Manager's read limits, which the 1,000-member fleet's emulator meters
+//     (armlimits_test.go): the plan's ARM reads by operation, 429s answered and surfaced, and its
+//     wall time against the floor its reads impose; the same configuration through 10 provider
+//     aliases of one subscription; and what the apply of a saved plan costs.
 package bench
 
 import (
