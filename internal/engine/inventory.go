@@ -2,20 +2,25 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
@@ -46,14 +51,18 @@ type Member struct {
 }
 
 type inventory struct {
-	hub     lazy[[]clusterv1.MemberCluster]
-	mu      sync.Mutex
-	members map[fleetapi.FleetID]*lazy[[]Member]
+	hub lazy[[]clusterv1.MemberCluster]
+	mu  sync.Mutex
+	// members are the members with their clusters; withWindows adds their maintenance windows.
+	members     map[fleetapi.FleetID]*lazy[[]Member]
+	withWindows map[fleetapi.FleetID]*lazy[[]Member]
 	// planned update groups by fleet and member name: see PlanMemberGroup.
 	plannedGroups map[fleetapi.FleetID]map[string]string
 
 	// HubLists counts the hub's MemberCluster list requests (tests assert the bar).
 	hubLists int
+	// warnings said while reading (InventoryWarnings).
+	warnings []string
 }
 
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
@@ -90,22 +99,48 @@ func (c *Clients) HubMemberClusterLists() int {
 }
 
 // Members reads a fleet's members with their managed clusters and
-// maintenance windows, once per provider process.
+// maintenance windows, once per provider process. Previews that do not
+// need the windows (a strategy's groups, regions' versions) call
+// MemberClusters, which spares a read per member.
 func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	l := c.inventoryLazy(&c.inv.withWindows, fleet)
+	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) {
+		clusters, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+		if err != nil {
+			return nil, err
+		}
+		return c.readAllWindows(ctx, clusters)
+	})
+	return c.withPlannedGroups(fleet, members), err
+}
+
+// MemberClusters reads a fleet's members with their managed clusters but
+// not their maintenance windows (Windows is nil), once per provider process.
+func (c *Clients) MemberClusters(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	members, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
+	return c.withPlannedGroups(fleet, members), err
+}
+
+func (c *Clients) inventoryLazy(m *map[fleetapi.FleetID]*lazy[[]Member], fleet fleetapi.FleetID) *lazy[[]Member] {
 	c.inv.mu.Lock()
-	if c.inv.members == nil {
-		c.inv.members = map[fleetapi.FleetID]*lazy[[]Member]{}
+	defer c.inv.mu.Unlock()
+	if *m == nil {
+		*m = map[fleetapi.FleetID]*lazy[[]Member]{}
 	}
-	l, ok := c.inv.members[fleet]
+	l, ok := (*m)[fleet]
 	if !ok {
 		l = &lazy[[]Member]{}
-		c.inv.members[fleet] = l
+		(*m)[fleet] = l
 	}
+	return l
+}
+
+func (c *Clients) withPlannedGroups(fleet fleetapi.FleetID, members []Member) []Member {
+	c.inv.mu.Lock()
 	planned := maps.Clone(c.inv.plannedGroups[fleet])
 	c.inv.mu.Unlock()
-	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
-	if err != nil || len(planned) == 0 {
-		return members, err
+	if len(planned) == 0 || members == nil {
+		return members
 	}
 	out := append([]Member(nil), members...)
 	for i := range out {
@@ -113,7 +148,7 @@ func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member
 			out[i].Group = g
 		}
 	}
-	return out, nil
+	return out
 }
 
 // PlanMemberGroup records that this run of terraform moves a member to an
@@ -133,10 +168,17 @@ func (c *Clients) PlanMemberGroup(fleet fleetapi.FleetID, member, group string) 
 	c.inv.plannedGroups[fleet][member] = group
 }
 
-// memberReadConcurrency bounds parallel AKS reads; azcore's retry policy
-// absorbs throttling.
+// memberReadConcurrency bounds parallel AKS reads; the session's pacer
+// spaces them to ARM's read budget (azure/pacing.go).
 const memberReadConcurrency = 8
 
+// readMembers reads the fleet's members and their managed clusters in bulk:
+// one list per resource group, not one GET per cluster. Members' maintenance
+// configurations are read apart (readAllWindows), only for previews that
+// need them: AKS serves them per cluster, and no bulk read of ARM has them.
+// Reads at 1,000 members in one resource group: 1 members list and 1 cluster
+// list (per page the RP serves), plus 1,000 maintenance configuration lists
+// where windows are needed, against 2,001 with a GET per cluster.
 func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
 	fc, err := c.Fleet()
 	if err != nil {
@@ -151,42 +193,183 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 		return nil, err
 	}
 	members := make([]Member, len(list))
-	sem := make(chan struct{}, memberReadConcurrency)
-	var wg sync.WaitGroup
+	ids := make([]aks.ClusterID, len(list))
+	groups := map[resourceGroupKey][]int{}
 	for i, fm := range list {
 		m := &members[i]
 		m.Name = fm.Name
 		if p := fm.Properties; p != nil {
 			m.Group, m.Labels, m.ClusterResourceID = p.Group, p.Labels, p.ClusterResourceID
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			m.Cluster, m.Windows, m.ClusterErr = readCluster(ctx, ac, m.ClusterResourceID)
-		}()
+		id, err := aks.ParseClusterID(m.ClusterResourceID)
+		if err != nil {
+			m.ClusterErr = err
+			continue
+		}
+		ids[i] = id
+		k := resourceGroupKey{strings.ToLower(id.SubscriptionID), strings.ToLower(id.ResourceGroupName)}
+		groups[k] = append(groups[k], i)
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	keys := make([]resourceGroupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	var oneByOne []int
+	for _, k := range keys {
+		idx := groups[k]
+		if len(idx) == 1 {
+			oneByOne = append(oneByOne, idx...) // a GET costs what a list does
+			continue
+		}
+		clusters, err := ac.ListClusters(ctx, ids[idx[0]].SubscriptionID, ids[idx[0]].ResourceGroupName)
+		if aks.IsForbidden(err) {
+			c.warnListForbidden(ctx, k, len(idx), err)
+			oneByOne = append(oneByOne, idx...)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list the managed clusters of resource group %s (to read %d members' clusters): %w", k, len(idx), err)
+		}
+		byName := make(map[string]*armcontainerservice.ManagedCluster, len(clusters))
+		for _, mc := range clusters {
+			if mc != nil && mc.Name != nil {
+				byName[strings.ToLower(*mc.Name)] = mc
+			}
+		}
+		for _, i := range idx {
+			if mc, ok := byName[strings.ToLower(ids[i].Name)]; ok {
+				members[i].Cluster = mc
+			} else {
+				members[i].ClusterErr = fmt.Errorf("managed cluster %s is not in the list of its resource group (deleted?)", ids[i])
+			}
+		}
+	}
+	parallel(ctx, oneByOne, func(i int) { members[i].Cluster, members[i].ClusterErr = ac.GetCluster(ctx, ids[i]) })
+	if err := throttled(ctx, members); err != nil {
 		return nil, err
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	return members, nil
 }
 
-func readCluster(ctx context.Context, ac *aks.Client, resourceID string) (*armcontainerservice.ManagedCluster, map[string]*armcontainerservice.MaintenanceWindow, error) {
-	id, err := aks.ParseClusterID(resourceID)
+// readAllWindows reads the maintenance windows of the members whose cluster
+// was read, into a copy of members.
+func (c *Clients) readAllWindows(ctx context.Context, clusters []Member) ([]Member, error) {
+	ac, err := c.AKS()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	mc, err := ac.GetCluster(ctx, id)
-	if err != nil {
-		return nil, nil, err
+	members := append([]Member(nil), clusters...)
+	var withCluster []int
+	for i := range members {
+		if members[i].ClusterErr == nil && members[i].Cluster != nil {
+			withCluster = append(withCluster, i)
+		}
 	}
+	progress := c.logProgress(ctx, "maintenance configuration lists", len(withCluster))
+	parallel(ctx, withCluster, func(i int) {
+		id, err := aks.ParseClusterID(members[i].ClusterResourceID)
+		if err == nil {
+			members[i].Windows, err = readWindows(ctx, ac, id)
+		}
+		members[i].ClusterErr = err
+		progress()
+	})
+	if err := throttled(ctx, members); err != nil {
+		return nil, err
+	}
+	return members, nil
+}
+
+// throttled is the one error of reads that ARM's throttling, or the end of
+// the context, cut short: the plan's failure, not one member's each.
+func throttled(ctx context.Context, members []Member) error {
+	for i := range members {
+		if azure.IsThrottled(members[i].ClusterErr) {
+			return members[i].ClusterErr
+		}
+	}
+	return ctx.Err()
+}
+
+type resourceGroupKey struct{ sub, rg string }
+
+func (k resourceGroupKey) String() string {
+	return "/subscriptions/" + k.sub + "/resourceGroups/" + k.rg
+}
+
+// parallel runs f for each index, memberReadConcurrency at a time.
+func parallel(ctx context.Context, idx []int, f func(i int)) {
+	sem := make(chan struct{}, memberReadConcurrency)
+	var wg sync.WaitGroup
+	for _, i := range idx {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// warnListForbidden says once per resource group what reading its clusters one by one costs.
+func (c *Clients) warnListForbidden(ctx context.Context, k resourceGroupKey, n int, err error) {
+	msg := fmt.Sprintf("The principal may not list the managed clusters of resource group %s (%v). "+
+		"Reading its %d members' clusters one by one costs %d ARM reads instead of 1 (about %ds more at ARM's refill rate of %d reads a second once the bucket of %d is spent). "+
+		"Grant Microsoft.ContainerService/managedClusters/read on the resource group (e.g. Reader) to read them in one list.",
+		k, shortError(err), n, n, n/azure.ARMReadRefillPerSecond, azure.ARMReadRefillPerSecond, azure.ARMReadBucket)
+	c.inv.mu.Lock()
+	c.inv.warnings = append(c.inv.warnings, msg)
+	c.inv.mu.Unlock()
+	tflog.Warn(ctx, msg)
+}
+
+func shortError(err error) string {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("%d %s", re.StatusCode, re.ErrorCode)
+	}
+	return err.Error()
+}
+
+// InventoryWarnings are the warnings reading the inventory gave (each once per process).
+func (c *Clients) InventoryWarnings() []string {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	return append([]string(nil), c.inv.warnings...)
+}
+
+// logProgress logs, at INFO, what n reads will cost and then their progress
+// every 10 seconds, so a user with TF_LOG_PROVIDER=INFO sees why a plan waits.
+// It returns the function to call after each read.
+func (c *Clients) logProgress(ctx context.Context, what string, n int) func() {
+	if n > azure.ARMReadBucket {
+		tflog.Info(ctx, fmt.Sprintf("Reading %d %s: %d ARM reads, paced to ARM's read budget (a bucket of %d refilled at %d a second), so at least %ds",
+			n, what, n, azure.ARMReadBucket, azure.ARMReadRefillPerSecond, (n-azure.ARMReadBucket)/azure.ARMReadRefillPerSecond))
+	}
+	var mu sync.Mutex
+	done, last := 0, time.Now()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if time.Since(last) >= 10*time.Second {
+			last = time.Now()
+			tflog.Info(ctx, fmt.Sprintf("Read %d of %d %s", done, n, what))
+		}
+	}
+}
+
+func readWindows(ctx context.Context, ac *aks.Client, id aks.ClusterID) (map[string]*armcontainerservice.MaintenanceWindow, error) {
 	configs, err := ac.ListMaintenanceConfigurations(ctx, id)
 	if err != nil {
-		return mc, nil, err
+		return nil, err
 	}
 	windows := map[string]*armcontainerservice.MaintenanceWindow{}
 	for _, cfg := range configs {
@@ -199,5 +382,5 @@ func readCluster(ctx context.Context, ac *aks.Client, resourceID string) (*armco
 			}
 		}
 	}
-	return mc, windows, nil
+	return windows, nil
 }

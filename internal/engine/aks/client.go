@@ -118,6 +118,36 @@ func (c *Client) GetCluster(ctx context.Context, id ClusterID) (*armcontainerser
 	return &resp.ManagedCluster, nil
 }
 
+// ListClusters lists the managed clusters of a resource group (Managed
+// Clusters - List By Resource Group, GET .../resourceGroups/{rg}/providers/
+// Microsoft.ContainerService/managedClusters): one ARM read per page of the
+// group's clusters, where GetCluster costs one per cluster. ARM lists are
+// read from the resource provider, so they are as current as a GET (Azure
+// Resource Graph, the other bulk read, is eventually consistent).
+func (c *Client) ListClusters(ctx context.Context, subscriptionID, resourceGroup string) ([]*armcontainerservice.ManagedCluster, error) {
+	sc, err := c.forSubscription(subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*armcontainerservice.ManagedCluster
+	pager := sc.clusters.NewListByResourceGroupPager(resourceGroup, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Value...)
+	}
+	return out, nil
+}
+
+// IsForbidden reports a 403 from ARM: the principal may not perform the
+// operation (e.g. list a resource group's clusters with rights on single clusters only).
+func IsForbidden(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden
+}
+
 // ClusterUserKubeconfig returns the first kubeconfig of
 // listClusterUserCredential, as `az aks get-credentials` gets it. Entra
 // clusters get the exec (kubelogin) format, which the engine then serves

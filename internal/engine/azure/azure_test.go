@@ -425,7 +425,7 @@ func TestSessionPublicCloud(t *testing.T) {
 		t.Errorf("session = %+v", s)
 	}
 	o := s.ClientOptions()
-	if o.Retry.MaxRetries != MaxRetries || o.Retry.ShouldRetry == nil || len(o.PerRetryPolicies) != 2 {
+	if o.Retry.MaxRetries != MaxRetries || o.Retry.ShouldRetry == nil || len(o.PerRetryPolicies) != 3 { // pacer, Date clock, log
 		t.Errorf("options: %+v", o.Retry)
 	}
 }

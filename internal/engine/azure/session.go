@@ -92,6 +92,8 @@ type Session struct {
 	Method      AuthMethod
 	// Clock holds the Date of the latest ARM response.
 	Clock *DateClock
+	// Pacer paces the session's ARM reads (pacing.go).
+	Pacer *Pacer
 
 	transport     policy.Transporter
 	moduleVersion string
@@ -128,6 +130,7 @@ func NewSession(ctx context.Context, c Config, o Options) (*Session, error) {
 		Cloud:          cl,
 		CustomCloud:    custom,
 		Clock:          &DateClock{},
+		Pacer:          NewPacer(),
 		transport:      o.Transport,
 		moduleVersion:  ModuleVersion(o.ProviderVersion),
 	}
@@ -153,6 +156,7 @@ func NewTestSession(subscriptionID string, cl cloud.Configuration, cred azcore.T
 		CustomCloud:    true,
 		Credential:     cred,
 		Clock:          &DateClock{},
+		Pacer:          NewPacer(),
 		transport:      transport,
 		moduleVersion:  ModuleVersion(""),
 	}
@@ -173,8 +177,8 @@ func ModuleVersion(v string) string {
 var semver = regexp.MustCompile(`^v\d+\.\d+\.\d+(?:-[a-zA-Z0-9_.-]+)?$`)
 
 // ClientOptions are the options of every ARM client of the session: the
-// cloud, azcore's retry policy with the settings above, and the Date
-// recorder. Each call returns a fresh copy.
+// cloud, azcore's retry policy with the settings above, the read pacer
+// (which retries 429s itself) and the Date recorder. Each call returns a fresh copy.
 func (s *Session) ClientOptions() *arm.ClientOptions {
 	return &arm.ClientOptions{
 		ClientOptions: policy.ClientOptions{
@@ -182,7 +186,7 @@ func (s *Session) ClientOptions() *arm.ClientOptions {
 			Transport:        s.transport,
 			Retry:            retryOptions(),
 			Telemetry:        policy.TelemetryOptions{ApplicationID: ApplicationID},
-			PerRetryPolicies: []policy.Policy{s.Clock.Policy(), LogPolicy()},
+			PerRetryPolicies: []policy.Policy{s.Pacer.Policy(), s.Clock.Policy(), LogPolicy()},
 		},
 	}
 }

@@ -27,6 +27,7 @@ const AccessTokenPrefix = "lfat_"
 type tokens struct {
 	mu         sync.Mutex
 	issued     map[string]time.Time // token -> real expiry
+	principals map[string]string    // token -> client ID, the principal ARM meters reads by
 	now        func() time.Time     // real time: clients judge expiry by it
 	secretLife time.Duration        // the client-secret flow's lifetime; 0: tokenLifetime
 }
@@ -66,7 +67,7 @@ func newTokens(now func() time.Time) *tokens {
 	return &tokens{issued: map[string]time.Time{}, now: now}
 }
 
-func (t *tokens) issue(life time.Duration) (string, time.Duration) {
+func (t *tokens) issue(principal string, life time.Duration) (string, time.Duration) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
@@ -75,6 +76,10 @@ func (t *tokens) issue(life time.Duration) (string, time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.issued[tok] = t.now().Add(life)
+	if t.principals == nil {
+		t.principals = map[string]string{}
+	}
+	t.principals[tok] = principal
 	return tok, life
 }
 
@@ -87,6 +92,7 @@ func (t *tokens) valid(tok string) (ok, expired bool) {
 	}
 	if !t.now().Before(exp) {
 		delete(t.issued, tok)
+		delete(t.principals, tok)
 		return false, true
 	}
 	return true, false
@@ -186,7 +192,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 			s.writeAADError(w, r, aerr.status, aerr.code, aerr.aadsts, aerr.description)
 			return
 		}
-		s.writeToken(w, life)
+		s.writeToken(w, f.Get("client_id"), life)
 	case f.Get("client_id") != s.cfg.ClientID:
 		s.writeAADError(w, r, http.StatusUnauthorized, "invalid_client", 700027,
 			fmt.Sprintf("Application '%s' authenticates with a certificate or a federated token: a client_assertion is required.", f.Get("client_id")))
@@ -198,12 +204,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, tenant string) {
 			fmt.Sprintf("Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", s.cfg.ClientID))
 	default:
 		s.identity.count("token_client_secret")
-		s.writeToken(w, s.tokens.secretLifetime())
+		s.writeToken(w, f.Get("client_id"), s.tokens.secretLifetime())
 	}
 }
 
-func (s *Server) writeToken(w http.ResponseWriter, life time.Duration) {
-	tok, life := s.tokens.issue(life)
+// principal is the client a request's bearer token was issued to ("" if none).
+func (t *tokens) principal(r *http.Request) string {
+	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.principals[strings.TrimSpace(tok)]
+}
+
+func (s *Server) writeToken(w http.ResponseWriter, principal string, life time.Duration) {
+	tok, life := s.tokens.issue(principal, life)
 	w.Header().Set("Cache-Control", "no-store, no-cache")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"token_type":     "Bearer",

@@ -157,6 +157,14 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, rule FaultRu
 	if rule.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(rule.RetryAfterSeconds))
 	}
+	if s.meter != nil {
+		// An injected 429 is a throttled read: ARM reports nothing left.
+		remaining := 0
+		if rule.Status != http.StatusTooManyRequests {
+			remaining = s.meter.remaining(s.tokens.principal(r))
+		}
+		w.Header().Set(ReadRemainingHeader, strconv.Itoa(remaining))
+	}
 	code, msg := rule.Code, rule.Message
 	if code == "" {
 		code = defaultFaultCode(rule.Status)

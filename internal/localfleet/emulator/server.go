@@ -71,6 +71,10 @@ type Config struct {
 	// Members, when set, makes the hub follow members that join, change or
 	// leave through the Fleet API (the local fleet's member agents).
 	Members MemberHooks
+	// MeterNow is the clock ARM read buckets refill by (default real time;
+	// tests inject one). Reads are metered when the fleet file has
+	// fleetAPI.readLimits.
+	MeterNow func() time.Time
 	// Addr is the listen address; default "127.0.0.1:0".
 	Addr string
 	// Logf, when set, receives one line per request (method, path, status,
@@ -89,6 +93,7 @@ type Server struct {
 	router   *router
 	runner   *runner
 	bodies   bodyChecks
+	meter    *meter // nil: reads are not metered
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -141,6 +146,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, errors.New("emulator: RetryAfterSeconds must not be negative")
 		}
 		s.world.retryAfter = *v
+	}
+	if l := cfg.File.FleetAPI.ReadLimits; l != nil {
+		s.meter = newMeter(*l, cfg.MeterNow)
 	}
 	s.registerFleetRoutes()
 	s.registerManagedClusterRoutes()
@@ -259,6 +267,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.serveIdentityAdmin(w, r)
 	case "/_emulator/bodychecks":
 		s.serveBodyChecksAdmin(w, r)
+	case "/_emulator/metering":
+		s.serveMeteringAdmin(w, r)
 	default:
 		writeARMError(w, armErrorf(http.StatusNotFound, "NotFound", "no emulator endpoint %s", r.URL.Path))
 	}
@@ -280,6 +290,9 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.authorize(r); err != nil {
 		writeARMError(w, err)
+		return
+	}
+	if !s.meterRead(w, r) {
 		return
 	}
 	rte, p, pathKnown := s.router.match(r.Method, r.URL.Path)

@@ -46,6 +46,49 @@ type FleetAPI struct {
 	// answers (default 1, as the Fleet RP sends; 0 sends none, so tests do
 	// not wait a second for every write, which the emulator finishes at once).
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+	// ReadLimits, when present (`readLimits: {}` takes ARM's sizes), makes
+	// the emulator meter reads as Azure Resource Manager does; absent, reads
+	// are not metered.
+	ReadLimits *ReadLimits `json:"readLimits,omitempty"`
+}
+
+// ReadLimits are ARM's token buckets for reads ("Understand how Azure
+// Resource Manager throttles requests", learn.microsoft.com/azure/
+// azure-resource-manager/management/request-limits-and-throttling): one per
+// subscription × principal × region and one per subscription. Zero fields
+// take ARM's values.
+type ReadLimits struct {
+	// Bucket and RefillPerSecond size the bucket of each principal (ARM: 250, 25/s).
+	Bucket          int `json:"bucket,omitempty"`
+	RefillPerSecond int `json:"refillPerSecond,omitempty"`
+	// SubscriptionBucket and SubscriptionRefillPerSecond size the one
+	// every principal of the subscription shares (ARM: 3,750, 375/s).
+	SubscriptionBucket          int `json:"subscriptionBucket,omitempty"`
+	SubscriptionRefillPerSecond int `json:"subscriptionRefillPerSecond,omitempty"`
+}
+
+// ARM's read limits (request-limits-and-throttling: "Subscription reads per
+// hour … 250 bucket size, 25 refill rate per second", "3,750 … 375" for the
+// subscription across principals).
+const (
+	ARMReadBucket             = 250
+	ARMReadRefill             = 25
+	ARMSubscriptionReadBucket = 3750
+	ARMSubscriptionReadRefill = 375
+)
+
+// WithDefaults fills zero fields with ARM's values.
+func (l ReadLimits) WithDefaults() ReadLimits {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&l.Bucket, ARMReadBucket)
+	def(&l.RefillPerSecond, ARMReadRefill)
+	def(&l.SubscriptionBucket, ARMSubscriptionReadBucket)
+	def(&l.SubscriptionRefillPerSecond, ARMSubscriptionReadRefill)
+	return l
 }
 
 // Hub says how the hub runs.
@@ -397,6 +440,16 @@ func (f *File) validate() error {
 	}
 	if v := f.FleetAPI.RetryAfterSeconds; v != nil && (*v < 0 || *v > 3600) {
 		add("fleetAPI.retryAfterSeconds: must be between 0 and 3600")
+	}
+	if l := f.FleetAPI.ReadLimits; l != nil {
+		for _, v := range []struct {
+			name string
+			v    int
+		}{{"bucket", l.Bucket}, {"refillPerSecond", l.RefillPerSecond}, {"subscriptionBucket", l.SubscriptionBucket}, {"subscriptionRefillPerSecond", l.SubscriptionRefillPerSecond}} {
+			if v.v < 0 || v.v > 1000000 {
+				add("fleetAPI.readLimits.%s: must be between 1 and 1000000 (0 or absent: ARM's value)", v.name)
+			}
+		}
 	}
 	regionNames := make([]string, 0, len(f.Regions))
 	for name := range f.Regions {

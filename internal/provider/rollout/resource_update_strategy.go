@@ -170,7 +170,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if !ok {
 		return
 	}
-	members, err := r.Clients.Members(ctx, fleet)
+	members, err := r.Clients.MemberClusters(ctx, fleet)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			setUnknown(err.Error())
@@ -335,7 +335,7 @@ func (r *updateStrategyResource) adopt(ctx context.Context, fc *fleetapi.Client,
 
 // previewNow computes a preview that was unknown at plan.
 func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.FleetID, stages []stageModel, diags *diag.Diagnostics) types.Object {
-	members, err := r.Clients.Members(ctx, fleet)
+	members, err := r.Clients.MemberClusters(ctx, fleet)
 	if err != nil {
 		diags.AddWarning("Update strategy preview", fmt.Sprintf("The preview could not be computed: %v", err))
 		return types.ObjectNull(strategyPreviewType.AttrTypes)
@@ -385,7 +385,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	// The preview is refreshed from the members' groups as they are now (a
 	// group set by fleet_member or elsewhere); unreadable members keep the old one.
-	if members, err := r.Clients.Members(ctx, fleet); err == nil {
+	if members, err := r.Clients.MemberClusters(ctx, fleet); err == nil {
 		state.Preview = strategyPreviewObject(ctx, state.Stages, members, r.Clients.ListLimit(), &resp.Diagnostics)
 	} else {
 		tflog.Debug(ctx, "update strategy preview not refreshed", map[string]any{"error": err.Error()})
