@@ -238,6 +238,10 @@ var constraintCases = map[string][]constraintCase{
 	"stagedstrategy:spec.stages[].beforeStageTasks:cel[1]":          {bad(rSS, "stages[0].before_stage_tasks[0].type", "TimedWait")},
 	"stagedstrategy:spec.stages[].beforeStageTasks[].type:required": {req(rSS, "stages[0].before_stage_tasks[0].type")},
 	"stagedstrategy:spec.stages[].beforeStageTasks[].type:enum":     {bad(rSS, "stages[0].before_stage_tasks[0].type", "Sleep")},
+	"fleets.json:UpdateStage.maxConcurrency:pattern": {bad(rUS, "stages[0].max_concurrency", "0"), bad(rUS, "stages[0].max_concurrency", "0%"),
+		bad(rUS, "stages[0].max_concurrency", "101%"), bad(rUR, "stages[0].max_concurrency", "many"), good(rUS, "stages[0].max_concurrency", "100%"), good(rUR, "stages[0].max_concurrency", "1")},
+	"fleets.json:UpdateGroup.maxConcurrency:pattern": {bad(rUS, "stages[0].groups[0].max_concurrency", "0"), bad(rUR, "stages[0].groups[0].max_concurrency", "-5%"),
+		good(rUS, "stages[0].groups[0].max_concurrency", "25%")},
 	"stagedstrategy:spec.stages[].maxConcurrency:pattern": {bad(rSS, "stages[0].max_concurrency", "0%"), bad(rSS, "stages[0].max_concurrency", "101%"),
 		bad(rSS, "stages[0].max_concurrency", "half"), bad(rSS, "stages[0].max_concurrency", "-1")},
 	"stagedstrategy:spec.stages[].maxConcurrency:cel[0]":                         {bad(rSS, "stages[0].max_concurrency", "0")},
@@ -284,8 +288,6 @@ func notApplicable(c schemaConstraint) string {
 
 // notApplicableRules: constraint ID prefixes our resources cannot violate, and why.
 var notApplicableRules = [][2]string{
-	{"fleets.json:UpdateStage.maxConcurrency:", "max_concurrency is not an attribute of fleet_update_strategy/fleet_update_run: the API's default (one member at a time) applies"},
-	{"fleets.json:UpdateGroup.maxConcurrency:", "max_concurrency is not an attribute of fleet_update_strategy/fleet_update_run: the API's default (one member at a time) applies"},
 	{"fleets.json:AutoUpgradeNodeImageSelection.type:required", "flattened into node_image_selection_type: the provider sends nodeImageSelection only with a type"},
 	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run.approvals makes the provider set Completed itself"},
 	{"fleets.json:SkipProperties.targets:required", "the provider sends a skip request only for targets newly added to skip, never an empty one"},

@@ -95,6 +95,9 @@ type StagePreview struct {
 	Groups                  []GroupPreview
 	// EstimatedStart is when the simulation reached the stage (zero if never).
 	EstimatedStart time.Time
+	// MaxConcurrency is the stage's resolved maxConcurrency (NewRun's rules): how many of its
+	// members upgrade at once across its groups.
+	MaxConcurrency int
 }
 
 // GatePreview is one gate of a stage or group.
@@ -109,6 +112,8 @@ type GroupPreview struct {
 	Name    string
 	Gates   []GatePreview
 	Members []MemberPreview
+	// MaxConcurrency is the group's resolved maxConcurrency: its members upgrade in batches of at most this many.
+	MaxConcurrency int
 }
 
 // MemberPreview is what the run does with one member.
@@ -286,10 +291,11 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 
 	for _, st := range run.Status.Stages {
 		spec := stageSpec(run, st.Name)
-		sp := StagePreview{Name: st.Name, AfterStageWaitInSeconds: spec.AfterStageWaitInSeconds, EstimatedStart: st.StartTime, Gates: gatePreviews(spec.BeforeGates, spec.AfterGates)}
+		sp := StagePreview{Name: st.Name, AfterStageWaitInSeconds: spec.AfterStageWaitInSeconds, EstimatedStart: st.StartTime, Gates: gatePreviews(spec.BeforeGates, spec.AfterGates),
+			MaxConcurrency: st.MaxConcurrency}
 		for gi, g := range st.Groups {
 			gspec := spec.Groups[gi]
-			gp := GroupPreview{Name: g.Name, Gates: gatePreviews(gspec.BeforeGates, gspec.AfterGates)}
+			gp := GroupPreview{Name: g.Name, Gates: gatePreviews(gspec.BeforeGates, gspec.AfterGates), MaxConcurrency: g.MaxConcurrency}
 			var reachedMembers, unreached []MemberPreview
 			order := map[string]int{}
 			for _, ms := range g.Members {

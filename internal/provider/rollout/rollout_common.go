@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -43,6 +44,16 @@ func gatesAttribute(where string) rschema.ListNestedAttribute {
 	}
 }
 
+// maxConcurrencyPattern is fleets.json 2026-06-01's UpdateStage/UpdateGroup maxConcurrency pattern.
+var maxConcurrencyPattern = regexp.MustCompile(`^(?:([1-9]\d*)|([1-9]\d?|100)%)$`)
+
+func maxConcurrencyAttribute(what string) rschema.StringAttribute {
+	return rschema.StringAttribute{
+		Optional: true, Description: "How many " + what,
+		Validators: []validator.String{stringvalidator.RegexMatches(maxConcurrencyPattern, `must be a count from "1" or a percentage from "1%" to "100%"`)},
+	}
+}
+
 // stagesAttribute is the strategy's stages: stages in sequence, groups of a
 // stage in parallel, the members of a group one after another.
 func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
@@ -64,10 +75,15 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 						Required: true, Description: "An update group of the fleet's members: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
 						Validators: shared.ChildNameValidators(),
 					},
+					"max_concurrency": maxConcurrencyAttribute("of the group's members upgrade at once: a count (`\"3\"`) or a percentage " +
+						"of the group's members (`\"25%\"`, rounded down, at least 1). Default: 1 (one member after another). At most the " +
+						"stage's `max_concurrency` and the group's member count."),
 					"before_gates": gatesAttribute("before the group starts"),
 					"after_gates":  gatesAttribute("after the group completes"),
 				}},
 			},
+			"max_concurrency": maxConcurrencyAttribute("of the stage's members upgrade at once across its groups: a count (`\"10\"`) or " +
+				"a percentage of the stage's members (`\"25%\"`, rounded down, at least 1). Default: 50, the most the Fleet API allows."),
 			"after_stage_wait_in_seconds": rschema.Int64Attribute{
 				Optional: true, Description: "Seconds to wait after the stage completes before the next one starts (0 or more; " +
 					"the Fleet API sets no maximum, so an overnight soak of 43200 is fine).",
@@ -84,15 +100,17 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 type stageModel struct {
 	Name                    types.String `tfsdk:"name"`
 	Groups                  []groupModel `tfsdk:"groups"`
+	MaxConcurrency          types.String `tfsdk:"max_concurrency"`
 	AfterStageWaitInSeconds types.Int64  `tfsdk:"after_stage_wait_in_seconds"`
 	BeforeGates             []gateModel  `tfsdk:"before_gates"`
 	AfterGates              []gateModel  `tfsdk:"after_gates"`
 }
 
 type groupModel struct {
-	Name        types.String `tfsdk:"name"`
-	BeforeGates []gateModel  `tfsdk:"before_gates"`
-	AfterGates  []gateModel  `tfsdk:"after_gates"`
+	Name           types.String `tfsdk:"name"`
+	MaxConcurrency types.String `tfsdk:"max_concurrency"`
+	BeforeGates    []gateModel  `tfsdk:"before_gates"`
+	AfterGates     []gateModel  `tfsdk:"after_gates"`
 }
 
 type gateModel struct {
@@ -152,10 +170,12 @@ func stagesToAPI(stages []stageModel) fleetapi.UpdateRunStrategy {
 	for _, st := range stages {
 		as := fleetapi.UpdateStage{
 			Name: st.Name.ValueString(), AfterStageWaitInSeconds: int32(st.AfterStageWaitInSeconds.ValueInt64()),
-			BeforeGates: gatesToAPI(st.BeforeGates), AfterGates: gatesToAPI(st.AfterGates),
+			MaxConcurrency: st.MaxConcurrency.ValueString(),
+			BeforeGates:    gatesToAPI(st.BeforeGates), AfterGates: gatesToAPI(st.AfterGates),
 		}
 		for _, g := range st.Groups {
-			as.Groups = append(as.Groups, fleetapi.UpdateGroup{Name: g.Name.ValueString(), BeforeGates: gatesToAPI(g.BeforeGates), AfterGates: gatesToAPI(g.AfterGates)})
+			as.Groups = append(as.Groups, fleetapi.UpdateGroup{Name: g.Name.ValueString(), MaxConcurrency: g.MaxConcurrency.ValueString(),
+				BeforeGates: gatesToAPI(g.BeforeGates), AfterGates: gatesToAPI(g.AfterGates)})
 		}
 		s.Stages = append(s.Stages, as)
 	}
@@ -167,13 +187,15 @@ func stagesToAPI(stages []stageModel) fleetapi.UpdateRunStrategy {
 func stagesFromAPI(s fleetapi.UpdateRunStrategy, prior []stageModel) []stageModel {
 	var out []stageModel
 	for i, st := range s.Stages {
-		m := stageModel{Name: types.StringValue(st.Name), BeforeGates: gatesFromAPI(st.BeforeGates), AfterGates: gatesFromAPI(st.AfterGates)}
+		m := stageModel{Name: types.StringValue(st.Name), MaxConcurrency: shared.StringOrNull(st.MaxConcurrency),
+			BeforeGates: gatesFromAPI(st.BeforeGates), AfterGates: gatesFromAPI(st.AfterGates)}
 		m.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
 		if st.AfterStageWaitInSeconds == 0 && (i >= len(prior) || prior[i].AfterStageWaitInSeconds.IsNull()) {
 			m.AfterStageWaitInSeconds = types.Int64Null()
 		}
 		for _, g := range st.Groups {
-			m.Groups = append(m.Groups, groupModel{Name: types.StringValue(g.Name), BeforeGates: gatesFromAPI(g.BeforeGates), AfterGates: gatesFromAPI(g.AfterGates)})
+			m.Groups = append(m.Groups, groupModel{Name: types.StringValue(g.Name), MaxConcurrency: shared.StringOrNull(g.MaxConcurrency),
+				BeforeGates: gatesFromAPI(g.BeforeGates), AfterGates: gatesFromAPI(g.AfterGates)})
 		}
 		out = append(out, m)
 	}

@@ -247,6 +247,7 @@ type runStagePreviewModel struct {
 	AfterStageWaitInSeconds types.Int64            `tfsdk:"after_stage_wait_in_seconds"`
 	Gates                   []previewGateModel     `tfsdk:"gates"`
 	MemberCount             int64                  `tfsdk:"member_count"`
+	MaxConcurrency          int64                  `tfsdk:"max_concurrency"`
 	Actions                 map[string]int64       `tfsdk:"actions"`
 	Groups                  []runGroupPreviewModel `tfsdk:"groups"`
 }
@@ -261,6 +262,7 @@ type runGroupPreviewModel struct {
 	Name           string                  `tfsdk:"name"`
 	Gates          []previewGateModel      `tfsdk:"gates"`
 	MemberCount    int64                   `tfsdk:"member_count"`
+	MaxConcurrency int64                   `tfsdk:"max_concurrency"`
 	Actions        map[string]int64        `tfsdk:"actions"`
 	Members        []runMemberPreviewModel `tfsdk:"members"`
 	MembersOmitted int64                   `tfsdk:"members_omitted"`
@@ -349,12 +351,14 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 
 	i := 0
 	for _, st := range p.Stages {
-		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{}}
+		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{},
+			MaxConcurrency: int64(st.MaxConcurrency)}
 		if st.AfterStageWaitInSeconds > 0 {
 			sp.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
 		}
 		for _, g := range st.Groups {
-			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Actions: map[string]int64{}, MemberCount: int64(len(g.Members))}
+			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Actions: map[string]int64{}, MemberCount: int64(len(g.Members)),
+				MaxConcurrency: int64(g.MaxConcurrency)}
 			for mi, m := range g.Members {
 				a := string(m.Action)
 				gp.Actions[a]++

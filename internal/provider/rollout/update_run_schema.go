@@ -52,8 +52,8 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 			"`actions`) cover every member; with the provider's `preview_detail = \"summary\"` (the default) the groups' `members` " +
 			"lists hold " + fmt.Sprint(RunPreviewMemberLimit) + " members of the whole run in all — each takes about 15 lines of plan " +
 			"text, and this keeps the plan of a run of 1,000 members over 3 stages and 6 groups under 200 lines — chosen in the order " +
-			"a reader needs them: the first members the run updates (the first of each group of the first stage), then exceptions " +
-			"(`fail`, `pending`, `skip`), then upgrades, each in update order. `preview_detail = \"full\"` lists every member. " +
+			"a reader needs them: the members that change first (`upgrade`), then predicted failures (`fail`), then `pending`, then " +
+			"`skip`, each in update order. `preview_detail = \"full\"` lists every member. " +
 			"Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
@@ -64,11 +64,13 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage; null for none."},
 				"gates":                       previewGatesAttribute(),
 				"member_count":                cint("How many members the stage's groups select."),
+				"max_concurrency":             cint("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
 				"actions":                     cactions("the stage"),
 				"groups": cobjs("Groups, updated in parallel.", map[string]rschema.Attribute{
 					"name":            cstr("The group."),
 					"gates":           previewGatesAttribute(),
 					"member_count":    cint("How many members the group selects."),
+					"max_concurrency": cint("The group's batch size: how many of its members upgrade at once, resolved from `max_concurrency` (default 1) and capped by the stage's and the group's member count."),
 					"actions":         cactions("the group"),
 					"members_omitted": cint("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
 					"members": cobjs("The listed members in the order the group updates them (maintenance window: open now, opening within "+
