@@ -4,6 +4,7 @@
 package rollout
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
@@ -26,5 +27,16 @@ func DataSources() []func() datasource.DataSource {
 		shared.NewDataSource[kubernetesVersionsDataSource]("_kubernetes_versions"),
 		shared.NewDataSource[updateRunDataSource]("_update_run"),
 		shared.NewDataSource[updateStrategyDataSource]("_update_strategy"),
+	}
+}
+
+// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
+func Actions() []func() action.Action {
+	return []func() action.Action{
+		shared.NewAction[updateRunStartAction]("_update_run_start"),
+		shared.NewAction[updateRunStopAction]("_update_run_stop"),
+		shared.NewAction[updateRunSkipAction]("_update_run_skip"),
+		shared.NewAction[gateApproveAction]("_gate_approve"),
+		shared.NewAction[generateRunAction]("_auto_upgrade_profile_generate_run"),
 	}
 }

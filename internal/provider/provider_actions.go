@@ -1,0 +1,19 @@
+package provider
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/rollout"
+)
+
+var _ provider.ProviderWithActions = (*FleetProvider)(nil)
+
+// Actions implements provider.ProviderWithActions (Terraform >= 1.14): each domain registers its
+// own (registration.go in its package); Configure hands them the clients as ActionData.
+func (p *FleetProvider) Actions(_ context.Context) []func() action.Action {
+	return slices.Concat(rollout.Actions())
+}
