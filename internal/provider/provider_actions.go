@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/placement"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/staged"
 )
@@ -16,5 +17,5 @@ var _ provider.ProviderWithActions = (*FleetProvider)(nil)
 // Actions implements provider.ProviderWithActions (Terraform >= 1.14): each domain registers its
 // own (registration.go in its package); Configure hands them the clients as ActionData.
 func (p *FleetProvider) Actions(_ context.Context) []func() action.Action {
-	return slices.Concat(rollout.Actions(), staged.Actions())
+	return slices.Concat(placement.Actions(), rollout.Actions(), staged.Actions())
 }

@@ -5,6 +5,7 @@
 package placement
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
@@ -24,5 +25,12 @@ func Resources() []func() resource.Resource {
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		shared.NewDataSource[placementPreviewDataSource]("_placement_preview"),
+	}
+}
+
+// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
+func Actions() []func() action.Action {
+	return []func() action.Action{
+		shared.NewAction[placementEvictAction]("_placement_evict"),
 	}
 }
