@@ -183,18 +183,39 @@ func TestAccActions_releaseDrivenByActions(t *testing.T) {
 
 	// Refused before any request: start and stop of a Completed run, a skip in it.
 	sent := countActions(t)
+	var err error
 	for _, c := range []struct{ action, want string }{
 		{"fleet_update_run_start.go", `the update run is Completed; start works from NotStarted, Stopped or Failed`},
 		{"fleet_update_run_stop.halt", `the update run is Completed; stop works from Running or Pending`},
 		{"fleet_update_run_skip.prod2", `the update run is Completed; skip works in NotStarted, Running, Pending, Stopped or Failed runs`},
 	} {
-		out, err := w.Run("apply", "-auto-approve", "-input=false", "-invoke=action."+c.action)
+		out, err = w.Run("apply", "-auto-approve", "-input=false", "-invoke=action."+c.action)
 		if err == nil || !acctest.WrappedRegexp(c.want).MatchString(out) {
 			t.Fatalf("%s on a Completed run: %v\n%s", c.action, err, out)
 		}
 	}
 	if now := countActions(t); now != sent {
 		t.Fatalf("refused actions sent %d start/stop/skip requests", now-sent)
+	}
+
+	// A gate of another run, named by the gate's own name: refused, nothing approved.
+	r, err := fc.GetUpdateRun(ctx, actionsFleet, "gated-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateID := r.Properties.Status.Stages[0].AfterGates[0].GateID
+	gate := gateID[strings.LastIndex(gateID, "/")+1:]
+	w.Write("main.tf", actionsConfig+`
+action "fleet_gate_approve" "other" {
+  config {
+    update_run = "quick-run"
+    gate       = "`+gate+`"
+  }
+}
+`)
+	out, err = w.Run("apply", "-auto-approve", "-input=false", "-invoke=action.fleet_gate_approve.other")
+	if err == nil || !acctest.WrappedRegexp(`Gate "`+gate+`" belongs to update run "gated-run", not "quick-run"; nothing was approved.`).MatchString(out) {
+		t.Fatalf("a gate of another run: %v\n%s", err, out)
 	}
 }
 
