@@ -7,6 +7,7 @@ package placement
 import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -32,5 +33,13 @@ func DataSources() []func() datasource.DataSource {
 func Actions() []func() action.Action {
 	return []func() action.Action{
 		shared.NewAction[placementEvictAction]("_placement_evict"),
+	}
+}
+
+// ListResources are the list resources the provider registers for this domain (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{
+		shared.NewListResource("_placement", shared.NewResource[placementResource]("_placement"), placementListSchema, listPlacements),
+		shared.NewListResource("_envelope", shared.NewResource[envelopeResource]("_envelope"), envelopeListSchema, listEnvelopes),
 	}
 }

@@ -6,6 +6,7 @@ package rollout
 import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -38,5 +39,14 @@ func Actions() []func() action.Action {
 		shared.NewAction[updateRunSkipAction]("_update_run_skip"),
 		shared.NewAction[gateApproveAction]("_gate_approve"),
 		shared.NewAction[generateRunAction]("_auto_upgrade_profile_generate_run"),
+	}
+}
+
+// ListResources are the list resources the provider registers for this domain (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{
+		shared.NewListResource("_update_run", shared.NewResource[updateRunResource]("_update_run"), updateRunListSchema, listUpdateRuns),
+		shared.NewListResource("_update_strategy", shared.NewResource[updateStrategyResource]("_update_strategy"), updateStrategyListSchema, listUpdateStrategies),
+		shared.NewListResource("_auto_upgrade_profile", shared.NewResource[autoUpgradeProfileResource]("_auto_upgrade_profile"), autoUpgradeProfileListSchema, listAutoUpgradeProfiles),
 	}
 }

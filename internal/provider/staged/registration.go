@@ -4,6 +4,7 @@ package staged
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -21,5 +22,13 @@ func Resources() []func() resource.Resource {
 func Actions() []func() action.Action {
 	return []func() action.Action{
 		shared.NewAction[stagedApproveAction]("_staged_update_run_approve"),
+	}
+}
+
+// ListResources are the list resources the provider registers for this domain (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{
+		shared.NewListResource("_staged_update_strategy", shared.NewResource[stagedStrategyResource]("_staged_update_strategy"), stagedStrategyListSchema, listStagedStrategies),
+		shared.NewListResource("_staged_update_run", shared.NewResource[stagedRunResource]("_staged_update_run"), stagedRunListSchema, listStagedRuns),
 	}
 }
