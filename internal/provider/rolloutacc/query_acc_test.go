@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -76,4 +78,29 @@ func TestAccQuery_adoptExisting(t *testing.T) {
 	t.Logf("generated.tf:\n%s", generated)
 	out = w.Must("plan", "-input=false")
 	acctest.Lines(t, out, `Plan: 4 to import, 0 to add, 0 to change, 0 to destroy.`)
+}
+
+// A principal that may not list update runs: terraform query fails with one diagnostic that names
+// the permission.
+func TestAccQuery_forbiddenNamesThePermission(t *testing.T) {
+	f := acctest.Current(t)
+	w := acctest.NewWorkdir(t, "")
+	w.Write("runs.tfquery.hcl", `
+list "fleet_update_run" "all" {
+  provider = fleet
+}
+`)
+	f.AddFaults(t, emulator.FaultRule{Method: "GET", Path: "/updateRuns$", Status: 403, Code: "AuthorizationFailed",
+		Message: "The client does not have authorization to perform action 'Microsoft.ContainerService/fleets/updateRuns/read'."})
+	out, err := w.Run("query")
+	if err == nil {
+		t.Fatalf("query succeeded:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Fatalf("%d diagnostics, want 1:\n%s", n, out)
+	}
+	if !acctest.WrappedRegexp(`Error: Not allowed to list update runs`).MatchString(out) ||
+		!acctest.WrappedRegexp(`it needs Microsoft.ContainerService/fleets/updateRuns/read`).MatchString(out) {
+		t.Fatalf("the diagnostic does not name the permission:\n%s", out)
+	}
 }
