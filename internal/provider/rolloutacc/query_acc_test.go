@@ -63,10 +63,10 @@ func TestAccQuery_adoptExisting(t *testing.T) {
 	out := w.Must("query")
 	// Each list block's results in order; the blocks themselves in any order.
 	for _, want := range []string{
-		`list\.fleet_update_strategy\.adopt\s+id=`+actionsFleet.ChildID("updateStrategies", "adopt-strategy")+`\s+adopt-strategy`,
-		`list\.fleet_update_run\.adopt\s+id=`+actionsFleet.ChildID("updateRuns", "adopt-run")+`\s+adopt-run \(NotStarted\)`,
-		`list\.fleet_member\.prod\s+id=`+actionsFleet.ChildID("members", "prod-1")+`\s+prod-1`,
-		`list\.fleet_member\.prod\s+id=`+actionsFleet.ChildID("members", "prod-2")+`\s+prod-2`,
+		`list\.fleet_update_strategy\.adopt\s+id=` + actionsFleet.ChildID("updateStrategies", "adopt-strategy") + `\s+adopt-strategy`,
+		`list\.fleet_update_run\.adopt\s+id=` + actionsFleet.ChildID("updateRuns", "adopt-run") + `\s+adopt-run \(NotStarted\)`,
+		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-1") + `\s+prod-1`,
+		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-2") + `\s+prod-2`,
 	} {
 		acctest.Lines(t, out, want)
 	}
