@@ -1,4 +1,4 @@
-package rolloutacc
+package actionacc
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // The fleet of testdata/fleet.yaml.
-var actionsFleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000002", ResourceGroupName: "rg-rollout", Name: "rollout"}
+var actionsFleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000006", ResourceGroupName: "rg-actions", Name: "actions"}
 
 // A release driven by actions through the real CLI (Terraform >= 1.14: make test runs the v1.15.0
 // it builds): a run created NotStarted and started by an action_trigger after create; stopped,

@@ -1,4 +1,4 @@
-package rolloutacc
+package actionacc
 
 import (
 	"context"
