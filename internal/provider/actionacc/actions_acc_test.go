@@ -61,6 +61,13 @@ action "fleet_update_run_skip" "prod2" {
   }
 }
 
+action "fleet_update_run_skip" "finished" {
+  config {
+    update_run = "gated-run"
+    targets    = [{ type = "Member", name = "canary-1" }]
+  }
+}
+
 action "fleet_gate_approve" "canary" {
   config {
     update_run = "gated-run"
@@ -156,6 +163,15 @@ func TestAccActions_releaseDrivenByActions(t *testing.T) {
 	}
 	out = w.Must("apply", "-auto-approve", "-input=false", "-invoke=action.fleet_update_run_skip.prod2")
 	acctest.Lines(t, out, `already skipped: member prod-2`, `update run gated-run: nothing to skip`)
+	// A finished member: refused with its state, before any request.
+	sent := countActions(t)
+	out, err := w.Run("apply", "-auto-approve", "-input=false", "-invoke=action.fleet_update_run_skip.finished")
+	if err == nil || !acctest.WrappedRegexp(`member "canary-1" is Completed and can't be skipped; a member can be skipped while NotStarted, Pending, Stopped or Failed`).MatchString(out) {
+		t.Fatalf("skip of a Completed member: %v\n%s", err, out)
+	}
+	if countActions(t) != sent {
+		t.Fatal("the refused skip was sent")
+	}
 
 	// Restart, then approve the gate; the run completes.
 	out = w.Must("apply", "-auto-approve", "-input=false", "-invoke=action.fleet_update_run_start.go")
@@ -182,8 +198,7 @@ func TestAccActions_releaseDrivenByActions(t *testing.T) {
 		`action.fleet_update_run_start.finish \(triggered by CLI\): update run quick-run completed`)
 
 	// Refused before any request: start and stop of a Completed run, a skip in it.
-	sent := countActions(t)
-	var err error
+	sent = countActions(t)
 	for _, c := range []struct{ action, want string }{
 		{"fleet_update_run_start.go", `the update run is Completed; start works from NotStarted, Stopped or Failed`},
 		{"fleet_update_run_stop.halt", `the update run is Completed; stop works from Running or Pending`},
