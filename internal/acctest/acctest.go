@@ -49,6 +49,9 @@ func Main(m *testing.M, fleetFile string) {
 }
 
 func run(m *testing.M, fleetFile string) int {
+	if serveIfPlugin() {
+		return 0
+	}
 	if os.Getenv("TF_ACC") == "" {
 		// Unit tests only: acceptance tests skip themselves without TF_ACC.
 		return m.Run()

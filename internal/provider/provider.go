@@ -471,7 +471,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 // Resources implements provider.Provider: each domain registers its own
 // (registration.go in its package).
 func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource {
-	return slices.Concat(placement.Resources(), staged.Resources(), rollout.Resources(), member.Resources(), disruption.Resources())
+	return shared.WithIdentity(slices.Concat(placement.Resources(), staged.Resources(), rollout.Resources(), member.Resources(), disruption.Resources()))
 }
 
 // EphemeralResources implements provider.ProviderWithEphemeralResources.

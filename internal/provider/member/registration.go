@@ -5,6 +5,7 @@ package member
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -29,5 +30,12 @@ func EphemeralResources() []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		shared.NewEphemeral[hubCredentialsEphemeral]("_hub_credentials"),
 		shared.NewEphemeral[memberCredentialsEphemeral]("_member_credentials"),
+	}
+}
+
+// ListResources are the list resources the provider registers for this domain (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{
+		shared.NewListResource("_member", shared.NewResource[memberResource]("_member"), memberListSchema, listMembers),
 	}
 }

@@ -5,7 +5,9 @@
 package placement
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -24,5 +26,20 @@ func Resources() []func() resource.Resource {
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		shared.NewDataSource[placementPreviewDataSource]("_placement_preview"),
+	}
+}
+
+// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
+func Actions() []func() action.Action {
+	return []func() action.Action{
+		shared.NewAction[placementEvictAction]("_placement_evict"),
+	}
+}
+
+// ListResources are the list resources the provider registers for this domain (terraform query).
+func ListResources() []func() list.ListResource {
+	return []func() list.ListResource{
+		shared.NewListResource("_placement", shared.NewResource[placementResource]("_placement"), placementListSchema, listPlacements),
+		shared.NewListResource("_envelope", shared.NewResource[envelopeResource]("_envelope"), envelopeListSchema, listEnvelopes),
 	}
 }

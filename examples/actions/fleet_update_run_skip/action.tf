@@ -1,0 +1,10 @@
+# terraform apply -invoke=action.fleet_update_run_skip.flaky
+action "fleet_update_run_skip" "flaky" {
+  config {
+    update_run = "release-1-33"
+    targets = [
+      { type = "Member", name = "prod-eu-7" },
+      { type = "AfterStageWait", name = "canary" },
+    ]
+  }
+}

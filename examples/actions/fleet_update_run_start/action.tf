@@ -1,0 +1,24 @@
+# A run created without starting it, started by the action once it exists; the CLI shows its
+# progress (stage, group, members being updated, gates waited on, members done of the total).
+resource "fleet_update_run" "release" {
+  name                   = "release-1-33"
+  update_strategy_id     = fleet_update_strategy.safe.id
+  state                  = "NotStarted"
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  lifecycle {
+    ignore_changes = [state]
+    action_trigger {
+      events  = [after_create]
+      actions = [action.fleet_update_run_start.release]
+    }
+  }
+}
+
+action "fleet_update_run_start" "release" {
+  config {
+    update_run = "release-1-33"
+    wait_for   = "completed" # or "started" (default)
+  }
+}
+
+# Or alone: terraform apply -invoke=action.fleet_update_run_start.release

@@ -1,0 +1,6 @@
+list "fleet_auto_upgrade_profile" "all" {
+  provider = fleet
+  config {
+    name_prefix = "team-a-"
+  }
+}

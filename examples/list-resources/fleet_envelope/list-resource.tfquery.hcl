@@ -1,0 +1,6 @@
+list "fleet_envelope" "team_a" {
+  provider = fleet
+  config {
+    namespace = "team-a"
+  }
+}

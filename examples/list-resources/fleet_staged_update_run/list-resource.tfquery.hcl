@@ -1,0 +1,6 @@
+list "fleet_staged_update_run" "team_a" {
+  provider = fleet
+  config {
+    namespace = "team-a"
+  }
+}

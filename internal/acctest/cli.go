@@ -1,0 +1,130 @@
+package acctest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+)
+
+// The real terraform CLI run by a test itself, where terraform-plugin-testing has no step for what
+// is tested: `terraform apply -invoke=…` and the progress lines actions print, `terraform query`.
+// The provider is a plugin process of its own, as for users: this test binary, which serves the
+// provider when cliServeEnv is set (Main checks it first), reached through dev_overrides.
+
+const (
+	cliServeEnv     = "ACCTEST_SERVE_PROVIDER"
+	providerAddress = "registry.terraform.io/fleetops/fleet"
+)
+
+// serveIfPlugin serves the provider as main.go does when this process is the plugin.
+func serveIfPlugin() bool {
+	if os.Getenv(cliServeEnv) == "" {
+		return false
+	}
+	if err := providerserver.Serve(context.Background(), provider.New("test"), providerserver.ServeOpts{Address: providerAddress}); err != nil {
+		fmt.Fprintln(os.Stderr, "serving the provider:", err)
+		os.Exit(1)
+	}
+	return true
+}
+
+// TerraformPath is the CLI the tests run: TF_ACC_TERRAFORM_PATH (what terraform-plugin-testing
+// honours; make test sets it to the Terraform it builds), else terraform on PATH.
+func TerraformPath() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
+}
+
+// Workdir is a terraform working folder with its own local state.
+type Workdir struct {
+	t      *testing.T
+	Dir    string
+	config string
+}
+
+// NewWorkdir makes a working folder with hcl (after the required_providers and provider blocks) as
+// its main.tf; dev overrides need no terraform init.
+func NewWorkdir(t *testing.T, hcl string) *Workdir {
+	t.Helper()
+	Current(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugins := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(plugins, "terraform-provider-fleet")); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(plugins, "terraformrc")
+	if err := os.WriteFile(config, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, plugins), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &Workdir{t: t, Dir: t.TempDir(), config: config}
+	w.Write("main.tf", hcl)
+	return w
+}
+
+// Write writes a file of the working folder; main.tf gets the provider blocks first.
+func (w *Workdir) Write(name, content string) {
+	w.t.Helper()
+	if name == "main.tf" {
+		content = "terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n\n" + ProviderConfig + content
+	}
+	if err := os.WriteFile(filepath.Join(w.Dir, name), []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// Run runs terraform with args and returns its combined output and exit error.
+func (w *Workdir) Run(args ...string) (string, error) {
+	w.t.Helper()
+	cmd := exec.Command(TerraformPath(), append(args, "-no-color")...)
+	cmd.Dir = w.Dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", cliServeEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	w.t.Logf("terraform %s: %v in %s", strings.Join(args, " "), err, time.Since(start).Round(time.Millisecond))
+	return out.String(), err
+}
+
+// Must runs terraform and fails the test unless it succeeds.
+func (w *Workdir) Must(args ...string) string {
+	w.t.Helper()
+	out, err := w.Run(args...)
+	if err != nil {
+		w.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Lines fails the test unless out has a line matching each pattern, in order.
+func Lines(t *testing.T, out string, patterns ...string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	i := 0
+	for _, p := range patterns {
+		re := regexp.MustCompile(p)
+		for i < len(lines) && !re.MatchString(lines[i]) {
+			i++
+		}
+		if i == len(lines) {
+			t.Fatalf("no line matching %q (in order) in:\n%s", p, out)
+		}
+		i++
+	}
+}

@@ -1,0 +1,106 @@
+package actionacc
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+const adoptQuery = `
+list "fleet_update_strategy" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+  }
+}
+
+list "fleet_update_run" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+    state       = "NotStarted"
+  }
+}
+
+list "fleet_member" "prod" {
+  provider = fleet
+  config {
+    group = "prod"
+  }
+}
+`
+
+// Adopting what exists with terraform query: a strategy and a run made outside Terraform (as the
+// portal or az CLI makes them) and the prod members are found by the list resources' filters;
+// -generate-config-out writes their resource and import blocks; terraform plan then shows only
+// imports.
+func TestAccQuery_adoptExisting(t *testing.T) {
+	ctx := context.Background()
+	fc := acctest.FleetAPI(t)
+	strategy := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{
+		Stages: []fleetapi.UpdateStage{{Name: "prod", Groups: []fleetapi.UpdateGroup{{Name: "prod"}}}}}}}
+	poller, err := fc.BeginCreateOrUpdateUpdateStrategy(ctx, actionsFleet, "adopt-strategy", strategy, nil)
+	if _, err := shared.PollDone(ctx, poller, err); err != nil {
+		t.Fatal(err)
+	}
+	run := fleetapi.UpdateRun{Properties: &fleetapi.UpdateRunProperties{
+		UpdateStrategyID:     actionsFleet.ChildID("updateStrategies", "adopt-strategy"),
+		ManagedClusterUpdate: &fleetapi.ManagedClusterUpdate{Upgrade: fleetapi.ManagedClusterUpgradeSpec{Type: "NodeImageOnly"}},
+	}}
+	runPoller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, actionsFleet, "adopt-run", run, nil)
+	if _, err := shared.PollDone(ctx, runPoller, err); err != nil {
+		t.Fatal(err)
+	}
+	w := acctest.NewWorkdir(t, "")
+	w.Write("adopt.tfquery.hcl", adoptQuery)
+	out := w.Must("query")
+	// Each list block's results in order; the blocks themselves in any order.
+	for _, want := range []string{
+		`list\.fleet_update_strategy\.adopt\s+id=` + actionsFleet.ChildID("updateStrategies", "adopt-strategy") + `\s+adopt-strategy`,
+		`list\.fleet_update_run\.adopt\s+id=` + actionsFleet.ChildID("updateRuns", "adopt-run") + `\s+adopt-run \(NotStarted\)`,
+		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-1") + `\s+prod-1`,
+		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-2") + `\s+prod-2`,
+	} {
+		acctest.Lines(t, out, want)
+	}
+	w.Must("query", "-generate-config-out=generated.tf")
+	generated, err := os.ReadFile(filepath.Join(w.Dir, "generated.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generated.tf:\n%s", generated)
+	out = w.Must("plan", "-input=false")
+	acctest.Lines(t, out, `Plan: 4 to import, 0 to add, 0 to change, 0 to destroy.`)
+}
+
+// A principal that may not list update runs: terraform query fails with one diagnostic that names
+// the permission.
+func TestAccQuery_forbiddenNamesThePermission(t *testing.T) {
+	f := acctest.Current(t)
+	w := acctest.NewWorkdir(t, "")
+	w.Write("runs.tfquery.hcl", `
+list "fleet_update_run" "all" {
+  provider = fleet
+}
+`)
+	f.AddFaults(t, emulator.FaultRule{Method: "GET", Path: "/updateRuns$", Status: 403, Code: "AuthorizationFailed",
+		Message: "The client does not have authorization to perform action 'Microsoft.ContainerService/fleets/updateRuns/read'."})
+	out, err := w.Run("query")
+	if err == nil {
+		t.Fatalf("query succeeded:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Fatalf("%d diagnostics, want 1:\n%s", n, out)
+	}
+	if !acctest.WrappedRegexp(`Error: Not allowed to list update runs`).MatchString(out) ||
+		!acctest.WrappedRegexp(`it needs Microsoft.ContainerService/fleets/updateRuns/read`).MatchString(out) {
+		t.Fatalf("the diagnostic does not name the permission:\n%s", out)
+	}
+}

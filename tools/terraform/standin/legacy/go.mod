@@ -1,0 +1,3 @@
+module github.com/hashicorp/terraform/internal/legacy
+
+go 1.25.0
