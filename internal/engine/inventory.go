@@ -61,8 +61,9 @@ type inventory struct {
 
 	// HubLists counts the hub's MemberCluster list requests (tests assert the bar).
 	hubLists int
-	// warnings said while reading (InventoryWarnings).
+	// warnings said while reading (InventoryWarnings); reported counts those TakeInventoryWarnings handed out.
 	warnings []string
+	reported int
 }
 
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
@@ -343,6 +344,16 @@ func (c *Clients) InventoryWarnings() []string {
 	c.inv.mu.Lock()
 	defer c.inv.mu.Unlock()
 	return append([]string(nil), c.inv.warnings...)
+}
+
+// TakeInventoryWarnings returns the inventory warnings not handed out before:
+// a plan shows each once, on the first resource whose preview read it.
+func (c *Clients) TakeInventoryWarnings() []string {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	out := append([]string(nil), c.inv.warnings[c.inv.reported:]...)
+	c.inv.reported = len(c.inv.warnings)
+	return out
 }
 
 // logProgress logs, at INFO, what n reads will cost and then their progress

@@ -233,6 +233,10 @@ func TestForbiddenListFallsBackWithOneWarning(t *testing.T) {
 	if len(w) != 1 || !strings.Contains(w[0], "costs 300 ARM reads instead of 1") || !strings.Contains(w[0], "403 AuthorizationFailed") {
 		t.Errorf("warnings %q; want one naming the cost and the 403", w)
 	}
+	// A plan shows it once: on the first resource whose preview read it.
+	if first, again := mf.clients.TakeInventoryWarnings(), mf.clients.TakeInventoryWarnings(); len(first) != 1 || len(again) != 0 {
+		t.Errorf("TakeInventoryWarnings: first %q, then %q; want one, then none", first, again)
+	}
 	st, _ := mf.srv.Metering()
 	if n := st.Reads["GET Microsoft.ContainerService/managedClusters/*"]; n != 300 {
 		t.Errorf("%d cluster GETs, want 300", n)

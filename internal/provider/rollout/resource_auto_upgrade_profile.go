@@ -214,6 +214,7 @@ func aupValidate(m autoUpgradeProfileModel, d *diag.Diagnostics) {
 // ModifyPlan resolves fleet_id, checks what needs the backend (the strategy belongs to the fleet),
 // and computes the preview when the profile is created or its channel settings change.
 func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}

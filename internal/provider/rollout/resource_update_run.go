@@ -247,6 +247,7 @@ func (r *updateRunResource) ValidateConfig(ctx context.Context, req resource.Val
 // gate is waiting, and computes the preview when the run is created or its
 // definition changes.
 func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}

@@ -118,6 +118,7 @@ func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resourc
 // ModifyPlan resolves the default fleet and computes the preview when the
 // strategy is created or its stages change.
 func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}

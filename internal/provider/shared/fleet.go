@@ -93,3 +93,16 @@ func FleetClient(clients *engine.Clients, fleetID types.String, diags *diag.Diag
 	}
 	return fc, fleet, true
 }
+
+// AddInventoryWarnings adds, as plan warnings, what reading the fleet's
+// clusters said and no earlier resource of this plan showed (for example
+// that listing was forbidden and the clusters were read one by one, at what
+// cost in ARM reads).
+func AddInventoryWarnings(clients *engine.Clients, diags *diag.Diagnostics) {
+	if clients == nil {
+		return
+	}
+	for _, w := range clients.TakeInventoryWarnings() {
+		diags.AddWarning("Fleet read with extra requests", w)
+	}
+}
