@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -34,66 +33,27 @@ func (a *updateRunStartAction) Schema(ctx context.Context, _ action.SchemaReques
 	}
 }
 
-type updateRunStartModel struct {
-	FleetID   types.String   `tfsdk:"fleet_id"`
-	UpdateRun types.String   `tfsdk:"update_run"`
-	WaitFor   types.String   `tfsdk:"wait_for"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (a *updateRunStartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	var m updateRunStartModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := actionContext(ctx, m.Timeouts, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(a.Clients, m.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
-	name := m.UpdateRun.ValueString()
-	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state := rollout.State(runState(run))
-	done, err := rollout.StartCheck(state)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(pathUpdateRun, "Update run cannot be started", fmt.Sprintf("Update run %q: %v.", name, err))
-		return
-	}
-	if done {
-		progress("update run %s is already %s; nothing to start", name, state)
-	} else {
-		progress("starting update run %s (%s)", name, state)
-		poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
-		if run, err = shared.PollDone(ctx, poller, err); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Starting the update run", fmt.Errorf("update run %q: %w", name, err))
-			return
-		}
-		progress("%s", runProgress(run))
-	}
-	if shared.ActionWaitFor(m.WaitFor, "started") != "completed" {
-		progress("update run %s started", name)
-		return
-	}
-	run, err = followRun(ctx, fc, fleet, name, progress, func(s rollout.State) bool { return s.Finished() || s == rollout.Failed || s == rollout.Stopped })
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Waiting for the update run", fmt.Errorf("update run %q: %w", name, err))
-		return
-	}
-	if s := rollout.State(runState(run)); !s.Finished() {
-		detail := ""
-		if e := run.Properties.Status.Status.Error; e != nil {
-			detail = ": " + e.Message
-		}
-		resp.Diagnostics.AddError("Update run did not complete", fmt.Sprintf("Update run %q ended %s%s. Fix the cause and start it again.", name, s, detail))
-		return
-	}
-	progress("update run %s completed", name)
+	invokeRunTransition(ctx, a.ActionBase, req, resp, runTransition{verb: "start", gerund: "starting", check: rollout.StartCheck,
+		begin: func(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRun, error) {
+			poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
+			return shared.PollDone(ctx, poller, err)
+		}},
+		func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
+			name := m.UpdateRun.ValueString()
+			if shared.ActionWaitFor(m.WaitFor, "started") != "completed" {
+				progress("update run %s started", name)
+				return
+			}
+			run, err := followRun(ctx, fc, fleet, name, progress, func(s rollout.State) bool { return s.Finished() || s == rollout.Failed || s == rollout.Stopped })
+			if err != nil {
+				shared.AddBackendError(&resp.Diagnostics, "Waiting for the update run", fmt.Errorf("update run %q: %w", name, err))
+				return
+			}
+			if s := rollout.State(runState(run)); !s.Finished() {
+				resp.Diagnostics.AddError(fmt.Sprintf("Update run %s", s), fmt.Sprintf("Update run %q ended %s.\n\n%s", name, s, runFailureDetail(run)))
+				return
+			}
+			progress("update run %s completed", name)
+		})
 }

@@ -383,7 +383,9 @@ func runFailureDetail(run *fleetapi.UpdateRun) string {
 			}
 		}
 	}
-	lines = append(lines, "The state is saved. Fix the cause and apply again: the run is re-started (its refreshed state is Stopped).")
+	lines = append(lines, "The state is saved. A Failed run stays failed: fix the cause, then re-start it from the last unprocessed "+
+		"cluster by changing the run's `retry` value (or with the fleet_update_run_start action); a Stopped run is started again by "+
+		"the next apply with state = \"Running\".")
 	return strings.Join(lines, "\n")
 }
 

@@ -1,0 +1,90 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// What fleet_update_run_start and fleet_update_run_stop share: read the run,
+// check its state allows the transition (before any request), ask the Fleet
+// API for it unless the run is there already, then report progress.
+
+// runActionModel is the configuration of the start and stop actions.
+type runActionModel struct {
+	FleetID   types.String   `tfsdk:"fleet_id"`
+	UpdateRun types.String   `tfsdk:"update_run"`
+	WaitFor   types.String   `tfsdk:"wait_for"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+}
+
+// runTransition is one of the run's transitions, as an action performs it.
+type runTransition struct {
+	verb, gerund string // "start", "starting"
+	// check says whether the run is there already, or why its state refuses the transition.
+	check func(rollout.State) (bool, error)
+	begin func(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRun, error)
+}
+
+// invokeRunTransition performs t, then lets wait follow the run as the
+// action's wait_for says.
+func invokeRunTransition(ctx context.Context, clients shared.ActionBase, req action.InvokeRequest, resp *action.InvokeResponse, t runTransition,
+	wait func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
+	var m runActionModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := actionContext(ctx, m.Timeouts, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
+		return
+	}
+	fc, fleet, ok := shared.FleetClient(clients.Clients, m.FleetID, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	progress := shared.NewProgress(resp)
+	name := m.UpdateRun.ValueString()
+	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state := rollout.State(runState(run))
+	done, err := t.check(state)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(pathUpdateRun, fmt.Sprintf("Update run cannot be %s", pastTense(t.verb)), fmt.Sprintf("Update run %q: %v.", name, err))
+		return
+	}
+	if done {
+		progress("update run %s is already %s; nothing to %s", name, state, t.verb)
+	} else {
+		progress("%s update run %s (%s)", t.gerund, name, state)
+		if run, err = t.begin(ctx, fc, fleet, name); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("%s the update run", capitalize(t.gerund)), fmt.Errorf("update run %q: %w", name, err))
+			return
+		}
+		progress("%s", runProgress(run))
+	}
+	wait(ctx, m, fc, fleet, progress)
+}
+
+func pastTense(verb string) string {
+	if verb == "stop" {
+		return "stopped"
+	}
+	return verb + "ed"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
