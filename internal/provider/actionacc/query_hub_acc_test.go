@@ -1,0 +1,84 @@
+package actionacc
+
+import (
+	"context"
+	"testing"
+
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+const adoptHubQuery = `
+list "fleet_placement" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+  }
+}
+
+list "fleet_staged_update_strategy" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+  }
+}
+
+list "fleet_auto_upgrade_profile" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+  }
+}
+`
+
+// Adopting what a team made with kubectl and az CLI: a placement and a staged
+// strategy on the hub and an auto-upgrade profile in the Fleet API are found
+// by terraform query; -generate-config-out writes configuration that
+// terraform plan shows as imports with no other change.
+func TestAccQuery_adoptHubAndProfile(t *testing.T) {
+	ctx := context.Background()
+	hc := acctest.HubClient(t)
+	p := &placementv1.ClusterResourcePlacement{
+		ObjectMeta: metav1.ObjectMeta{Name: "adopt-placement"},
+		Spec: placementv1.PlacementSpec{
+			ResourceSelectors: []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: "adopt-ns"}},
+			Policy:            &placementv1.PlacementPolicy{PlacementType: placementv1.PickAllPlacementType},
+		},
+	}
+	s := &placementv1.ClusterStagedUpdateStrategy{
+		ObjectMeta: metav1.ObjectMeta{Name: "adopt-staged"},
+		Spec:       placementv1.UpdateStrategySpec{Stages: []placementv1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}}}},
+	}
+	if err := hc.Create(ctx, p); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if err := hc.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hc.Delete(context.Background(), p); _ = hc.Delete(context.Background(), s) })
+	fc := acctest.FleetAPI(t)
+	profile := fleetapi.AutoUpgradeProfile{Properties: &fleetapi.AutoUpgradeProfileProperties{Channel: fleetapi.UpgradeChannelStable}}
+	poller, err := fc.BeginCreateOrUpdateAutoUpgradeProfile(ctx, actionsFleet, "adopt-profile", profile, nil)
+	if _, err := shared.PollDone(ctx, poller, err); err != nil {
+		t.Fatal(err)
+	}
+
+	w := acctest.NewWorkdir(t, "")
+	w.Write("adopt.tfquery.hcl", adoptHubQuery)
+	out := w.Must("query")
+	for _, want := range []string{
+		`list\.fleet_placement\.adopt\s+id=adopt-placement\s`,
+		`list\.fleet_staged_update_strategy\.adopt\s+id=adopt-staged\s`,
+		`list\.fleet_auto_upgrade_profile\.adopt\s+id=` + actionsFleet.ChildID("autoUpgradeProfiles", "adopt-profile") + `\s`,
+	} {
+		acctest.Lines(t, out, want)
+	}
+	w.Must("query", "-generate-config-out=generated.tf")
+	out = w.Must("plan", "-input=false")
+	acctest.Lines(t, out, `Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.`)
+}
