@@ -68,7 +68,8 @@ func cliConfigFile(t *testing.T) string {
 type workdir struct {
 	t      *testing.T
 	dir    string
-	config string // the CLI configuration
+	config string   // the CLI configuration
+	env    []string // more environment for the terraform processes (e.g. TF_LOG_PROVIDER)
 }
 
 // newWorkdir makes a working folder with config as its main.tf; dev
@@ -106,7 +107,7 @@ func (w *workdir) start(args ...string) *tfRun {
 	r := &tfRun{args: append([]string{}, args...)}
 	r.cmd = exec.Command("terraform", append(args, "-no-color")...)
 	r.cmd.Dir = w.dir
-	r.cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", serveEnv+"=1")
+	r.cmd.Env = append(append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", serveEnv+"=1"), w.env...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	r.started = time.Now()

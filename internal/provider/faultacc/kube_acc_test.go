@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +60,13 @@ resource "fleet_placement" "web" {
   wait_for_rollout   = true
 }
 `)
+	// The provider's own request log (DEBUG: one line per hub request, ": error" on a transport
+	// error) shows whether its requests reached the hub while it was down.
+	logPath := filepath.Join(t.TempDir(), "provider.log")
+	w.env = []string{"TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH=" + logPath}
 	apply := w.start("apply", "-auto-approve", "-input=false")
+	ended := make(chan error, 1)
+	go func() { ended <- apply.wait() }()
 	var crp placementv1.ClusterResourcePlacement
 	if err := acctest.Eventually(time.Minute, "the placement exists on the hub", func() (bool, string) {
 		err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp)
@@ -68,14 +76,26 @@ resource "fleet_placement" "web" {
 	}
 	apiServer(t, "hub", "down")
 	downAt := time.Now()
-	if apply.cmd.ProcessState != nil {
+	select {
+	case <-ended:
 		t.Fatalf("the apply ended before the hub went down: the test did not exercise the wait\n%s", apply)
+	default:
 	}
+	// Keep the hub down until the provider has met the outage: a hub request of the apply failed.
+	hitOutage := acctest.Eventually(time.Minute, "a hub request of the apply fails while the hub is down", func() (bool, string) {
+		b, _ := os.ReadFile(logPath)
+		return outageLine(string(b)) != "", fmt.Sprintf("%d bytes of provider log", len(b))
+	})
 	apiServer(t, "hub", "up")
 	t.Logf("hub kube-apiserver down and back in %s", time.Since(downAt).Round(time.Millisecond))
-	if err := apply.wait(); err != nil {
+	if hitOutage != nil {
+		t.Fatal(hitOutage)
+	}
+	if err := <-ended; err != nil {
 		t.Fatalf("the apply did not ride out the hub's restart:\n%s", apply)
 	}
+	b, _ := os.ReadFile(logPath)
+	t.Logf("the provider met the outage: %s", outageLine(string(b)))
 	t.Logf("apply took %s", apply.took.Round(time.Millisecond))
 	if err := hc.Get(ctx, client.ObjectKey{Name: "restart-web"}, &crp); err != nil {
 		t.Fatal(err)
@@ -87,6 +107,20 @@ resource "fleet_placement" "web" {
 		t.Error("the plan after the apply is not empty")
 	}
 	w.must("destroy", "-auto-approve", "-input=false")
+}
+
+// outageLine is the first line of the provider's log where a request to the
+// hub's placement API failed in transport (the hub was down), or "".
+func outageLine(log string) string {
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "placement.kubernetes-fleet.io") && strings.Contains(l, ": error") {
+			if len(l) > 300 {
+				l = l[:300]
+			}
+			return l
+		}
+	}
+	return ""
 }
 
 // TestAccMemberAPIServerUnreachableAtPlan: kf-1's kube-apiserver is down
