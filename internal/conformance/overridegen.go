@@ -145,7 +145,7 @@ func randomOverrideClusterSelector(rng *rand.Rand) *placementv1.ClusterSelector 
 	case 0:
 		return nil
 	case 1, 2:
-		return &placementv1.ClusterSelector{}
+		return &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{}} // the CRD requires the list
 	}
 	s := &placementv1.ClusterSelector{}
 	for range 1 + rng.IntN(2) {

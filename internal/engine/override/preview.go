@@ -65,13 +65,14 @@ func Preview(placementKey string, resources [][]byte, clusters []Cluster, overri
 		touched := map[string]bool{}
 		for i, c := range clusters {
 			rendered, deleted, err := Render(raw, c, per[i].cros, per[i].ros)
+			rendered = Canonical(rendered)
 			g := Group{Outcome: Unchanged, Manifest: rendered}
 			switch {
 			case err != nil:
 				g = Group{Outcome: Failed, Error: err.Error()}
 			case deleted:
 				g = Group{Outcome: Deleted}
-			case !bytes.Equal(rendered, raw):
+			case !bytes.Equal(rendered, Canonical(raw)):
 				g.Outcome = Patched
 			}
 			for _, o := range append(append([]Override{}, per[i].cros...), per[i].ros...) {
@@ -79,13 +80,13 @@ func Preview(placementKey string, resources [][]byte, clusters []Cluster, overri
 					touched[o.Snapshot] = true
 				}
 			}
-			key := g.Outcome + "\x00" + g.Error + "\x00" + string(canonical(g.Manifest))
+			key := g.Outcome + "\x00" + g.Error + "\x00" + string(g.Manifest)
 			if j, ok := byKey[key]; ok {
 				rp.Groups[j].Clusters = append(rp.Groups[j].Clusters, c.Name)
 				continue
 			}
 			if g.Outcome == Patched {
-				if g.Patch, err = jsonpatch.CreatePatch(raw, rendered); err != nil {
+				if g.Patch, err = jsonpatch.CreatePatch(Canonical(raw), rendered); err != nil {
 					return nil, err
 				}
 				sort.SliceStable(g.Patch, func(a, b int) bool { return g.Patch[a].Path < g.Patch[b].Path })
@@ -141,5 +142,25 @@ func canonical(raw []byte) []byte {
 	return b
 }
 
-// Canonical is a manifest normalised for comparison: keys sorted, insignificant space dropped.
-func Canonical(raw []byte) []byte { return canonical(raw) }
+// Canonical is a manifest normalised for comparison: keys sorted, insignificant space dropped,
+// and empty metadata.labels and metadata.annotations left out, as the hub's API server stores a
+// Work's manifests (embedded objects' metadata is coerced to ObjectMeta, whose maps are omitempty:
+// a patch that removes an object's last label leaves no labels map in the Work).
+func Canonical(raw []byte) []byte {
+	if raw == nil {
+		return nil
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return canonical(raw)
+	}
+	if md, ok := v["metadata"].(map[string]any); ok {
+		for _, k := range []string{"labels", "annotations"} {
+			if m, ok := md[k].(map[string]any); ok && len(m) == 0 {
+				delete(md, k)
+			}
+		}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
