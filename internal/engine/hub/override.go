@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"sort"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -125,4 +126,39 @@ func (c *Client) LatestOverrideSnapshots(ctx context.Context, ns string) ([]Over
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// LatestSelectedResources is what the placement's latest resource snapshot holds: the selected
+// resources of its master snapshot and then of its sub-snapshots by sub-index, the order the work
+// generator reads them in (pkg/utils/controller, FetchAllResourceSnapshotsAlongWithMaster), with
+// the index; "" and nil before the hub agent cut a snapshot.
+func (c *Client) LatestSelectedResources(ctx context.Context, key PlacementKey) ([][]byte, string, error) {
+	meta, err := c.ResourceSnapshotsAt(ctx, key)
+	if err != nil {
+		return nil, "", err
+	}
+	index := LatestResourceSnapshotIndex(meta)
+	if index == "" {
+		return nil, "", nil
+	}
+	snaps, err := listIn[placementv1.ClusterResourceSnapshot](ctx, c, resourceSnapshotKind, key.Namespace,
+		labels.Set{placementv1beta1.PlacementTrackingLabel: key.Name, placementv1beta1.ResourceIndexLabel: index})
+	if err != nil {
+		return nil, "", err
+	}
+	sub := func(s *placementv1.ClusterResourceSnapshot) int {
+		n, err := strconv.Atoi(s.Annotations[placementv1beta1.SubindexOfResourceSnapshotAnnotation])
+		if err != nil {
+			return -1 // the master
+		}
+		return n
+	}
+	sort.SliceStable(snaps, func(i, j int) bool { return sub(&snaps[i]) < sub(&snaps[j]) })
+	var out [][]byte
+	for _, s := range snaps {
+		for _, r := range s.Spec.SelectedResources {
+			out = append(out, r.Raw)
+		}
+	}
+	return out, index, nil
 }
