@@ -329,6 +329,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if r.sc().namespaced {
 		warnNamespaceCollection(ctx, &diags, r.Clients, plan.Namespace.ValueString())
 	}
+	recordPlannedSelection(r.Clients, r.sc().key(plan), p) // for overrides of the placement (override_preview.go)
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
