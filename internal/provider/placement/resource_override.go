@@ -182,10 +182,10 @@ func (r *overrideResource) validate(diags *diag.Diagnostics, m *overrideModel, o
 			at := path.Root("rules").AtListIndex(i).AtName("json_patches").AtListIndex(j).AtName("value")
 			v := p.Value.ValueString()
 			if v != "" && !json.Valid([]byte(v)) {
-				diags.AddAttributeError(at, "Invalid JSON patch value", fmt.Sprintf("The value must be JSON (use jsonencode): %q is not.", v))
+				diags.AddAttributeError(at, "Invalid JSON patch value", fmt.Sprintf("%s: the value must be JSON (use jsonencode): %q is not.", at, v))
 			}
 			if k := strings.Index(v, placementv1beta1.OverrideClusterLabelKeyVariablePrefix); k >= 0 && !strings.Contains(v[k:], "}") {
-				diags.AddAttributeError(at, "Malformed variable", fmt.Sprintf("KubeFleet v0.18.9 fails every cluster on this value: input %s is missing the closing bracket `}`.", v))
+				diags.AddAttributeError(at, "Malformed variable", fmt.Sprintf("%s: KubeFleet v0.18.9 fails every cluster on this value: input %s is missing the closing bracket `}`.", at, v))
 			}
 		}
 	}
@@ -208,7 +208,7 @@ func (r *overrideResource) validate(diags *diag.Diagnostics, m *overrideModel, o
 			diags.AddError(summary, "KubeFleet v0.18.9's validating webhook: "+is.Message)
 			continue
 		}
-		diags.AddAttributeError(at, summary, "KubeFleet v0.18.9's validating webhook: "+is.Message)
+		diags.AddAttributeError(at, summary, at.String()+": KubeFleet v0.18.9's validating webhook: "+is.Message)
 	}
 }
 
@@ -374,7 +374,7 @@ func addPlacementNotFound(diags *diag.Diagnostics, key hub.PlacementKey, err err
 		return
 	}
 	diags.AddAttributeError(path.Root("placement").AtName("name"), "Placement not found",
-		fmt.Sprintf("The hub has no %s %s, and no fleet placement of that name is planned in this configuration. An override binds to "+
+		fmt.Sprintf("placement.name: the hub has no %s %s, and no fleet placement of that name is planned in this configuration. An override binds to "+
 			"a placement that exists (a ClusterResourcePlacement with scope = \"Cluster\", a ResourcePlacement of the override's namespace "+
 			"with scope = \"Namespaced\").", key.Kind(), key))
 }

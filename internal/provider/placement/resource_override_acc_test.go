@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,15 +26,17 @@ import (
 const ovrNS = "override-web"
 
 // overrideConfig places namespace ovrNS (with ConfigMap settings) on canary-east, prod-east-1 and
-// prod-east-2, with a ClusterResourceOverride of the namespace labelling it with labelValue on the
-// env=prod members, and a ResourceOverride of the ConfigMap: replicas 3 on tier=gold members,
-// deleted from env=canary members.
-func overrideConfig(labelValue string) string {
+// prod-east-2, with a ClusterResourceOverride of the namespace labelling it with labelValue (HCL:
+// "$${...}" is KubeFleet's "${...}") on the env=prod members, and a ResourceOverride of the
+// ConfigMap: replicas on tier=gold members, deleted from env=canary members.
+func overrideConfig(labelValue, replicas string) string {
 	return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "ovr" {
   name               = "override-web"
   resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = %[1]q }]
   policy             = { placement_type = "PickFixed", cluster_names = ["canary-east", "prod-east-1", "prod-east-2"] }
+  # An override changes what the bound clusters get: roll it to all three at once.
+  strategy = { type = "RollingUpdate", max_unavailable = "3", unavailable_period_seconds = 1 }
 }
 
 resource "fleet_cluster_resource_override" "ns" {
@@ -49,12 +52,12 @@ resource "fleet_cluster_resource_override" "ns" {
 resource "fleet_resource_override" "settings" {
   namespace          = %[1]q
   name               = "settings"
-  placement          = { name = fleet_placement.ovr.name, scope = "Cluster" }
+  placement          = { name = fleet_placement.ovr.name }
   resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
   rules = [
     {
       cluster_selector = { terms = [{ labels = { tier = "gold" } }] }
-      json_patches     = [{ op = "replace", path = "/data/replicas", value = jsonencode("3") }]
+      json_patches     = [{ op = "replace", path = "/data/replicas", value = jsonencode(%[3]q) }]
     },
     {
       cluster_selector = { terms = [{ expressions = [{ key = "env", operator = "In", values = ["canary"] }] }] }
@@ -62,7 +65,7 @@ resource "fleet_resource_override" "settings" {
     },
   ]
 }
-`, ovrNS, labelValue)
+`, ovrNS, labelValue, replicas)
 }
 
 // TestAccOverride: a placement with a ClusterResourceOverride and a ResourceOverride planned
@@ -72,16 +75,20 @@ resource "fleet_resource_override" "settings" {
 func TestAccOverride(t *testing.T) {
 	h := acctest.NewHubClients(t)
 	h.CreateNamespace(t, ovrNS)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ovrNS, Name: "settings"}, Data: map[string]string{"replicas": "1"}}
+	// With labels: KubeFleet applies a ClusterResourceOverride of a namespace to everything in it, and
+	// an add under /metadata/labels fails on an object without labels (the preview says so).
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ovrNS, Name: "settings", Labels: map[string]string{"app": "web"}},
+		Data: map[string]string{"replicas": "1"}}
 	if _, err := h.Hub.Kubernetes().CoreV1().ConfigMaps(ovrNS).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	ns := acctest.Path("preview", "resources", 0)
+	// A fresh path each time: extending one shared path would alias its steps.
+	res0 := func(steps ...any) tfjsonpath.Path { return acctest.Path("preview", append([]any{"resources", 0}, steps...)...) }
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: overrideConfig("${MEMBER-CLUSTER-NAME}"),
+				Config: overrideConfig("$${MEMBER-CLUSTER-NAME}", "2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectUnknownValue("fleet_cluster_resource_override.ns", acctest.Path("preview")),
 				}},
@@ -89,24 +96,29 @@ func TestAccOverride(t *testing.T) {
 			},
 			{
 				// Now the placement is on the hub: the previews are known and grouped.
-				Config: overrideConfig("region-${MEMBER-CLUSTER-LABEL-KEY-env}"),
+				Config: overrideConfig("region-$${MEMBER-CLUSTER-LABEL-KEY-env}", "3"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", acctest.Path("preview", "clusters_from"), knownvalue.StringExact("bindings")),
 					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", acctest.Path("preview", "snapshot"), knownvalue.StringExact("override-web-ns-1")),
-					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", ns.AtMapKey("resource"), knownvalue.StringExact(`Namespace "override-web"`)),
-					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", ns.AtMapKey("groups_count"), knownvalue.Int64Exact(2)),
-					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", ns.AtMapKey("groups").AtSliceIndex(0).AtMapKey("clusters"),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", res0("resource"), knownvalue.StringExact(`Namespace "override-web"`)),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", res0("groups_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", res0("groups", 0, "clusters"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("prod-east-1"), knownvalue.StringExact("prod-east-2")})),
-					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", ns.AtMapKey("groups").AtSliceIndex(0).AtMapKey("patch"),
-						knownvalue.StringExact(`[{"op":"replace","path":"/metadata/labels/served-by","value":"region-prod"}]`)),
-					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", ns.AtMapKey("groups").AtSliceIndex(1).AtMapKey("outcome"), knownvalue.StringExact("unchanged")),
-					statecheck.ExpectKnownValue("fleet_resource_override.settings", ns.AtMapKey("groups_count"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", res0("groups", 0, "patch"),
+						knownvalue.StringExact(`[{"op":"add","path":"/metadata/labels/served-by","value":"region-prod"}]`)),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", res0("groups", 1, "outcome"), knownvalue.StringExact("unchanged")),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", acctest.Path("preview", "resources_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue("fleet_cluster_resource_override.ns", acctest.Path("preview", "failed_clusters_count"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue("fleet_resource_override.settings", res0("groups_count"), knownvalue.Int64Exact(3)),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("fleet_resource_override.settings", "preview.resources.0.resource", `ConfigMap "settings" in namespace "override-web"`),
 					groupOf("fleet_resource_override.settings", "canary-east", "deleted"),
 					groupOf("fleet_resource_override.settings", "prod-east-1", "patched"),
-					groupOf("fleet_resource_override.settings", "prod-east-2", "unchanged"),
+					// The namespace's ClusterResourceOverride labels the ConfigMap on env=prod members too.
+					groupOf("fleet_resource_override.settings", "prod-east-2", "patched"),
+					resource.TestCheckResourceAttr("fleet_resource_override.settings", "preview.resources.0.override_snapshots.#", "2"),
+					resource.TestCheckResourceAttr("fleet_resource_override.settings", "preview.resources.0.override_snapshots.1", "settings-1"),
 					workHas(h, "override-web", "prod-east-2", `"served-by":"region-prod"`),
 					workHas(h, "override-web", "prod-east-1", `"replicas":"3"`),
 				),
@@ -116,21 +128,26 @@ func TestAccOverride(t *testing.T) {
 				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview"},
 			},
 			{
-				Config:      overrideConfig("x") + badOverride(`json_patches = [{ op = "add", path = "/status/phase", value = jsonencode("x") }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\].*cannot override status fields`),
+				Config:      overrideConfig("x", "3") + badOverride(`json_patches = [{ op = "add", path = "/status/phase", value = jsonencode("x") }]`),
+				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\]: KubeFleet v0.18.9's validating webhook: invalid\s+JSONPatchOverride.*cannot\s+override\s+status\s+fields`),
 			},
 			{
-				Config:      overrideConfig("x") + badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = "not json" }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\]\.value.*must be JSON`),
+				Config:      overrideConfig("x", "3") + badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = "not json" }]`),
+				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\]\.value:\s+the\s+value\s+must\s+be\s+JSON`),
 			},
 			{
-				Config: overrideConfig("x") + badOverride(`cluster_selector = { terms = [{ labels = { env = "prod" }, properties = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["3"] }] }]
+				Config: overrideConfig("x", "3") + badOverride(`cluster_selector = { terms = [{ labels = { env = "prod" }, properties = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["3"] }] }] }
     json_patches = [{ op = "add", path = "/metadata/labels/x", value = jsonencode("y") }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\].*only labelSelector is supported`),
+				ExpectError: regexp.MustCompile(`(?s)rules\[0\]: KubeFleet.*only\s+labelSelector\s+is\s+supported`),
 			},
 			{
-				Config:      overrideConfig("x") + strings.Replace(badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = jsonencode("y") }]`), `"override-web"`, `"no-such-placement"`, 1),
-				ExpectError: regexp.MustCompile(`(?s)placement\.name.*Placement not found`),
+				Config:      overrideConfig("x", "3") + strings.Replace(badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = jsonencode("y") }]`), `"override-web"`, `"no-such-placement"`, 1),
+				ExpectError: regexp.MustCompile(`(?s)Placement not found.*placement\.name: the hub has no ClusterResourcePlacement no-such-placement`),
+			},
+			{
+				// Nothing of the refused configurations was written: the applied one plans empty.
+				Config:   overrideConfig("region-$${MEMBER-CLUSTER-LABEL-KEY-env}", "3"),
+				PlanOnly: true,
 			},
 		},
 	})
@@ -186,7 +203,18 @@ func workHas(h *acctest.HubClients, placement, member, text string) resource.Tes
 			return strings.Contains(string(b), text), nil
 		})
 		if err != nil {
-			return fmt.Errorf("the Work of %s for %s never held %s (%s): %w", placement, member, text, last, err)
+			// Say what the hub agent did instead: the bindings' overrides and conditions.
+			bs, _ := h.Hub.Bindings(context.Background(), placement)
+			var why []string
+			for _, b := range bs {
+				var conds []string
+				for _, c := range b.Status.Conditions {
+					conds = append(conds, fmt.Sprintf("%s=%s %s", c.Type, c.Status, c.Message))
+				}
+				why = append(why, fmt.Sprintf("%s %s CROs %v ROs %v [%s]", b.Spec.TargetCluster, b.Spec.State, b.Spec.ClusterResourceOverrideSnapshots,
+					b.Spec.ResourceOverrideSnapshots, strings.Join(conds, "; ")))
+			}
+			return fmt.Errorf("the Work of %s for %s never held %s (%s; bindings: %s): %w", placement, member, text, last, strings.Join(why, " | "), err)
 		}
 		return nil
 	}
