@@ -93,7 +93,7 @@ func runOverrideCase(ctx context.Context, h *hub, c OverrideCase, tl *overrideTa
 		if err := u.UnmarshalJSON([]byte(o)); err != nil {
 			return fail("%v", err)
 		}
-		if err := h.c.Create(ctx, &u); err != nil && !(i == 0 && apierrors.IsAlreadyExists(err)) {
+		if err := h.c.Create(ctx, &u); err != nil && (i != 0 || !apierrors.IsAlreadyExists(err)) {
 			return fail("creating %s: %v", o, err)
 		}
 		if i > 0 {
@@ -334,4 +334,3 @@ func asEngineOverride(ns, name string, spec placementv1.ClusterResourceOverrideS
 	}
 	return o, nil
 }
-

@@ -62,13 +62,13 @@ type identity struct {
 	namespace, name, kind string
 }
 
-func identityOf(raw []byte) (identity, *unstructured.Unstructured, error) {
+func identityOf(raw []byte) (identity, error) {
 	var u unstructured.Unstructured
 	if err := u.UnmarshalJSON(raw); err != nil {
-		return identity{}, nil, err
+		return identity{}, err
 	}
 	gvk := u.GroupVersionKind()
-	return identity{gvk: [3]string{gvk.Group, gvk.Version, gvk.Kind}, namespace: u.GetNamespace(), name: u.GetName(), kind: gvk.Kind}, &u, nil
+	return identity{gvk: [3]string{gvk.Group, gvk.Version, gvk.Kind}, namespace: u.GetNamespace(), name: u.GetName(), kind: gvk.Kind}, nil
 }
 
 // croKey is the ClusterResourceOverride selector a resource answers to: itself when cluster-scoped,
@@ -123,7 +123,7 @@ func Matching(placementKey string, resources [][]byte, overrides []Override) (cr
 	possibleCRO := map[placementv1beta1.ResourceIdentifier]bool{}
 	possibleRO := map[placementv1beta1.ResourceIdentifier]bool{}
 	for _, raw := range resources {
-		id, _, err := identityOf(raw)
+		id, err := identityOf(raw)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -196,7 +196,7 @@ func ForCluster(cluster Cluster, cros, ros []Override) (pickedCROs, pickedROs []
 // Target names a resource as v0.18.9's errors do: `Deployment "web" in namespace "app"`
 // (pkg/controllers/workgenerator/override.go, formatOverrideTarget).
 func Target(raw []byte) string {
-	id, _, err := identityOf(raw)
+	id, err := identityOf(raw)
 	if err != nil {
 		return "Unknown"
 	}
@@ -218,7 +218,7 @@ func Render(raw []byte, cluster Cluster, cros, ros []Override) (out []byte, dele
 	if len(cros) == 0 && len(ros) == 0 {
 		return raw, false, nil
 	}
-	id, _, err := identityOf(raw)
+	id, err := identityOf(raw)
 	if err != nil {
 		return nil, false, err
 	}

@@ -43,8 +43,8 @@ func cro(name string, target placementv1beta1.ResourceSelectorTerm, rules ...pla
 	}}
 }
 
-func ro(ns, name string, target placementv1beta1.ResourceSelector, rules ...placementv1beta1.OverrideRule) Override {
-	return Override{Namespace: ns, Name: name, Snapshot: SnapshotName(name, 0), ResourceSelectors: []placementv1beta1.ResourceSelector{target},
+func ro(name string, target placementv1beta1.ResourceSelector, rules ...placementv1beta1.OverrideRule) Override {
+	return Override{Namespace: "app", Name: name, Snapshot: SnapshotName(name, 0), ResourceSelectors: []placementv1beta1.ResourceSelector{target},
 		Spec: placementv1beta1.ClusterResourceOverrideSpec{
 			Placement: &placementv1beta1.PlacementRef{Name: "crp", Scope: placementv1beta1.ClusterScoped},
 			Policy:    &placementv1beta1.OverridePolicy{OverrideRules: rules},
@@ -102,16 +102,16 @@ func TestRenderVariablesAndScopes(t *testing.T) {
 func TestRenderOrderDeleteAndFailures(t *testing.T) {
 	c := Cluster{Name: "m-1", Labels: map[string]string{"env": "prod"}}
 	a := cro("a", nsTarget, patch(sel(), op("replace", "/spec/replicas", "3")))
-	b := ro("app", "b", deployTarget, patch(sel("env", "prod"), op("replace", "/spec/replicas", "5")))
+	b := ro("b", deployTarget, patch(sel("env", "prod"), op("replace", "/spec/replicas", "5")))
 	got, _, err := render(t, deploy, c, b, a)
 	if err != nil || !strings.Contains(got, `"replicas":5`) {
 		t.Fatalf("the ResourceOverride applies after the ClusterResourceOverride: %s, %v", got, err)
 	}
-	del := ro("app", "d", deployTarget, placementv1beta1.OverrideRule{ClusterSelector: sel("env", "prod"), OverrideType: placementv1beta1.DeleteOverrideType})
+	del := ro("d", deployTarget, placementv1beta1.OverrideRule{ClusterSelector: sel("env", "prod"), OverrideType: placementv1beta1.DeleteOverrideType})
 	if _, deleted, err := render(t, deploy, c, del); err != nil || !deleted {
 		t.Fatalf("delete: %v %v", deleted, err)
 	}
-	bad := ro("app", "bad", deployTarget, patch(sel(), op("replace", "/spec/missing", "1")))
+	bad := ro("bad", deployTarget, patch(sel(), op("replace", "/spec/missing", "1")))
 	_, _, err = render(t, deploy, c, bad)
 	if err == nil || !strings.HasPrefix(err.Error(), `ResourceOverrideSnapshot "bad-0" failed to apply on Deployment "web" in namespace "app": `) {
 		t.Fatalf("failing patch: %v", err)
@@ -129,7 +129,7 @@ func TestPreviewGroups(t *testing.T) {
 	for i, env := range []string{"prod", "prod", "dev", "prod", "test"} {
 		clusters = append(clusters, Cluster{Name: "m-" + string(rune('1'+i)), Labels: map[string]string{"env": env}})
 	}
-	o := ro("app", "r", deployTarget,
+	o := ro("r", deployTarget,
 		patch(sel("env", "prod"), op("replace", "/spec/replicas", "3")),
 		placementv1beta1.OverrideRule{ClusterSelector: sel("env", "test"), OverrideType: placementv1beta1.DeleteOverrideType})
 	res, err := Preview("crp", [][]byte{[]byte(nsApp), []byte(deploy)}, clusters, []Override{o}, func(raw []byte) bool { return Selects(o, raw) })

@@ -119,7 +119,7 @@ func Preview(placementKey string, resources [][]byte, clusters []Cluster, overri
 func Selects(o Override, raw []byte) bool { return selectsResource(o, raw) }
 
 func selectsResource(o Override, raw []byte) bool {
-	id, _, err := identityOf(raw)
+	id, err := identityOf(raw)
 	if err != nil {
 		return false
 	}

@@ -45,8 +45,12 @@ func overridePreviewAttribute() rschema.SingleNestedAttribute {
 	list := func(doc string) rschema.ListAttribute {
 		return rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: doc}
 	}
-	n := func(doc string) rschema.Int64Attribute { return rschema.Int64Attribute{Computed: true, Description: doc} }
-	s := func(doc string) rschema.StringAttribute { return rschema.StringAttribute{Computed: true, Description: doc} }
+	n := func(doc string) rschema.Int64Attribute {
+		return rschema.Int64Attribute{Computed: true, Description: doc}
+	}
+	s := func(doc string) rschema.StringAttribute {
+		return rschema.StringAttribute{Computed: true, Description: doc}
+	}
 	return rschema.SingleNestedAttribute{
 		Computed: true,
 		Description: "What KubeFleet v0.18.9's hub agent will write into each member cluster's Work once the override is applied, computed " +
@@ -131,6 +135,9 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 		diags.AddError("Reading the placement's clusters", err.Error())
 		return none, "", diags
 	}
+	if len(clusters) == 0 && !isPlanned {
+		return none, fmt.Sprintf("the hub agent has not scheduled %s %s on any cluster yet", key.Kind(), key), diags
+	}
 	self, err := engineOverride(m.hub(), r.nextSnapshot(ctx, hc, m, exists))
 	if err != nil {
 		diags.AddError("Planning the override", err.Error())
@@ -171,7 +178,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 		diags.AddAttributeWarning(path.Root("resource_selectors"), "The override selects none of the placement's resources",
 			fmt.Sprintf("%s %s carries none of the resources the override selects (its latest resource snapshot): KubeFleet attaches the override to no binding.", key.Kind(), key))
 	}
-	warnConflicts(&diags, res, self.Snapshot)
+	warnConflicts(&diags, res)
 	obj, d := overridePreviewObject(key.String(), from, self.Snapshot, len(clusters), res, r.Clients.ListLimit())
 	diags.Append(d...)
 	return obj, "", diags
@@ -241,7 +248,7 @@ func (r *overrideResource) nextSnapshot(ctx context.Context, hc *hub.Client, m *
 
 // warnConflicts warns, once per resource, when this override and another change the same field
 // on a cluster: KubeFleet applies both, in order, and the later one wins without saying so.
-func warnConflicts(diags *diag.Diagnostics, res []override.ResourcePreview, self string) {
+func warnConflicts(diags *diag.Diagnostics, res []override.ResourcePreview) {
 	for _, rp := range res {
 		if len(rp.Overrides) < 2 {
 			continue
@@ -338,5 +345,3 @@ func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placement
 	}
 	shared.RecordPlannedPlacement(c, key.String(), names)
 }
-
-

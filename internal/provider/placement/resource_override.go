@@ -92,7 +92,7 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		"id": rschema.StringAttribute{Computed: true, Description: map[bool]string{false: "The name.", true: "`<namespace>/<name>`."}[r.namespaced],
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 		"name": rschema.StringAttribute{Required: true,
-			Description: "The " + kind + "'s name: a DNS subdomain of at most 63 characters (its snapshots carry it in a label). Changing it replaces the override.",
+			Description:   "The " + kind + "'s name: a DNS subdomain of at most 63 characters (its snapshots carry it in a label). Changing it replaces the override.",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators: []validator.String{stringvalidator.LengthBetween(1, 63),
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")}},
@@ -362,7 +362,14 @@ func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, st *tfsdk
 	tflog.Info(ctx, "override written", map[string]any{"kind": r.kind(), "id": m.id(), "update": replace})
 	m.ID = types.StringValue(m.id())
 	if m.Preview.IsUnknown() {
+		// Unknown at plan (its placement was planned with it): computed now that the placement is on
+		// the hub, from the clusters the hub agent scheduled it on; null while it has none.
 		m.Preview = types.ObjectNull(overridePreviewAttrTypes)
+		if p, why, d := r.planPreview(ctx, &m, nil, replace); !d.HasError() && why == "" {
+			m.Preview = p
+		} else {
+			tflog.Info(ctx, "override preview left null after apply", map[string]any{"why": why})
+		}
 	}
 	diags.Append(r.set(ctx, st, &m)...)
 }

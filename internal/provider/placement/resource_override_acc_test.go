@@ -83,7 +83,9 @@ func TestAccOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A fresh path each time: extending one shared path would alias its steps.
-	res0 := func(steps ...any) tfjsonpath.Path { return acctest.Path("preview", append([]any{"resources", 0}, steps...)...) }
+	res0 := func(steps ...any) tfjsonpath.Path {
+		return acctest.Path("preview", append([]any{"resources", 0}, steps...)...)
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -219,4 +221,3 @@ func workHas(h *acctest.HubClients, placement, member, text string) resource.Tes
 		return nil
 	}
 }
-
