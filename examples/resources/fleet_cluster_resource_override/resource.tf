@@ -1,5 +1,5 @@
-# Label the placed namespace (and everything in it) with the member cluster's name, and give prod
-# clusters 3 replicas of nothing else: "$${...}" is HCL for KubeFleet's "${...}" variables.
+# Label the placed namespace (and everything in it) with the member cluster's name, and keep it off
+# dev clusters. "$${...}" is HCL for KubeFleet's "${...}" variables.
 resource "fleet_cluster_resource_override" "web" {
   name               = "web-served-by"
   placement          = { name = fleet_placement.web.name }
