@@ -38,7 +38,7 @@ func TestOverrideModelRoundTrip(t *testing.T) {
 	imported := overrideModel{Namespace: s("app"), Name: s("web")}
 	imported.fromHub(m.hub())
 	if !imported.Placement.Scope.IsNull() || !imported.Rules[0].Type.IsNull() || imported.Rules[1].Type.ValueString() != "Delete" ||
-		imported.Rules[0].JSONPatches[1].Value.IsNull() == false {
+		!imported.Rules[0].JSONPatches[1].Value.IsNull() {
 		t.Fatalf("imported: %+v", imported)
 	}
 }
