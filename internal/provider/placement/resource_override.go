@@ -57,13 +57,6 @@ func newOverride(suffix string, namespaced bool) func() resource.Resource {
 	}
 }
 
-func (r *overrideResource) kind() string {
-	if r.namespaced {
-		return hub.OverrideKind("x")
-	}
-	return hub.OverrideKind("")
-}
-
 func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	kind := r.kind()
 	selectorDoc := "The cluster-scoped resources to override, by name (1 to 20, no two alike; KubeFleet v0.18.9 refuses label " +
@@ -453,4 +446,14 @@ type overridePatchModel struct {
 	Op    types.String `tfsdk:"op"`
 	Path  types.String `tfsdk:"path"`
 	Value types.String `tfsdk:"value"`
+}
+
+// ---- helpers ----
+
+// kind names the resource's KubeFleet kind.
+func (r *overrideResource) kind() string {
+	if r.namespaced {
+		return hub.OverrideKind("x")
+	}
+	return hub.OverrideKind("")
 }
