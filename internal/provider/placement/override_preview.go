@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
@@ -344,4 +345,94 @@ func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placement
 		names = append(names, s.Cluster)
 	}
 	shared.RecordPlannedPlacement(c, key.String(), names)
+}
+
+// placementOverrideSnapshots is, per pick of a placement on the hub, the override snapshots the
+// rollout controller will attach to its binding (pkg/utils/overrider/overrider.go:
+// FetchAllMatchingOverridesForResourceSnapshot, then PickFromResourceMatchedOverridesForTargetCluster),
+// ResourceOverride snapshots as <namespace>/<name>; nil when it cannot tell (logged).
+func placementOverrideSnapshots(ctx context.Context, hc *hub.Client, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
+	fail := func(err error) map[string][]string {
+		tflog.Info(ctx, "placement preview without override snapshots", map[string]any{"placement": key.String(), "error": err.Error()})
+		return nil
+	}
+	resources, _, err := hc.LatestSelectedResources(ctx, key)
+	if err != nil || resources == nil {
+		if err == nil {
+			err = fmt.Errorf("no resource snapshot yet")
+		}
+		return fail(err)
+	}
+	nss := map[string]bool{"": true}
+	for _, raw := range resources {
+		var o struct {
+			Metadata struct{ Namespace string } `json:"metadata"`
+		}
+		if json.Unmarshal(raw, &o) == nil {
+			nss[o.Metadata.Namespace] = true
+		}
+	}
+	var all []override.Override
+	for ns := range nss {
+		snaps, err := hc.LatestOverrideSnapshots(ctx, ns)
+		if err != nil {
+			return fail(err)
+		}
+		for _, s := range snaps {
+			o, err := engineOverride(&hub.Override{Namespace: s.Namespace, Name: s.Override, Spec: s.Spec, ResourceSelectors: s.ResourceSelectors}, s.Name)
+			if err != nil {
+				return fail(err)
+			}
+			all = append(all, o)
+		}
+	}
+	cros, ros, err := override.Matching(key.String(), resources, all)
+	if err != nil {
+		return fail(err)
+	}
+	members, err := hc.MemberClusters(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	labels := map[string]map[string]string{}
+	for _, mc := range members {
+		labels[mc.Name] = mc.Labels
+	}
+	out := map[string][]string{}
+	for _, pick := range p.Selected {
+		pc, pr, err := override.ForCluster(override.Cluster{Name: pick.Cluster, Labels: labels[pick.Cluster]}, cros, ros)
+		if err != nil {
+			return fail(err)
+		}
+		var names []string
+		for _, o := range pc {
+			names = append(names, o.Snapshot)
+		}
+		for _, o := range pr {
+			names = append(names, hub.Key(o.Namespace, o.Snapshot))
+		}
+		if len(names) > 0 {
+			out[pick.Cluster] = names
+		}
+	}
+	return out
+}
+
+// overrideSnapshotsValue is the preview's override_snapshots of the listed picks.
+func overrideSnapshotsValue(by map[string][]string, shown []placementPickModel) types.Map {
+	elem := types.ListType{ElemType: types.StringType}
+	if by == nil {
+		return types.MapNull(elem)
+	}
+	m := map[string]attr.Value{}
+	for _, s := range shown {
+		if names, ok := by[s.Cluster]; ok {
+			vs := make([]attr.Value, 0, len(names))
+			for _, n := range names {
+				vs = append(vs, types.StringValue(n))
+			}
+			m[s.Cluster] = types.ListValueMust(types.StringType, vs)
+		}
+	}
+	return types.MapValueMust(elem, m)
 }

@@ -126,6 +126,17 @@ func TestAccOverride(t *testing.T) {
 				),
 			},
 			{
+				// The placement's own preview says which override snapshots each pick's binding gets.
+				Config: reordered(overrideConfig("region-$${MEMBER-CLUSTER-LABEL-KEY-env}", "3")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("fleet_placement.ovr", acctest.Path("preview", "override_snapshots"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"canary-east": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("override-web/settings-1")}),
+						"prod-east-1": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("override-web-ns-1"), knownvalue.StringExact("override-web/settings-1")}),
+						"prod-east-2": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("override-web-ns-1")}),
+					})),
+				},
+			},
+			{
 				ResourceName: "fleet_resource_override.settings", ImportState: true, ImportStateId: ovrNS + "/settings",
 				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview"},
 			},
@@ -148,11 +159,17 @@ func TestAccOverride(t *testing.T) {
 			},
 			{
 				// Nothing of the refused configurations was written: the applied one plans empty.
-				Config:   overrideConfig("region-$${MEMBER-CLUSTER-LABEL-KEY-env}", "3"),
+				Config:   reordered(overrideConfig("region-$${MEMBER-CLUSTER-LABEL-KEY-env}", "3")),
 				PlanOnly: true,
 			},
 		},
 	})
+}
+
+// reordered lists the placement's clusters in another order: a configuration change that replans
+// the placement's preview and places the same clusters.
+func reordered(config string) string {
+	return strings.Replace(config, `["canary-east", "prod-east-1", "prod-east-2"]`, `["prod-east-1", "prod-east-2", "canary-east"]`, 1)
 }
 
 // badOverride is a second ClusterResourceOverride of the placement with one rule, of body.
