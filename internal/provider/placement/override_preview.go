@@ -188,7 +188,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 // previewClusters are the placement's clusters with their labels: those of its planned preview
 // when it was planned in this process, else those its bindings schedule it on now.
 func (r *overrideResource) previewClusters(ctx context.Context, hc *hub.Client, key hub.PlacementKey, planned []string, isPlanned bool) ([]override.Cluster, string, error) {
-	members, err := hc.MemberClusters(ctx)
+	members, err := r.Clients.HubMemberClusters(ctx) // listed once per provider process
 	if err != nil {
 		return nil, "", err
 	}
@@ -351,7 +351,7 @@ func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placement
 // rollout controller will attach to its binding (pkg/utils/overrider/overrider.go:
 // FetchAllMatchingOverridesForResourceSnapshot, then PickFromResourceMatchedOverridesForTargetCluster),
 // ResourceOverride snapshots as <namespace>/<name>; nil when it cannot tell (logged).
-func placementOverrideSnapshots(ctx context.Context, hc *hub.Client, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
+func placementOverrideSnapshots(ctx context.Context, c *engine.Clients, hc *hub.Client, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
 	fail := func(err error) map[string][]string {
 		tflog.Info(ctx, "placement preview without override snapshots", map[string]any{"placement": key.String(), "error": err.Error()})
 		return nil
@@ -390,7 +390,7 @@ func placementOverrideSnapshots(ctx context.Context, hc *hub.Client, key hub.Pla
 	if err != nil {
 		return fail(err)
 	}
-	members, err := hc.MemberClusters(ctx)
+	members, err := c.HubMemberClusters(ctx) // listed once per provider process
 	if err != nil {
 		return fail(err)
 	}

@@ -331,7 +331,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	}
 	recordPlannedSelection(r.Clients, r.sc().key(plan), p) // for overrides of the placement (override_preview.go)
 	if existing.Name != "" {
-		p.OverrideSnapshots = placementOverrideSnapshots(ctx, hc, existing, p)
+		p.OverrideSnapshots = placementOverrideSnapshots(ctx, r.Clients, hc, existing, p)
 	}
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
