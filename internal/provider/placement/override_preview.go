@@ -434,5 +434,8 @@ func overrideSnapshotsValue(by map[string][]string, shown []placementPickModel) 
 			m[s.Cluster] = types.ListValueMust(types.StringType, vs)
 		}
 	}
+	if len(m) == 0 {
+		return types.MapNull(elem) // no override applies: nothing to show
+	}
 	return types.MapValueMust(elem, m)
 }

@@ -206,7 +206,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 			"override_snapshots": rschema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
 				Description: "Per listed pick, the override snapshots KubeFleet v0.18.9 will attach to its binding (ClusterResourceOverride " +
 					"snapshots, then ResourceOverride snapshots as `<namespace>/<name>`, in the order they apply), for a placement on the " +
-					"hub; picks no override applies to are left out; null for a placement not on the hub yet."},
+					"hub; picks no override applies to are left out; null when none applies or the placement is not on the hub yet."},
 			"selected": rschema.ListNestedAttribute{
 				Computed: true,
 				Description: "The picked clusters in rank order, the top-ranked first: kept picks first (by the scores recorded when they " +
