@@ -86,6 +86,36 @@ output "web_placement" {
   }
 }
 
+# An override (KubeFleet's ClusterResourceOverride): the web namespace, and everything in it, gets
+# a label naming the cluster it runs on, and a region label from the member's env label on prod
+# clusters. "$${...}" is HCL for KubeFleet's "${...}" variables. The preview shows what each picked
+# cluster's Work will hold, grouped by distinct result with a JSON patch per group: here one group
+# per cluster, since every cluster's name differs.
+resource "fleet_cluster_resource_override" "web" {
+  name               = "web-served-by"
+  placement          = { name = fleet_placement.web.name }
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
+  rules = [
+    {
+      cluster_selector = {} # every cluster
+      json_patches     = [{ op = "add", path = "/metadata/labels/served-by", value = jsonencode("$${MEMBER-CLUSTER-NAME}") }]
+    },
+    {
+      cluster_selector = { terms = [{ labels = { env = "prod" } }] }
+      json_patches     = [{ op = "add", path = "/metadata/labels/env", value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-env}") }]
+    },
+  ]
+}
+
+output "web_override" {
+  description = "What each picked cluster gets of the web namespace: distinct renderings, their clusters and JSON patches."
+  value = fleet_cluster_resource_override.web.preview == null ? null : {
+    for r in fleet_cluster_resource_override.web.preview.resources : r.resource => [
+      for g in r.groups : "${g.clusters_count} cluster(s) ${join(", ", g.clusters)}: ${g.outcome} ${coalesce(g.patch, g.error, "")}"
+    ]
+  }
+}
+
 # A staged rollout (KubeFleet v0.18): the api namespace goes to every canary and prod cluster, but
 # only as a staged update run rolls it out: canary first, then prod two clusters at a time. The
 # plan's preview shows each stage's clusters in the batches KubeFleet updates them, and what it

@@ -203,6 +203,10 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 			"fulfilled":      rschema.BoolAttribute{Computed: true, Description: "Whether the scheduler finds every cluster the policy asks for (its Scheduled condition)."},
 			"message":        rschema.StringAttribute{Computed: true, Description: "The Scheduled condition's message, as the hub agent words it."},
 			"selected_count": rschema.Int64Attribute{Computed: true, Description: "How many clusters are picked."},
+			"override_snapshots": rschema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+				Description: "Per listed pick, the override snapshots KubeFleet v0.18.9 will attach to its binding (ClusterResourceOverride " +
+					"snapshots, then ResourceOverride snapshots as `<namespace>/<name>`, in the order they apply), for a placement on the " +
+					"hub; picks no override applies to are left out; null when none applies or the placement is not on the hub yet."},
 			"selected": rschema.ListNestedAttribute{
 				Computed: true,
 				Description: "The picked clusters in rank order, the top-ranked first: kept picks first (by the scores recorded when they " +
@@ -303,6 +307,9 @@ type placementPreviewModel struct {
 	Selected  []placementPickModel
 	Trimmed   []string
 	Excluded  []scheduling.Exclusion
+	// OverrideSnapshots: per picked cluster, the override snapshots that apply (override_preview.go);
+	// nil when unknown (the placement is not on the hub).
+	OverrideSnapshots map[string][]string
 }
 
 var (
@@ -322,6 +329,7 @@ var (
 		"excluded_by_reason": types.MapType{ElemType: types.Int64Type},
 		"excluded":           types.MapType{ElemType: types.StringType},
 		"excluded_omitted":   types.Int64Type,
+		"override_snapshots": types.MapType{ElemType: types.ListType{ElemType: types.StringType}},
 	}
 )
 
@@ -366,6 +374,7 @@ func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics
 		"trimmed_count": types.Int64Value(int64(len(p.Trimmed))), "trimmed": tl, "trimmed_omitted": types.Int64Value(trimmedOmitted),
 		"excluded_count": types.Int64Value(int64(len(p.Excluded))), "excluded_by_reason": shared.CountMap(byReason),
 		"excluded": em, "excluded_omitted": types.Int64Value(excludedOmitted),
+		"override_snapshots": overrideSnapshotsValue(p.OverrideSnapshots, shown),
 	})
 	diags.Append(d...)
 	return o, diags

@@ -19,6 +19,8 @@ func Resources() []func() resource.Resource {
 		shared.NewResource[placementResource]("_placement"),
 		newScopedPlacement("_resource_placement", namespacedPlacementScope),
 		shared.NewResource[envelopeResource]("_envelope"),
+		newOverride("_cluster_resource_override", false),
+		newOverride("_resource_override", true),
 	}
 }
 

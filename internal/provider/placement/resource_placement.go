@@ -329,6 +329,10 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if r.sc().namespaced {
 		warnNamespaceCollection(ctx, &diags, r.Clients, plan.Namespace.ValueString())
 	}
+	recordPlannedSelection(r.Clients, r.sc().key(plan), p) // for overrides of the placement (override_preview.go)
+	if existing.Name != "" {
+		p.OverrideSnapshots = placementOverrideSnapshots(ctx, r.Clients, hc, existing, p)
+	}
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags

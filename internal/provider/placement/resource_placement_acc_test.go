@@ -82,6 +82,7 @@ func previewExact(message string, selected []knownvalue.Check, excludedReasons m
 		"trimmed_count": knownvalue.Int64Exact(0), "trimmed": knownvalue.ListExact([]knownvalue.Check{}), "trimmed_omitted": knownvalue.Int64Exact(0),
 		"excluded_count": knownvalue.Int64Exact(int64(len(excludedReasons))), "excluded_by_reason": counts(byReason),
 		"excluded": excluded(excludedReasons), "excluded_omitted": knownvalue.Int64Exact(0),
+		"override_snapshots": knownvalue.Null(), // no override of these placements
 	})
 }
 

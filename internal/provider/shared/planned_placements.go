@@ -1,0 +1,33 @@
+package shared
+
+import (
+	"sync"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+)
+
+// Placements planned in this provider process, by the clients that planned them and the
+// placement's key ("name" or "namespace/name"): the clusters their preview selects. Terraform plans
+// a resource after those its configuration refers to, so an override of a placement planned in the
+// same configuration finds it here even before the placement is on the hub.
+var plannedPlacements sync.Map // plannedKey -> []string
+
+type plannedKey struct {
+	clients *engine.Clients
+	key     string
+}
+
+// RecordPlannedPlacement records the clusters the planned preview of placement key selects.
+func RecordPlannedPlacement(c *engine.Clients, key string, clusters []string) {
+	plannedPlacements.Store(plannedKey{c, key}, append([]string(nil), clusters...))
+}
+
+// PlannedPlacement is the selection recorded for placement key, if it was planned in this process.
+func PlannedPlacement(c *engine.Clients, key string) ([]string, bool) {
+	v, ok := plannedPlacements.Load(plannedKey{c, key})
+	if !ok {
+		return nil, false
+	}
+	clusters, _ := v.([]string)
+	return clusters, true
+}
