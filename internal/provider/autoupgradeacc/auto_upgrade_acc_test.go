@@ -127,6 +127,9 @@ resource "fleet_auto_upgrade_profile" "off" {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// Before the release the 1.31 target is 1.31.9: patch-1 is already there.
 				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "members", patch1, "current_kubernetes_version"), knownvalue.NotNull()),
+				// The strategy selects group patch only: the canary and prod members are counted apart, never upgraded.
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "actions", "unselected"), knownvalue.Int64Exact(4)),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(6)),
 			}},
 			Check: func(*terraform.State) error {
 				ctx := context.Background()

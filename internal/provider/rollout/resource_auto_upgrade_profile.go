@@ -46,7 +46,7 @@ var (
 
 // aupPreviewInputs are the attributes the preview depends on: only a change to one of them (or a
 // create) recomputes it.
-var aupPreviewInputs = []string{"fleet_id", "channel", "target_kubernetes_version", "long_term_support"}
+var aupPreviewInputs = []string{"fleet_id", "channel", "target_kubernetes_version", "long_term_support", "update_strategy_id"}
 
 // aupConfigAttributes are every configurable attribute: a change to one of them generates a run
 // again when generate_update_run is set.
@@ -137,7 +137,8 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"member_count": schema.Int64Attribute{Computed: true, Description: "How many members the preview covers (those with a readable managed cluster)."},
 					"actions": schema.MapAttribute{
 						Computed: true, ElementType: types.Int64Type,
-						Description: "Action (`upgrade`, `none`, `skip`) → how many members get it: every member, listed or not.",
+						Description: "Action (`upgrade`, `none`, `skip`, `unselected`) → how many members get it: every member, listed or not " +
+							"(`unselected`: members no group of `update_strategy_id`'s strategy selects, which its runs do not update).",
 					},
 					"members": schema.MapNestedAttribute{
 						Computed: true,
@@ -146,7 +147,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"current_kubernetes_version": computedStr("Its cluster's current Kubernetes version."),
 							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
-							"action":                     computedStr("`upgrade`, `none` (already at the target) or `skip` (the channel leaves it alone)."),
+							"action":                     computedStr("`upgrade`, `none` (already at the target), `skip` (the channel leaves it alone) or `unselected` (no group of the profile's update strategy selects it)."),
 							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
 						}},
 					},
@@ -508,6 +509,10 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 	if len(unreadable.Names) > 0 {
 		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadable.Message(": they are left out of the preview"))
 	}
+	members, unselected, ok := r.selectedByStrategy(ctx, m, members, d)
+	if !ok {
+		return types.ObjectNull(aupPreviewAttrTypes)
+	}
 	regions := map[string]channel.VersionTable{}
 	if len(members) > 0 {
 		ac, err := r.Clients.AKS()
@@ -557,12 +562,59 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 			regions[rm.Location] = tab
 		}
 	}
-	return aupBuildPreview(m, members, regions, r.Clients.ListLimit(), d)
+	return aupBuildPreview(m, members, unselected, regions, r.Clients.ListLimit(), d)
+}
+
+// aupUnselected is a profile preview's action for a member no group of the
+// profile's update strategy selects: its generated runs never update it.
+const aupUnselected channel.Action = "unselected"
+
+// selectedByStrategy splits members into those the profile's update strategy
+// selects and those it does not. concepts-update-orchestration.md: "Update
+// groups are also used to order the application of updates to member
+// clusters", and a run updates only the members its stages' groups select
+// (a member in no group is not updated). Without a strategy every member is
+// updated one by one.
+func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m autoUpgradeProfileModel, members []rollout.Member, d *diag.Diagnostics) (selected, unselected []rollout.Member, ok bool) {
+	if m.UpdateStrategyID.IsNull() || m.UpdateStrategyID.ValueString() == "" {
+		return members, nil, true
+	}
+	fleet, name, err := fleetapi.ParseChildID(m.UpdateStrategyID.ValueString(), "updateStrategies")
+	if err != nil {
+		d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
+		return nil, nil, false
+	}
+	fc, err := r.Clients.Fleet()
+	if err != nil {
+		shared.AddBackendError(d, "Fleet API client", err)
+		return nil, nil, false
+	}
+	st, err := fc.GetUpdateStrategy(ctx, fleet, name)
+	if err != nil {
+		shared.AddBackendError(d, "Reading the profile's update strategy", err)
+		return nil, nil, false
+	}
+	groups := map[string]bool{}
+	if st.Properties != nil {
+		for _, stage := range st.Properties.Strategy.Stages {
+			for _, g := range stage.Groups {
+				groups[g.Name] = true
+			}
+		}
+	}
+	for _, rm := range members {
+		if groups[rm.Group] {
+			selected = append(selected, rm)
+		} else {
+			unselected = append(unselected, rm)
+		}
+	}
+	return selected, unselected, true
 }
 
 // aupBuildPreview is the preview of a profile over members and their regions' tables, listing at
 // most listLimit members (0: all) and counting every one.
-func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listLimit int, d *diag.Diagnostics) types.Object {
+func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Member, regions map[string]channel.VersionTable, listLimit int, d *diag.Diagnostics) types.Object {
 	locs := make([]string, 0, len(regions))
 	for l := range regions {
 		locs = append(locs, l)
@@ -601,6 +653,10 @@ func aupBuildPreview(m autoUpgradeProfileModel, members []rollout.Member, region
 			images = append(images, types.StringValue(v))
 		}
 		rows = channel.MemberActions(tg, members, regions)
+	}
+	for _, rm := range unselected {
+		rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: aupUnselected,
+			Reason: fmt.Sprintf("no group of the update strategy selects its update group %q: the profile's runs do not update it", rm.Group)})
 	}
 	counts := map[string]int{}
 	for _, a := range rows {

@@ -117,21 +117,30 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 		return checkedAs[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
 	}
 	var d diag.Diagnostics
-	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, regions, shared.SummaryListLimit, &d))
+	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, nil, regions, shared.SummaryListLimit, &d))
 	if target != "1.33.1" || rows[0].action != "upgrade" || rows[1].action != "skip" || !strings.Contains(rows[1].reason, "2 minor versions behind") || d.HasError() {
 		t.Errorf("Rapid: %s %+v %v", target, rows, d)
 	}
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, regions, shared.SummaryListLimit, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, shared.SummaryListLimit, &d))
 	if target != "1.32.5" || rows[0].action != "none" || rows[1].action != "upgrade" || rows[1].target != "1.32.5" {
 		t.Errorf("Stable: %s %+v", target, rows)
 	}
-	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, regions, shared.SummaryListLimit, &d))
+	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, nil, regions, shared.SummaryListLimit, &d))
 	if target != "" || strings.Join(images, ",") != img+"202511.04.0" || rows[0].action != "upgrade" || rows[1].action != "none" {
 		t.Errorf("NodeImage: %q %v %+v", target, images, rows)
 	}
+	// With an update strategy: a member no group selects is counted apart and never shown as upgraded.
+	unselected := []rollout.Member{{Name: "old", Group: "lab", Location: "eastus", KubernetesVersion: "1.31.9"}}
+	o := aupBuildPreview(aupModel("Stable", "", false), members[:1], unselected, regions, shared.SummaryListLimit, &d)
+	counts := checkedAs[types.Map](t, o.Attributes()["actions"]).Elements()
+	oldRow := checkedAs[types.Object](t, checkedAs[types.Map](t, o.Attributes()["members"]).Elements()["old"]).Attributes()
+	if c := checkedAs[types.Int64](t, counts["unselected"]).ValueInt64(); c != 1 || checkedAs[types.String](t, oldRow["action"]).ValueString() != "unselected" ||
+		!strings.Contains(checkedAs[types.String](t, oldRow["reason"]).ValueString(), `update group "lab"`) {
+		t.Errorf("unselected: counts %v, row %v", counts, oldRow)
+	}
 	// A target minor AKS has not released: no target, every member skipped, a warning on the attribute.
 	d = nil
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, regions, shared.SummaryListLimit, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, nil, regions, shared.SummaryListLimit, &d))
 	w := d.Warnings()
 	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
 		checkedAs[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
@@ -158,8 +167,8 @@ func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 	}
 	regions := map[string]channel.VersionTable{"eastus": aupTable(t, img)}
 	var d diag.Diagnostics
-	summary := aupBuildPreview(aupModel("Stable", "", false), members, regions, shared.SummaryListLimit, &d).Attributes()
-	full := aupBuildPreview(aupModel("Stable", "", false), members, regions, 0, &d).Attributes()
+	summary := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, shared.SummaryListLimit, &d).Attributes()
+	full := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, 0, &d).Attributes()
 	count := func(a map[string]attr.Value) int64 { return checkedAs[types.Int64](t, a["member_count"]).ValueInt64() }
 	omitted := func(a map[string]attr.Value) int64 {
 		return checkedAs[types.Int64](t, a["members_omitted"]).ValueInt64()
