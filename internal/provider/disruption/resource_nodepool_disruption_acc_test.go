@@ -572,7 +572,7 @@ resource "fleet_nodepool_disruption" "test" {
   node_pool = "default"
   budgets   = [{ nodes = "150%" }]`),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid budget nodes.*percentage from 0% to 100%`),
+				ExpectError: acctest.WrappedRegexp(`(?s)Invalid budget nodes.*percentage from 0% to 100%`),
 			},
 			{
 				Config: npConfig(`

@@ -2,6 +2,12 @@
 # run by `make test` (internal/provider TestAccRingUpgradesModule). By hand: `make fleet-up`,
 # `source .localfleet/env`, then `terraform init && terraform test` here with TF_CLI_CONFIG_FILE=bin/terraformrc.
 
+# Every member listed: the assertions below look at members the default summary leaves out
+# (it lists the members that change first; a predicted failure is a plan warning).
+provider "fleet" {
+  preview_detail = "full"
+}
+
 variables {
   name = "rings"
   rings = [
