@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -69,7 +70,23 @@ func TestAccPlacementEvictAction(t *testing.T) {
 		}
 		return nil
 	}
-	if err := acctest.Eventually(time.Minute, "prod-east-1 bound", func() (bool, string) { return bindingOf("prod-east-1") != nil, "" }); err != nil {
+	// The budget is consulted only for a binding that has not failed (v0.18.9
+	// clusterresourceplacementeviction: a failed binding is evicted without it), so wait until
+	// both bindings are Available before trying the budget.
+	if err := acctest.Eventually(time.Minute, "both bindings Available", func() (bool, string) {
+		var bs placementv1.ClusterResourceBindingList
+		if err := c.List(ctx, &bs, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: "evictme"}); err != nil {
+			return false, err.Error()
+		}
+		available := 0
+		for i := range bs.Items {
+			if cond := bs.Items[i].GetCondition(string(placementv1.ResourceBindingAvailable)); cond != nil && cond.Status == metav1.ConditionTrue &&
+				cond.ObservedGeneration == bs.Items[i].Generation {
+				available++
+			}
+		}
+		return available == 2, fmt.Sprintf("%d of %d bindings Available", available, len(bs.Items))
+	}); err != nil {
 		t.Fatal(err)
 	}
 	dyn := acctest.HubKube(t).Dynamic
