@@ -170,7 +170,10 @@ func BuildPreview(in Input) Preview {
 			len(p.ExpiredHeld), plural(len(p.ExpiredHeld), "node", "nodes"), nameSample(p.ExpiredHeld), plural(len(p.ExpiredHeld), "has", "have")))
 	}
 	p.pdbsUnverified = in.PDBs.Unverified != nil
-	week := WeekSchedule(budgets, reasons, counts.Nodes, counts.Disrupting, now)
+	// The week starts at the current hour, not the current second: Terraform plans again at apply and
+	// refuses a planned value that changed, so a plan and its apply moments later must compute the same
+	// ranges (a saved plan applied in a later hour still differs: the plan/apply contract, issue #22).
+	week := WeekSchedule(budgets, reasons, counts.Nodes, counts.Disrupting, now.UTC().Truncate(time.Hour))
 	p.Schedule = week
 	if in.NodePool != nil {
 		p.BudgetConflicts = ScheduleWarnings(in.NodePool, budgets, reasons, counts.Nodes, week)

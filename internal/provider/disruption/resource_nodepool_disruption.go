@@ -203,14 +203,14 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					},
 					"schedule": schema.ListNestedAttribute{
 						Computed: true,
-						Description: "The week ahead from the provider's clock: time ranges (UTC, as Karpenter evaluates schedules) in which " +
+						Description: "The week ahead from the start of the provider clock's current hour (so that a plan and its apply compute the same ranges): time ranges (UTC, as Karpenter evaluates schedules) in which " +
 							"no budget opens or closes, with how many nodes Karpenter may disrupt per reason in each (Karpenter's own " +
 							"`MustGetAllowedDisruptions` at the range's start, minus the nodes disrupting now, at today's node count); " +
 							"ranges with the same allowances are merged. In order; the first " + fmt.Sprint(disruption.ScheduleCap) + " ranges unless " +
 							"the provider's `preview_detail` is `full`.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"from": computedStr("Start of the range (inclusive); the first range starts at the provider's clock."),
-							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the provider's clock."),
+							"from": computedStr("Start of the range (inclusive); the first range starts at the current hour (UTC) of the provider's clock."),
+							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the first starts."),
 							"allowed": schema.MapAttribute{
 								Computed: true, ElementType: types.Int64Type,
 								Description: "Per reason, how many nodes Karpenter may start disrupting in the range; for an unbounded reason, every node not already disrupting.",
