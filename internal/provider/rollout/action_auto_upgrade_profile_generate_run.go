@@ -46,16 +46,11 @@ func (a *generateRunAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := actionContext(ctx, m.Timeouts, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, a.ActionBase, m.Timeouts, m.FleetID, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(a.Clients, m.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
 	name := m.AutoUpgradeProfile.ValueString()
 	profile, err := fc.GetAutoUpgradeProfile(ctx, fleet, name)
 	if err != nil {

@@ -78,16 +78,11 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := actionContext(ctx, m.Timeouts, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, a.ActionBase, m.Timeouts, m.FleetID, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(a.Clients, m.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
 	runName := m.UpdateRun.ValueString()
 	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -55,6 +56,18 @@ func waitForAttribute(def string, values ...string) aschema.StringAttribute {
 // actionContext bounds ctx by timeouts.invoke.
 func actionContext(ctx context.Context, t timeouts.Value, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
 	return shared.WithTimeout(ctx, t.Invoke, actionInvokeTimeout, diags)
+}
+
+// startFleetAction is what every Fleet API action does first: bound ctx by its timeout, resolve
+// its fleet and client, and make its progress reporter. The caller defers cancel, also when !ok.
+func startFleetAction(ctx context.Context, a shared.ActionBase, t timeouts.Value, fleetID types.String, resp *action.InvokeResponse) (
+	context.Context, context.CancelFunc, *fleetapi.Client, fleetapi.FleetID, shared.Progress, bool) {
+	ctx, cancel, ok := actionContext(ctx, t, &resp.Diagnostics)
+	if !ok {
+		return ctx, cancel, nil, fleetapi.FleetID{}, nil, false
+	}
+	fc, fleet, ok := shared.FleetClient(a.Clients, fleetID, &resp.Diagnostics)
+	return ctx, cancel, fc, fleet, shared.NewProgress(resp), ok
 }
 
 func stateOf(s *fleetapi.UpdateStatus) rollout.State {

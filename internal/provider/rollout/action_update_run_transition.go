@@ -41,16 +41,11 @@ func invokeRunTransition(ctx context.Context, clients shared.ActionBase, req act
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := actionContext(ctx, m.Timeouts, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, clients, m.Timeouts, m.FleetID, resp)
 	defer cancel()
 	if !ok {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(clients.Clients, m.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
 	name := m.UpdateRun.ValueString()
 	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
 	if !ok {
