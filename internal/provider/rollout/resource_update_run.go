@@ -486,7 +486,9 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		}
 	}
-	retry := !plan.Retry.Equal(state.Retry)
+	// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
+	// between plan and apply is not re-started by a plan that said "nothing to retry".
+	retry := !plan.Retry.Equal(state.Retry) && statusState(ctx, state) == string(fleetapi.UpdateStateFailed)
 	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, retry, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
