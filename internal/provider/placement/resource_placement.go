@@ -108,6 +108,7 @@ func placementSchema(ctx context.Context) rschema.Schema {
 					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
 			},
 			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
+			"facts":    shared.FactsAttribute("the preview"),
 			"preview":  placementPreviewAttribute(),
 			"status":   placementStatusAttribute(),
 			"latest_resource_snapshot_index": rschema.StringAttribute{
@@ -261,10 +262,17 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !creating && !replacing {
 		existing = sc.key(&state)
 	}
-	preview, why, diags := r.planPreview(ctx, &plan, existing, unknown)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	preview, why, diags := r.withClients(pinned).planPreview(ctx, &plan, existing, unknown)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if why == "" && factsUnknown {
+		why = shared.FactsUnknown
 	}
 	if why != "" {
 		preview = types.ObjectUnknown(placementPreviewAttrTypes)
@@ -336,6 +344,33 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
+}
+
+// withClients is the resource reading through c (a view pinned to the plan's facts).
+func (r *placementResource) withClients(c *engine.Clients) *placementResource {
+	rr := *r
+	rr.Clients = c
+	return &rr
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, hc *hub.Client, existing hub.PlacementKey, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
+		if err != nil {
+			return nil, err
+		}
+		if existing.Name != "" {
+			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, hc, existing, p)
+		}
+		obj, diags := p.object(c.ListLimit())
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 // unsettled says why the hub agent has not finished scheduling the placement's current spec, or
@@ -489,6 +524,7 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
+	r.warnMoved(ctx, req.Config, &plan, hc, hub.PlacementKey{}, &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	if plan.Preview.IsUnknown() {
 		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
@@ -566,6 +602,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
+	r.warnMoved(ctx, req.Config, &plan, hc, sc.key(&plan), &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
@@ -617,6 +654,7 @@ type placementModel struct {
 	RevisionHistoryLimit types.Int64             `tfsdk:"revision_history_limit"`
 	WaitForRollout       types.Bool              `tfsdk:"wait_for_rollout"`
 	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
+	Facts                types.String            `tfsdk:"facts"`
 	Preview              types.Object            `tfsdk:"preview"`
 	Status               types.Object            `tfsdk:"status"`
 	LatestResourceIndex  types.String            `tfsdk:"latest_resource_snapshot_index"`

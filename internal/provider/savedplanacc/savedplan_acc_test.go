@@ -1,0 +1,102 @@
+package savedplanacc_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
+)
+
+// The plan/apply contract (DESIGN.md): a plan saved with `terraform plan -out`, reviewed, and
+// applied after the fleet moved. Terraform plans each created or updated resource again during
+// apply and refuses a planned value that changed; with `facts = data.fleet_facts.x.content` the
+// previews are computed from what the plan read, so the apply succeeds and warns what moved.
+
+// patchMember changes a member of the local fleet (Fleet API and hub) with a JSON merge patch;
+// undo restores it when the test ends.
+func patchMember(t *testing.T, name string, patch, undo any) {
+	t.Helper()
+	url := acctest.Current(t).Env[localfleet.EnvAdminURL]
+	if _, err := localfleet.AdminPatchMember(context.Background(), url, name, patch); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := localfleet.AdminPatchMember(context.Background(), url, name, undo); err != nil {
+			t.Errorf("restoring member %s: %v", name, err)
+		}
+	})
+}
+
+const placementHCL = `
+data "fleet_facts" "at_plan" {}
+
+resource "fleet_placement" "prod" {
+  name = "%s"
+  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
+  policy = {
+    placement_type = "PickAll"
+    required_cluster_selectors = [{ labels = { env = "prod" } }]
+  }
+  %s
+}
+`
+
+func placementConfig(name string, withFacts bool) string {
+	facts := ""
+	if withFacts {
+		facts = "facts = data.fleet_facts.at_plan.content"
+	}
+	return fmt.Sprintf(placementHCL, name, facts)
+}
+
+// TestAccSavedPlanPlacementFleetMoved: plan -out a placement of the env=prod clusters (prod-east-2
+// is tainted, so prod-east-1 and prod-west-1), relabel one
+// of them to staging, apply the plan file. Without facts Terraform refuses the apply (the preview
+// computed again differs); with facts the apply succeeds, keeps the reviewed preview and warns
+// which member moved and how the preview would differ now. The same plan applied with nothing
+// moved warns nothing.
+func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
+	acctest.NewHubClients(t).CreateNamespace(t, "saved-plan")
+
+	t.Run("without facts the apply is refused", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-live", false))
+		w.Must("plan", "-out=tfplan")
+		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out, err := w.Run("apply", "tfplan")
+		if err == nil {
+			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
+		}
+		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		w.Run("destroy", "-auto-approve")
+	})
+
+	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-facts", true))
+		plan := w.Must("plan", "-out=tfplan")
+		acctest.Lines(t, plan, `fleet_placement.prod will be created`)
+		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out := w.Must("apply", "tfplan")
+		acctest.Lines(t, out,
+			`Warning: The fleet moved since the plan`,
+			`Since then 1 fact has moved`,
+			`member cluster prod-east-1: labels env: prod → staging`,
+			`Computed now, the preview would differ`,
+			`Apply complete! Resources: 1 added`)
+		show := w.Must("show")
+		acctest.Lines(t, show, `cluster\s+= "prod-east-1"`) // the reviewed preview is what state keeps
+		w.Must("destroy", "-auto-approve")
+	})
+
+	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
+		w.Must("plan", "-out=tfplan")
+		out := w.Must("apply", "tfplan")
+		if strings.Contains(out, "The fleet moved") {
+			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
+		}
+		w.Must("destroy", "-auto-approve")
+	})
+}
