@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -194,13 +195,29 @@ func versionsOf(m MemberFacts) map[string]string {
 func windowsOf(m MemberFacts) map[string]string {
 	out := map[string]string{}
 	for name, w := range m.Windows {
-		if w == nil {
-			continue
+		if w != nil {
+			out[name] = windowText(w)
 		}
-		b, _ := w.MarshalJSON()
-		out[name] = string(b)
 	}
 	return out
+}
+
+// windowText is a maintenance window in a line ("weekly on Saturday at 02:00+00:00 for 4h").
+func windowText(w *armcontainerservice.MaintenanceWindow) string {
+	when := "on a schedule"
+	if s := w.Schedule; s != nil {
+		switch {
+		case s.Daily != nil:
+			when = fmt.Sprintf("every %d day(s)", deref(s.Daily.IntervalDays))
+		case s.Weekly != nil && s.Weekly.DayOfWeek != nil:
+			when = fmt.Sprintf("every %d week(s) on %s", deref(s.Weekly.IntervalWeeks), *s.Weekly.DayOfWeek)
+		case s.AbsoluteMonthly != nil:
+			when = fmt.Sprintf("every %d month(s) on day %d", deref(s.AbsoluteMonthly.IntervalMonths), deref(s.AbsoluteMonthly.DayOfMonth))
+		case s.RelativeMonthly != nil && s.RelativeMonthly.DayOfWeek != nil && s.RelativeMonthly.WeekIndex != nil:
+			when = fmt.Sprintf("every %d month(s) on the %s %s", deref(s.RelativeMonthly.IntervalMonths), *s.RelativeMonthly.WeekIndex, *s.RelativeMonthly.DayOfWeek)
+		}
+	}
+	return fmt.Sprintf("%s at %s%s for %dh", when, deref(w.StartTime), deref(w.UTCOffset), deref(w.DurationHours))
 }
 
 func quantities(l corev1.ResourceList) map[string]string {

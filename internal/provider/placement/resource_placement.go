@@ -262,11 +262,15 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !creating && !replacing {
 		existing = sc.key(&state)
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	preview, why, diags := r.withClients(pinned).planPreview(ctx, &plan, existing, unknown)
+	var saved *schedulingFacts
+	if facts != nil && existing.Name != "" {
+		saved = loadSchedulingFacts(ctx, req.Private) // as the plan's refresh read it
+	}
+	preview, why, diags := shared.Rebind(r, pinned).planPreview(ctx, &plan, existing, saved, unknown)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -282,8 +286,9 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 }
 
 // planPreview runs the checks that need the hub and computes the preview of a new placement
-// (existing "") or of an update of an existing one; why says why it stays unknown until apply.
-func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
+// (existing "") or of an update of an existing one, from its scheduling state as saved (when
+// given) or as the hub has it now; why says why it stays unknown until apply.
+func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingFacts, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
@@ -316,14 +321,21 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if len(policyUnknown) > 0 {
 		return preview, shared.UnknownInputs(policyUnknown), diags
 	}
-	if existing.Name != "" {
-		// While the hub agent reschedules, a preview now would not be what the apply, seconds
-		// later, plans again.
-		if why := r.unsettled(ctx, hc, existing); why != "" {
-			return preview, why, diags
+	sched := saved
+	if existing.Name != "" && sched == nil {
+		var err error
+		if sched, err = readSchedulingFacts(ctx, hc, existing); err != nil {
+			shared.AddBackendError(&diags, "Computing the placement preview", err)
+			return preview, "", diags
 		}
+		sched.Unsettled = r.unsettled(ctx, hc, existing)
 	}
-	p, warnings, err := placementPreview(ctx, r.Clients, existing, plan.Policy.toAPI())
+	// While the hub agent reschedules, a preview now would not be what the apply, seconds
+	// later, plans again.
+	if sched != nil && sched.Unsettled != "" {
+		return preview, sched.Unsettled, diags
+	}
+	p, warnings, err := placementPreviewFrom(ctx, r.Clients, sched, plan.Policy.toAPI())
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			return preview, err.Error(), diags
@@ -344,13 +356,6 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	return preview, "", diags
-}
-
-// withClients is the resource reading through c (a view pinned to the plan's facts).
-func (r *placementResource) withClients(c *engine.Clients) *placementResource {
-	rr := *r
-	rr.Clients = c
-	return &rr
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -381,6 +386,11 @@ func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, key h
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
 	}
+	return unsettledReason(crp, name)
+}
+
+// unsettledReason is unsettled's answer for the placement as read.
+func unsettledReason(crp *hub.Placement, name string) string {
 	c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
 		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
@@ -565,6 +575,12 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	state.ID = types.StringValue(name)
+	if sched, err := readSchedulingFacts(ctx, hc, key); err == nil {
+		sched.Unsettled = unsettledReason(crp, name)
+		resp.Diagnostics.Append(saveSchedulingFacts(ctx, resp.Private, sched)...)
+	} else {
+		tflog.Debug(ctx, "placement scheduling state not saved", map[string]any{"placement": name, "error": err.Error()})
+	}
 	placementSpecToModel(&state, crp)
 	if state.WaitForRollout.IsNull() {
 		state.WaitForRollout = types.BoolValue(false) // imported

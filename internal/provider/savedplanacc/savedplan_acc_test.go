@@ -2,6 +2,7 @@ package savedplanacc_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,13 +79,17 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		plan := w.Must("plan", "-out=tfplan")
 		acctest.Lines(t, plan, `fleet_placement.prod will be created`)
 		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
-		out := w.Must("apply", "tfplan")
-		acctest.Lines(t, out,
-			`Warning: The fleet moved since the plan`,
+		out := w.Must("apply", "-json", "tfplan")
+		moved := movedWarning(t, warnings(t, out), "fleet_placement.prod")
+		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
+			t.Errorf("summary: %q", moved.Summary)
+		}
+		acctest.Lines(t, moved.Detail,
 			`Since then 1 fact has moved`,
 			`member cluster prod-east-1: labels env: prod → staging`,
 			`Computed now, the preview would differ`,
-			`Apply complete! Resources: 1 added`)
+			`preview\.selected`)
+		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 		show := w.Must("show")
 		acctest.Lines(t, show, `cluster\s+= "prod-east-1"`) // the reviewed preview is what state keeps
 		w.Must("destroy", "-auto-approve")
@@ -93,10 +98,47 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
 		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
 		w.Must("plan", "-out=tfplan")
-		out := w.Must("apply", "tfplan")
+		out := w.Must("apply", "-json", "tfplan")
 		if strings.Contains(out, "The fleet moved") {
 			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
 		}
 		w.Must("destroy", "-auto-approve")
 	})
+}
+
+// warning is a warning the CLI reported with -json.
+type warning struct{ Summary, Detail string }
+
+// warnings are the warnings of `terraform … -json` output by resource address (the human view
+// folds warnings of the same summary into one).
+func warnings(t *testing.T, out string) map[string][]warning {
+	t.Helper()
+	byAddress := map[string][]warning{}
+	for _, line := range strings.Split(out, "\n") {
+		var msg struct {
+			Type       string `json:"type"`
+			Diagnostic struct {
+				Severity, Summary, Detail, Address string
+			} `json:"diagnostic"`
+		}
+		if json.Unmarshal([]byte(line), &msg) != nil || msg.Type != "diagnostic" || msg.Diagnostic.Severity != "warning" {
+			continue
+		}
+		d := msg.Diagnostic
+		byAddress[d.Address] = append(byAddress[d.Address], warning{d.Summary, d.Detail})
+	}
+	return byAddress
+}
+
+// movedWarning is the one "The fleet moved since the plan" warning of address, failing the test
+// when there is none.
+func movedWarning(t *testing.T, ws map[string][]warning, address string) warning {
+	t.Helper()
+	for _, w := range ws[address] {
+		if strings.HasPrefix(w.Summary, "The fleet moved since the plan") {
+			return w
+		}
+	}
+	t.Fatalf("no warning that the fleet moved on %s; warnings: %+v", address, ws)
+	return warning{}
 }

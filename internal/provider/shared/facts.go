@@ -61,6 +61,21 @@ func Pinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d
 	return clients.WithFacts(f), f, false
 }
 
+// resourceBase lets Rebind reach the embedded ResourceBase of any resource.
+func (r *ResourceBase) resourceBase() *ResourceBase { return r }
+
+// Rebind is a copy of resource r that reads through c (a view pinned to a plan's facts): the
+// resource's own preview code then reads the facts without being told.
+func Rebind[T any, PT interface {
+	*T
+	resourceBase() *ResourceBase
+}](r PT, c *engine.Clients) PT {
+	rr := PT(new(T))
+	*rr = *r
+	rr.resourceBase().Clients = c
+	return rr
+}
+
 // FactsUnknown is why a preview stays unknown when `facts` is.
 const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 
@@ -94,20 +109,27 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	if len(moved) == 0 {
 		return
 	}
-	msg := fmt.Sprintf("The plan's preview was computed from the fleet as it was at %s (data.fleet_facts). Since then %s:\n%s",
-		planned.TakenAt.Format("2006-01-02T15:04:05Z"), Plural(len(moved), "fact has moved"), bullets(moved, movedListLimit))
+	facts := "facts have"
+	if len(moved) == 1 {
+		facts = "fact has"
+	}
+	msg := fmt.Sprintf("The plan's preview was computed from the fleet as it was at %s (data.fleet_facts). Since then %d %s moved:\n%s",
+		planned.TakenAt.Format("2006-01-02T15:04:05Z"), len(moved), facts, bullets(moved, movedListLimit))
+	summary := "The fleet moved since the plan"
 	if livePreview != nil && reviewed != nil {
 		if lp, err := livePreview(live.Live()); err == nil && lp != nil {
 			if diffs := AttrDiff("preview", reviewed, lp); len(diffs) > 0 {
+				summary += "; the preview would differ now"
 				msg += fmt.Sprintf("\n\nComputed now, the preview would differ in %s:\n%s",
 					Plural(len(diffs), "place"), bullets(diffs, movedListLimit))
 			} else {
+				summary += "; the preview still holds"
 				msg += "\n\nComputed now, the preview is the same."
 			}
 		}
 	}
 	msg += "\n\nThis apply did what the configuration says; the state keeps the preview that was reviewed, and the next plan previews the fleet as it is."
-	d.AddWarning("The fleet moved since the plan", msg)
+	d.AddWarning(summary, msg)
 }
 
 // movedListLimit bounds the lines of what moved (the count is always exact).
