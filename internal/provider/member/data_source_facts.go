@@ -45,7 +45,7 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Description: "Read the members' maintenance windows (what update-run and auto-upgrade previews order members by; " +
 					"one ARM read per member). Default: true.",
 			},
-			"taken_at": schema.StringAttribute{Computed: true, Description: "When the fleet was read (RFC 3339, UTC): previews computed from these facts are computed at this time."},
+			"taken_at":     schema.StringAttribute{Computed: true, Description: "When the fleet was read (RFC 3339, UTC): previews computed from these facts are computed at this time."},
 			"member_count": schema.Int64Attribute{Computed: true, Description: "How many fleet members were read (all fleets)."},
 			"hub_member_cluster_count": schema.Int64Attribute{
 				Computed: true, Description: "How many member clusters of the hub were read; null when the hub was not read.",
