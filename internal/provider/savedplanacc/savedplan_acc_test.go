@@ -40,17 +40,18 @@ resource "fleet_placement" "prod" {
   policy = {
     placement_type = "PickAll"
     required_cluster_selectors = [{ labels = { env = "prod" } }]
+    %s
   }
   %s
 }
 `
 
-func placementConfig(name string, withFacts bool) string {
+func placementConfig(name string, withFacts bool, policy ...string) string {
 	facts := ""
 	if withFacts {
 		facts = "facts = data.fleet_facts.at_plan.content"
 	}
-	return fmt.Sprintf(placementHCL, name, facts)
+	return fmt.Sprintf(placementHCL, name, strings.Join(policy, "\n"), facts)
 }
 
 // TestAccSavedPlanPlacementFleetMoved: plan -out a placement of the env=prod clusters (prod-east-2
@@ -92,6 +93,21 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 		show := w.Must("show")
 		acctest.Lines(t, show, `cluster\s+= "prod-east-1"`) // the reviewed preview is what state keeps
+		w.Must("destroy", "-auto-approve")
+	})
+
+	t.Run("an update planned with facts applies after the fleet moved", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-update", true))
+		w.Must("apply", "-auto-approve")
+		// Tolerate prod-east-2's taint: the update's preview adds it to prod-east-1 and prod-west-1.
+		w.Write("main.tf", placementConfig("saved-plan-update", true, `tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]`))
+		plan := w.Must("plan", "-out=tfplan")
+		acctest.Lines(t, plan, `fleet_placement.prod will be updated in-place`)
+		patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out := w.Must("apply", "-json", "tfplan")
+		acctest.Lines(t, movedWarning(t, warnings(t, out), "fleet_placement.prod").Detail,
+			`member cluster prod-west-1: labels env: prod → staging`)
+		acctest.Lines(t, out, `Apply complete! Resources: 0 added, 1 changed`)
 		w.Must("destroy", "-auto-approve")
 	})
 
