@@ -362,7 +362,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 // would differ now (shared.WarnMoved).
 func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, hc *hub.Client, existing hub.PlacementKey, d *diag.Diagnostics) {
 	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesHub, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
 		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
 		if err != nil {
 			return nil, err

@@ -312,7 +312,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 // would differ now (shared.WarnMoved).
 func (r *autoUpgradeProfileResource) warnMoved(ctx context.Context, config tfsdk.Config, plan autoUpgradeProfileModel, d *diag.Diagnostics) {
 	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
 		var diags diag.Diagnostics
 		obj := shared.Rebind(r, c).preview(ctx, plan, &diags)
 		if diags.HasError() {

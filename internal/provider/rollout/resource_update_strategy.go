@@ -270,7 +270,7 @@ func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 		return
 	}
 	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
 		fleet, err := c.ResolveFleet(plan.FleetID.ValueString())
 		if err != nil {
 			return nil, err

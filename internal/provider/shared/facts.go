@@ -79,31 +79,46 @@ func Rebind[T any, PT interface {
 // FactsUnknown is why a preview stays unknown when `facts` is.
 const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 
+// FactsUse is what of the facts a preview reads: the hub's member clusters (placements) or the
+// fleets' members (rollouts); what moved elsewhere is not said.
+type FactsUse int
+
+const (
+	UsesHub FactsUse = iota
+	UsesFleetMembers
+)
+
 // WarnMoved is what apply says when it applies a plan computed from facts:
 // it reads the same facts of the live fleet and, when they moved, warns with
 // what moved and, when livePreview is given, where the preview computed now
 // differs from the reviewed one (kept in state: it is what was reviewed).
-func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts, d *diag.Diagnostics, reviewed attr.Value, livePreview func(*engine.Clients) (attr.Value, error)) {
+func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts, use FactsUse, d *diag.Diagnostics, reviewed attr.Value, livePreview func(*engine.Clients) (attr.Value, error)) {
 	if planned == nil || live == nil {
 		return
 	}
+	scope := *planned
 	var fleets []fleetapi.FleetID
 	windows := false
-	for _, ff := range planned.Fleets {
-		id, err := fleetapi.ParseFleetID(ff.ID)
-		if err == nil {
-			fleets = append(fleets, id)
+	if use == UsesHub {
+		scope.Fleets = nil
+	} else {
+		scope.HubRead, scope.Hub = false, nil
+		for _, ff := range planned.Fleets {
+			id, err := fleetapi.ParseFleetID(ff.ID)
+			if err == nil {
+				fleets = append(fleets, id)
+			}
+			windows = windows || ff.Windows
 		}
-		windows = windows || ff.Windows
 	}
-	now, err := live.Live().ReadFacts(ctx, fleets, planned.HubRead, windows)
+	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows)
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
 			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",
 			planned.TakenAt.Format("2006-01-02T15:04:05Z"), err))
 		return
 	}
-	moved := engine.Moved(planned, now)
+	moved := engine.Moved(&scope, now)
 	tflog.Info(ctx, "compared the fleet with the facts the plan was computed from", map[string]any{
 		"planned_at": planned.TakenAt, "moved": len(moved)})
 	if len(moved) == 0 {
