@@ -36,6 +36,8 @@ type Facts struct {
 	HubRead bool                      `json:"hubRead"`
 	Hub     []clusterv1.MemberCluster `json:"hub,omitempty"`
 	Fleets  []FleetFacts              `json:"fleets,omitempty"`
+	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
+	Clusters []ClusterFacts `json:"clusters,omitempty"`
 }
 
 // FleetFacts are one fleet's members as the inventory reads them.
@@ -62,9 +64,10 @@ type MemberFacts struct {
 const factsPrefix = "fleetfacts1."
 
 // ReadFacts reads the facts previews need: the hub's MemberClusters (when
-// the provider has a hub) and the members of each fleet, with their
-// maintenance windows when windows is set (they cost an ARM read per member).
-func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub, windows bool) (*Facts, error) {
+// the provider has a hub), the members of each fleet, with their
+// maintenance windows when windows is set (they cost an ARM read per member),
+// and the Karpenter picture of the named member clusters.
+func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub, windows bool, clusters ...string) (*Facts, error) {
 	f := &Facts{}
 	if hub {
 		mcs, err := c.HubMemberClusters(ctx)
@@ -92,6 +95,13 @@ func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub,
 			ff.Members[i] = memberFacts(m)
 		}
 		f.Fleets = append(f.Fleets, ff)
+	}
+	for _, name := range clusters {
+		cf, err := c.readClusterFacts(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		f.Clusters = append(f.Clusters, cf)
 	}
 	f.TakenAt, f.FleetNow = c.Now().Truncate(time.Second), c.FleetNow().Truncate(time.Second)
 	return f, nil

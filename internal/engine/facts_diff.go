@@ -28,7 +28,7 @@ func Moved(planned, now *Facts) []string {
 			}
 		}
 	}
-	return out
+	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
 }
 
 func movedHub(planned, now []clusterv1.MemberCluster) []string {

@@ -26,7 +26,8 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 		MarkdownDescription: "The fleet as previews read it — the hub's member clusters (labels, properties, taints, health) " +
 			"and the fleet's members (groups, labels, Kubernetes and node image versions, maintenance windows) with the " +
 			"clocks — read once, at plan. Give its `content` to the `facts` of `fleet_placement`, " +
-			"`fleet_resource_placement`, `fleet_update_strategy`, `fleet_update_run` and `fleet_auto_upgrade_profile`: their " +
+			"`fleet_resource_placement`, `fleet_update_strategy`, `fleet_update_run`, `fleet_auto_upgrade_profile` and " +
+			"`fleet_nodepool_disruption` (with `clusters`): their " +
 			"previews are then computed from it at plan and again when `terraform apply` re-plans, so a saved plan " +
 			"(`terraform plan -out`) still applies after the fleet moved, and apply warns what moved since the review. " +
 			"Terraform does not read a data source again when it applies a saved plan.",
@@ -39,6 +40,11 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"hub": schema.BoolAttribute{
 				Optional:    true,
 				Description: "Read the hub's member clusters (what placement previews read). Default: true when the provider reaches a hub.",
+			},
+			"clusters": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Member clusters whose Karpenter picture to read (NodePools, NodeClaims, Nodes, Pods, PodDisruptionBudgets): " +
+					"what `fleet_nodepool_disruption` previews of them read. Pods make it large (about 1 KB a pod before compression).",
 			},
 			"maintenance_windows": schema.BoolAttribute{
 				Optional: true,
@@ -62,6 +68,7 @@ type factsModel struct {
 	ID                    types.String `tfsdk:"id"`
 	FleetIDs              types.List   `tfsdk:"fleet_ids"`
 	Hub                   types.Bool   `tfsdk:"hub"`
+	Clusters              types.List   `tfsdk:"clusters"`
 	MaintenanceWindows    types.Bool   `tfsdk:"maintenance_windows"`
 	TakenAt               types.String `tfsdk:"taken_at"`
 	MemberCount           types.Int64  `tfsdk:"member_count"`
@@ -105,7 +112,12 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		readHub = err == nil
 	}
 	windows := m.MaintenanceWindows.IsNull() || m.MaintenanceWindows.ValueBool()
-	facts, err := d.Clients.ReadFacts(ctx, fleets, readHub, windows)
+	var clusters []string
+	resp.Diagnostics.Append(m.Clusters.ElementsAs(ctx, &clusters, true)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	facts, err := d.Clients.ReadFacts(ctx, fleets, readHub, windows, clusters...)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
 		return

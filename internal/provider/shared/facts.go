@@ -86,6 +86,7 @@ type FactsUse int
 const (
 	UsesHub FactsUse = iota
 	UsesFleetMembers
+	UsesClusters
 )
 
 // WarnMoved is what apply says when it applies a plan computed from facts:
@@ -96,13 +97,20 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	if planned == nil || live == nil {
 		return
 	}
-	scope := *planned
+	scope := engine.Facts{}
 	var fleets []fleetapi.FleetID
+	var clusters []string
 	windows := false
-	if use == UsesHub {
-		scope.Fleets = nil
-	} else {
-		scope.HubRead, scope.Hub = false, nil
+	switch use {
+	case UsesHub:
+		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+	case UsesClusters:
+		scope.Clusters = planned.Clusters
+		for _, c := range planned.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+	case UsesFleetMembers:
+		scope.Fleets = planned.Fleets
 		for _, ff := range planned.Fleets {
 			id, err := fleetapi.ParseFleetID(ff.ID)
 			if err == nil {
@@ -111,13 +119,14 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 			windows = windows || ff.Windows
 		}
 	}
-	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows)
+	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows, clusters...)
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
 			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",
 			planned.TakenAt.Format("2006-01-02T15:04:05Z"), err))
 		return
 	}
+	scope.TakenAt = planned.TakenAt
 	moved := engine.Moved(&scope, now)
 	tflog.Info(ctx, "compared the fleet with the facts the plan was computed from", map[string]any{
 		"planned_at": planned.TakenAt, "moved": len(moved)})
