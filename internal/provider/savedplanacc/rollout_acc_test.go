@@ -100,7 +100,7 @@ func TestAccSavedPlanRolloutFleetMoved(t *testing.T) {
 			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
 		}
 		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `fleet_update_run.to_1_33`)
-		w.Run("destroy", "-auto-approve")
+		_, _ = w.Run("destroy", "-auto-approve") // best effort: the apply failed
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
