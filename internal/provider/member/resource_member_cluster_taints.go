@@ -75,7 +75,7 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"Refresh drops from state a taint removed outside Terraform, so the next plan adds it again.",
 				Validators: []validator.List{listvalidator.SizeBetween(1, 100)},
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"key": rschema.StringAttribute{Required: true, Description: "The taint's key: a qualified name (`dedicated`, `example.com/maintenance`), as KubeFleet's MemberCluster webhook requires."},
+					"key":   rschema.StringAttribute{Required: true, Description: "The taint's key: a qualified name (`dedicated`, `example.com/maintenance`), as KubeFleet's MemberCluster webhook requires."},
 					"value": rschema.StringAttribute{Optional: true, Description: "The taint's value: a label value (63 characters or fewer). Null is KubeFleet's empty value."},
 					"effect": rschema.StringAttribute{Required: true, Description: "`NoSchedule`, the only effect KubeFleet v0.18.9 accepts.",
 						Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},

@@ -76,8 +76,8 @@ func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRe
 			"id": rschema.StringAttribute{Computed: true, Description: "The placement's name, which the budget is named for.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"placement": rschema.StringAttribute{
-				Required:    true,
-				Description: "The ClusterResourcePlacement's name (`fleet_placement.<name>.name`); it must exist, or be planned in the same configuration. Changing it replaces the budget.",
+				Required:      true,
+				Description:   "The ClusterResourcePlacement's name (`fleet_placement.<name>.name`); it must exist, or be planned in the same configuration. Changing it replaces the budget.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators: []validator.String{stringvalidator.LengthBetween(1, 253),
 					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")},
