@@ -56,7 +56,26 @@ resource "fleet_resource_placement" "cfg" {
 `
 
 func taintsConfig(taints string) string {
-	return taintPlacements + `
+	return taintsConfigWith(taintPlacements, taints)
+}
+
+// rescheduled: both PickAll placements gain a toleration of "other", a new policy snapshot that
+// makes the hub agent's scheduler run a cycle over every cluster.
+var rescheduled = strings.NewReplacer(
+	`tolerations    = [{ key = "legacy", operator = "Exists" }]
+  }
+}
+
+resource "fleet_placement" "tolerant"`, `tolerations    = [{ key = "legacy", operator = "Exists" }, { key = "other", operator = "Exists" }]
+  }
+}
+
+resource "fleet_placement" "tolerant"`,
+	`tolerations    = [{ operator = "Exists" }]`, `tolerations    = [{ operator = "Exists" }, { key = "other", operator = "Exists" }]`,
+).Replace(taintPlacements)
+
+func taintsConfigWith(placements, taints string) string {
+	return placements + `
 resource "fleet_member_cluster_taints" "west" {
   member_cluster = "prod-west-1"
   taint = [` + taints + `]
@@ -184,6 +203,17 @@ func TestAccMemberClusterTaints(t *testing.T) {
 	w.Must("state", "rm", "fleet_member_cluster_taints.west")
 	w.Write("main.tf", taintsConfig(`{ key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
 	w.Must("apply", "-auto-approve", "-input=false")
+
+	// The next scheduling, by KubeFleet's real scheduler: a new policy snapshot of each PickAll
+	// placement; the one the preview listed leaves prod-west-1, the tolerant one keeps it.
+	w.Write("main.tf", taintsConfigWith(rescheduled, `{ key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
+	w.Must("apply", "-auto-approve", "-input=false")
+	if err := acctest.Eventually(time.Minute, "taintweb's next scheduling leaves prod-west-1", func() (bool, string) {
+		b := bound()
+		return !b["taintweb"] && b["tolerant"], fmt.Sprint(b)
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Destroy hands back: legacy stays, maintenance goes, the provider no longer applies the list.
 	w.Must("destroy", "-auto-approve", "-input=false", "-target=fleet_member_cluster_taints.west")
