@@ -245,48 +245,6 @@ func (r *taintsResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 }
 
-func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state taintsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	prior := state.taints(ctx, &resp.Diagnostics)
-	r.apply(ctx, &plan, prior, &resp.Diagnostics)
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	}
-}
-
-// apply server-side applies the others' taints plus plan's (prior: the taints this resource set
-// before), on a fresh read each time another writer wins the race.
-func (r *taintsResource) apply(ctx context.Context, plan *taintsModel, prior []clusterv1.Taint, diags *diag.Diagnostics) {
-	h, ok := shared.HubAPI(ctx, r.Clients, diags)
-	if diags.HasError() || !ok {
-		return
-	}
-	name := plan.MemberCluster.ValueString()
-	mine := plan.taints(ctx, diags)
-	var err error
-	for range taintsApplyAttempts {
-		var mc *clusterv1.MemberCluster
-		if mc, err = h.MemberCluster(ctx, name); err != nil {
-			break
-		}
-		desired := desiredTaints(mc.Spec.Taints, prior, mine)
-		if plan.Preview.IsUnknown() {
-			plan.Preview = r.preview(ctx, h, mc, desired, diags)
-		}
-		if err = h.ApplyMemberClusterTaints(ctx, mc, desired, false); err == nil || !hub.IsConflict(err) || strings.Contains(err.Error(), "also applied by") {
-			break
-		}
-		tflog.Info(ctx, "MemberCluster changed during the apply; applying again on a fresh read", map[string]any{"member_cluster": name})
-	}
-	if err != nil {
-		shared.AddBackendError(diags, fmt.Sprintf("Applying the taints of MemberCluster %q", name), err)
-		return
-	}
-	plan.ID = plan.MemberCluster
-}
-
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no
 // taints in state) claims them all.
 func (r *taintsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -319,6 +277,17 @@ func (r *taintsResource) Read(ctx context.Context, req resource.ReadRequest, res
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
+func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state taintsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	prior := state.taints(ctx, &resp.Diagnostics)
+	r.apply(ctx, &plan, prior, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	}
+}
+
 // Delete removes this resource's taints, keeping the others, with an Update that also releases
 // the apply's ownership of the list.
 func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -346,6 +315,37 @@ func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Removing the taints of MemberCluster %q", name), err)
 	}
+}
+
+// apply server-side applies the others' taints plus plan's (prior: the taints this resource set
+// before), on a fresh read each time another writer wins the race.
+func (r *taintsResource) apply(ctx context.Context, plan *taintsModel, prior []clusterv1.Taint, diags *diag.Diagnostics) {
+	h, ok := shared.HubAPI(ctx, r.Clients, diags)
+	if diags.HasError() || !ok {
+		return
+	}
+	name := plan.MemberCluster.ValueString()
+	mine := plan.taints(ctx, diags)
+	var err error
+	for range taintsApplyAttempts {
+		var mc *clusterv1.MemberCluster
+		if mc, err = h.MemberCluster(ctx, name); err != nil {
+			break
+		}
+		desired := desiredTaints(mc.Spec.Taints, prior, mine)
+		if plan.Preview.IsUnknown() {
+			plan.Preview = r.preview(ctx, h, mc, desired, diags)
+		}
+		if err = h.ApplyMemberClusterTaints(ctx, mc, desired, false); err == nil || !hub.IsConflict(err) || strings.Contains(err.Error(), "also applied by") {
+			break
+		}
+		tflog.Info(ctx, "MemberCluster changed during the apply; applying again on a fresh read", map[string]any{"member_cluster": name})
+	}
+	if err != nil {
+		shared.AddBackendError(diags, fmt.Sprintf("Applying the taints of MemberCluster %q", name), err)
+		return
+	}
+	plan.ID = plan.MemberCluster
 }
 
 type taintsModel struct {

@@ -104,23 +104,6 @@ func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRe
 	}
 }
 
-// int32Value refuses a count the CRD's int-or-string cannot hold.
-type int32Value struct{}
-
-func (int32Value) Description(context.Context) string { return "a count fits a 32-bit integer" }
-func (v int32Value) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (int32Value) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	s := req.ConfigValue.ValueString()
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || strings.HasSuffix(s, "%") {
-		return
-	}
-	if _, err := strconv.ParseInt(s, 10, 32); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Count out of range", fmt.Sprintf("%s: %q is not a count KubeFleet can hold (at most 2147483647).", req.Path, s))
-	}
-}
-
 // ConfigValidators: the CRD's CEL rule "Both MaxUnavailable and MinAvailable cannot be specified",
 // and a budget with neither would block every eviction without saying so.
 func (r *disruptionBudgetResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -309,17 +292,6 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
-// previewAtApply fills a preview the plan left unknown (its placement did not exist yet).
-func (r *disruptionBudgetResource) previewAtApply(ctx context.Context, h *hub.Client, m *budgetModel, diags *diag.Diagnostics) {
-	if !m.Preview.IsUnknown() {
-		return
-	}
-	m.Preview = types.ObjectNull(budgetPreviewAttrTypes)
-	if p, err := h.Placement(ctx, m.Placement.ValueString()); err == nil {
-		m.Preview = r.preview(ctx, h, p, *m, diags)
-	}
-}
-
 // Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
 func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state budgetModel
@@ -373,6 +345,17 @@ func (r *disruptionBudgetResource) Delete(ctx context.Context, req resource.Dele
 	}
 }
 
+// previewAtApply fills a preview the plan left unknown (its placement did not exist yet).
+func (r *disruptionBudgetResource) previewAtApply(ctx context.Context, h *hub.Client, m *budgetModel, diags *diag.Diagnostics) {
+	if !m.Preview.IsUnknown() {
+		return
+	}
+	m.Preview = types.ObjectNull(budgetPreviewAttrTypes)
+	if p, err := h.Placement(ctx, m.Placement.ValueString()); err == nil {
+		m.Preview = r.preview(ctx, h, p, *m, diags)
+	}
+}
+
 type budgetModel struct {
 	ID             types.String `tfsdk:"id"`
 	Placement      types.String `tfsdk:"placement"`
@@ -404,4 +387,21 @@ func intOrStringValue(v *intstr.IntOrString) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(v.String())
+}
+
+// int32Value refuses a count the CRD's int-or-string cannot hold.
+type int32Value struct{}
+
+func (int32Value) Description(context.Context) string { return "a count fits a 32-bit integer" }
+func (v int32Value) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (int32Value) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	s := req.ConfigValue.ValueString()
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || strings.HasSuffix(s, "%") {
+		return
+	}
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Count out of range", fmt.Sprintf("%s: %q is not a count KubeFleet can hold (at most 2147483647).", req.Path, s))
+	}
 }
