@@ -59,7 +59,8 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"server-side apply manager declares (an error names it). Destroy removes only the taints of this resource, keeping " +
 			"the others, and hands the list back. The plan says which placements bound to the cluster would no longer pick it on " +
 			"their next scheduling. KubeFleet's taints do not evict: what is already bound stays. Imported by the member " +
-			"cluster's name (the import claims every taint the cluster has).",
+			"cluster's name (the import claims every taint the cluster has). Its plan reads the MemberCluster, every placement and " +
+			"binding (both scopes), and dry-runs the apply, so a list the hub would refuse fails the plan.",
 		Attributes: map[string]rschema.Attribute{
 			"id": rschema.StringAttribute{Computed: true, Description: "The member cluster's name.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
