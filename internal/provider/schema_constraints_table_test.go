@@ -16,9 +16,11 @@ var constraintBases = map[string]map[string]any{
 	"fleet_member":               {"name": "mem", "group": "g", "cluster_resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c"},
 	"fleet_placement": {"name": "prof", "resource_selectors": []any{map[string]any{"group": "", "version": "v1", "kind": "Namespace", "name": "ns"}},
 		"policy": map[string]any{"placement_type": "PickAll"}},
-	"fleet_staged_update_strategy": {"name": "rollout", "stages": []any{map[string]any{"name": "one", "after_stage_tasks": []any{map[string]any{"type": "TimedWait", "wait_time": "1h"}}}}},
-	"fleet_staged_update_run":      {"name": "run", "placement_name": "web", "staged_update_strategy_name": "rollout"},
-	"fleet_nodepool_disruption":    {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budgets": []any{map[string]any{"nodes": "10%"}}},
+	"fleet_staged_update_strategy":      {"name": "rollout", "stages": []any{map[string]any{"name": "one", "after_stage_tasks": []any{map[string]any{"type": "TimedWait", "wait_time": "1h"}}}}},
+	"fleet_staged_update_run":           {"name": "run", "placement_name": "web", "staged_update_strategy_name": "rollout"},
+	"fleet_nodepool_disruption":         {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budgets": []any{map[string]any{"nodes": "10%"}}},
+	"fleet_placement_disruption_budget": {"placement": "web", "min_available": "1"},
+	"fleet_member_cluster_taints":       {"member_cluster": "c", "taint": []any{map[string]any{"key": "a", "effect": "NoSchedule"}}},
 }
 
 const (
@@ -30,6 +32,8 @@ const (
 	rSS  = "fleet_staged_update_strategy"
 	rSR  = "fleet_staged_update_run"
 	rNP  = "fleet_nodepool_disruption"
+	rPDB = "fleet_placement_disruption_budget"
+	rMCT = "fleet_member_cluster_taints"
 )
 
 // good is a case putting a boundary value v at p and expecting no error there.
@@ -256,7 +260,19 @@ var constraintCases = map[string][]constraintCase{
 	"stagedrun:spec.state:enum":                         {bad(rSR, "state", "Pause")},
 
 	// ---- Karpenter v1.14.1, NodePool v1: the fields fleet_nodepool_disruption sets ----
-	"nodepool:spec.disruption.budgets:maxItems": {bad(rNP, "budgets", many(51, func(int) any { return obj("nodes", "1") }))},
+	// ---- KubeFleet v0.18.9 ClusterResourcePlacementDisruptionBudget and MemberCluster taints ----
+	"crpdb:spec:cel[0]": {badAt(rPDB, "min_available", map[string]any{"max_unavailable": "1"})},
+	"crpdb:spec.maxUnavailable:cel[0]": {
+		badAt(rPDB, "max_unavailable", map[string]any{"min_available": nil, "max_unavailable": "101%"}),
+		badAt(rPDB, "max_unavailable", map[string]any{"min_available": nil, "max_unavailable": "-1"}),
+		{resource: rPDB, set: map[string]any{"min_available": nil, "max_unavailable": "100%"}, accept: true},
+	},
+	"crpdb:spec.minAvailable:cel[0]":              {bad(rPDB, "min_available", "150%"), bad(rPDB, "min_available", "1.5"), good(rPDB, "min_available", "0%")},
+	"membercluster:spec.taints:maxItems":          {bad(rMCT, "taint", many(101, func(i int) any { return obj("key", fmt.Sprintf("k%d", i), "effect", "NoSchedule") }))},
+	"membercluster:spec.taints[].effect:required": {req(rMCT, "taint[0].effect")},
+	"membercluster:spec.taints[].key:required":    {req(rMCT, "taint[0].key")},
+	"membercluster:spec.taints[].effect:enum":     {bad(rMCT, "taint[0].effect", "NoExecute")},
+	"nodepool:spec.disruption.budgets:maxItems":   {bad(rNP, "budgets", many(51, func(int) any { return obj("nodes", "1") }))},
 	"nodepool:spec.disruption.budgets:cel[0]": {
 		// the element whose schedule and duration disagree
 		badAt(rNP, "budgets[0]", map[string]any{"budgets[0].duration": "1h"}),
@@ -288,6 +304,9 @@ func notApplicable(c schemaConstraint) string {
 
 // notApplicableRules: constraint ID prefixes our resources cannot violate, and why.
 var notApplicableRules = [][2]string{
+	{"membercluster:spec.identity", "fleet_member_cluster_taints manages a MemberCluster's taints only; Fleet Manager creates the MemberCluster with its identity"},
+	{"membercluster:spec.deleteOptions", "fleet_member_cluster_taints manages a MemberCluster's taints only"},
+	{"membercluster:spec.heartbeatPeriodSeconds", "fleet_member_cluster_taints manages a MemberCluster's taints only; the member agent's heartbeat is not set from Terraform"},
 	{"fleets.json:AutoUpgradeNodeImageSelection.type:required", "flattened into node_image_selection_type: the provider sends nodeImageSelection only with a type"},
 	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run.approvals makes the provider set Completed itself"},
 	{"fleets.json:SkipProperties.targets:required", "the provider sends a skip request only for targets newly added to skip, never an empty one"},

@@ -457,6 +457,8 @@ func TestSchemaConstraints(t *testing.T) {
 	all = append(all, crdConstraints(t, "crp", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterresourceplacements.yaml"))...)
 	all = append(all, crdConstraints(t, "stagedstrategy", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterstagedupdatestrategies.yaml"))...)
 	all = append(all, crdConstraints(t, "stagedrun", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterstagedupdateruns.yaml"))...)
+	all = append(all, crdConstraints(t, "crpdb", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterresourceplacementdisruptionbudgets.yaml"))...)
+	all = append(all, crdConstraints(t, "membercluster", filepath.Join(fleet, "cluster.kubernetes-fleet.io_memberclusters.yaml"))...)
 	karp := filepath.Join(modDir(t, "sigs.k8s.io/karpenter"), "pkg", "apis", "crds")
 	all = append(all, crdConstraints(t, "nodepool", filepath.Join(karp, "karpenter.sh_nodepools.yaml"))...)
 

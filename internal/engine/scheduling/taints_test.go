@@ -86,3 +86,55 @@ func TestFilterTaints(t *testing.T) {
 		})
 	}
 }
+
+// NoLongerPicking: only placements bound to the cluster, tolerating its taints before and not
+// after; PickFixed, already-untolerated and unscheduled ones are left out; ResourcePlacements are
+// keyed namespace/name.
+func TestNoLongerPicking(t *testing.T) {
+	const exists = corev1.TolerationOpExists
+	placement := func(ns, name string, typ placementv1.PlacementType, tol ...placementv1.Toleration) placementv1.ClusterResourcePlacement {
+		p := placementv1.ClusterResourcePlacement{}
+		p.Namespace, p.Name = ns, name
+		p.Spec.Policy = &placementv1.PlacementPolicy{PlacementType: typ, Tolerations: tol}
+		return p
+	}
+	binding := func(ns, placement, cluster string, state placementv1.BindingState) placementv1.ClusterResourceBinding {
+		b := placementv1.ClusterResourceBinding{}
+		b.Namespace, b.Labels = ns, map[string]string{"kubernetes-fleet.io/parent-CRP": placement}
+		b.Spec.TargetCluster, b.Spec.State = cluster, state
+		return b
+	}
+	placements := []placementv1.ClusterResourcePlacement{
+		placement("", "web", placementv1.PickAllPlacementType),
+		placement("", "gpu", placementv1.PickNPlacementType, toleration("dedicated", exists, "", "")),
+		placement("", "fixed", placementv1.PickFixedPlacementType),
+		placement("", "old", placementv1.PickAllPlacementType),
+		placement("", "elsewhere", placementv1.PickAllPlacementType),
+		placement("", "gone", placementv1.PickAllPlacementType),
+		placement("team", "api", placementv1.PickNPlacementType),
+	}
+	bindings := []placementv1.ClusterResourceBinding{
+		binding("", "web", "c1", placementv1.BindingStateBound),
+		binding("", "gpu", "c1", placementv1.BindingStateBound),
+		binding("", "fixed", "c1", placementv1.BindingStateBound),
+		binding("", "old", "c1", placementv1.BindingStateScheduled),
+		binding("", "elsewhere", "c2", placementv1.BindingStateBound),
+		binding("", "gone", "c1", placementv1.BindingStateUnscheduled),
+		binding("team", "api", "c1", placementv1.BindingStateScheduled),
+	}
+	// "old" tolerates nothing and c1 already carries a taint it does not tolerate: no change for it.
+	placements[3].Spec.Policy.Tolerations = []placementv1.Toleration{toleration("maintenance", exists, "", "")}
+	before := []clusterv1.Taint{taint("legacy", "")}
+	placements[0].Spec.Policy.Tolerations = []placementv1.Toleration{toleration("legacy", exists, "", "")}
+	placements[1].Spec.Policy.Tolerations = append(placements[1].Spec.Policy.Tolerations, toleration("legacy", exists, "", ""))
+	placements[6].Spec.Policy.Tolerations = []placementv1.Toleration{toleration("legacy", exists, "", "")}
+	after := append(before, taint("dedicated", "gpu"))
+	got := NoLongerPicking(placements, bindings, "c1", before, after)
+	want := []TaintLoss{{Placement: "web", Taint: taint("dedicated", "gpu")}, {Placement: "team/api", Taint: taint("dedicated", "gpu")}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("NoLongerPicking = %+v, want %+v", got, want)
+	}
+	if got := NoLongerPicking(placements, bindings, "c1", after, before); len(got) != 0 {
+		t.Errorf("removing a taint loses nothing, got %+v", got)
+	}
+}

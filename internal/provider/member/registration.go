@@ -1,5 +1,6 @@
 // Package member is the provider's fleet-member domain: fleet_member, the fleet_members data
-// source, the hub and member credentials (ephemeral), and fleet_member's move from azurerm.
+// source, the hub and member credentials (ephemeral), fleet_member's move from azurerm, and the
+// taints of a hub MemberCluster (fleet_member_cluster_taints).
 package member
 
 import (
@@ -15,6 +16,7 @@ import (
 func Resources() []func() resource.Resource {
 	return []func() resource.Resource{
 		shared.NewResource[memberResource]("_member"),
+		shared.NewResource[taintsResource]("_member_cluster_taints"),
 	}
 }
 

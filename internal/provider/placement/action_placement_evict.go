@@ -35,7 +35,8 @@ func (a *placementEvictAction) Schema(ctx context.Context, _ action.SchemaReques
 	resp.Schema = aschema.Schema{
 		Description: "Evicts a placement's resources from one member cluster, e.g. before maintenance: creates a KubeFleet " +
 			"`ClusterResourcePlacementEviction` and reports the hub's verdict, which honours the placement's " +
-			"`ClusterResourcePlacementDisruptionBudget` (an eviction the budget does not allow fails with the hub's message). " +
+			"`ClusterResourcePlacementDisruptionBudget` (`fleet_placement_disruption_budget`, whose preview says how many evictions it " +
+			"allows now; an eviction the budget does not allow fails with the hub's message). " +
 			"A cluster the placement is not on is not an error: nothing is created. A placement that does not exist, or a " +
 			"`PickFixed` placement (KubeFleet does not evict from those), is refused before any request. " +
 			"Requires Terraform 1.14 or later.",

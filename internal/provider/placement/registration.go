@@ -21,6 +21,7 @@ func Resources() []func() resource.Resource {
 		shared.NewResource[envelopeResource]("_envelope"),
 		newOverride("_cluster_resource_override", false),
 		newOverride("_resource_override", true),
+		shared.NewResource[disruptionBudgetResource]("_placement_disruption_budget"),
 	}
 }
 

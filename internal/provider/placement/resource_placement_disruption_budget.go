@@ -1,0 +1,407 @@
+package placement
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
+	fleetcondition "go.goms.io/fleet/pkg/utils/condition"
+	fleetvalidator "go.goms.io/fleet/pkg/utils/validator"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ resource.ResourceWithConfigValidators = (*disruptionBudgetResource)(nil)
+
+// disruptionBudgetResource is fleet_placement_disruption_budget: KubeFleet's
+// ClusterResourcePlacementDisruptionBudget (v1beta1 in v0.18.9), named like its placement.
+type disruptionBudgetResource struct{ shared.ResourceBase }
+
+// budgetValueRe is a count or a percentage as the CRD's CEL rule accepts them
+// (apis/placement/v1beta1/disruptionbudget_types.go: '^(100|[0-9]{1,2})%$' or an integer >= 0).
+var budgetValueRe = regexp.MustCompile(`^([0-9]+|(100|[0-9]{1,2})%)$`)
+
+var budgetPreviewAttrTypes = map[string]attr.Type{
+	"disruptions_allowed":  types.Int64Type,
+	"eviction_allowed":     types.BoolType,
+	"available_count":      types.Int64Type,
+	"placed_count":         types.Int64Type,
+	"desired_count":        types.Int64Type,
+	"unavailable_clusters": types.ListType{ElemType: types.StringType},
+	"unavailable_omitted":  types.Int64Type,
+	"message":              types.StringType,
+}
+
+func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	value := func(what string) rschema.StringAttribute {
+		return rschema.StringAttribute{
+			Optional: true,
+			Description: what + " A count (`\"1\"`) or a percentage from `\"0%\"` to `\"100%\"` of a PickN placement's `number_of_clusters`, " +
+				"rounded up. Exactly one of `max_unavailable` and `min_available` is set. KubeFleet refuses `max_unavailable` and a " +
+				"percentage `min_available` for a PickAll placement (it cannot know how many clusters that is): a plan error.",
+			Validators: []validator.String{
+				stringvalidator.RegexMatches(budgetValueRe, "must be a count such as \"1\" or a percentage from \"0%\" to \"100%\""),
+				int32Value{},
+			},
+		}
+	}
+	resp.Schema = rschema.Schema{
+		Description: "A KubeFleet `ClusterResourcePlacementDisruptionBudget` (`placement.kubernetes-fleet.io/v1beta1`, as v0.18.9 serves " +
+			"it) for a `fleet_placement`: how many of the placement's clusters voluntary evictions (`fleet_placement_evict`, a " +
+			"`ClusterResourcePlacementEviction`) may take at once. The plan's `preview` says how many the budget allows now, " +
+			"computed as v0.18.9's eviction controller does (`pkg/controllers/clusterresourceplacementeviction`) and checked " +
+			"against it on a local hub. Evictions of a binding that failed to apply or is not yet Available are not held by the " +
+			"budget (KubeFleet evicts them without consulting it). Imported by the placement's name.",
+		Attributes: map[string]rschema.Attribute{
+			"id": rschema.StringAttribute{Computed: true, Description: "The placement's name, which the budget is named for.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"placement": rschema.StringAttribute{
+				Required:      true,
+				Description:   "The ClusterResourcePlacement's name (`fleet_placement.<name>.name`); it must exist, or be planned in the same configuration. Changing it replaces the budget.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 253),
+					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")},
+			},
+			"max_unavailable": value("The most of the placement's clusters that may be unavailable (not Available, or evicted) at once."),
+			"min_available":   value("The fewest of the placement's clusters that must stay Available."),
+			"preview": rschema.SingleNestedAttribute{
+				Computed: true,
+				Description: "What the eviction controller would decide now, at plan (and on refresh): counts always, the " +
+					"unavailable clusters by name (20 unless the provider's `preview_detail` is `full`).",
+				Attributes: map[string]rschema.Attribute{
+					"disruptions_allowed": rschema.Int64Attribute{Computed: true, Description: "How many of the placement's clusters may be evicted now (KubeFleet's disruptionsAllowed; 0 blocks every eviction of an Available cluster)."},
+					"eviction_allowed":    rschema.BoolAttribute{Computed: true, Description: "Whether an eviction of an Available cluster would be executed now."},
+					"available_count":     rschema.Int64Attribute{Computed: true, Description: "The placement's bindings whose Available condition is true for their generation (KubeFleet's availablePlacements)."},
+					"placed_count":        rschema.Int64Attribute{Computed: true, Description: "All of the placement's bindings, whatever their state (KubeFleet's totalPlacements)."},
+					"desired_count":       rschema.Int64Attribute{Computed: true, Description: "A PickN placement's `number_of_clusters`, which percentages scale; null for PickAll and PickFixed."},
+					"unavailable_clusters": rschema.ListAttribute{Computed: true, ElementType: types.StringType,
+						Description: "The clusters of bindings that are not Available, by name; null when none."},
+					"unavailable_omitted": rschema.Int64Attribute{Computed: true, Description: "How many unavailable clusters the list leaves out."},
+					"message":             rschema.StringAttribute{Computed: true, Description: "The eviction controller's message for an eviction of an Available cluster now, in its words."},
+				},
+			},
+		},
+	}
+}
+
+// ConfigValidators: the CRD's CEL rule "Both MaxUnavailable and MinAvailable cannot be specified",
+// and a budget with neither would block every eviction without saying so.
+func (r *disruptionBudgetResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{budgetExactlyOne{}}
+}
+
+type budgetExactlyOne struct{}
+
+func (budgetExactlyOne) Description(context.Context) string {
+	return "exactly one of max_unavailable and min_available"
+}
+func (v budgetExactlyOne) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (budgetExactlyOne) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var maxU, minA types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("max_unavailable"), &maxU)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("min_available"), &minA)...)
+	switch {
+	case !maxU.IsNull() && !minA.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("min_available"), "Both max_unavailable and min_available",
+			"min_available: KubeFleet refuses a ClusterResourcePlacementDisruptionBudget with both MaxUnavailable and MinAvailable "+
+				"(\"Both MaxUnavailable and MinAvailable cannot be specified\"): set one of them.")
+	case maxU.IsNull() && minA.IsNull() && !maxU.IsUnknown() && !minA.IsUnknown():
+		resp.Diagnostics.AddAttributeError(path.Root("max_unavailable"), "No budget",
+			"max_unavailable: set max_unavailable or min_available (\"0\" to forbid every eviction of an Available cluster).")
+	}
+}
+
+// ModifyPlan computes the preview when the budget is new or changes, from the placement and
+// its bindings on the hub, and refuses what KubeFleet's webhook would (a PickAll placement with
+// max_unavailable or a percentage) and a placement that neither exists nor is planned here.
+func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.Clients == nil {
+		return
+	}
+	var plan, state budgetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "placement", "max_unavailable", "min_available")
+	if err != nil {
+		resp.Diagnostics.AddError("Comparing the configuration", err.Error())
+		return
+	}
+	if !changed {
+		plan.Preview = state.Preview
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+		return
+	}
+	plan.Preview = types.ObjectUnknown(budgetPreviewAttrTypes)
+	if plan.Placement.IsUnknown() || plan.MaxUnavailable.IsUnknown() || plan.MinAvailable.IsUnknown() {
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), "the placement or the budget is not known until apply")
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+		return
+	}
+	plan.ID = plan.Placement
+	h, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		if !engine.IsConfigUnknown(err) {
+			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		}
+		return
+	}
+	name := plan.Placement.ValueString()
+	p, err := h.Placement(ctx, name)
+	switch {
+	case hub.IsNotFound(err):
+		if _, planned := shared.PlannedPlacement(r.Clients, name); !planned {
+			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
+				fmt.Sprintf("placement: the hub has no ClusterResourcePlacement %q, and none of that name is planned in this configuration: a budget for it would guard nothing.", name))
+			return
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("preview"), "Preview after apply",
+			fmt.Sprintf("ClusterResourcePlacement %q is created by this apply: the budget's preview is computed once it exists.", name))
+	case err != nil:
+		shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
+		return
+	default:
+		if checkBudgetFor(p, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+		if req.State.Raw.IsNull() {
+			if _, err := h.DisruptionBudget(ctx, name); err == nil {
+				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Disruption budget already exists",
+					fmt.Sprintf("placement: the hub already has a ClusterResourcePlacementDisruptionBudget %q: import it (terraform import with ID %q).", name, name))
+				return
+			}
+		}
+		plan.Preview = r.preview(ctx, h, p, plan, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// checkBudgetFor runs KubeFleet's own webhook check of a budget against its placement
+// (pkg/utils/validator/clusterresourceplacementdisruptionbudget.go) and warns of a PickFixed one.
+func checkBudgetFor(p *hub.Placement, m budgetModel, diags *diag.Diagnostics) {
+	var crp placementv1beta1.ClusterResourcePlacement
+	if b, err := json.Marshal(p.ClusterResourcePlacement); err == nil {
+		_ = json.Unmarshal(b, &crp)
+	}
+	db := placementv1beta1.ClusterResourcePlacementDisruptionBudget{Spec: m.spec()}
+	if err := fleetvalidator.ValidateClusterResourcePlacementDisruptionBudget(&db, &crp); err != nil {
+		at := path.Root("min_available")
+		if !m.MaxUnavailable.IsNull() {
+			at = path.Root("max_unavailable")
+		}
+		diags.AddAttributeError(at, "Budget not allowed for a PickAll placement",
+			fmt.Sprintf("%s: KubeFleet refuses this budget for ClusterResourcePlacement %q: %v. A PickAll placement takes an integer min_available.", at, p.Name, err))
+		return
+	}
+	if pol := p.Spec.Policy; pol != nil && pol.PlacementType == "PickFixed" {
+		diags.AddAttributeWarning(path.Root("placement"), "PickFixed placement",
+			fmt.Sprintf("ClusterResourcePlacement %q is PickFixed: KubeFleet refuses every eviction from it (%q), so the budget has nothing to guard.", p.Name, fleetcondition.EvictionInvalidPickFixedCRPMessage))
+	}
+}
+
+// preview is the eviction controller's verdict on the placement's bindings now.
+func (r *disruptionBudgetResource) preview(ctx context.Context, h *hub.Client, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
+	bindings, err := h.Bindings(ctx, p.Name)
+	if err != nil {
+		shared.AddBackendError(diags, "Reading the placement's bindings", err)
+		return types.ObjectNull(budgetPreviewAttrTypes)
+	}
+	spec := m.spec()
+	v := placementbudget.Evaluate(p.Spec.Policy, bindings, placementbudget.Spec{MaxUnavailable: spec.MaxUnavailable, MinAvailable: spec.MinAvailable})
+	var unavailable []string
+	for i := range bindings {
+		if !fleetcondition.IsConditionStatusTrue(bindings[i].GetCondition("Available"), bindings[i].Generation) {
+			unavailable = append(unavailable, bindings[i].Spec.TargetCluster)
+		}
+	}
+	sort.Strings(unavailable)
+	listed, omitted := shared.CapList(unavailable, r.Clients.ListLimit())
+	desired := types.Int64Null()
+	if v.Desired > 0 || (p.Spec.Policy != nil && p.Spec.Policy.PlacementType == "PickN") {
+		desired = types.Int64Value(int64(v.Desired))
+	}
+	var names types.List
+	if len(listed) == 0 {
+		names = types.ListNull(types.StringType)
+	} else {
+		names, _ = types.ListValueFrom(ctx, types.StringType, listed)
+	}
+	obj, d := types.ObjectValue(budgetPreviewAttrTypes, map[string]attr.Value{
+		"disruptions_allowed": types.Int64Value(int64(v.Allowed)), "eviction_allowed": types.BoolValue(v.Allowed > 0 && !v.PickFixed && v.Misconfigured == ""),
+		"available_count": types.Int64Value(int64(v.Available)), "placed_count": types.Int64Value(int64(v.Total)), "desired_count": desired,
+		"unavailable_clusters": names, "unavailable_omitted": types.Int64Value(omitted), "message": types.StringValue(v.Message()),
+	})
+	diags.Append(d...)
+	tflog.Debug(ctx, "disruption budget preview", map[string]any{"placement": p.Name, "allowed": v.Allowed, "available": v.Available, "total": v.Total})
+	return obj
+}
+
+// ImportState takes the placement's name.
+func (r *disruptionBudgetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !shared.DNSSubdomainRe.MatchString(req.ID) || len(req.ID) > 253 {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Expected the name of the ClusterResourcePlacement the budget is for, got %q.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("placement"), req.ID)...)
+}
+
+func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan budgetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !ok {
+		return
+	}
+	name := plan.Placement.ValueString()
+	if _, err := h.CreateDisruptionBudget(ctx, name, plan.spec()); err != nil {
+		if hub.IsAlreadyExists(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Disruption budget already exists",
+				fmt.Sprintf("placement: the hub already has a ClusterResourcePlacementDisruptionBudget %q: import it (terraform import with ID %q).", name, name))
+			return
+		}
+		shared.AddBackendError(&resp.Diagnostics, "Creating the disruption budget", err)
+		return
+	}
+	plan.ID = plan.Placement
+	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+// Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
+func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state budgetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !ok {
+		return
+	}
+	name := state.Placement.ValueString()
+	b, err := h.DisruptionBudget(ctx, name)
+	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "disruption budget", map[string]any{"placement": name}) {
+		return
+	}
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reading the disruption budget", err)
+		return
+	}
+	state.ID = types.StringValue(name)
+	state.MaxUnavailable, state.MinAvailable = intOrStringValue(b.Spec.MaxUnavailable), intOrStringValue(b.Spec.MinAvailable)
+	state.Preview = types.ObjectNull(budgetPreviewAttrTypes)
+	if p, err := h.Placement(ctx, name); err == nil {
+		state.Preview = r.preview(ctx, h, p, state, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *disruptionBudgetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan budgetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !ok {
+		return
+	}
+	if _, err := h.UpdateDisruptionBudget(ctx, plan.Placement.ValueString(), plan.spec()); err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Updating the disruption budget", err)
+		return
+	}
+	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+func (r *disruptionBudgetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state budgetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !ok {
+		return
+	}
+	if err := h.DeleteDisruptionBudget(ctx, state.Placement.ValueString()); err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Deleting the disruption budget", err)
+	}
+}
+
+// previewAtApply fills a preview the plan left unknown (its placement did not exist yet).
+func (r *disruptionBudgetResource) previewAtApply(ctx context.Context, h *hub.Client, m *budgetModel, diags *diag.Diagnostics) {
+	if !m.Preview.IsUnknown() {
+		return
+	}
+	m.Preview = types.ObjectNull(budgetPreviewAttrTypes)
+	if p, err := h.Placement(ctx, m.Placement.ValueString()); err == nil {
+		m.Preview = r.preview(ctx, h, p, *m, diags)
+	}
+}
+
+type budgetModel struct {
+	ID             types.String `tfsdk:"id"`
+	Placement      types.String `tfsdk:"placement"`
+	MaxUnavailable types.String `tfsdk:"max_unavailable"`
+	MinAvailable   types.String `tfsdk:"min_available"`
+	Preview        types.Object `tfsdk:"preview"`
+}
+
+// spec is the budget's spec: "2" a count, "25%" a percentage.
+func (m budgetModel) spec() placementv1beta1.PlacementDisruptionBudgetSpec {
+	return placementv1beta1.PlacementDisruptionBudgetSpec{MaxUnavailable: intOrString(m.MaxUnavailable), MinAvailable: intOrString(m.MinAvailable)}
+}
+
+func intOrString(v types.String) *intstr.IntOrString {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	s := v.ValueString()
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		x := intstr.FromInt32(int32(n))
+		return &x
+	}
+	x := intstr.FromString(s)
+	return &x
+}
+
+func intOrStringValue(v *intstr.IntOrString) types.String {
+	if v == nil {
+		return types.StringNull()
+	}
+	return types.StringValue(v.String())
+}
+
+// int32Value refuses a count the CRD's int-or-string cannot hold.
+type int32Value struct{}
+
+func (int32Value) Description(context.Context) string { return "a count fits a 32-bit integer" }
+func (v int32Value) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (int32Value) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	s := req.ConfigValue.ValueString()
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || strings.HasSuffix(s, "%") {
+		return
+	}
+	if _, err := strconv.ParseInt(s, 10, 32); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Count out of range", fmt.Sprintf("%s: %q is not a count KubeFleet can hold (at most 2147483647).", req.Path, s))
+	}
+}
