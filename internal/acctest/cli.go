@@ -99,7 +99,23 @@ func (w *Workdir) Run(args ...string) (string, error) {
 	start := time.Now()
 	err := cmd.Run()
 	w.t.Logf("terraform %s: %v in %s", strings.Join(args, " "), err, time.Since(start).Round(time.Millisecond))
+	transcribe(args, out.String())
 	return out.String(), err
+}
+
+// transcribe appends the command and its output to ACCTEST_TRANSCRIPT when it names a file: the
+// real lines the guides quote (docs/guides/operating-a-rollout.md) are taken from such a run.
+func transcribe(args []string, out string) {
+	path := os.Getenv("ACCTEST_TRANSCRIPT")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "$ terraform %s\n%s\n", strings.Join(args, " "), out)
 }
 
 // Must runs terraform and fails the test unless it succeeds.

@@ -197,9 +197,11 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
 					"last time are upgraded.",
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
-			"preview":  runPreviewAttribute(),
-			"status":   runStatusAttribute(),
+			"preview": runPreviewAttribute(),
+			"status":  runStatusAttribute(),
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
 		},
 	}
 }

@@ -163,7 +163,6 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules, " +
@@ -225,6 +224,9 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					},
 				},
 			},
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
 		},
 	}
 }
