@@ -50,9 +50,10 @@ func TerraformPath() string {
 
 // Workdir is a terraform working folder with its own local state.
 type Workdir struct {
-	t      *testing.T
-	Dir    string
-	config string
+	t         *testing.T
+	Dir       string
+	config    string
+	overrides map[string]string // provider address → plugin folder
 }
 
 // NewWorkdir makes a working folder with hcl (after the required_providers and provider blocks) as
@@ -60,21 +61,36 @@ type Workdir struct {
 func NewWorkdir(t *testing.T, hcl string) *Workdir {
 	t.Helper()
 	Current(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugins := t.TempDir()
-	if err := os.Symlink(self, filepath.Join(plugins, "terraform-provider-fleet")); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(plugins, "terraformrc")
-	if err := os.WriteFile(config, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, plugins), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w := &Workdir{t: t, Dir: t.TempDir(), config: config}
+	w := &Workdir{t: t, Dir: t.TempDir(), overrides: map[string]string{}}
+	w.config = filepath.Join(t.TempDir(), "terraformrc")
+	w.OverrideProvider(providerAddress, "terraform-provider-fleet")
 	w.Write("main.tf", hcl)
 	return w
+}
+
+// OverrideProvider serves the provider at address from this test binary too, started under
+// binary's name (dev_overrides): a test's TestMain tells by os.Args[0] which provider to serve
+// (moveacc's azurerm stand-in).
+func (w *Workdir) OverrideProvider(address, binary string) {
+	w.t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	plugins := w.t.TempDir()
+	if err := os.Symlink(self, filepath.Join(plugins, binary)); err != nil {
+		w.t.Fatal(err)
+	}
+	w.overrides[address] = plugins
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for a, dir := range w.overrides {
+		fmt.Fprintf(&b, "    %q = %q\n", a, dir)
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	if err := os.WriteFile(w.config, []byte(b.String()), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
 }
 
 // Write writes a file of the working folder; main.tf gets the provider blocks first.

@@ -109,7 +109,7 @@ resource "fleet_envelope" "other" {
 
 resource "fleet_placement" "staged" {
   name               = "adopt-staged-placement"
-  resource_selectors = [{ version = "v1", kind = "ClusterRole", name = "adopt-none" }]
+  resource_selectors = [{ group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = "ClusterResourceEnvelope", name = fleet_envelope.cluster.name }]
   strategy           = { type = "External" }
 }
 
@@ -122,7 +122,7 @@ resource "fleet_staged_update_run" "r" {
   name                        = "adopt-run-1"
   placement_name              = fleet_placement.staged.id
   staged_update_strategy_name = fleet_staged_update_strategy.rings.id
-  wait_for                    = "completed"
+  state                       = "Initialize" # created, not started: a release prepared for later
 }
 `
 
@@ -138,7 +138,7 @@ list "fleet_staged_update_run" "adopt" {
   provider = fleet
   config {
     placement = "adopt-staged-placement"
-    state     = "Succeeded"
+    state     = "Initialized"
   }
 }
 `
@@ -156,7 +156,7 @@ func TestAccQuery_adoptEnvelopeAndStagedRun(t *testing.T) {
 	w.Write("adopt.tfquery.hcl", adoptStagedQuery)
 	out := w.Must("query")
 	acctest.Lines(t, out, `list\.fleet_envelope\.adopt\s+id=adopt-env-roles\s`)
-	acctest.Lines(t, out, `list\.fleet_staged_update_run\.adopt\s+id=adopt-run-1\s+adopt-run-1 \(Succeeded\)`)
+	acctest.Lines(t, out, `list\.fleet_staged_update_run\.adopt\s+id=adopt-run-1\s+adopt-run-1 \(Initialized\)`)
 	if strings.Contains(out, "other-env") {
 		t.Fatalf("the name prefix let other-env through:\n%s", out)
 	}
