@@ -93,11 +93,17 @@ func (w *Workdir) OverrideProvider(address, binary string) {
 	}
 }
 
-// Write writes a file of the working folder; main.tf gets the provider blocks first.
+// Write writes a file of the working folder; main.tf gets the provider blocks first, with the
+// required_providers entry of every overridden provider.
 func (w *Workdir) Write(name, content string) {
 	w.t.Helper()
 	if name == "main.tf" {
-		content = "terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n\n" + ProviderConfig + content
+		var req strings.Builder
+		for address := range w.overrides {
+			source := strings.TrimPrefix(address, "registry.terraform.io/")
+			fmt.Fprintf(&req, "    %s = { source = %q }\n", source[strings.LastIndex(source, "/")+1:], source)
+		}
+		content = "terraform {\n  required_providers {\n" + req.String() + "  }\n}\n\n" + ProviderConfig + content
 	}
 	if err := os.WriteFile(filepath.Join(w.Dir, name), []byte(content), 0o600); err != nil {
 		w.t.Fatal(err)
