@@ -77,10 +77,18 @@ func (p *standin) Configure(ctx context.Context, _ provider.ConfigureRequest, re
 
 func (p *standin) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		func() resource.Resource { return &standinResource[strategyM]{name: "kubernetes_fleet_update_strategy", schema: strategySchema()} },
-		func() resource.Resource { return &standinResource[runM]{name: "kubernetes_fleet_update_run", schema: runSchema()} },
-		func() resource.Resource { return &standinResource[memberM]{name: "kubernetes_fleet_member", schema: memberSchema()} },
-		func() resource.Resource { return &standinResource[profileM]{name: "kubernetes_fleet_auto_upgrade_profile", schema: profileSchema()} },
+		func() resource.Resource {
+			return &standinResource[strategyM]{name: "kubernetes_fleet_update_strategy", schema: strategySchema()}
+		},
+		func() resource.Resource {
+			return &standinResource[runM]{name: "kubernetes_fleet_update_run", schema: runSchema()}
+		},
+		func() resource.Resource {
+			return &standinResource[memberM]{name: "kubernetes_fleet_member", schema: memberSchema()}
+		},
+		func() resource.Resource {
+			return &standinResource[profileM]{name: "kubernetes_fleet_auto_upgrade_profile", schema: profileSchema()}
+		},
 	}
 }
 
@@ -195,7 +203,9 @@ func apiStages(in []stageM) []fleetapi.UpdateStage {
 	return out
 }
 
-func fleetOf(id types.String) (fleetapi.FleetID, error) { return fleetapi.ParseFleetID(id.ValueString()) }
+func fleetOf(id types.String) (fleetapi.FleetID, error) {
+	return fleetapi.ParseFleetID(id.ValueString())
+}
 
 func nonNil[T any](s []T) []T {
 	if s == nil {
