@@ -165,8 +165,8 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules, " +
-					"`internal/engine/staged`): the stages with the placement's scheduled clusters in update order and batches, and " +
+				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules " +
+					"for initializing a run): the stages with the placement's scheduled clusters in update order and batches, and " +
 					"what each waits for before and after, the clusters whose resources are removed at the end, or why the run would " +
 					"fail to initialize. Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
