@@ -78,16 +78,16 @@ func (p *standin) Configure(ctx context.Context, _ provider.ConfigureRequest, re
 func (p *standin) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		func() resource.Resource {
-			return &standinResource[strategyM]{name: "kubernetes_fleet_update_strategy", schema: strategySchema()}
+			return &standinResource[strategyM, *strategyM]{name: "kubernetes_fleet_update_strategy", schema: strategySchema()}
 		},
 		func() resource.Resource {
-			return &standinResource[runM]{name: "kubernetes_fleet_update_run", schema: runSchema()}
+			return &standinResource[runM, *runM]{name: "kubernetes_fleet_update_run", schema: runSchema()}
 		},
 		func() resource.Resource {
-			return &standinResource[memberM]{name: "kubernetes_fleet_member", schema: memberSchema()}
+			return &standinResource[memberM, *memberM]{name: "kubernetes_fleet_member", schema: memberSchema()}
 		},
 		func() resource.Resource {
-			return &standinResource[profileM]{name: "kubernetes_fleet_auto_upgrade_profile", schema: profileSchema()}
+			return &standinResource[profileM, *profileM]{name: "kubernetes_fleet_auto_upgrade_profile", schema: profileSchema()}
 		},
 	}
 }
@@ -100,51 +100,54 @@ type armObject interface {
 	delete(ctx context.Context, c *fleetapi.Client) error
 }
 
-// standinResource is one azurerm resource type over its model M.
-type standinResource[M any] struct {
+// standinResource is one azurerm resource type over its model M, which *M makes and deletes.
+type standinResource[M any, P interface {
+	*M
+	armObject
+}] struct {
 	name   string
 	schema rschema.Schema
 	client *fleetapi.Client
 }
 
-func (r *standinResource[M]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+func (r *standinResource[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + r.name
 }
 
-func (r *standinResource[M]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *standinResource[M, P]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = r.schema
 }
 
-func (r *standinResource[M]) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+func (r *standinResource[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
 	if c, ok := req.ProviderData.(*fleetapi.Client); ok {
 		r.client = c
 	}
 }
 
-func (r *standinResource[M]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *standinResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m M
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if err := any(&m).(armObject).create(ctx, r.client); err != nil {
+	if err := P(&m).create(ctx, r.client); err != nil {
 		resp.Diagnostics.AddError("azurerm stand-in: create "+r.name, err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func (r *standinResource[M]) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+func (r *standinResource[M, P]) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
-func (r *standinResource[M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *standinResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	resp.Diagnostics.AddError("azurerm stand-in", "the stand-in does not update "+r.name)
 }
 
-func (r *standinResource[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *standinResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m M
 	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if err := any(&m).(armObject).delete(ctx, r.client); err != nil {
+	if err := P(&m).delete(ctx, r.client); err != nil {
 		resp.Diagnostics.AddError("azurerm stand-in: delete "+r.name, err.Error())
 	}
 }
