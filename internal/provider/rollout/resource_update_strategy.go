@@ -60,9 +60,11 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 					stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace(),
 				},
 			},
-			"stages":   stagesAttribute(true, ""),
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateStrategyTimeout}),
-			"preview":  strategyPreviewAttribute(),
+			"stages":  stagesAttribute(true, ""),
+			"preview": strategyPreviewAttribute(),
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateStrategyTimeout}),
 		},
 	}
 }
