@@ -1,5 +1,6 @@
-# With the ARM_* environment set (as `make fleet-up` writes it to
-# .localfleet/env for the local fleet), an empty block reaches everything:
+# With the ARM_* environment set (as the azurerm provider reads it) and
+# FLEET_RESOURCE_GROUP_NAME / FLEET_NAME naming the fleet, an empty block
+# reaches everything:
 #
 #   provider "fleet" {}
 #

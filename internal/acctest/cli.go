@@ -50,9 +50,10 @@ func TerraformPath() string {
 
 // Workdir is a terraform working folder with its own local state.
 type Workdir struct {
-	t      *testing.T
-	Dir    string
-	config string
+	t         *testing.T
+	Dir       string
+	config    string
+	overrides map[string]string // provider address → plugin folder
 }
 
 // NewWorkdir makes a working folder with hcl (after the required_providers and provider blocks) as
@@ -60,28 +61,49 @@ type Workdir struct {
 func NewWorkdir(t *testing.T, hcl string) *Workdir {
 	t.Helper()
 	Current(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugins := t.TempDir()
-	if err := os.Symlink(self, filepath.Join(plugins, "terraform-provider-fleet")); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(plugins, "terraformrc")
-	if err := os.WriteFile(config, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, plugins), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w := &Workdir{t: t, Dir: t.TempDir(), config: config}
+	w := &Workdir{t: t, Dir: t.TempDir(), overrides: map[string]string{}}
+	w.config = filepath.Join(t.TempDir(), "terraformrc")
+	w.OverrideProvider(providerAddress, "terraform-provider-fleet")
 	w.Write("main.tf", hcl)
 	return w
 }
 
-// Write writes a file of the working folder; main.tf gets the provider blocks first.
+// OverrideProvider serves the provider at address from this test binary too, started under
+// binary's name (dev_overrides): a test's TestMain tells by os.Args[0] which provider to serve
+// (moveacc's azurerm stand-in).
+func (w *Workdir) OverrideProvider(address, binary string) {
+	w.t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	plugins := w.t.TempDir()
+	if err := os.Symlink(self, filepath.Join(plugins, binary)); err != nil {
+		w.t.Fatal(err)
+	}
+	w.overrides[address] = plugins
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for a, dir := range w.overrides {
+		fmt.Fprintf(&b, "    %q = %q\n", a, dir)
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	if err := os.WriteFile(w.config, []byte(b.String()), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// Write writes a file of the working folder; main.tf gets the provider blocks first, with the
+// required_providers entry of every overridden provider.
 func (w *Workdir) Write(name, content string) {
 	w.t.Helper()
 	if name == "main.tf" {
-		content = "terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n\n" + ProviderConfig + content
+		var req strings.Builder
+		for address := range w.overrides {
+			source := strings.TrimPrefix(address, "registry.terraform.io/")
+			fmt.Fprintf(&req, "    %s = { source = %q }\n", source[strings.LastIndex(source, "/")+1:], source)
+		}
+		content = "terraform {\n  required_providers {\n" + req.String() + "  }\n}\n\n" + ProviderConfig + content
 	}
 	if err := os.WriteFile(filepath.Join(w.Dir, name), []byte(content), 0o600); err != nil {
 		w.t.Fatal(err)
@@ -99,7 +121,23 @@ func (w *Workdir) Run(args ...string) (string, error) {
 	start := time.Now()
 	err := cmd.Run()
 	w.t.Logf("terraform %s: %v in %s", strings.Join(args, " "), err, time.Since(start).Round(time.Millisecond))
+	transcribe(args, out.String())
 	return out.String(), err
+}
+
+// transcribe appends the command and its output to ACCTEST_TRANSCRIPT when it names a file: the
+// real lines the guides quote (docs/guides/operating-a-rollout.md) are taken from such a run.
+func transcribe(args []string, out string) {
+	path := os.Getenv("ACCTEST_TRANSCRIPT")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "$ terraform %s\n%s\n", strings.Join(args, " "), out)
 }
 
 // Must runs terraform and fails the test unless it succeeds.

@@ -1,7 +1,8 @@
 // Package bench measures the plans of a fleet of users' size side by side with the real thing, in
 // one run: `make bench` (BenchmarkFleetScale, once) starts a generated 1,000-member local fleet with
 // KubeFleet's real hub agent and then a 10,000-member hub without it, and writes every figure to
-// bench/results.md and to the figures table of docs/index.md (and its template).
+// bench/results.md, to the figures table of the README and of the guide "How previews are verified"
+// (docs/guides and its template).
 //
 // What it compares, and with what:
 //   - the hub agent's time from creating a ClusterResourcePlacement to its Scheduled condition
@@ -768,10 +769,13 @@ func writeReport(b *testing.B, root string, rep *report) {
 		b.Fatal(err)
 	}
 	sample := sampleStart + "\n```\n" + rep.sample + "```\n" + sampleEnd
-	for _, p := range []string{"templates/index.md.tmpl", "docs/index.md"} {
+	// The registry guide (its template and the page make docs generated from it) has the table and the
+	// sample plan; the README the table.
+	for _, p := range []string{"templates/guides/how-previews-are-verified.md.tmpl", "docs/guides/how-previews-are-verified.md"} {
 		replaceBetween(b, filepath.Join(root, p), tableStart, tableEnd, table)
 		replaceBetween(b, filepath.Join(root, p), sampleStart, sampleEnd, sample)
 	}
+	replaceBetween(b, filepath.Join(root, "README.md"), tableStart, tableEnd, table)
 	b.Log("\n" + table)
 }
 

@@ -252,8 +252,8 @@ func azureAttributes() map[string]schema.Attribute {
 		},
 		"metadata_host": schema.StringAttribute{
 			Optional: true,
-			Description: "A custom cloud's metadata host (host name and optional port, e.g. Azure Stack or the local fleet's " +
-				"emulator): the resource manager and login endpoints are read from `https://<metadata_host>/metadata/endpoints`. " +
+			Description: "A custom cloud's metadata host (host name and optional port, e.g. Azure Stack or the provider's local test fleet" +
+				"): the resource manager and login endpoints are read from `https://<metadata_host>/metadata/endpoints`. " +
 				"TLS is verified with the system roots, which `SSL_CERT_FILE` extends. Environment: `ARM_METADATA_HOSTNAME`.",
 			Validators: []validator.String{
 				stringvalidator.RegexMatches(metadataHostRe, "must be a host name with an optional port, reached over https (e.g. management.local:8443)"),

@@ -47,7 +47,7 @@ resource "fleet_placement" "web" {
   # Apply returns once every picked cluster reports the namespace applied and available.
   wait_for_rollout = true
 
-  timeouts = {
+  timeouts {
     create = "10m"
     update = "10m"
   }

@@ -39,7 +39,7 @@ resource "fleet_update_run" "k8s_1_33" {
   # until it completes: a Failed or Stopped run fails the apply naming each failed member.
   state    = "Running"
   wait_for = "completed"
-  timeouts = { create = "6h" }
+  timeouts { create = "6h" }
 
   # Run it again later (e.g. once prod-legacy may be upgraded, or after members failed): a Completed
   # run cannot be started again, so a new value here replaces it with a new run of the same name,

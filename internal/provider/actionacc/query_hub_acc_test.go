@@ -2,6 +2,7 @@ package actionacc
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -81,4 +82,85 @@ func TestAccQuery_adoptHubAndProfile(t *testing.T) {
 	w.Must("query", "-generate-config-out=generated.tf")
 	out = w.Must("plan", "-input=false")
 	acctest.Lines(t, out, `Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.`)
+}
+
+// What a team made on the hub before adopting Terraform, made here by a working folder of its own
+// (another team's state): two envelopes and a staged update run of an External placement.
+const adoptStagedMade = `
+resource "fleet_envelope" "cluster" {
+  name = "adopt-env-roles"
+  manifests = [yamlencode({
+    apiVersion = "rbac.authorization.k8s.io/v1"
+    kind       = "ClusterRole"
+    metadata   = { name = "adopt-reader" }
+    rules      = [{ apiGroups = [""], resources = ["configmaps"], verbs = ["get"] }]
+  })]
+}
+
+resource "fleet_envelope" "other" {
+  name = "other-env"
+  manifests = [yamlencode({
+    apiVersion = "rbac.authorization.k8s.io/v1"
+    kind       = "ClusterRole"
+    metadata   = { name = "other-reader" }
+    rules      = [{ apiGroups = [""], resources = ["secrets"], verbs = ["get"] }]
+  })]
+}
+
+resource "fleet_placement" "staged" {
+  name               = "adopt-staged-placement"
+  resource_selectors = [{ group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = "ClusterResourceEnvelope", name = fleet_envelope.cluster.name }]
+  strategy           = { type = "External" }
+}
+
+resource "fleet_staged_update_strategy" "rings" {
+  name   = "adopt-rings"
+  stages = [{ name = "all", label_selector = {} }]
+}
+
+resource "fleet_staged_update_run" "r" {
+  name                        = "adopt-run-1"
+  placement_name              = fleet_placement.staged.id
+  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
+  state                       = "Initialize" # created, not started: a release prepared for later
+}
+`
+
+const adoptStagedQuery = `
+list "fleet_envelope" "adopt" {
+  provider = fleet
+  config {
+    name_prefix = "adopt-"
+  }
+}
+
+list "fleet_staged_update_run" "adopt" {
+  provider = fleet
+  config {
+    placement = "adopt-staged-placement"
+    state     = "Initialized"
+  }
+}
+`
+
+// The two hub list resources the test above leaves out: fleet_envelope (by name prefix: the other
+// envelope is not found) and fleet_staged_update_run (by placement and state) find what exists;
+// -generate-config-out writes configuration that terraform plan shows as imports with no other
+// change.
+func TestAccQuery_adoptEnvelopeAndStagedRun(t *testing.T) {
+	made := acctest.NewWorkdir(t, adoptStagedMade)
+	made.Must("apply", "-auto-approve", "-input=false")
+	t.Cleanup(func() { _, _ = made.Run("destroy", "-auto-approve", "-input=false") })
+
+	w := acctest.NewWorkdir(t, "")
+	w.Write("adopt.tfquery.hcl", adoptStagedQuery)
+	out := w.Must("query")
+	acctest.Lines(t, out, `list\.fleet_envelope\.adopt\s+id=adopt-env-roles\s`)
+	acctest.Lines(t, out, `list\.fleet_staged_update_run\.adopt\s+id=adopt-run-1\s+adopt-run-1 \(Initialized\)`)
+	if strings.Contains(out, "other-env") {
+		t.Fatalf("the name prefix let other-env through:\n%s", out)
+	}
+	w.Must("query", "-generate-config-out=generated.tf")
+	out = w.Must("plan", "-input=false")
+	acctest.Lines(t, out, `Plan: 2 to import, 0 to add, 0 to change, 0 to destroy.`)
 }

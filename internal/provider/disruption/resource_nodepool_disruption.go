@@ -267,7 +267,9 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: npDefaultTimeout}),
 		},
 	}
 }

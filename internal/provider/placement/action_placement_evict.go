@@ -28,10 +28,6 @@ const evictPoll = time.Second
 type placementEvictAction struct{ shared.ActionBase }
 
 func (a *placementEvictAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	t, ok := timeouts.Attributes(ctx).(aschema.SingleNestedAttribute)
-	if ok {
-		t.Description = "How long the action may wait for the hub's verdict, as a Go duration (`\"5m\"`). Default: invoke 10m."
-	}
 	resp.Schema = aschema.Schema{
 		Description: "Evicts a placement's resources from one member cluster, e.g. before maintenance: creates a KubeFleet " +
 			"`ClusterResourcePlacementEviction` and reports the hub's verdict, which honours the placement's " +
@@ -43,7 +39,9 @@ func (a *placementEvictAction) Schema(ctx context.Context, _ action.SchemaReques
 		Attributes: map[string]aschema.Attribute{
 			"placement": aschema.StringAttribute{Required: true, Description: "The ClusterResourcePlacement's name (`fleet_placement.<name>.name`)."},
 			"cluster":   aschema.StringAttribute{Required: true, Description: "The member cluster to evict it from."},
-			"timeouts":  t,
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait for the hub's verdict", 10*time.Minute),
 		},
 	}
 }

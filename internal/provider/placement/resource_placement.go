@@ -107,10 +107,9 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
 					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
-			"facts":    shared.FactsAttribute("the preview"),
-			"preview":  placementPreviewAttribute(),
-			"status":   placementStatusAttribute(),
+			"facts":   shared.FactsAttribute("the preview"),
+			"preview": placementPreviewAttribute(),
+			"status":  placementStatusAttribute(),
 			"latest_resource_snapshot_index": rschema.StringAttribute{
 				Computed: true,
 				Description: "The index of the latest ClusterResourceSnapshot the hub agent cut of the selected resources " +
@@ -128,6 +127,9 @@ func placementSchema(ctx context.Context) rschema.Schema {
 					"created_at": rschema.StringAttribute{Computed: true, Description: "When the hub agent cut it (RFC 3339, UTC)."},
 				}},
 			},
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
 		},
 	}
 }

@@ -41,10 +41,14 @@ func TestResourcePlacementSchema(t *testing.T) {
 	if _, ok := sel.NestedObject.Attributes["selection_scope"]; ok || len(sel.NestedObject.Attributes) != 5 {
 		t.Errorf("fleet_resource_placement selectors: %v, want group, version, kind, name, label_selector", keysOf(sel.NestedObject.Attributes))
 	}
-	for _, name := range []string{"policy", "strategy", "preview", "status", "resource_snapshots", "revision_history_limit", "wait_for_rollout", "timeouts"} {
+	for _, name := range []string{"policy", "strategy", "preview", "status", "resource_snapshots", "revision_history_limit", "wait_for_rollout"} {
 		if !reflect.DeepEqual(cluster.Attributes[name].GetType(), ns.Attributes[name].GetType()) || cluster.Attributes[name].GetDescription() != ns.Attributes[name].GetDescription() {
 			t.Errorf("%s differs between the two scopes", name)
 		}
+	}
+	if ct, nt := cluster.Blocks["timeouts"], ns.Blocks["timeouts"]; ct == nil || nt == nil ||
+		!reflect.DeepEqual(ct.Type(), nt.Type()) || ct.GetDescription() != nt.GetDescription() {
+		t.Error("the timeouts block differs between the two scopes")
 	}
 	if len(ns.Attributes) != len(cluster.Attributes)+1 {
 		t.Errorf("fleet_resource_placement has %d attributes, fleet_placement %d: want one more (namespace)", len(ns.Attributes), len(cluster.Attributes))

@@ -30,7 +30,9 @@ func (a *generateRunAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 			"fleet_id": actionFleetIDAttribute(),
 			"auto_upgrade_profile": aschema.StringAttribute{Required: true, Description: "The auto-upgrade profile's name.",
 				Validators: shared.ChildNameValidators()},
-			"timeouts": actionTimeoutsAttribute(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": actionTimeoutsBlock(ctx),
 		},
 	}
 }

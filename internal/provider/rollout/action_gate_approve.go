@@ -43,7 +43,9 @@ func (a *gateApproveAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 				Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
 			"gate": aschema.StringAttribute{Optional: true, Description: "The gate's name (a fleets/gates resource), instead of stage, group and timing.",
 				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("stage"), path.MatchRoot("group"), path.MatchRoot("timing"))}},
-			"timeouts": actionTimeoutsAttribute(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": actionTimeoutsBlock(ctx),
 		},
 	}
 }

@@ -38,13 +38,8 @@ func actionRunAttribute() aschema.StringAttribute {
 		Validators: shared.ChildNameValidators()}
 }
 
-func actionTimeoutsAttribute(ctx context.Context) aschema.Attribute {
-	a, ok := timeouts.Attributes(ctx).(aschema.SingleNestedAttribute)
-	if !ok {
-		return timeouts.Attributes(ctx)
-	}
-	a.Description = "How long the action may run, as a Go duration (`\"90m\"`, `\"2h\"`). Default: invoke 2h."
-	return a
+func actionTimeoutsBlock(ctx context.Context) aschema.Block {
+	return shared.ActionTimeoutsBlock(ctx, "run", actionInvokeTimeout)
 }
 
 func waitForAttribute(def string, values ...string) aschema.StringAttribute {

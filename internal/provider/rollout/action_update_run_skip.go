@@ -45,7 +45,9 @@ func (a *updateRunSkipAction) Schema(ctx context.Context, _ action.SchemaRequest
 						Description: "The member's, group's or stage's name; for `AfterStageWait`, the stage's."},
 				}},
 			},
-			"timeouts": actionTimeoutsAttribute(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": actionTimeoutsBlock(ctx),
 		},
 	}
 }

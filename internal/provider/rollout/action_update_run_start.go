@@ -28,7 +28,9 @@ func (a *updateRunStartAction) Schema(ctx context.Context, _ action.SchemaReques
 			"fleet_id":   actionFleetIDAttribute(),
 			"update_run": actionRunAttribute(),
 			"wait_for":   waitForAttribute("started", "started", "completed"),
-			"timeouts":   actionTimeoutsAttribute(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": actionTimeoutsBlock(ctx),
 		},
 	}
 }

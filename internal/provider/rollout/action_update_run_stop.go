@@ -27,7 +27,9 @@ func (a *updateRunStopAction) Schema(ctx context.Context, _ action.SchemaRequest
 			"fleet_id":   actionFleetIDAttribute(),
 			"update_run": actionRunAttribute(),
 			"wait_for":   waitForAttribute("stopped", "stopping", "stopped"),
-			"timeouts":   actionTimeoutsAttribute(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": actionTimeoutsBlock(ctx),
 		},
 	}
 }

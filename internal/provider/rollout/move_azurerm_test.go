@@ -1,8 +1,10 @@
 package rollout_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -84,6 +86,23 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
 		u := m.ManagedClusterUpdate
 		if u == nil || u.Upgrade.KubernetesVersion.ValueString() != "1.33.1" || u.NodeImageSelection == nil || u.NodeImageSelection.Type.ValueString() != "Consistent" {
 			t.Errorf("managed_cluster_update %+v", u)
+		}
+	})
+	t.Run("timeouts carried over, read dropped", func(t *testing.T) {
+		src := `{
+  "id": "` + acctest.ExampleFleetID + `/updateRuns/t", "name": "t", "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `",
+  "managed_cluster_update": [{"upgrade": [{"type": "Full", "kubernetes_version": "1.33.1"}]}],
+  "timeouts": {"create": "30m", "read": "5m", "update": null, "delete": ""}
+}`
+		var m rollout.UpdateRunModel
+		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
+			t.Fatal(d)
+		}
+		ctx := context.Background()
+		create, d1 := m.Timeouts.Create(ctx, time.Hour)
+		del, d2 := m.Timeouts.Delete(ctx, time.Hour)
+		if d1.HasError() || d2.HasError() || create != 30*time.Minute || del != time.Hour {
+			t.Errorf("timeouts %s: create %s, delete %s; want 30m and the default", m.Timeouts, create, del)
 		}
 	})
 	t.Run("no managed_cluster_update", func(t *testing.T) {

@@ -169,7 +169,9 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				},
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: aupDefaultTimeout}),
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: aupDefaultTimeout}),
 		},
 	}
 }

@@ -77,7 +77,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"stage by stage. Apply creates the run and starts, stops, skips and approves it to match the configuration, and can " +
 			"wait for it. The plan's `preview` is the rollout plan — which member is upgraded when, in which stage, group and " +
 			"maintenance window, from which versions to which, and which members are skipped or stay pending and why — computed by " +
-			"the same rules the Fleet API emulator executes. `status` is the run's status tree, refreshed from the Fleet API. " +
+			"the rules Fleet Manager's update-run documentation states (the guide \"How previews are verified\" says what they are checked against). `status` is the run's status tree, refreshed from the Fleet API. " +
 			"Create never overwrites a run made elsewhere: a run of the same name with the planned definition (left by an apply " +
 			"killed before it saved state, or made by a concurrent apply) is adopted with a warning, and any other is an error " +
 			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
@@ -198,10 +198,12 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
 					"last time are upgraded.",
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
-			"facts":    shared.FactsAttribute("the preview"),
-			"preview":  runPreviewAttribute(),
-			"status":   runStatusAttribute(),
+			"facts":   shared.FactsAttribute("the preview"),
+			"preview": runPreviewAttribute(),
+			"status":  runStatusAttribute(),
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
 		},
 	}
 }

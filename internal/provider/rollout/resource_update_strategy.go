@@ -60,10 +60,12 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 					stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace(),
 				},
 			},
-			"stages":   stagesAttribute(true, ""),
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateStrategyTimeout}),
-			"facts":    shared.FactsAttribute("the preview"),
-			"preview":  strategyPreviewAttribute(),
+			"stages":  stagesAttribute(true, ""),
+			"facts":   shared.FactsAttribute("the preview"),
+			"preview": strategyPreviewAttribute(),
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateStrategyTimeout}),
 		},
 	}
 }

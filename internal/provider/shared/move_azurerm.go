@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
@@ -45,7 +46,34 @@ func AzurermMover[T any](sourceType string, move func(ctx context.Context, src T
 			return
 		}
 		resp.Diagnostics.Append(move(ctx, src, &resp.TargetState)...)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(moveAzurermTimeouts(ctx, req.SourceRawState.JSON, &resp.TargetState)...)
+		}
 	}}
+}
+
+// moveAzurermTimeouts carries azurerm's `timeouts` block over, key by key where ours has the key
+// (azurerm's runs have `read`, ours not): a configuration moved with its `timeouts { … }` block
+// then plans no change (TestAccMoveFromAzurerm).
+func moveAzurermTimeouts(ctx context.Context, raw []byte, st *tfsdk.State) diag.Diagnostics {
+	var src struct {
+		Timeouts map[string]*string `json:"timeouts"`
+	}
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return nil // the resource's own decoding has accepted the state; no timeouts to carry
+	}
+	var diags diag.Diagnostics
+	for k, v := range src.Timeouts {
+		p := path.Root("timeouts").AtName(k)
+		if v == nil || *v == "" {
+			continue
+		}
+		if _, d := st.Schema.TypeAtPath(ctx, p); d.HasError() {
+			continue
+		}
+		diags.Append(st.SetAttribute(ctx, p, types.StringValue(*v))...)
+	}
+	return diags
 }
 
 // AzurermChild resolves the fleet and name of a moved child resource from

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	atimeouts "github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
@@ -17,19 +19,32 @@ type TimeoutDefault struct {
 	Default time.Duration
 }
 
-// TimeoutsAttribute is timeouts.Attributes with the defaults stated in its
+// TimeoutsBlock is timeouts.Block — `timeouts { create = "60m" }`, the form azurerm users write
+// (and the form a configuration moved from azurerm already has) — with the defaults stated in its
 // description, so each resource's page says how long apply waits by default.
-func TimeoutsAttribute(ctx context.Context, opts timeouts.Opts, defaults ...TimeoutDefault) rschema.Attribute {
-	a, ok := timeouts.Attributes(ctx, opts).(rschema.SingleNestedAttribute)
+func TimeoutsBlock(ctx context.Context, opts timeouts.Opts, defaults ...TimeoutDefault) rschema.Block {
+	b, ok := timeouts.Block(ctx, opts).(rschema.SingleNestedBlock)
 	if !ok {
-		return timeouts.Attributes(ctx, opts)
+		return timeouts.Block(ctx, opts)
 	}
 	parts := make([]string, 0, len(defaults))
 	for _, d := range defaults {
 		parts = append(parts, fmt.Sprintf("%s %s", d.Op, formatTimeout(d.Default)))
 	}
-	a.Description = "How long each operation may take, as Go durations (`\"90m\"`, `\"2h\"`). Defaults: " + strings.Join(parts, ", ") + "."
-	return a
+	b.Description = "How long each operation may take, as Go durations (`\"90m\"`, `\"2h\"`), written as a block: " +
+		"`timeouts { create = \"90m\" }`. Defaults: " + strings.Join(parts, ", ") + "."
+	return b
+}
+
+// ActionTimeoutsBlock is an action's `timeouts { invoke = "2h" }` block with its default stated.
+func ActionTimeoutsBlock(ctx context.Context, what string, def time.Duration) aschema.Block {
+	b, ok := atimeouts.Block(ctx).(aschema.SingleNestedBlock)
+	if !ok {
+		return atimeouts.Block(ctx)
+	}
+	b.Description = "How long the action may " + what + ", as a Go duration (`\"30m\"`, `\"2h\"`), written as a block: " +
+		"`timeouts { invoke = \"30m\" }`. Default: invoke " + formatTimeout(def) + "."
+	return b
 }
 
 func formatTimeout(d time.Duration) string {

@@ -46,18 +46,11 @@ func (a *stagedApproveAction) Schema(ctx context.Context, _ action.SchemaRequest
 			"stage":      aschema.StringAttribute{Required: true, Description: "The stage to approve."},
 			"approval": aschema.StringAttribute{Optional: true, Description: "`Before` or `After` (default) the stage.",
 				Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
-			"timeouts": actionTimeouts(ctx),
+		},
+		Blocks: map[string]aschema.Block{
+			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait", time.Hour),
 		},
 	}
-}
-
-func actionTimeouts(ctx context.Context) aschema.Attribute {
-	a, ok := timeouts.Attributes(ctx).(aschema.SingleNestedAttribute)
-	if !ok {
-		return timeouts.Attributes(ctx)
-	}
-	a.Description = "How long the action may run, as a Go duration (`\"30m\"`). Default: invoke 1h."
-	return a
 }
 
 type stagedApproveModel struct {

@@ -163,11 +163,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
-			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules, " +
-					"`internal/engine/staged`): the stages with the placement's scheduled clusters in update order and batches, and " +
+				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules " +
+					"for initializing a run): the stages with the placement's scheduled clusters in update order and batches, and " +
 					"what each waits for before and after, the clusters whose resources are removed at the end, or why the run would " +
 					"fail to initialize. Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
@@ -225,6 +224,9 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					},
 				},
 			},
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
 		},
 	}
 }

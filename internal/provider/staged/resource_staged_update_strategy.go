@@ -71,7 +71,6 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"namespace": stagedNamespaceAttribute("strategy"),
 			"stages":    stagedStagesAttribute(),
-			"timeouts":  shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
 			"facts":     shared.FactsAttribute("the preview"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
@@ -91,6 +90,9 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"problem":          rschema.StringAttribute{Computed: true, Description: "Why a run scheduling every joined cluster would fail to initialize (KubeFleet's own message, with the clusters concerned), or null."},
 				},
 			},
+		},
+		Blocks: map[string]rschema.Block{
+			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
 		},
 	}
 }

@@ -319,7 +319,7 @@ resource "fleet_update_run" "r" {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "cancel-run"),
 		Steps: []resource.TestStep{{
-			Config: cfg(`timeouts = { create = "5s" }`),
+			Config: cfg(`timeouts { create = "5s" }`),
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Running", "status", "state"),
 				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
