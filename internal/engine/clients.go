@@ -104,7 +104,16 @@ type Options struct {
 // hub / clusters blocks do not give them.
 type Clients struct {
 	o Options
+	*conns
+	inv *inventory
+	// pinned, when set, are the facts a plan read (WithFacts): the inventory and the clocks answer from them.
+	pinned *Facts
+	// live is the provider's own bundle behind a pinned view (nil otherwise).
+	live *Clients
+}
 
+// conns are the backend connections, shared by a bundle and its pinned views.
+type conns struct {
 	fleetOnce sync.Once
 	fleet     *fleetapi.Client
 	fleetErr  error
@@ -119,13 +128,11 @@ type Clients struct {
 
 	mu       sync.Mutex
 	clusters map[string]*lazy[*kube.Client]
-
-	inv inventory
 }
 
 // New returns the bundle for o.
 func New(o Options) *Clients {
-	return &Clients{o: o, clusters: map[string]*lazy[*kube.Client]{}}
+	return &Clients{o: o, conns: &conns{clusters: map[string]*lazy[*kube.Client]{}}, inv: &inventory{}}
 }
 
 // ListLimit is how many per-cluster entries a preview lists; 0 lists all.
@@ -134,6 +141,9 @@ func (c *Clients) ListLimit() int { return c.o.ListLimit }
 // Now is the provider's clock (disruption previews use it, as Karpenter
 // uses its controller's).
 func (c *Clients) Now() time.Time {
+	if c.pinned != nil {
+		return c.pinned.TakenAt
+	}
 	if c.o.Now != nil {
 		return c.o.Now().UTC()
 	}
@@ -144,6 +154,9 @@ func (c *Clients) Now() time.Time {
 // response (fleet previews are computed at it), or the provider's clock
 // before any response.
 func (c *Clients) FleetNow() time.Time {
+	if c.pinned != nil {
+		return c.pinned.FleetNow
+	}
 	if c.o.Azure == nil {
 		return c.Now()
 	}

@@ -68,6 +68,9 @@ type inventory struct {
 
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
 func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
+	if c.pinned != nil {
+		return c.pinned.hubMemberClusters()
+	}
 	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 		hub, err := c.Hub(ctx)
 		if err != nil {
@@ -104,6 +107,10 @@ func (c *Clients) HubMemberClusterLists() int {
 // need the windows (a strategy's groups, regions' versions) call
 // MemberClusters, which spares a read per member.
 func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	if c.pinned != nil {
+		members, err := c.pinned.members(fleet, true)
+		return c.withPlannedGroups(fleet, members), err
+	}
 	l := c.inventoryLazy(&c.inv.withWindows, fleet)
 	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) {
 		clusters, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
@@ -118,6 +125,10 @@ func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member
 // MemberClusters reads a fleet's members with their managed clusters but
 // not their maintenance windows (Windows is nil), once per provider process.
 func (c *Clients) MemberClusters(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	if c.pinned != nil {
+		members, err := c.pinned.members(fleet, false)
+		return c.withPlannedGroups(fleet, members), err
+	}
 	members, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
 	return c.withPlannedGroups(fleet, members), err
 }
@@ -137,9 +148,13 @@ func (c *Clients) inventoryLazy(m *map[fleetapi.FleetID]*lazy[[]Member], fleet f
 }
 
 func (c *Clients) withPlannedGroups(fleet fleetapi.FleetID, members []Member) []Member {
-	c.inv.mu.Lock()
-	planned := maps.Clone(c.inv.plannedGroups[fleet])
-	c.inv.mu.Unlock()
+	inv := c.inv
+	if c.live != nil {
+		inv = c.live.inv // fleet_member plans record groups on the provider's own bundle
+	}
+	inv.mu.Lock()
+	planned := maps.Clone(inv.plannedGroups[fleet])
+	inv.mu.Unlock()
 	if len(planned) == 0 || members == nil {
 		return members
 	}

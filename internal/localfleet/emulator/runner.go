@@ -332,6 +332,11 @@ func (s *Server) serveMembersAdmin(w http.ResponseWriter, r *http.Request) {
 				Fail     *bool               `json:"fail"`
 				Message  *string             `json:"message"`
 			} `json:"upgrade"`
+			// What changes outside the Fleet API (az aks upgrade, az aks maintenanceconfiguration):
+			// the managed cluster's control plane and pools run KubernetesVersion, its auto-upgrade
+			// window becomes MaintenanceWindow.
+			KubernetesVersion *string                      `json:"kubernetesVersion"`
+			MaintenanceWindow *fleetfile.MaintenanceWindow `json:"maintenanceWindow"`
 		}
 		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
 		dec.DisallowUnknownFields()
@@ -351,6 +356,20 @@ func (s *Server) serveMembersAdmin(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.SetMemberUpgrade(name, u)
+		if patch.KubernetesVersion != nil || patch.MaintenanceWindow != nil {
+			s.world.mu.Lock()
+			c := s.world.clusters[strings.ToLower(name)]
+			if v := patch.KubernetesVersion; v != nil {
+				c.KubernetesVersion, c.CurrentKubernetesVersion = *v, *v
+				for _, p := range c.NodePools {
+					p.OrchestratorVersion, p.CurrentOrchestratorVersion = *v, *v
+				}
+			}
+			if patch.MaintenanceWindow != nil {
+				c.MaintenanceWindow = patch.MaintenanceWindow
+			}
+			s.world.mu.Unlock()
+		}
 	default:
 		w.Header().Set("Allow", "GET, PATCH")
 		writeARMError(w, armErrorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "/_emulator/members/{name} supports GET and PATCH"))

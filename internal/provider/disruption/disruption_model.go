@@ -25,6 +25,7 @@ type nodePoolDisruptionModel struct {
 	Budgets                types.List     `tfsdk:"budgets"`
 	DoNotDisrupt           types.Bool     `tfsdk:"do_not_disrupt"`
 	FieldManager           types.Object   `tfsdk:"field_manager"`
+	Facts                  types.String   `tfsdk:"facts"`
 	Preview                types.Object   `tfsdk:"preview"`
 	Timeouts               timeouts.Value `tfsdk:"timeouts"`
 }
@@ -67,7 +68,7 @@ func npNullModel() nodePoolDisruptionModel {
 		ID: types.StringNull(), Cluster: types.StringNull(), NodePool: types.StringNull(),
 		ConsolidationPolicy: types.StringNull(), ConsolidateAfter: npDurationNull(), ExpireAfter: npDurationNull(),
 		TerminationGracePeriod: npDurationNull(), Budgets: types.ListNull(types.ObjectType{AttrTypes: npBudgetAttrTypes}),
-		DoNotDisrupt: types.BoolNull(), FieldManager: types.ObjectNull(npFieldManagerAttrTypes),
+		DoNotDisrupt: types.BoolNull(), FieldManager: types.ObjectNull(npFieldManagerAttrTypes), Facts: types.StringNull(),
 		Preview: types.ObjectNull(npPreviewAttrTypes),
 	}
 }

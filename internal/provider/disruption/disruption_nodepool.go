@@ -129,6 +129,11 @@ func readNodePoolCRDEnums(ctx context.Context, kc *kube.Client) (nodePoolCRDEnum
 		tflog.Debug(ctx, "NodePool CRD not readable; its enums are left to the API server", map[string]any{"error": err.Error()})
 		return nodePoolCRDEnums{}, false
 	}
+	return nodePoolCRDEnumsOf(crd)
+}
+
+// nodePoolCRDEnumsOf reads the enums of the CRD's served karpenter.sh/v1 schema.
+func nodePoolCRDEnumsOf(crd *unstructured.Unstructured) (nodePoolCRDEnums, bool) {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	for _, v := range versions {
 		vm, ok := v.(map[string]any)
@@ -164,6 +169,11 @@ func listNodeClaims(ctx context.Context, kc *kube.Client) ([]karpv1.NodeClaim, e
 	if err != nil {
 		return nil, err
 	}
+	return decodeNodeClaims(b)
+}
+
+// decodeNodeClaims decodes a NodeClaim list's JSON as Karpenter's types.
+func decodeNodeClaims(b []byte) ([]karpv1.NodeClaim, error) {
 	var list karpv1.NodeClaimList
 	if err := json.Unmarshal(b, &list); err != nil {
 		return nil, fmt.Errorf("decoding NodeClaims: %w", err)

@@ -3,6 +3,7 @@ package disruption
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -135,12 +137,52 @@ func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string)
 	return v, nil
 }
 
+// clusterViewFromFacts is loadClusterView over the cluster's picture as data.fleet_facts read it
+// at plan: the same decoding, so a saved plan's apply previews from what the plan saw.
+func clusterViewFromFacts(cf *engine.ClusterFacts, cluster, name string) (*npClusterView, error) {
+	var live *unstructured.Unstructured
+	for _, obj := range cf.NodePools {
+		if u := (&unstructured.Unstructured{Object: obj}); u.GetName() == name {
+			live = u.DeepCopy()
+		}
+	}
+	if live == nil {
+		return nil, &nodePoolMissingError{Cluster: cluster, NodePool: name}
+	}
+	pool, err := typedNodePool(live)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	v := &npClusterView{live: live, pool: pool, nodes: cf.Nodes, pods: cf.Pods}
+	if b, err := json.Marshal(map[string]any{"items": cf.NodeClaims}); err != nil {
+		return nil, err
+	} else if v.claims, err = decodeNodeClaims(b); err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	if cf.PodsErr != "" {
+		v.podsErr = errors.New(cf.PodsErr)
+	}
+	v.pdbs = pdbsOf(cf.PDBs, cf.PDBsErr)
+	if cf.NodePoolCRD != nil {
+		v.enums, v.enumsKnown = nodePoolCRDEnumsOf(&unstructured.Unstructured{Object: cf.NodePoolCRD})
+	}
+	return v, nil
+}
+
 // readPDBs reads the cluster's PodDisruptionBudgets, once per cluster and provider process (the
 // client keeps them); a list that fails (forbidden) leaves the candidates unverified.
 func readPDBs(ctx context.Context, kc *kube.Client) disruption.PDBs {
 	got, err := kc.PodDisruptionBudgets(ctx)
 	if err != nil {
 		return disruption.PDBs{Unverified: err}
+	}
+	return pdbsOf(got, "")
+}
+
+// pdbsOf is what the preview takes of a PDB list (failed: the error's text).
+func pdbsOf(got kube.PDBs, failed string) disruption.PDBs {
+	if failed != "" {
+		return disruption.PDBs{Unverified: errors.New(failed)}
 	}
 	out := disruption.PDBs{Items: got.Items}
 	for _, m := range got.Malformed {

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -160,6 +161,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				},
 			},
+			"facts": shared.FactsAttribute("the preview (read the cluster with `clusters = [\"<cluster>\"]` on the data source)"),
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes, Pods and PodDisruptionBudgets at " +
@@ -368,7 +370,15 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 		shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Cannot reach cluster %q", cluster), err)
 		return
 	}
-	v, err := loadClusterView(ctx, kc, cluster, pool)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if factsUnknown {
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		return
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	v, err := r.clusterView(ctx, pinned, kc, cluster, pool)
 	if err != nil {
 		npAddNodePoolError(&resp.Diagnostics, err)
 		return
@@ -389,12 +399,42 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 		resp.Diagnostics.AddError("The cluster would reject these settings", err.Error())
 		return
 	}
-	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, r.Clients.Now(), r.Clients.ListLimit())
+	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, pinned.Now(), r.Clients.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	for _, w := range drift {
 		resp.Diagnostics.AddAttributeWarning(w.Attribute, w.Summary, w.Message)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+}
+
+// clusterView is the cluster's picture from the facts a plan read (pinned), else as it is now.
+func (r *nodePoolDisruptionResource) clusterView(ctx context.Context, pinned *engine.Clients, kc *kube.Client, cluster, pool string) (*npClusterView, error) {
+	cf, ok, err := pinned.ClusterFacts(cluster)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return clusterViewFromFacts(cf, cluster, pool)
+	}
+	return loadClusterView(ctx, kc, cluster, pool)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *nodePoolDisruptionResource) warnMoved(ctx context.Context, config tfsdk.Config, plan nodePoolDisruptionModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesClusters, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		kc, err := c.Cluster(ctx, plan.Cluster.ValueString())
+		if err != nil {
+			return nil, err
+		}
+		var diags diag.Diagnostics
+		preview := r.previewNow(ctx, kc, plan, &diags)
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return preview, nil
+	})
 }
 
 // npCheckAgainstCRD checks the values whose enums differ between Karpenter versions against the
@@ -492,6 +532,7 @@ func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	plan.ID = types.StringValue(plan.Cluster.ValueString() + "/" + plan.NodePool.ValueString())
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
@@ -544,6 +585,9 @@ func (r *nodePoolDisruptionResource) Update(ctx context.Context, req resource.Up
 	r.apply(ctx, &plan, &prior, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !plan.Preview.Equal(prior.Preview) {
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }

@@ -24,6 +24,7 @@ func Resources() []func() resource.Resource {
 func DataSources() []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		shared.NewDataSource[membersDataSource]("_members"),
+		shared.NewDataSource[factsDataSource]("_facts"),
 	}
 }
 

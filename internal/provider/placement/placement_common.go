@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -655,26 +656,83 @@ func validatePlacementPolicy(diags *diag.Diagnostics, root path.Path, m *policyM
 // KubeFleet v0.18.9 runs one scheduler and one profile for ClusterResourcePlacements and
 // ResourcePlacements (pkg/scheduler/scheduler.go, pkg/scheduler/profile/profile.go).
 func placementPreview(ctx context.Context, clients *engine.Clients, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
-	members, err := clients.HubMemberClusters(ctx)
-	if err != nil {
-		return placementPreviewModel{}, nil, err
-	}
-	in := scheduling.Input{Policy: policy, Clusters: members, Now: clients.Now()}
+	var sched *schedulingFacts
 	if existing.Name != "" {
 		hc, err := clients.HubAPI(ctx)
 		if err != nil {
 			return placementPreviewModel{}, nil, err
 		}
-		snapshot, bindings, err := placementSchedulingState(ctx, hc, existing)
-		if err != nil {
+		if sched, err = readSchedulingFacts(ctx, hc, existing); err != nil {
 			return placementPreviewModel{}, nil, err
 		}
-		latest := ""
-		if snapshot != nil {
-			latest = snapshot.Name
-			in.PolicyChanged = scheduling.NeedsNewSnapshot(snapshot.Spec.Policy, policy)
+	}
+	return placementPreviewFrom(ctx, clients, sched, policy)
+}
+
+// schedulingFacts are what the hub's scheduler starts from for an existing placement: its bindings
+// and latest policy snapshot. The plan's refresh keeps them in private state (Read), so that
+// with `facts` the apply's re-plan previews an update from what the plan saw (shared/facts.go).
+type schedulingFacts struct {
+	// Unsettled says why the hub agent had not finished scheduling the current spec ("" when it had).
+	Unsettled string `json:"unsettled,omitempty"`
+	// Policy is the latest policy snapshot's policy; HasSnapshot says there was one.
+	HasSnapshot bool                         `json:"hasSnapshot"`
+	Policy      *placementv1.PlacementPolicy `json:"policy,omitempty"`
+	Bindings    []scheduling.Binding         `json:"bindings,omitempty"`
+}
+
+const schedulingFactsKey = "scheduling_facts"
+
+// readSchedulingFacts reads an existing placement's scheduling state from the hub.
+func readSchedulingFacts(ctx context.Context, hc *hub.Client, key hub.PlacementKey) (*schedulingFacts, error) {
+	snapshot, bindings, err := placementSchedulingState(ctx, hc, key)
+	if err != nil {
+		return nil, err
+	}
+	out := &schedulingFacts{}
+	latest := ""
+	if snapshot != nil {
+		latest, out.HasSnapshot, out.Policy = snapshot.Name, true, snapshot.Spec.Policy
+	}
+	out.Bindings = scheduling.BindingsFromAPI(bindings, latest)
+	return out, nil
+}
+
+func saveSchedulingFacts(ctx context.Context, p shared.PrivateSetter, f *schedulingFacts) diag.Diagnostics {
+	b, err := json.Marshal(f)
+	if err != nil {
+		var d diag.Diagnostics
+		d.AddError("Saving the placement's scheduling state", err.Error())
+		return d
+	}
+	return p.SetKey(ctx, schedulingFactsKey, b)
+}
+
+// loadSchedulingFacts is what the plan's refresh saved, or nil.
+func loadSchedulingFacts(ctx context.Context, p shared.PrivateGetter) *schedulingFacts {
+	b, diags := p.GetKey(ctx, schedulingFactsKey)
+	if diags.HasError() || len(b) == 0 {
+		return nil
+	}
+	var f schedulingFacts
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+// placementPreviewFrom is placementPreview from the scheduling state sched (nil for a new placement).
+func placementPreviewFrom(ctx context.Context, clients *engine.Clients, sched *schedulingFacts, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+	members, err := clients.HubMemberClusters(ctx)
+	if err != nil {
+		return placementPreviewModel{}, nil, err
+	}
+	in := scheduling.Input{Policy: policy, Clusters: members, Now: clients.Now()}
+	if sched != nil {
+		if sched.HasSnapshot {
+			in.PolicyChanged = scheduling.NeedsNewSnapshot(sched.Policy, policy)
 		}
-		in.Bindings = scheduling.BindingsFromAPI(bindings, latest)
+		in.Bindings = sched.Bindings
 	}
 	res, err := scheduling.Schedule(in)
 	if err != nil {

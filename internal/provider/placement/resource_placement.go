@@ -107,6 +107,7 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
 					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
 			},
+			"facts":   shared.FactsAttribute("the preview"),
 			"preview": placementPreviewAttribute(),
 			"status":  placementStatusAttribute(),
 			"latest_resource_snapshot_index": rschema.StringAttribute{
@@ -263,10 +264,21 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !creating && !replacing {
 		existing = sc.key(&state)
 	}
-	preview, why, diags := r.planPreview(ctx, &plan, existing, unknown)
+	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var saved *schedulingFacts
+	if facts != nil && existing.Name != "" {
+		saved = loadSchedulingFacts(ctx, req.Private) // as the plan's refresh read it
+	}
+	preview, why, diags := shared.Rebind(r, pinned).planPreview(ctx, &plan, existing, saved, unknown)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if why == "" && factsUnknown {
+		why = shared.FactsUnknown
 	}
 	if why != "" {
 		preview = types.ObjectUnknown(placementPreviewAttrTypes)
@@ -276,8 +288,9 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 }
 
 // planPreview runs the checks that need the hub and computes the preview of a new placement
-// (existing "") or of an update of an existing one; why says why it stays unknown until apply.
-func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
+// (existing "") or of an update of an existing one, from its scheduling state as saved (when
+// given) or as the hub has it now; why says why it stays unknown until apply.
+func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingFacts, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
@@ -310,14 +323,21 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	if len(policyUnknown) > 0 {
 		return preview, shared.UnknownInputs(policyUnknown), diags
 	}
-	if existing.Name != "" {
-		// While the hub agent reschedules, a preview now would not be what the apply, seconds
-		// later, plans again.
-		if why := r.unsettled(ctx, hc, existing); why != "" {
-			return preview, why, diags
+	sched := saved
+	if existing.Name != "" && sched == nil {
+		var err error
+		if sched, err = readSchedulingFacts(ctx, hc, existing); err != nil {
+			shared.AddBackendError(&diags, "Computing the placement preview", err)
+			return preview, "", diags
 		}
+		sched.Unsettled = r.unsettled(ctx, hc, existing)
 	}
-	p, warnings, err := placementPreview(ctx, r.Clients, existing, plan.Policy.toAPI())
+	// While the hub agent reschedules, a preview now would not be what the apply, seconds
+	// later, plans again.
+	if sched != nil && sched.Unsettled != "" {
+		return preview, sched.Unsettled, diags
+	}
+	p, warnings, err := placementPreviewFrom(ctx, r.Clients, sched, plan.Policy.toAPI())
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			return preview, err.Error(), diags
@@ -340,6 +360,26 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	return preview, "", diags
 }
 
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, hc *hub.Client, existing hub.PlacementKey, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesHub, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
+		if err != nil {
+			return nil, err
+		}
+		if existing.Name != "" {
+			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, hc, existing, p)
+		}
+		obj, diags := p.object(c.ListLimit())
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
+}
+
 // unsettled says why the hub agent has not finished scheduling the placement's current spec, or
 // "" when it has.
 func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, key hub.PlacementKey) string {
@@ -348,6 +388,11 @@ func (r *placementResource) unsettled(ctx context.Context, hc *hub.Client, key h
 	if err != nil {
 		return fmt.Sprintf("reading placement %q on the hub failed (%v)", name, err)
 	}
+	return unsettledReason(crp, name)
+}
+
+// unsettledReason is unsettled's answer for the placement as read.
+func unsettledReason(crp *hub.Placement, name string) string {
 	c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
 	if c == nil || c.ObservedGeneration != crp.Generation || c.Status == metav1.ConditionUnknown {
 		return fmt.Sprintf("the hub agent is still scheduling placement %q (generation %d); the preview is computed when the apply starts", name, crp.Generation)
@@ -491,6 +536,7 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
+	r.warnMoved(ctx, req.Config, &plan, hc, hub.PlacementKey{}, &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	if plan.Preview.IsUnknown() {
 		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
@@ -531,6 +577,12 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	state.ID = types.StringValue(name)
+	if sched, err := readSchedulingFacts(ctx, hc, key); err == nil {
+		sched.Unsettled = unsettledReason(crp, name)
+		resp.Diagnostics.Append(saveSchedulingFacts(ctx, resp.Private, sched)...)
+	} else {
+		tflog.Debug(ctx, "placement scheduling state not saved", map[string]any{"placement": name, "error": err.Error()})
+	}
 	placementSpecToModel(&state, crp)
 	if state.WaitForRollout.IsNull() {
 		state.WaitForRollout = types.BoolValue(false) // imported
@@ -568,6 +620,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
+	r.warnMoved(ctx, req.Config, &plan, hc, sc.key(&plan), &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
@@ -619,6 +672,7 @@ type placementModel struct {
 	RevisionHistoryLimit types.Int64             `tfsdk:"revision_history_limit"`
 	WaitForRollout       types.Bool              `tfsdk:"wait_for_rollout"`
 	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
+	Facts                types.String            `tfsdk:"facts"`
 	Preview              types.Object            `tfsdk:"preview"`
 	Status               types.Object            `tfsdk:"status"`
 	LatestResourceIndex  types.String            `tfsdk:"latest_resource_snapshot_index"`

@@ -212,6 +212,7 @@ type resourcePlacementModel struct {
 	RevisionHistoryLimit types.Int64               `tfsdk:"revision_history_limit"`
 	WaitForRollout       types.Bool                `tfsdk:"wait_for_rollout"`
 	Timeouts             timeouts.Value            `tfsdk:"timeouts"`
+	Facts                types.String              `tfsdk:"facts"`
 	Preview              types.Object              `tfsdk:"preview"`
 	Status               types.Object              `tfsdk:"status"`
 	LatestResourceIndex  types.String              `tfsdk:"latest_resource_snapshot_index"`
@@ -231,7 +232,7 @@ func (m *resourcePlacementModel) shared() placementModel {
 	out := placementModel{
 		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy,
 		RevisionHistoryLimit: m.RevisionHistoryLimit, WaitForRollout: m.WaitForRollout, Timeouts: m.Timeouts,
-		Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
+		Facts: m.Facts, Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
 	}
 	if m.ResourceSelectors != nil {
 		out.ResourceSelectors = make([]resourceSelectorModel, 0, len(m.ResourceSelectors))
@@ -250,7 +251,7 @@ func resourcePlacementModelOf(m *placementModel) *resourcePlacementModel {
 	out := &resourcePlacementModel{
 		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy,
 		RevisionHistoryLimit: m.RevisionHistoryLimit, WaitForRollout: m.WaitForRollout, Timeouts: m.Timeouts,
-		Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
+		Facts: m.Facts, Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
 	}
 	if m.ResourceSelectors != nil {
 		out.ResourceSelectors = make([]namespacedSelectorModel, 0, len(m.ResourceSelectors))

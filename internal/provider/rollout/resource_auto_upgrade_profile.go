@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -123,6 +124,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"same run. Its ID is `generated_update_run_id`.",
 			},
 			"generated_update_run_id": computedStr("The ARM ID of the run the last apply generated (with `generate_update_run`); null otherwise."),
+			"facts":                   shared.FactsAttribute("the preview"),
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the channel resolves to over the AKS version lists of the members' regions at plan, and what " +
@@ -295,11 +297,31 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(aupPreviewAttrTypes))...)
 		return
 	}
-	preview := r.preview(ctx, plan, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if factsUnknown {
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(aupPreviewAttrTypes))...)
+		return
+	}
+	preview := shared.Rebind(r, pinned).preview(ctx, plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *autoUpgradeProfileResource) warnMoved(ctx context.Context, config tfsdk.Config, plan autoUpgradeProfileModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		var diags diag.Diagnostics
+		obj := shared.Rebind(r, c).preview(ctx, plan, &diags)
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 // ImportState takes the profile's ARM ID; Read fills the rest, and the preview.
@@ -352,6 +374,7 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	}
 	plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
 	plan.Status = aupStatus(got)
+	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	// The profile exists from here on: save it before generating a run, so a failure there
 	// leaves no orphan.
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -426,6 +449,9 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	}
 	if plan.Status.IsUnknown() {
 		plan.Status = aupStatus(got)
+	}
+	if !plan.Preview.Equal(state.Preview) {
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	}
 	r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -728,6 +754,7 @@ type autoUpgradeProfileModel struct {
 	Disabled                types.Bool     `tfsdk:"disabled"`
 	GenerateUpdateRun       types.Bool     `tfsdk:"generate_update_run"`
 	GeneratedUpdateRunID    types.String   `tfsdk:"generated_update_run_id"`
+	Facts                   types.String   `tfsdk:"facts"`
 	Preview                 types.Object   `tfsdk:"preview"`
 	Status                  types.Object   `tfsdk:"status"`
 	Timeouts                timeouts.Value `tfsdk:"timeouts"`
@@ -758,7 +785,7 @@ func aupNullModel() autoUpgradeProfileModel {
 		ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
 		TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
 		NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(), GenerateUpdateRun: types.BoolNull(),
-		GeneratedUpdateRunID: types.StringNull(), Preview: types.ObjectNull(aupPreviewAttrTypes), Status: types.ObjectNull(aupStatusAttrTypes),
+		GeneratedUpdateRunID: types.StringNull(), Facts: types.StringNull(), Preview: types.ObjectNull(aupPreviewAttrTypes), Status: types.ObjectNull(aupStatusAttrTypes),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
 		})},

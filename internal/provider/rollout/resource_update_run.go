@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -197,6 +198,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"replacement shows what the re-run would do: members already at the target are skipped, those skipped or failed " +
 					"last time are upgraded.",
 			},
+			"facts":   shared.FactsAttribute("the preview"),
 			"preview": runPreviewAttribute(),
 			"status":  runStatusAttribute(),
 		},
@@ -330,7 +332,16 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(defUnknown))
 		return
 	}
-	obj, warnings, err := r.preview(ctx, &plan)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if factsUnknown {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.FactsUnknown)
+		return
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	obj, warnings, err := shared.Rebind(r, pinned).preview(ctx, &plan)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
@@ -415,12 +426,23 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 	plan.FleetID = types.StringValue(fleet.String())
 	if run.ETag != "" {
 		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 	}
 	r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *updateRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateRunModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		obj, _, err := shared.Rebind(r, c).preview(ctx, plan)
+		return obj, err
+	})
 }
 
 // adopt takes over the run a Create found under its name when its
@@ -487,6 +509,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		if run.ETag != "" {
 			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		}
+		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	}
 	// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
 	// between plan and apply is not re-started by a plan that said "nothing to retry".
@@ -613,6 +636,7 @@ type updateRunModel struct {
 	WaitFor              types.String    `tfsdk:"wait_for"`
 	Triggers             types.Map       `tfsdk:"triggers"`
 	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
+	Facts                types.String    `tfsdk:"facts"`
 	Preview              types.Object    `tfsdk:"preview"`
 	Status               types.Object    `tfsdk:"status"`
 }

@@ -61,6 +61,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				},
 			},
 			"stages":  stagesAttribute(true, ""),
+			"facts":   shared.FactsAttribute("the preview"),
 			"preview": strategyPreviewAttribute(),
 		},
 		Blocks: map[string]rschema.Block{
@@ -173,7 +174,12 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if !ok {
 		return
 	}
-	members, err := r.Clients.MemberClusters(ctx, fleet)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if factsUnknown {
+		setUnknown(shared.FactsUnknown)
+		return
+	}
+	members, err := pinned.MemberClusters(ctx, fleet)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			setUnknown(err.Error())
@@ -256,6 +262,28 @@ func (r *updateStrategyResource) Create(ctx context.Context, req resource.Create
 	}
 	// If-None-Match: a strategy of that name made elsewhere is not overwritten.
 	r.put(ctx, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateStrategyModel, d *diag.Diagnostics) {
+	if d.HasError() {
+		return
+	}
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		fleet, err := c.ResolveFleet(plan.FleetID.ValueString())
+		if err != nil {
+			return nil, err
+		}
+		members, err := c.MemberClusters(ctx, fleet)
+		if err != nil {
+			return nil, err
+		}
+		var diags diag.Diagnostics
+		return strategyPreviewObject(ctx, plan.Stages, members, c.ListLimit(), &diags), nil
+	})
 }
 
 func (r *updateStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -272,6 +300,7 @@ func (r *updateStrategyResource) Update(ctx context.Context, req resource.Update
 	pre, d := shared.ETagPrecondition(ctx, req.Private)
 	resp.Diagnostics.Append(d...)
 	r.put(ctx, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 }
 
 func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyModel, pre *fleetapi.Precondition, private shared.PrivateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
@@ -433,6 +462,7 @@ type updateStrategyModel struct {
 	FleetID  types.String   `tfsdk:"fleet_id"`
 	Stages   []stageModel   `tfsdk:"stages"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	Facts    types.String   `tfsdk:"facts"`
 	Preview  types.Object   `tfsdk:"preview"`
 }
 

@@ -19,12 +19,12 @@ type plannedKey struct {
 
 // RecordPlannedPlacement records the clusters the planned preview of placement key selects.
 func RecordPlannedPlacement(c *engine.Clients, key string, clusters []string) {
-	plannedPlacements.Store(plannedKey{c, key}, append([]string(nil), clusters...))
+	plannedPlacements.Store(plannedKey{c.Live(), key}, append([]string(nil), clusters...))
 }
 
 // PlannedPlacement is the selection recorded for placement key, if it was planned in this process.
 func PlannedPlacement(c *engine.Clients, key string) ([]string, bool) {
-	v, ok := plannedPlacements.Load(plannedKey{c, key})
+	v, ok := plannedPlacements.Load(plannedKey{c.Live(), key})
 	if !ok {
 		return nil, false
 	}

@@ -71,6 +71,7 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"namespace": stagedNamespaceAttribute("strategy"),
 			"stages":    stagedStagesAttribute(),
+			"facts":     shared.FactsAttribute("the preview"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the stages hold now (computed at plan from the hub's joined member clusters, when the strategy is " +
@@ -130,7 +131,13 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(stageUnknown))
 		return
 	}
-	members, err := r.Clients.HubMemberClusters(ctx)
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if factsUnknown {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.FactsUnknown)
+		return
+	}
+	members, err := pinned.HubMemberClusters(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
@@ -181,7 +188,25 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 	tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
 	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *stagedStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedStrategyModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesHub, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		members, err := c.HubMemberClusters(ctx)
+		if err != nil {
+			return nil, err
+		}
+		obj, diags := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), c.ListLimit())
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -231,6 +256,7 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 	}
 	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -261,6 +287,7 @@ type stagedStrategyModel struct {
 	Namespace types.String       `tfsdk:"namespace"`
 	Stages    []stagedStageModel `tfsdk:"stages"`
 	Timeouts  timeouts.Value     `tfsdk:"timeouts"`
+	Facts     types.String       `tfsdk:"facts"`
 	Preview   types.Object       `tfsdk:"preview"`
 }
 

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Moved lists what changed between the facts a plan read and the fleet as it
+// is now, one line per member and kind of change, in member order: what an
+// apply of a saved plan tells the user moved since the review. Heartbeat
+// times, which move every minute, count only through the conditions they set.
+func Moved(planned, now *Facts) []string {
+	var out []string
+	if planned.HubRead && now.HubRead {
+		out = append(out, movedHub(planned.Hub, now.Hub)...)
+	}
+	for _, pf := range planned.Fleets {
+		for _, nf := range now.Fleets {
+			if strings.EqualFold(pf.ID, nf.ID) {
+				out = append(out, movedMembers(pf.Members, nf.Members, pf.Windows && nf.Windows)...)
+			}
+		}
+	}
+	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
+}
+
+func movedHub(planned, now []clusterv1.MemberCluster) []string {
+	before := map[string]clusterv1.MemberCluster{}
+	for _, mc := range planned {
+		before[mc.Name] = mc
+	}
+	after := map[string]clusterv1.MemberCluster{}
+	for _, mc := range now {
+		after[mc.Name] = mc
+	}
+	var out []string
+	for _, name := range unionKeys(before, after) {
+		b, inB := before[name]
+		a, inA := after[name]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("member cluster %s: left the hub", name))
+			continue
+		case !inB:
+			out = append(out, fmt.Sprintf("member cluster %s: joined the hub", name))
+			continue
+		}
+		if d := mapDiff(b.Labels, a.Labels); d != "" {
+			out = append(out, fmt.Sprintf("member cluster %s: labels %s", name, d))
+		}
+		if bt, at := taintsText(b.Spec.Taints), taintsText(a.Spec.Taints); bt != at {
+			out = append(out, fmt.Sprintf("member cluster %s: taints [%s] → [%s]", name, bt, at))
+		}
+		if d := mapDiff(conditionsOf(b), conditionsOf(a)); d != "" {
+			out = append(out, fmt.Sprintf("member cluster %s: conditions %s", name, d))
+		}
+		if d := mapDiff(propertiesOf(b), propertiesOf(a)); d != "" {
+			out = append(out, fmt.Sprintf("member cluster %s: properties %s", name, d))
+		}
+	}
+	return out
+}
+
+func movedMembers(planned, now []MemberFacts, windows bool) []string {
+	before := map[string]MemberFacts{}
+	for _, m := range planned {
+		before[m.Name] = m
+	}
+	after := map[string]MemberFacts{}
+	for _, m := range now {
+		after[m.Name] = m
+	}
+	var out []string
+	for _, name := range unionKeys(before, after) {
+		b, inB := before[name]
+		a, inA := after[name]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("member %s: left the fleet", name))
+			continue
+		case !inB:
+			out = append(out, fmt.Sprintf("member %s: joined the fleet", name))
+			continue
+		}
+		if b.Group != a.Group {
+			out = append(out, fmt.Sprintf("member %s: update group %q → %q", name, b.Group, a.Group))
+		}
+		if d := mapDiff(b.Labels, a.Labels); d != "" {
+			out = append(out, fmt.Sprintf("member %s: labels %s", name, d))
+		}
+		if d := mapDiff(versionsOf(b), versionsOf(a)); d != "" {
+			out = append(out, fmt.Sprintf("member %s: versions %s", name, d))
+		}
+		if windows {
+			if d := mapDiff(windowsOf(b), windowsOf(a)); d != "" {
+				out = append(out, fmt.Sprintf("member %s: maintenance windows %s", name, d))
+			}
+		}
+	}
+	return out
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// mapDiff says how b differs from a ("env: prod → staging, tier: added gold"), or "" when equal.
+func mapDiff(a, b map[string]string) string {
+	var parts []string
+	for _, k := range unionKeys(a, b) {
+		av, inA := a[k]
+		bv, inB := b[k]
+		switch {
+		case !inB:
+			parts = append(parts, fmt.Sprintf("%s: %s removed", k, av))
+		case !inA:
+			parts = append(parts, fmt.Sprintf("%s: added %s", k, bv))
+		case av != bv:
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", k, av, bv))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func taintsText(ts []clusterv1.Taint) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func conditionsOf(mc clusterv1.MemberCluster) map[string]string {
+	out := map[string]string{}
+	for _, c := range mc.Status.Conditions {
+		out[c.Type] = string(c.Status)
+	}
+	for _, as := range mc.Status.AgentStatus {
+		for _, c := range as.Conditions {
+			out[string(as.Type)+"/"+c.Type] = string(c.Status)
+		}
+	}
+	return out
+}
+
+func propertiesOf(mc clusterv1.MemberCluster) map[string]string {
+	out := map[string]string{}
+	for name, p := range mc.Status.Properties {
+		out[string(name)] = p.Value
+	}
+	ru := mc.Status.ResourceUsage
+	for kind, list := range map[string]map[string]string{"capacity": quantities(ru.Capacity), "allocatable": quantities(ru.Allocatable), "available": quantities(ru.Available)} {
+		for r, q := range list {
+			out[kind+"/"+r] = q
+		}
+	}
+	return out
+}
+
+func versionsOf(m MemberFacts) map[string]string {
+	out := map[string]string{}
+	if m.ClusterErr != "" {
+		out["cluster"] = "unreadable"
+	}
+	mc := m.Cluster
+	if mc == nil || mc.Properties == nil {
+		return out
+	}
+	if v := mc.Properties.CurrentKubernetesVersion; v != nil {
+		out["kubernetes"] = *v
+	}
+	for _, p := range mc.Properties.AgentPoolProfiles {
+		if p != nil && p.Name != nil && p.NodeImageVersion != nil {
+			out["node image of "+*p.Name] = *p.NodeImageVersion
+		}
+	}
+	return out
+}
+
+func windowsOf(m MemberFacts) map[string]string {
+	out := map[string]string{}
+	for name, w := range m.Windows {
+		if w != nil {
+			out[name] = windowText(w)
+		}
+	}
+	return out
+}
+
+// windowText is a maintenance window in a line ("weekly on Saturday at 02:00+00:00 for 4h").
+func windowText(w *armcontainerservice.MaintenanceWindow) string {
+	when := "on a schedule"
+	if s := w.Schedule; s != nil {
+		switch {
+		case s.Daily != nil:
+			when = fmt.Sprintf("every %d day(s)", deref(s.Daily.IntervalDays))
+		case s.Weekly != nil && s.Weekly.DayOfWeek != nil:
+			when = fmt.Sprintf("every %d week(s) on %s", deref(s.Weekly.IntervalWeeks), *s.Weekly.DayOfWeek)
+		case s.AbsoluteMonthly != nil:
+			when = fmt.Sprintf("every %d month(s) on day %d", deref(s.AbsoluteMonthly.IntervalMonths), deref(s.AbsoluteMonthly.DayOfMonth))
+		case s.RelativeMonthly != nil && s.RelativeMonthly.DayOfWeek != nil && s.RelativeMonthly.WeekIndex != nil:
+			when = fmt.Sprintf("every %d month(s) on the %s %s", deref(s.RelativeMonthly.IntervalMonths), *s.RelativeMonthly.WeekIndex, *s.RelativeMonthly.DayOfWeek)
+		}
+	}
+	return fmt.Sprintf("%s at %s%s for %dh", when, deref(w.StartTime), deref(w.UTCOffset), deref(w.DurationHours))
+}
+
+func quantities(l corev1.ResourceList) map[string]string {
+	out := make(map[string]string, len(l))
+	for name, q := range l {
+		out[string(name)] = q.String()
+	}
+	return out
+}

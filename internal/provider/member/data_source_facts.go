@@ -1,0 +1,143 @@
+package member
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+var _ datasource.DataSourceWithConfigure = &factsDataSource{}
+
+// factsDataSource reads the fleet once at plan, for previews to be computed from at plan and
+// again at apply (shared/facts.go): Terraform reads a data source at plan and not again when it
+// applies the plan, so its value is the one thing of the plan an apply's re-plan still has.
+type factsDataSource struct{ shared.DataSourceBase }
+
+func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The fleet as previews read it — the hub's member clusters (labels, properties, taints, health) " +
+			"and the fleet's members (groups, labels, Kubernetes and node image versions, maintenance windows) with the " +
+			"clocks — read once, at plan. Give its `content` to the `facts` of `fleet_placement`, " +
+			"`fleet_resource_placement`, `fleet_update_strategy`, `fleet_update_run`, `fleet_auto_upgrade_profile` and " +
+			"`fleet_nodepool_disruption` (with `clusters`): their " +
+			"previews are then computed from it at plan and again when `terraform apply` re-plans, so a saved plan " +
+			"(`terraform plan -out`) still applies after the fleet moved, and apply warns what moved since the review. " +
+			"Terraform does not read a data source again when it applies a saved plan.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, Description: "A digest of what was read: equal facts, equal id."},
+			"fleet_ids": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "The ARM IDs of the fleets whose members to read. Default: the provider's fleet, when it has one.",
+			},
+			"hub": schema.BoolAttribute{
+				Optional:    true,
+				Description: "Read the hub's member clusters (what placement previews read). Default: true when the provider reaches a hub.",
+			},
+			"clusters": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Member clusters whose Karpenter picture to read (NodePools, NodeClaims, Nodes, Pods, PodDisruptionBudgets): " +
+					"what `fleet_nodepool_disruption` previews of them read. Pods make it large (about 1 KB a pod before compression).",
+			},
+			"maintenance_windows": schema.BoolAttribute{
+				Optional: true,
+				Description: "Read the members' maintenance windows (what update-run and auto-upgrade previews order members by; " +
+					"one ARM read per member). Default: true.",
+			},
+			"taken_at":     schema.StringAttribute{Computed: true, Description: "When the fleet was read (RFC 3339, UTC): previews computed from these facts are computed at this time."},
+			"member_count": schema.Int64Attribute{Computed: true, Description: "How many fleet members were read (all fleets)."},
+			"hub_member_cluster_count": schema.Int64Attribute{
+				Computed: true, Description: "How many member clusters of the hub were read; null when the hub was not read.",
+			},
+			"content": schema.StringAttribute{
+				Computed: true, Sensitive: true,
+				Description: "The facts, encoded (compressed JSON, about 60 bytes per member); give it to a resource's `facts`.",
+			},
+		},
+	}
+}
+
+type factsModel struct {
+	ID                    types.String `tfsdk:"id"`
+	FleetIDs              types.List   `tfsdk:"fleet_ids"`
+	Hub                   types.Bool   `tfsdk:"hub"`
+	Clusters              types.List   `tfsdk:"clusters"`
+	MaintenanceWindows    types.Bool   `tfsdk:"maintenance_windows"`
+	TakenAt               types.String `tfsdk:"taken_at"`
+	MemberCount           types.Int64  `tfsdk:"member_count"`
+	HubMemberClusterCount types.Int64  `tfsdk:"hub_member_cluster_count"`
+	Content               types.String `tfsdk:"content"`
+}
+
+func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m factsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.Clients == nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", &engine.NotConfiguredError{Block: "azure"})
+		return
+	}
+	var fleets []fleetapi.FleetID
+	if m.FleetIDs.IsNull() {
+		if f, err := d.Clients.DefaultFleet(); err == nil {
+			fleets = append(fleets, f)
+		}
+	} else {
+		var ids []string
+		resp.Diagnostics.Append(m.FleetIDs.ElementsAs(ctx, &ids, false)...)
+		for i, id := range ids {
+			f, err := fleetapi.ParseFleetID(id)
+			if err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("fleet_ids").AtListIndex(i), "Invalid fleet ID", err.Error())
+				continue
+			}
+			fleets = append(fleets, f)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	readHub := m.Hub.ValueBool()
+	if m.Hub.IsNull() {
+		_, err := d.Clients.Hub(ctx)
+		readHub = err == nil
+	}
+	windows := m.MaintenanceWindows.IsNull() || m.MaintenanceWindows.ValueBool()
+	var clusters []string
+	resp.Diagnostics.Append(m.Clusters.ElementsAs(ctx, &clusters, true)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	facts, err := d.Clients.ReadFacts(ctx, fleets, readHub, windows, clusters...)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
+		return
+	}
+	content, err := facts.Encode()
+	if err != nil {
+		resp.Diagnostics.AddError("Encoding the fleet's facts", err.Error())
+		return
+	}
+	members := 0
+	for _, f := range facts.Fleets {
+		members += len(f.Members)
+	}
+	m.ID = types.StringValue(facts.Digest())
+	m.TakenAt = types.StringValue(facts.TakenAt.Format(time.RFC3339))
+	m.MemberCount = types.Int64Value(int64(members))
+	m.HubMemberClusterCount = types.Int64Null()
+	if facts.HubRead {
+		m.HubMemberClusterCount = types.Int64Value(int64(len(facts.Hub)))
+	}
+	m.Content = types.StringValue(content)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

@@ -1,0 +1,160 @@
+package savedplanacc_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
+)
+
+// The plan/apply contract (DESIGN.md): a plan saved with `terraform plan -out`, reviewed, and
+// applied after the fleet moved. Terraform plans each created or updated resource again during
+// apply and refuses a planned value that changed; with `facts = data.fleet_facts.x.content` the
+// previews are computed from what the plan read, so the apply succeeds and warns what moved.
+
+// patchMember changes a member of the local fleet (Fleet API and hub) with a JSON merge patch;
+// undo restores it when the test ends.
+func patchMember(t *testing.T, name string, patch, undo any) {
+	t.Helper()
+	url := acctest.Current(t).Env[localfleet.EnvAdminURL]
+	if _, err := localfleet.AdminPatchMember(context.Background(), url, name, patch); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := localfleet.AdminPatchMember(context.Background(), url, name, undo); err != nil {
+			t.Errorf("restoring member %s: %v", name, err)
+		}
+	})
+}
+
+const placementHCL = `
+data "fleet_facts" "at_plan" {}
+
+resource "fleet_placement" "prod" {
+  name = "%s"
+  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
+  policy = {
+    placement_type = "PickAll"
+    required_cluster_selectors = [{ labels = { env = "prod" } }]
+    %s
+  }
+  %s
+}
+`
+
+func placementConfig(name string, withFacts bool, policy ...string) string {
+	facts := ""
+	if withFacts {
+		facts = "facts = data.fleet_facts.at_plan.content"
+	}
+	return fmt.Sprintf(placementHCL, name, strings.Join(policy, "\n"), facts)
+}
+
+// TestAccSavedPlanPlacementFleetMoved: plan -out a placement of the env=prod clusters (prod-east-2
+// is tainted, so prod-east-1 and prod-west-1), relabel one
+// of them to staging, apply the plan file. Without facts Terraform refuses the apply (the preview
+// computed again differs); with facts the apply succeeds, keeps the reviewed preview and warns
+// which member moved and how the preview would differ now. The same plan applied with nothing
+// moved warns nothing.
+func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
+	acctest.NewHubClients(t).CreateNamespace(t, "saved-plan")
+
+	t.Run("without facts the apply is refused", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-live", false))
+		w.Must("plan", "-out=tfplan")
+		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out, err := w.Run("apply", "tfplan")
+		if err == nil {
+			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
+		}
+		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		_, _ = w.Run("destroy", "-auto-approve") // best effort: the apply failed
+	})
+
+	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-facts", true))
+		plan := w.Must("plan", "-out=tfplan")
+		acctest.Lines(t, plan, `fleet_placement.prod will be created`)
+		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out := w.Must("apply", "-json", "tfplan")
+		moved := movedWarning(t, warnings(t, out), "fleet_placement.prod")
+		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
+			t.Errorf("summary: %q", moved.Summary)
+		}
+		acctest.Lines(t, moved.Detail,
+			`Since then 1 fact has moved`,
+			`member cluster prod-east-1: labels env: prod → staging`,
+			`Computed now, the preview would differ`,
+			`preview\.selected`)
+		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
+		show := w.Must("show")
+		acctest.Lines(t, show, `cluster\s+= "prod-east-1"`) // the reviewed preview is what state keeps
+		w.Must("destroy", "-auto-approve")
+	})
+
+	t.Run("an update planned with facts applies after the fleet moved", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-update", true))
+		w.Must("apply", "-auto-approve")
+		// Tolerate prod-east-2's taint: the update's preview adds it to prod-east-1 and prod-west-1.
+		w.Write("main.tf", placementConfig("saved-plan-update", true, `tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]`))
+		plan := w.Must("plan", "-out=tfplan")
+		acctest.Lines(t, plan, `fleet_placement.prod will be updated in-place`)
+		patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+		out := w.Must("apply", "-json", "tfplan")
+		acctest.Lines(t, movedWarning(t, warnings(t, out), "fleet_placement.prod").Detail,
+			`member cluster prod-west-1: labels env: prod → staging`)
+		acctest.Lines(t, out, `Apply complete! Resources: 0 added, 1 changed`)
+		w.Must("destroy", "-auto-approve")
+	})
+
+	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
+		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
+		w.Must("plan", "-out=tfplan")
+		out := w.Must("apply", "-json", "tfplan")
+		if strings.Contains(out, "The fleet moved") {
+			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
+		}
+		w.Must("destroy", "-auto-approve")
+	})
+}
+
+// warning is a warning the CLI reported with -json.
+type warning struct{ Summary, Detail string }
+
+// warnings are the warnings of `terraform … -json` output by resource address (the human view
+// folds warnings of the same summary into one).
+func warnings(t *testing.T, out string) map[string][]warning {
+	t.Helper()
+	byAddress := map[string][]warning{}
+	for _, line := range strings.Split(out, "\n") {
+		var msg struct {
+			Type       string `json:"type"`
+			Diagnostic struct {
+				Severity, Summary, Detail, Address string
+			} `json:"diagnostic"`
+		}
+		if json.Unmarshal([]byte(line), &msg) != nil || msg.Type != "diagnostic" || msg.Diagnostic.Severity != "warning" {
+			continue
+		}
+		d := msg.Diagnostic
+		byAddress[d.Address] = append(byAddress[d.Address], warning{d.Summary, d.Detail})
+	}
+	return byAddress
+}
+
+// movedWarning is the one "The fleet moved since the plan" warning of address, failing the test
+// when there is none.
+func movedWarning(t *testing.T, ws map[string][]warning, address string) warning {
+	t.Helper()
+	for _, w := range ws[address] {
+		if strings.HasPrefix(w.Summary, "The fleet moved since the plan") {
+			return w
+		}
+	}
+	t.Fatalf("no warning that the fleet moved on %s; warnings: %+v", address, ws)
+	return warning{}
+}

@@ -1,0 +1,262 @@
+package shared
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+)
+
+// The plan/apply contract (DESIGN.md): a resource with a preview takes the
+// fleet as data.fleet_facts read it at plan, in a write-only `facts`; its
+// preview is computed from those facts at plan and again when apply re-plans
+// it, so a saved plan applies after the fleet moved, and apply warns what moved.
+
+// FactsPath is the attribute every resource with a preview takes the facts in.
+var FactsPath = path.Root("facts")
+
+// FactsAttribute is the write-only `facts` attribute.
+func FactsAttribute(preview string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true, WriteOnly: true, Sensitive: true,
+		MarkdownDescription: "The fleet as a `fleet_facts` data source read it at plan: `facts = data.fleet_facts.this.content`. " +
+			"When set, " + preview + " is computed from these facts, at plan and again when `terraform apply` re-plans, so a saved " +
+			"plan applies after the fleet moved (members relabelled, upgraded, unhealthy, a window opened, time passed); " +
+			"apply then warns what moved since the plan and how the preview would differ now. Without it the preview is " +
+			"computed from the live fleet, and a saved plan whose preview the fleet has since changed fails to apply with " +
+			"Terraform's \"Provider produced inconsistent final plan\". Write-only: never stored in the plan or state.",
+	}
+}
+
+// Pinned reads `facts` from the configuration: the bundle previews read
+// from (a view answering from the facts when they are set), the facts (nil
+// when not set), and whether they are unknown at plan (then the preview must
+// stay unknown: apply would compute it from facts the plan did not see).
+func Pinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d *diag.Diagnostics) (*engine.Clients, *engine.Facts, bool) {
+	var v types.String
+	d.Append(config.GetAttribute(ctx, FactsPath, &v)...)
+	if v.IsUnknown() {
+		return clients, nil, true
+	}
+	if v.IsNull() || v.ValueString() == "" || clients == nil {
+		return clients, nil, false
+	}
+	f, err := engine.DecodeFacts(v.ValueString())
+	if err != nil {
+		d.AddAttributeError(FactsPath, "Invalid facts", err.Error())
+		return clients, nil, false
+	}
+	return clients.WithFacts(f), f, false
+}
+
+// resourceBase lets Rebind reach the embedded ResourceBase of any resource.
+func (r *ResourceBase) resourceBase() *ResourceBase { return r }
+
+// Rebind is a copy of resource r that reads through c (a view pinned to a plan's facts): the
+// resource's own preview code then reads the facts without being told.
+func Rebind[T any, PT interface {
+	*T
+	resourceBase() *ResourceBase
+}](r PT, c *engine.Clients) PT {
+	rr := PT(new(T))
+	*rr = *r
+	rr.resourceBase().Clients = c
+	return rr
+}
+
+// FactsUnknown is why a preview stays unknown when `facts` is.
+const FactsUnknown = "facts (data.fleet_facts is read during apply)"
+
+// FactsUse is what of the facts a preview reads: the hub's member clusters (placements) or the
+// fleets' members (rollouts); what moved elsewhere is not said.
+type FactsUse int
+
+const (
+	UsesHub FactsUse = iota
+	UsesFleetMembers
+	UsesClusters
+)
+
+// WarnMoved is what apply says when it applies a plan computed from facts:
+// it reads the same facts of the live fleet and, when they moved, warns with
+// what moved and, when livePreview is given, where the preview computed now
+// differs from the reviewed one (kept in state: it is what was reviewed).
+func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts, use FactsUse, d *diag.Diagnostics, reviewed attr.Value, livePreview func(*engine.Clients) (attr.Value, error)) {
+	if planned == nil || live == nil {
+		return
+	}
+	scope := engine.Facts{}
+	var fleets []fleetapi.FleetID
+	var clusters []string
+	windows := false
+	switch use {
+	case UsesHub:
+		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+	case UsesClusters:
+		scope.Clusters = planned.Clusters
+		for _, c := range planned.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+	case UsesFleetMembers:
+		scope.Fleets = planned.Fleets
+		for _, ff := range planned.Fleets {
+			id, err := fleetapi.ParseFleetID(ff.ID)
+			if err == nil {
+				fleets = append(fleets, id)
+			}
+			windows = windows || ff.Windows
+		}
+	}
+	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows, clusters...)
+	if err != nil {
+		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
+			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",
+			planned.TakenAt.Format("2006-01-02T15:04:05Z"), err))
+		return
+	}
+	scope.TakenAt = planned.TakenAt
+	moved := engine.Moved(&scope, now)
+	tflog.Info(ctx, "compared the fleet with the facts the plan was computed from", map[string]any{
+		"planned_at": planned.TakenAt, "moved": len(moved)})
+	if len(moved) == 0 {
+		return
+	}
+	facts := "facts have"
+	if len(moved) == 1 {
+		facts = "fact has"
+	}
+	msg := fmt.Sprintf("The plan's preview was computed from the fleet as it was at %s (data.fleet_facts). Since then %d %s moved:\n%s",
+		planned.TakenAt.Format("2006-01-02T15:04:05Z"), len(moved), facts, bullets(moved, movedListLimit))
+	summary := "The fleet moved since the plan"
+	if livePreview != nil && reviewed != nil {
+		if lp, err := livePreview(live.Live()); err == nil && lp != nil {
+			if diffs := AttrDiff("preview", reviewed, lp); len(diffs) > 0 {
+				summary += "; the preview would differ now"
+				msg += fmt.Sprintf("\n\nComputed now, the preview would differ in %s:\n%s",
+					Plural(len(diffs), "place"), bullets(diffs, movedListLimit))
+			} else {
+				summary += "; the preview still holds"
+				msg += "\n\nComputed now, the preview is the same."
+			}
+		}
+	}
+	msg += "\n\nThis apply did what the configuration says; the state keeps the preview that was reviewed, and the next plan previews the fleet as it is."
+	d.AddWarning(summary, msg)
+}
+
+// movedListLimit bounds the lines of what moved (the count is always exact).
+const movedListLimit = 10
+
+func bullets(lines []string, limit int) string {
+	shown, omitted := CapList(lines, limit)
+	var b strings.Builder
+	for _, l := range shown {
+		b.WriteString("  - " + l + "\n")
+	}
+	if omitted > 0 {
+		fmt.Fprintf(&b, "  - … and %d more\n", omitted)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// AttrDiff lists where b differs from a, as attribute paths with both values
+// for scalars ("preview.selected[1].cluster: prod-2 → prod-3").
+func AttrDiff(at string, a, b attr.Value) []string {
+	if a.Equal(b) {
+		return nil
+	}
+	if a.IsNull() || a.IsUnknown() || b.IsNull() || b.IsUnknown() {
+		return []string{fmt.Sprintf("%s: %s → %s", at, short(a), short(b))}
+	}
+	switch av := a.(type) {
+	case basetypes.ObjectValue:
+		bv, ok := b.(basetypes.ObjectValue)
+		if !ok {
+			break
+		}
+		ba := bv.Attributes()
+		names := make([]string, 0, len(av.Attributes()))
+		for n := range av.Attributes() {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var out []string
+		for _, n := range names {
+			if bn, ok := ba[n]; ok {
+				out = append(out, AttrDiff(at+"."+n, av.Attributes()[n], bn)...)
+			}
+		}
+		return out
+	case basetypes.ListValue:
+		bv, ok := b.(basetypes.ListValue)
+		if !ok {
+			break
+		}
+		ae, be := av.Elements(), bv.Elements()
+		var out []string
+		for i := range min(len(ae), len(be)) {
+			out = append(out, AttrDiff(fmt.Sprintf("%s[%d]", at, i), ae[i], be[i])...)
+		}
+		if len(ae) != len(be) {
+			out = append(out, fmt.Sprintf("%s: %d → %d entries", at, len(ae), len(be)))
+		}
+		return out
+	case basetypes.MapValue:
+		bv, ok := b.(basetypes.MapValue)
+		if !ok {
+			break
+		}
+		ae, be := av.Elements(), bv.Elements()
+		keys := make([]string, 0, len(ae)+len(be))
+		for k := range ae {
+			keys = append(keys, k)
+		}
+		for k := range be {
+			if _, ok := ae[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var out []string
+		for _, k := range keys {
+			x, inA := ae[k]
+			y, inB := be[k]
+			switch {
+			case !inA:
+				out = append(out, fmt.Sprintf("%s[%q]: added %s", at, k, short(y)))
+			case !inB:
+				out = append(out, fmt.Sprintf("%s[%q]: %s removed", at, k, short(x)))
+			default:
+				out = append(out, AttrDiff(fmt.Sprintf("%s[%q]", at, k), x, y)...)
+			}
+		}
+		return out
+	}
+	return []string{fmt.Sprintf("%s: %s → %s", at, short(a), short(b))}
+}
+
+func short(v attr.Value) string {
+	switch {
+	case v.IsNull():
+		return "null"
+	case v.IsUnknown():
+		return "(unknown)"
+	}
+	s := v.String()
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
