@@ -1,11 +1,15 @@
 package placement
 
 import (
+	"errors"
+
 	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	fleetcondition "go.goms.io/fleet/pkg/utils/condition"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -192,6 +196,17 @@ func (r *placementResource) waitAndSave(ctx context.Context, hc *hub.Client, m *
 	}
 }
 
+// placementRefused says why the hub agent will never roll the placement's current generation out,
+// "" otherwise: its resource selectors are invalid (pkg/controllers/placement/controller.go sets
+// Scheduled False with reason InvalidResourceSelectors and stops until the spec changes).
+func placementRefused(crp *placementv1.ClusterResourcePlacement) string {
+	c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta))
+	if c == nil || c.ObservedGeneration != crp.Generation || c.Status != metav1.ConditionFalse || c.Reason != fleetcondition.InvalidResourceSelectorsReason {
+		return ""
+	}
+	return fmt.Sprintf("the hub agent refused the placement (%s): %s", c.Reason, c.Message)
+}
+
 // placementRolloutConditions are the per-cluster conditions in the order a rollout sets them.
 var placementRolloutConditions = []placementv1.PerClusterPlacementConditionType{
 	placementv1.PerClusterScheduledConditionType, placementv1.PerClusterRolloutStartedConditionType,
@@ -266,6 +281,9 @@ func waitForPlacementRollout(ctx context.Context, hc *hub.Client, key hub.Placem
 			}
 			if done {
 				return crp, nil
+			}
+			if why := placementRefused(&crp.ClusterResourcePlacement); why != "" {
+				return crp, errors.New(why)
 			}
 		case ctx.Err() != nil:
 		case hub.IsNotFound(err):

@@ -7,6 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
+	fleetcondition "go.goms.io/fleet/pkg/utils/condition"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // KubeFleet v0.18.9's CRD refuses changing the strategy type from External; the plan says so first.
@@ -36,5 +39,23 @@ func TestCheckStrategyImmutable(t *testing.T) {
 		if got && !strings.Contains(diags.Errors()[0].Detail(), "cannot change rollout strategy type from 'External' to other types") {
 			t.Errorf("%s: %s", tc.name, diags.Errors()[0].Detail())
 		}
+	}
+}
+
+// A placement whose selectors the hub agent refused is never rolled out: the wait ends at once with
+// the hub's message instead of at its timeout.
+func TestPlacementRefused(t *testing.T) {
+	crp := &placementv1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: 2}}
+	if why := placementRefused(crp); why != "" {
+		t.Fatalf("no condition: %q", why)
+	}
+	crp.Status.Conditions = []metav1.Condition{{Type: string(placementv1.ClusterResourcePlacementScheduledConditionType), Status: metav1.ConditionFalse,
+		Reason: fleetcondition.InvalidResourceSelectorsReason, Message: "The resource selectors are invalid: no matches for kind", ObservedGeneration: 1}}
+	if why := placementRefused(crp); why != "" {
+		t.Fatalf("an older generation's refusal: %q", why)
+	}
+	crp.Status.Conditions[0].ObservedGeneration = 2
+	if why := placementRefused(crp); !strings.Contains(why, "InvalidResourceSelectors") || !strings.Contains(why, "no matches for kind") {
+		t.Fatalf("refused: %q", why)
 	}
 }

@@ -307,9 +307,10 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 		r.checkNotOnHub(ctx, &diags, hc, r.sc().key(plan))
 	}
 	if r.sc().namespaced {
-		checkNamespacedKinds(&diags, hc, plan.ResourceSelectors, unknown)
+		checkSelectedKinds(&diags, hc, plan.ResourceSelectors, unknown, true)
 	} else {
 		r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
+		checkSelectedKinds(&diags, hc, plan.ResourceSelectors, unknown, false)
 	}
 	if diags.HasError() {
 		return preview, "", diags

@@ -526,6 +526,33 @@ resource "fleet_placement" "bad" {
 		})
 	})
 
+	t.Run("kinds KubeFleet cannot select", func(t *testing.T) {
+		selector := func(sel string) string {
+			return acctest.ProviderConfig + fmt.Sprintf(`
+resource "fleet_placement" "bad" {
+  name               = "bad-kind"
+  resource_selectors = [%s]
+}
+`, sel)
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{
+					// ClusterRole without its API group: the hub agent's resolver finds no GVR.
+					Config:      selector(`{ version = "v1", kind = "ClusterRole", name = "viewer" }`),
+					PlanOnly:    true,
+					ExpectError: acctest.WrappedRegexp(`resource_selectors\[0\]\.kind: the hub serves no kind ClusterRole in v1`),
+				},
+				{
+					Config:      selector(`{ version = "v1", kind = "ConfigMap", name = "settings" }`),
+					PlanOnly:    true,
+					ExpectError: acctest.WrappedRegexp(`resource_selectors\[0\]\.kind: ConfigMap \(v1\) is namespaced`),
+				},
+			},
+		})
+	})
+
 	t.Run("strategy type from External", func(t *testing.T) {
 		strategy := func(typ string) string {
 			return acctest.ProviderConfig + fmt.Sprintf(`

@@ -102,11 +102,13 @@ func validateNamespacedSelectors(diags *diag.Diagnostics, selectors []resourceSe
 	}
 }
 
-// checkNamespacedKinds refuses, at plan, a selector whose kind the hub does not serve or serves
-// cluster-scoped, as KubeFleet v0.18.9's webhook does (pkg/utils/validator/placement.go:
-// "failed to get GVR of the selector", "it is a cluster scoped resource"). A hub whose discovery
-// fails gets a warning: the hub agent reports such a selector in the placement's status.
-func checkNamespacedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
+// checkSelectedKinds refuses, at plan, a selector whose kind the hub does not serve, or serves in the
+// other scope: KubeFleet v0.18.9's resource selector resolver turns both into the placement's
+// InvalidResourceSelectors condition (pkg/utils/controller/resource_selector_resolver.go,
+// fetchResources: "failed to get GVR of the selector", "cannot select namespace-scoped resource … in
+// a clusterResourcePlacement", "cannot select cluster-scoped resource … in a resourcePlacement").
+// Namespaces are the cluster scope's own selector and are left to the schema.
+func checkSelectedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path, namespaced bool) {
 	if hc.Kubernetes() == nil {
 		return
 	}
@@ -118,17 +120,20 @@ func checkNamespacedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []r
 		}
 		gv := schema.GroupVersion{Group: s.Group.ValueString(), Version: s.Version.ValueString()}
 		kind := s.Kind.ValueString()
+		if !namespaced && gv.Group == "" && kind == "Namespace" {
+			continue
+		}
 		rl, err := disc.ServerResourcesForGroupVersion(gv.String())
 		if err != nil && !hub.IsNotFound(err) {
 			diags.AddAttributeWarning(p, "Cannot check the selected kind",
-				fmt.Sprintf("Attribute %s: reading the hub's %s API failed (%v); if %s is not a namespaced kind the hub serves, the hub agent will not place it.", p, gv, err, kind))
+				fmt.Sprintf("Attribute %s: reading the hub's %s API failed (%v); if the hub does not serve %s there, the hub agent will not place it.", p, gv, err, kind))
 			continue
 		}
-		found, namespaced := false, false
+		found, isNamespaced := false, false
 		if err == nil {
 			for _, r := range rl.APIResources {
 				if r.Kind == kind && !strings.Contains(r.Name, "/") {
-					found, namespaced = true, r.Namespaced
+					found, isNamespaced = true, r.Namespaced
 					break
 				}
 			}
@@ -136,10 +141,13 @@ func checkNamespacedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []r
 		switch {
 		case !found:
 			diags.AddAttributeError(p.AtName("kind"), "Kind not served by the hub",
-				fmt.Sprintf("Attribute %s: the hub serves no kind %s in %s, so KubeFleet cannot select it. Check group, version and kind.", p.AtName("kind"), kind, gv))
-		case !namespaced:
+				fmt.Sprintf("Attribute %s: the hub serves no kind %s in %s, so KubeFleet cannot select it (the placement would report InvalidResourceSelectors). Check group, version and kind.", p.AtName("kind"), kind, gv))
+		case namespaced && !isNamespaced:
 			diags.AddAttributeError(p.AtName("kind"), "Cluster-scoped kind in a ResourcePlacement",
 				fmt.Sprintf("Attribute %s: %s (%s) is cluster-scoped; a ResourcePlacement selects namespaced resources of its own namespace, and KubeFleet rejects it. Use fleet_placement for cluster-scoped resources.", p.AtName("kind"), kind, gv))
+		case !namespaced && isNamespaced:
+			diags.AddAttributeError(p.AtName("kind"), "Namespaced kind in a fleet_placement",
+				fmt.Sprintf("Attribute %s: %s (%s) is namespaced; a ClusterResourcePlacement selects cluster-scoped resources and namespaces (with everything in them), and KubeFleet rejects it. Select its namespace, or use fleet_resource_placement.", p.AtName("kind"), kind, gv))
 		}
 	}
 }
