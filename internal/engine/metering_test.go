@@ -2,9 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"

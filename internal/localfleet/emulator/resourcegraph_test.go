@@ -89,7 +89,8 @@ func TestResourceGraphPagesManagedClusters(t *testing.T) {
 			if row["type"] != "microsoft.containerservice/managedclusters" || row["subscriptionId"] != fx.sub {
 				t.Errorf("row %v: not a managed cluster of %s", row["id"], fx.sub)
 			}
-			names = append(names, row["name"].(string))
+			name, _ := row["name"].(string)
+			names = append(names, name)
 		}
 		if token = page.SkipToken; token == "" {
 			break
