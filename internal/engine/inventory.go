@@ -296,7 +296,7 @@ type memberWindows struct {
 }
 
 // readWindowsOf reads the maintenance windows of the wanted members not read
-// before in this process and returns the fleet's cache. One caller reads at a
+// before in this process and returns the wanted members' windows. One caller reads at a
 // time per fleet, so two previews planned at once never read a member twice.
 // Throttling and a cancelled context are not cached: the plan fails on them.
 func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, members []Member, wanted []bool) (map[string]memberWindows, error) {
@@ -323,8 +323,18 @@ func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, mem
 			missing = append(missing, i)
 		}
 	}
+	// What the caller reads, copied while this caller holds sem (the only writers of cache do too).
+	wantedOf := func() map[string]memberWindows {
+		out := map[string]memberWindows{}
+		for i := range members {
+			if wanted[i] {
+				out[members[i].Name] = cache[members[i].Name]
+			}
+		}
+		return out
+	}
 	if len(missing) == 0 {
-		return cache, nil
+		return wantedOf(), nil
 	}
 	ac, err := c.AKS()
 	if err != nil {
@@ -354,7 +364,7 @@ func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, mem
 	}
 	c.inv.windowReads += len(missing)
 	c.inv.mu.Unlock()
-	return cache, nil
+	return wantedOf(), nil
 }
 
 // throttled is the one error of reads that ARM's throttling, or the end of
