@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -319,11 +320,21 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 	if st.Reads[class] != len(all) {
 		t.Fatalf("%d maintenance configuration lists after reading every member's windows, want %d (each member once)", st.Reads[class], len(all))
 	}
-	// The same windows as a process that reads them all at once.
+	// The same windows as a process that reads them all at once, while a run's preview asks for
+	// the canary members' at the same moment: still one list per member.
 	fresh := newMeteredFleet(t)
-	want, err := fresh.clients.Members(ctx, fresh.fleet)
-	if err != nil {
-		t.Fatal(err)
+	var want []engine.Member
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); want, errs[0] = fresh.clients.Members(ctx, fresh.fleet) }()
+	go func() { defer wg.Done(); _, errs[1] = fresh.clients.RolloutFactsFor(ctx, fresh.fleet, canary) }()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	if st, _ := fresh.srv.Metering(); st.Reads[class] != len(want) {
+		t.Errorf("%d maintenance configuration lists by two previews at once, want %d (each member once)", st.Reads[class], len(want))
 	}
 	for i := range all {
 		if got, w := windowsText(all[i]), windowsText(want[i]); got != w || all[i].Name != want[i].Name {
