@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -309,4 +310,50 @@ func (s *rssSampler) stop() map[int]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peaks
+}
+
+// canaryRun plans one update run over the canary stage alone (issue 24 item 2): only the members
+// the run reaches need their maintenance configurations, so the plan lists the canary members'
+// and not the other rings'. Before that change every member's were read (the full
+// configuration's count above, which still reads them all: fleet_members shows every member's
+// window).
+func canaryRun(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep *report) {
+	dir := b.TempDir()
+	proxy := newHubCounter(b, hub.cfg)
+	writeConfig(b, dir, providerBlock(proxy.url)+fmt.Sprintf(runBlock, `[{ name = "canary", groups = [{ name = "canary" }] }]`))
+	res := terraformPlan(b, dir, provider, f, proxy)
+	st := res.arm
+	canary := groupSize(b, f, "canary")
+	rep.row("`terraform plan` of one update run over the canary stage alone (1,000 members): ARM reads by operation, wall time",
+		fmt.Sprintf("**%s** (%s); %s", thousands(total(st.Reads)), byOperation(st.Reads), res.wall.Round(100*time.Millisecond)),
+		fmt.Sprintf("a maintenance configuration list per member the run reaches (%d in group canary, as the Fleet API lists them); before: one per member, 1,000", canary))
+}
+
+// groupSize counts the fleet's members of an update group, as the Fleet API lists them.
+func groupSize(b *testing.B, f *acctest.Fleet, group string) int {
+	a := newARMReader(b, f)
+	path := "/subscriptions/" + a.sub + "/resourceGroups/" + a.rg + "/providers/Microsoft.ContainerService/fleets/" + f.Env["FLEET_NAME"] + "/members?api-version=2026-06-01"
+	n := 0
+	for path != "" {
+		resp, body, err := a.send(http.MethodGet, path, nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("list the fleet's members: %v %s", err, body)
+		}
+		var page struct {
+			Value []struct {
+				Properties struct{ Group string } `json:"properties"`
+			} `json:"value"`
+			NextLink string `json:"nextLink"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range page.Value {
+			if m.Properties.Group == group {
+				n++
+			}
+		}
+		path = strings.TrimPrefix(page.NextLink, a.base)
+	}
+	return n
 }

@@ -160,6 +160,8 @@ func fleet1k(b *testing.B, root, provider string, rep *report) {
 		"one members list; the members' managed clusters in one list of their resource group; per member one maintenance-configuration list (AKS serves them apart and the rollout order needs them), once per process")
 	armRows(rep, res, "")
 	rep.row("… plan lines per resource (default `preview_detail`)", res.linesPerResource(), fmt.Sprintf("< %d each", barPlanLines))
+	graphVersusList(b, f, rep, res)
+	canaryRun(b, provider, f, hub, rep)
 	aliases10(b, provider, f, hub, rep)
 	applyCost(b, provider, f, hub, rep)
 }

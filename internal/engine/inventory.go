@@ -53,9 +53,12 @@ type Member struct {
 type inventory struct {
 	hub lazy[[]clusterv1.MemberCluster]
 	mu  sync.Mutex
-	// members are the members with their clusters; withWindows adds their maintenance windows.
+	// members are the members with their clusters; windows their maintenance windows by
+	// member name, read as previews need them (windowsSem: one reader per fleet at a time).
 	members     map[fleetapi.FleetID]*lazy[[]Member]
-	withWindows map[fleetapi.FleetID]*lazy[[]Member]
+	windows     map[fleetapi.FleetID]map[string]memberWindows
+	windowsSem  map[fleetapi.FleetID]chan struct{}
+	windowReads int
 	// planned update groups by fleet and member name: see PlanMemberGroup.
 	plannedGroups map[fleetapi.FleetID]map[string]string
 
@@ -94,6 +97,14 @@ func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1.MemberClus
 	})
 }
 
+// MaintenanceWindowReads is how many members' maintenance configurations
+// this process listed.
+func (c *Clients) MaintenanceWindowReads() int {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	return c.inv.windowReads
+}
+
 // HubMemberClusterLists is how many times this process listed the hub's
 // member clusters.
 func (c *Clients) HubMemberClusterLists() int {
@@ -105,21 +116,47 @@ func (c *Clients) HubMemberClusterLists() int {
 // Members reads a fleet's members with their managed clusters and
 // maintenance windows, once per provider process. Previews that do not
 // need the windows (a strategy's groups, regions' versions) call
-// MemberClusters, which spares a read per member.
+// MemberClusters, which spares a read per member; previews that need the
+// windows of some members only call MembersWithWindowsOf.
 func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+	return c.MembersWithWindowsOf(ctx, fleet, nil)
+}
+
+// MembersWithWindowsOf is Members with the maintenance windows of only the
+// members need selects (nil: all); the others' Windows are nil. Each member's
+// windows are read once per process, whichever preview asks first, so a plan
+// reads the union of what its previews need (issue 24: "maintenance
+// configurations only for the members whose previews need them").
+func (c *Clients) MembersWithWindowsOf(ctx context.Context, fleet fleetapi.FleetID, need func(Member) bool) ([]Member, error) {
 	if c.pinned != nil {
+		// The facts hold every member's windows (data.fleet_facts' maintenance_windows).
 		members, err := c.pinned.members(fleet, true)
 		return c.withPlannedGroups(fleet, members), err
 	}
-	l := c.inventoryLazy(&c.inv.withWindows, fleet)
-	members, err := l.get(ctx, func(ctx context.Context) ([]Member, error) {
-		clusters, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
-		if err != nil {
-			return nil, err
+	members, err := c.MemberClusters(ctx, fleet)
+	if err != nil {
+		return nil, err
+	}
+	if need == nil {
+		need = func(Member) bool { return true }
+	}
+	wanted := make([]bool, len(members))
+	for i := range members {
+		wanted[i] = members[i].ClusterErr == nil && members[i].Cluster != nil && need(members[i])
+	}
+	cache, err := c.readWindowsOf(ctx, fleet, members, wanted)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]Member(nil), members...)
+	for i := range out {
+		if !wanted[i] {
+			continue
 		}
-		return c.readAllWindows(ctx, clusters)
-	})
-	return c.withPlannedGroups(fleet, members), err
+		w := cache[out[i].Name]
+		out[i].Windows, out[i].ClusterErr = w.windows, w.err
+	}
+	return out, nil
 }
 
 // MemberClusters reads a fleet's members with their managed clusters but
@@ -190,7 +227,7 @@ const memberReadConcurrency = 8
 
 // readMembers reads the fleet's members and their managed clusters in bulk:
 // one list per resource group, not one GET per cluster. Members' maintenance
-// configurations are read apart (readAllWindows), only for previews that
+// configurations are read apart (readWindowsOf), only for previews that
 // need them: AKS serves them per cluster, and no bulk read of ARM has them.
 // Reads at 1,000 members in one resource group: 1 members list and 1 cluster
 // list (per page the RP serves), plus 1,000 maintenance configuration lists
@@ -269,33 +306,81 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 	return members, nil
 }
 
-// readAllWindows reads the maintenance windows of the members whose cluster
-// was read, into a copy of members.
-func (c *Clients) readAllWindows(ctx context.Context, clusters []Member) ([]Member, error) {
+type memberWindows struct {
+	windows map[string]*armcontainerservice.MaintenanceWindow
+	err     error
+}
+
+// readWindowsOf reads the maintenance windows of the wanted members not read
+// before in this process and returns the wanted members' windows. One caller reads at a
+// time per fleet, so two previews planned at once never read a member twice.
+// Throttling and a cancelled context are not cached: the plan fails on them.
+func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, members []Member, wanted []bool) (map[string]memberWindows, error) {
+	c.inv.mu.Lock()
+	if c.inv.windowsSem == nil {
+		c.inv.windowsSem, c.inv.windows = map[fleetapi.FleetID]chan struct{}{}, map[fleetapi.FleetID]map[string]memberWindows{}
+	}
+	sem, ok := c.inv.windowsSem[fleet]
+	if !ok {
+		sem = make(chan struct{}, 1)
+		c.inv.windowsSem[fleet], c.inv.windows[fleet] = sem, map[string]memberWindows{}
+	}
+	cache := c.inv.windows[fleet]
+	c.inv.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-sem }()
+	var missing []int
+	for i := range members {
+		if _, done := cache[members[i].Name]; wanted[i] && !done {
+			missing = append(missing, i)
+		}
+	}
+	// What the caller reads, copied while this caller holds sem (the only writers of cache do too).
+	wantedOf := func() map[string]memberWindows {
+		out := map[string]memberWindows{}
+		for i := range members {
+			if wanted[i] {
+				out[members[i].Name] = cache[members[i].Name]
+			}
+		}
+		return out
+	}
+	if len(missing) == 0 {
+		return wantedOf(), nil
+	}
 	ac, err := c.AKS()
 	if err != nil {
 		return nil, err
 	}
-	members := append([]Member(nil), clusters...)
-	var withCluster []int
-	for i := range members {
-		if members[i].ClusterErr == nil && members[i].Cluster != nil {
-			withCluster = append(withCluster, i)
-		}
-	}
-	progress := c.logProgress(ctx, "maintenance configuration lists", len(withCluster))
-	parallel(ctx, withCluster, func(i int) {
+	read := make([]memberWindows, len(members))
+	progress := c.logProgress(ctx, "maintenance configuration lists", len(missing))
+	parallel(ctx, missing, func(i int) {
 		id, err := aks.ParseClusterID(members[i].ClusterResourceID)
 		if err == nil {
-			members[i].Windows, err = readWindows(ctx, ac, id)
+			read[i].windows, err = readWindows(ctx, ac, id)
 		}
-		members[i].ClusterErr = err
+		read[i].err = err
 		progress()
 	})
-	if err := throttled(ctx, members); err != nil {
+	for _, i := range missing {
+		if azure.IsThrottled(read[i].err) {
+			return nil, read[i].err
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return members, nil
+	c.inv.mu.Lock()
+	for _, i := range missing {
+		cache[members[i].Name] = read[i]
+	}
+	c.inv.windowReads += len(missing)
+	c.inv.mu.Unlock()
+	return wantedOf(), nil
 }
 
 // throttled is the one error of reads that ARM's throttling, or the end of

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -274,4 +277,74 @@ func TestMaintenanceConfigurationsOnlyWhenNeeded(t *testing.T) {
 	if n := sum(st.Reads); n != 302 || st.Reads["GET Microsoft.ContainerService/managedClusters/*/maintenanceConfigurations"] != 300 {
 		t.Errorf("then Members and MemberClusters: %d reads (%v), want 302: the clusters once, 300 maintenance lists", n, st.Reads)
 	}
+}
+
+// TestWindowsReadOnlyForTheMembersNeeded: a run over the canary stage reads
+// the maintenance configurations of the canary members only (issue 24:
+// "maintenance configurations only for the members whose previews need
+// them"); a preview that then needs every member's reads the rest, each
+// member once per process, with the same windows as a read of all at once.
+func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
+	mf := newMeteredFleet(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const class = "GET Microsoft.ContainerService/managedClusters/*/maintenanceConfigurations"
+	canary := rollout.Reaches(&rollout.Strategy{Stages: []rollout.Stage{{Name: "canary", Groups: []rollout.Group{{Name: "canary"}}}}})
+	facts, err := mf.clients.RolloutFactsFor(ctx, mf.fleet, canary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCanary, withWindow := 0, 0
+	for _, m := range facts.Members {
+		if m.Group == "canary" {
+			inCanary++
+		} else if m.AutoUpgradeWindow != nil || m.NodeOSUpgradeWindow != nil {
+			t.Errorf("member %s of group %s: windows read though the run does not reach it", m.Name, m.Group)
+		}
+		if m.Group == "canary" && m.AutoUpgradeWindow != nil {
+			withWindow++
+		}
+	}
+	st, _ := mf.srv.Metering()
+	if inCanary == 0 || inCanary == len(facts.Members) || st.Reads[class] != inCanary || mf.clients.MaintenanceWindowReads() != inCanary {
+		t.Fatalf("%d maintenance configuration lists (%d counted by the process) for %d canary members of %d", st.Reads[class], mf.clients.MaintenanceWindowReads(), inCanary, len(facts.Members))
+	}
+	if withWindow == 0 {
+		t.Fatal("no canary member has a window: the fleet file should give 70% of them one")
+	}
+	all, err := mf.clients.Members(ctx, mf.fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ = mf.srv.Metering()
+	if st.Reads[class] != len(all) {
+		t.Fatalf("%d maintenance configuration lists after reading every member's windows, want %d (each member once)", st.Reads[class], len(all))
+	}
+	// The same windows as a process that reads them all at once, while a run's preview asks for
+	// the canary members' at the same moment: still one list per member.
+	fresh := newMeteredFleet(t)
+	var want []engine.Member
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); want, errs[0] = fresh.clients.Members(ctx, fresh.fleet) }()
+	go func() { defer wg.Done(); _, errs[1] = fresh.clients.RolloutFactsFor(ctx, fresh.fleet, canary) }()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	if st, _ := fresh.srv.Metering(); st.Reads[class] != len(want) {
+		t.Errorf("%d maintenance configuration lists by two previews at once, want %d (each member once)", st.Reads[class], len(want))
+	}
+	for i := range all {
+		if got, w := windowsText(all[i]), windowsText(want[i]); got != w || all[i].Name != want[i].Name {
+			t.Fatalf("member %s: windows %s read lazily, %s at once", all[i].Name, got, w)
+		}
+	}
+	t.Logf("%d of %d members' maintenance configurations read for the canary run, the other %d when every member's were needed", inCanary, len(all), len(all)-inCanary)
+}
+
+func windowsText(m engine.Member) string {
+	b, _ := json.Marshal(m.Windows)
+	return string(b)
 }

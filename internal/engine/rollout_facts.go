@@ -66,7 +66,18 @@ type UnreadableMember struct {
 // inputs (durations, failures, every image, releases) and so compares the
 // engine with itself, not these facts with the service.
 func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (RolloutFacts, error) {
-	members, err := c.Members(ctx, fleet)
+	return c.RolloutFactsFor(ctx, fleet, nil)
+}
+
+// RolloutFactsFor is RolloutFacts with the maintenance windows of only the
+// members in group (nil: all), e.g. rollout.Reaches of a run's strategy: the
+// others' windows are not read (MembersWithWindowsOf).
+func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, inGroup func(group string) bool) (RolloutFacts, error) {
+	var need func(Member) bool
+	if inGroup != nil {
+		need = func(m Member) bool { return inGroup(m.Group) }
+	}
+	members, err := c.MembersWithWindowsOf(ctx, fleet, need)
 	if err != nil {
 		return RolloutFacts{}, err
 	}

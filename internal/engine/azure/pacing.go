@@ -66,11 +66,16 @@ type ThrottledError struct {
 	Code, Message string
 	// DeadlineFirst: the next wait would have passed the request's deadline.
 	DeadlineFirst bool
+	// TooLong: Retry-After alone asks for longer than MaxThrottledWait.
+	TooLong bool
 }
 
 func (e *ThrottledError) Error() string {
 	why := fmt.Sprintf("%d answers in a row over %s, with no read of this process let through meanwhile", e.Attempts, e.Waited.Round(time.Second))
-	if e.DeadlineFirst {
+	switch {
+	case e.TooLong:
+		why = fmt.Sprintf("with a Retry-After longer than the %s of throttling this process waits out", MaxThrottledWait)
+	case e.DeadlineFirst:
 		why = fmt.Sprintf("%d answers over %s, and waiting again would pass the configured timeout", e.Attempts, e.Waited.Round(time.Second))
 	}
 	return fmt.Sprintf("Azure Resource Manager throttled the read %s %s: 429 %s, %s. "+
@@ -287,7 +292,8 @@ func (pp pacerPolicy) Do(req *policy.Request) (*http.Response, error) {
 		late := hasDeadline && time.Now().Add(d).After(deadline)
 		if attempt >= MaxThrottledAttempts || late || storm {
 			te := &ThrottledError{Method: raw.Method, URL: raw.URL.Path, Attempts: attempt, Waited: time.Since(start),
-				RetryAfter: retryAfter, Remaining: resp.Header.Get(ReadRemainingHeader), DeadlineFirst: late && !storm && attempt < MaxThrottledAttempts}
+				RetryAfter: retryAfter, Remaining: resp.Header.Get(ReadRemainingHeader), DeadlineFirst: late && !storm && attempt < MaxThrottledAttempts,
+				TooLong: storm && d > p.maxThrottled}
 			te.Code, te.Message = armError(resp)
 			p.mu.Lock()
 			p.stats.Surfaced++

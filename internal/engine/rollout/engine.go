@@ -990,3 +990,20 @@ func allGroupsUserSkipped(st *StageStatus) bool {
 	}
 	return len(st.Groups) > 0
 }
+
+// Reaches reports whether a run of strategy reaches a member of group, as newRun places members:
+// without a strategy every member (fleets.json UpdateRunProperties.updateStrategyId "update all the
+// members one by one"), otherwise those whose group is one of a stage's groups (UpdateGroup.name).
+// Only these members' maintenance windows enter the run's preview.
+func Reaches(strategy *Strategy) func(group string) bool {
+	if strategy == nil {
+		return func(string) bool { return true }
+	}
+	groups := map[string]bool{}
+	for _, st := range strategy.Stages {
+		for _, g := range st.Groups {
+			groups[g.Name] = true
+		}
+	}
+	return func(group string) bool { return groups[group] }
+}

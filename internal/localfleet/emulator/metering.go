@@ -61,6 +61,8 @@ type MeterStats struct {
 	Throttled map[string]int `json:"throttled"`
 	// Principals are the principals that read.
 	Principals []string `json:"principals"`
+	// Graph counts Azure Resource Graph's queries (resourcegraph.go), which ARM's read buckets do not meter.
+	Graph GraphStats `json:"graph"`
 }
 
 type meter struct {
@@ -197,7 +199,9 @@ func (s *Server) Metering() (MeterStats, bool) {
 	if s.meter == nil {
 		return MeterStats{}, false
 	}
-	return s.meter.stats(), true
+	st := s.meter.stats()
+	st.Graph = s.graph.stats()
+	return st, true
 }
 
 // serveMeteringAdmin serves /_emulator/metering: GET the counts, DELETE to
@@ -209,11 +213,13 @@ func (s *Server) serveMeteringAdmin(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodGet:
-		writeJSON(w, http.StatusOK, s.meter.stats())
+		st, _ := s.Metering()
+		writeJSON(w, http.StatusOK, st)
 	case http.MethodDelete:
 		s.meter.mu.Lock()
 		s.meter.resetLocked()
 		s.meter.mu.Unlock()
+		s.graph.reset()
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		w.Header().Set("Allow", "GET, DELETE")

@@ -94,6 +94,7 @@ type Server struct {
 	runner   *runner
 	bodies   bodyChecks
 	meter    *meter // nil: reads are not metered
+	graph    *graphQuota
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -150,12 +151,17 @@ func New(cfg Config) (*Server, error) {
 	if l := cfg.File.FleetAPI.ReadLimits; l != nil {
 		s.meter = newMeter(*l, cfg.MeterNow)
 	}
+	s.graph = &graphQuota{now: cfg.MeterNow, windows: map[string]*graphWindow{}}
+	if s.graph.now == nil {
+		s.graph.now = time.Now
+	}
 	s.registerFleetRoutes()
 	s.registerManagedClusterRoutes()
 	s.registerVersionRoutes()
 	s.registerOperationRoutes()
 	s.registerUpdateRoutes()
 	s.registerAutoUpgradeRoutes()
+	s.registerResourceGraphRoutes()
 	s.runner = newRunner(s)
 	return s, nil
 }

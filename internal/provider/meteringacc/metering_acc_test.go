@@ -7,6 +7,8 @@ package meteringacc
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -61,3 +63,40 @@ data "fleet_members" "all" {}
 		}},
 	})
 }
+
+// TestAcc429StormEndsInOneClearError: throttling beyond what pacing absorbs
+// (every maintenance configuration read answered 429 with a Retry-After of a
+// minute, past the 30 s the provider rides out) fails `terraform plan` of the
+// real CLI with one error that names ARM's limit, the last answer's
+// Retry-After and remaining-reads header and what to do; the provider stops
+// reading at once rather than spending more of the budget (at most one 429
+// per parallel read).
+func TestAcc429StormEndsInOneClearError(t *testing.T) {
+	f := acctest.Current(t)
+	f.Admin(t, "DELETE", "/_emulator/metering", nil, nil)
+	f.AddFaults(t, emulator.FaultRule{Method: http.MethodGet, Path: "/maintenanceConfigurations$", Count: 100000, Status: http.StatusTooManyRequests, RetryAfterSeconds: 60})
+	w := acctest.NewWorkdir(t, "data \"fleet_members\" \"all\" {}\n")
+	out, err := w.Run("plan", "-input=false")
+	if err == nil {
+		t.Fatalf("plan succeeded through a 429 storm:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Errorf("%d errors, want one:\n%s", n, out)
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
+	for _, part := range []string{"Azure Resource Manager throttled the read GET", "429 TooManyRequests",
+		"token bucket of 250 reads refilled at 25 a second", "3,750, 375 a second, across all principals",
+		"with a Retry-After longer than the 30s of throttling this process waits out", "Retry-After: 60", emulator.ReadRemainingHeader + ": 0", "run fewer plans in parallel", "a principal of its own"} {
+		if !strings.Contains(text, part) {
+			t.Errorf("the error lacks %q:\n%s", part, out)
+		}
+	}
+	hits := f.Faults(t)[0].Hits
+	if hits < 1 || hits > memberReadConcurrency {
+		t.Errorf("%d throttled requests, want 1 to %d (one per parallel read, then none)", hits, memberReadConcurrency)
+	}
+	t.Logf("%d throttled requests; the plan's error:\n%s", hits, out)
+}
+
+// memberReadConcurrency is the engine's parallel member reads (engine/inventory.go).
+const memberReadConcurrency = 8

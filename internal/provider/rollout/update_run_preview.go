@@ -45,7 +45,8 @@ func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel)
 	if err != nil {
 		return rollout.PlanInput{}, engine.RolloutFacts{}, err
 	}
-	facts, err := r.Clients.RolloutFacts(ctx, fleet)
+	// Only the members the run reaches need their maintenance windows read.
+	facts, err := r.Clients.RolloutFactsFor(ctx, fleet, rollout.Reaches(strategyToRollout(strategy)))
 	if err != nil {
 		return rollout.PlanInput{}, engine.RolloutFacts{}, err
 	}
