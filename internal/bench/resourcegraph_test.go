@@ -195,13 +195,13 @@ func graphVersusList(b *testing.B, f *acctest.Fleet, rep *report, plan planResul
 		}
 		return ""
 	}
-	rep.row("Managed clusters in bulk, 1,000 members in one resource group: ARM's managedClusters list of the resource group (what the provider reads) vs Azure Resource Graph's query of the same rows (1,000 a page; emulated under ARG's quota of 15 queries per 5 s per user, guidance-for-throttled-requests): requests, wall time",
+	rep.row("Managed clusters in bulk, 1,000 members in one resource group: ARM's managedClusters list of the resource group (what the provider reads) vs Azure Resource Graph's query of the same rows (1,000 a page; under ARG's quota of 15 queries per 5 s per user, as Azure's guidance for throttled requests describes it): requests, wall time",
 		fmt.Sprintf("list: %d ARM read, %d rows, %s%s vs ARG: %d query, %d rows, 0 ARM reads, %s%s", l1.armReads, l1.rows, l1.wall.Round(time.Millisecond), fail(l1), g1.queries, g1.rows, g1.wall.Round(time.Millisecond), fail(g1)),
 		"the same rows; floor 0 s for both (1 read is within the bucket of 250, 1 query within 15 per 5 s)")
 	rep.row(fmt.Sprintf("… %d aliases at once (10 fleets in one subscription, one principal), each its fleet's resource group", aliases),
 		fmt.Sprintf("list: %d ARM reads, %d 429s, %s vs ARG: %d queries, %d 429s, %s", l10.armReads, l10.armThrottled, l10.wall.Round(time.Millisecond), g10.queries, g10.graphThrottled, g10.wall.Round(time.Millisecond)),
 		"floor 0 s for both (10 reads of a bucket of 250; 10 queries of 15 per 5 s)")
-	rep.row(fmt.Sprintf("… %d aliases at once, each querying ARG over the whole subscription (10,000 clusters: 10 pages each, modelled as pages of 100 over the emulator's 1,000)", aliases),
+	rep.row(fmt.Sprintf("… %d aliases at once, each querying ARG over the whole subscription (10,000 clusters: 10 pages each, modelled as pages of 100 over the local fleet's 1,000)", aliases),
 		fmt.Sprintf("ARG: %d queries, %d 429s answered (waited out by x-ms-user-quota-resets-after), %s%s", gs.queries, gs.graphThrottled, gs.wall.Round(100*time.Millisecond), fail(gs)),
 		fmt.Sprintf("floor %s: (%d − 15) queries / 3 a second", time.Duration(float64(gs.queries-emulator.GraphQuotaQueries)/3*float64(time.Second)).Round(100*time.Millisecond), gs.queries))
 	if plan.arm.Reads != nil {
