@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"fmt"
 	"os"
@@ -165,4 +166,40 @@ func Lines(t *testing.T, out string, patterns ...string) {
 		}
 		i++
 	}
+}
+
+// Warning is a warning the CLI reported with -json.
+type Warning struct{ Summary, Detail string }
+
+// JSONWarnings are the warnings of `terraform … -json` output by resource address (the human view
+// folds warnings of the same summary into one).
+func JSONWarnings(out string) map[string][]Warning {
+	byAddress := map[string][]Warning{}
+	for _, line := range strings.Split(out, "\n") {
+		var msg struct {
+			Type       string `json:"type"`
+			Diagnostic struct {
+				Severity, Summary, Detail, Address string
+			} `json:"diagnostic"`
+		}
+		if json.Unmarshal([]byte(line), &msg) != nil || msg.Type != "diagnostic" || msg.Diagnostic.Severity != "warning" {
+			continue
+		}
+		d := msg.Diagnostic
+		byAddress[d.Address] = append(byAddress[d.Address], Warning{d.Summary, d.Detail})
+	}
+	return byAddress
+}
+
+// WarningOf is the first warning of address whose summary starts with prefix; it fails the test
+// when there is none.
+func WarningOf(t *testing.T, ws map[string][]Warning, address, prefix string) Warning {
+	t.Helper()
+	for _, w := range ws[address] {
+		if strings.HasPrefix(w.Summary, prefix) {
+			return w
+		}
+	}
+	t.Fatalf("no warning %q… on %s; warnings: %+v", prefix, address, ws)
+	return Warning{}
 }

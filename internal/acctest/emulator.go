@@ -187,3 +187,22 @@ func (f *Fleet) Requests(t testing.TB) []Request {
 	}
 	return out
 }
+
+// FleetAPINow is the Fleet API's clock: the Date of its answer (the local fleet's simulated time).
+func (f *Fleet) FleetAPINow(t testing.TB) time.Time {
+	t.Helper()
+	hc, err := f.httpClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(strings.TrimSuffix(f.Env["LOCALFLEET_URL"], "/") + "/subscriptions/00000000-0000-0000-0000-000000000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	now, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		t.Fatalf("the Fleet API's Date %q: %v", resp.Header.Get("Date"), err)
+	}
+	return now
+}

@@ -38,6 +38,8 @@ type Facts struct {
 	Fleets  []FleetFacts              `json:"fleets,omitempty"`
 	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
 	Clusters []ClusterFacts `json:"clusters,omitempty"`
+	// Regions are AKS's Kubernetes versions and node images in the members' regions.
+	Regions []RegionFacts `json:"regions,omitempty"`
 }
 
 // FleetFacts are one fleet's members as the inventory reads them.
@@ -95,6 +97,9 @@ func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub,
 			ff.Members[i] = memberFacts(m)
 		}
 		f.Fleets = append(f.Fleets, ff)
+	}
+	if err := c.readRegionFacts(ctx, f); err != nil {
+		return nil, err
 	}
 	for _, name := range clusters {
 		cf, err := c.readClusterFacts(ctx, name)

@@ -28,6 +28,7 @@ func Moved(planned, now *Facts) []string {
 			}
 		}
 	}
+	out = append(out, movedRegions(planned.Regions, now.Regions)...)
 	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
 }
 

@@ -95,7 +95,7 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 	if len(locations) == 0 {
 		return out, nil
 	}
-	ac, err := c.AKS()
+	ac, err := c.Regions()
 	if err != nil {
 		return RolloutFacts{}, err
 	}
@@ -208,7 +208,7 @@ type NodeImages struct {
 
 // RegionNodeImages reads AKS's nodeImageVersions list of each location
 // (aks.Client caches it per location and process, failures too).
-func RegionNodeImages(ctx context.Context, ac *aks.Client, locations []string) NodeImages {
+func RegionNodeImages(ctx context.Context, ac RegionLists, locations []string) NodeImages {
 	out := NodeImages{Images: map[string]map[string][]string{}}
 	sorted := append([]string(nil), locations...)
 	sort.Strings(sorted)

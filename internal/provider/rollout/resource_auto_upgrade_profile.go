@@ -543,7 +543,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 	}
 	regions := map[string]channel.VersionTable{}
 	if len(members) > 0 {
-		ac, err := r.Clients.AKS()
+		ac, err := r.Clients.Regions()
 		if err != nil {
 			shared.AddBackendError(d, "AKS client", err)
 			return types.ObjectNull(aupPreviewAttrTypes)

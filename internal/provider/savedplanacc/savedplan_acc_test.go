@@ -2,7 +2,6 @@ package savedplanacc_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -122,39 +121,11 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 	})
 }
 
-// warning is a warning the CLI reported with -json.
-type warning struct{ Summary, Detail string }
+// warnings are the -json output's warnings by address.
+func warnings(_ *testing.T, out string) map[string][]acctest.Warning { return acctest.JSONWarnings(out) }
 
-// warnings are the warnings of `terraform … -json` output by resource address (the human view
-// folds warnings of the same summary into one).
-func warnings(t *testing.T, out string) map[string][]warning {
+// movedWarning is the one "The fleet moved since the plan" warning of address.
+func movedWarning(t *testing.T, ws map[string][]acctest.Warning, address string) acctest.Warning {
 	t.Helper()
-	byAddress := map[string][]warning{}
-	for _, line := range strings.Split(out, "\n") {
-		var msg struct {
-			Type       string `json:"type"`
-			Diagnostic struct {
-				Severity, Summary, Detail, Address string
-			} `json:"diagnostic"`
-		}
-		if json.Unmarshal([]byte(line), &msg) != nil || msg.Type != "diagnostic" || msg.Diagnostic.Severity != "warning" {
-			continue
-		}
-		d := msg.Diagnostic
-		byAddress[d.Address] = append(byAddress[d.Address], warning{d.Summary, d.Detail})
-	}
-	return byAddress
-}
-
-// movedWarning is the one "The fleet moved since the plan" warning of address, failing the test
-// when there is none.
-func movedWarning(t *testing.T, ws map[string][]warning, address string) warning {
-	t.Helper()
-	for _, w := range ws[address] {
-		if strings.HasPrefix(w.Summary, "The fleet moved since the plan") {
-			return w
-		}
-	}
-	t.Fatalf("no warning that the fleet moved on %s; warnings: %+v", address, ws)
-	return warning{}
+	return acctest.WarningOf(t, ws, address, "The fleet moved since the plan")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -97,7 +98,7 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	if planned == nil || live == nil {
 		return
 	}
-	scope := engine.Facts{}
+	scope := engine.Facts{TakenAt: planned.TakenAt, FleetNow: planned.FleetNow}
 	var fleets []fleetapi.FleetID
 	var clusters []string
 	windows := false
@@ -110,7 +111,7 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 			clusters = append(clusters, c.Name)
 		}
 	case UsesFleetMembers:
-		scope.Fleets = planned.Fleets
+		scope.Fleets, scope.Regions = planned.Fleets, planned.Regions
 		for _, ff := range planned.Fleets {
 			id, err := fleetapi.ParseFleetID(ff.ID)
 			if err == nil {
@@ -123,13 +124,35 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
 			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",
-			planned.TakenAt.Format("2006-01-02T15:04:05Z"), err))
+			planned.TakenAt.Format(time.RFC3339), err))
 		return
 	}
-	scope.TakenAt = planned.TakenAt
 	moved := engine.Moved(&scope, now)
+	// Time moves on its own: it counts only where the preview computed now differs.
+	clock, fleetClock := now.TakenAt.Sub(planned.TakenAt), time.Duration(0)
+	if use == UsesFleetMembers { // the Fleet API's clock is read only with its members
+		fleetClock = now.FleetNow.Sub(planned.FleetNow)
+	}
+	var diffs []string
+	holds := false
+	if livePreview != nil && reviewed != nil && (len(moved) > 0 || max(clock, fleetClock) >= time.Minute) {
+		if lp, err := livePreview(live.Live()); err == nil && lp != nil {
+			diffs = AttrDiff("preview", reviewed, lp)
+			holds = len(diffs) == 0
+			// The preview's own figures (target, counts) before those of its members.
+			sort.SliceStable(diffs, func(i, j int) bool { return depth(diffs[i]) < depth(diffs[j]) })
+		}
+	}
+	if len(diffs) > 0 && max(clock, fleetClock) >= time.Minute {
+		if use == UsesFleetMembers {
+			moved = append(moved, fmt.Sprintf("time: %s on the provider's clock, %s on the Fleet API's (%s → %s)",
+				clock.Round(time.Second), fleetClock.Round(time.Second), planned.FleetNow.Format(time.RFC3339), now.FleetNow.Format(time.RFC3339)))
+		} else {
+			moved = append(moved, fmt.Sprintf("time: %s (%s → %s)", clock.Round(time.Second), planned.TakenAt.Format(time.RFC3339), now.TakenAt.Format(time.RFC3339)))
+		}
+	}
 	tflog.Info(ctx, "compared the fleet with the facts the plan was computed from", map[string]any{
-		"planned_at": planned.TakenAt, "moved": len(moved)})
+		"planned_at": planned.TakenAt, "moved": len(moved), "preview_differences": len(diffs)})
 	if len(moved) == 0 {
 		return
 	}
@@ -138,22 +161,24 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 		facts = "fact has"
 	}
 	msg := fmt.Sprintf("The plan's preview was computed from the fleet as it was at %s (data.fleet_facts). Since then %d %s moved:\n%s",
-		planned.TakenAt.Format("2006-01-02T15:04:05Z"), len(moved), facts, bullets(moved, movedListLimit))
+		planned.TakenAt.Format(time.RFC3339), len(moved), facts, bullets(moved, movedListLimit))
 	summary := "The fleet moved since the plan"
-	if livePreview != nil && reviewed != nil {
-		if lp, err := livePreview(live.Live()); err == nil && lp != nil {
-			if diffs := AttrDiff("preview", reviewed, lp); len(diffs) > 0 {
-				summary += "; the preview would differ now"
-				msg += fmt.Sprintf("\n\nComputed now, the preview would differ in %s:\n%s",
-					Plural(len(diffs), "place"), bullets(diffs, movedListLimit))
-			} else {
-				summary += "; the preview still holds"
-				msg += "\n\nComputed now, the preview is the same."
-			}
-		}
+	switch {
+	case len(diffs) > 0:
+		summary += "; the preview would differ now"
+		msg += fmt.Sprintf("\n\nComputed now, the preview would differ in %s:\n%s", Plural(len(diffs), "place"), bullets(diffs, movedListLimit))
+	case holds:
+		summary += "; the preview still holds"
+		msg += "\n\nComputed now, the preview is the same."
 	}
 	msg += "\n\nThis apply did what the configuration says; the state keeps the preview that was reviewed, and the next plan previews the fleet as it is."
 	d.AddWarning(summary, msg)
+}
+
+// depth is how deep a difference's attribute path goes ("preview.a" 1, "preview.a[0].b" 3).
+func depth(diff string) int {
+	p, _, _ := strings.Cut(diff, ": ")
+	return strings.Count(p, ".") + strings.Count(p, "[")
 }
 
 // movedListLimit bounds the lines of what moved (the count is always exact).
