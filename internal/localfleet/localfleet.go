@@ -123,7 +123,7 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 	}
 	cfg.Logf("%d members joined the hub in %s; heartbeats every %s", len(file.Members), time.Since(t).Round(time.Millisecond), cfg.Heartbeat)
 	if !direct { // without the hub agent nothing writes Works
-		if err := f.startRealAgents(ctx); err != nil {
+		if err := f.startRealAgents(ctx, runCtx); err != nil {
 			return f, err
 		}
 	}
@@ -296,8 +296,9 @@ func (f *Fleet) UpdateMember(ctx context.Context, m fleetfile.Member) error {
 }
 
 // startRealAgents starts KubeFleet's real member agent for every joined member with its own
-// kube-apiserver, in file order, and hands their Works over from the simulated agents.
-func (f *Fleet) startRealAgents(ctx context.Context) error {
+// kube-apiserver, in file order, with the garbage collection it relies on (memberGC, until runCtx
+// ends), and hands their Works over from the simulated agents.
+func (f *Fleet) startRealAgents(ctx, runCtx context.Context) error {
 	for _, m := range f.File.Members {
 		srv, ok := f.members[m.Name]
 		if !ok || !m.IsJoined() {
@@ -309,6 +310,7 @@ func (f *Fleet) startRealAgents(ctx context.Context) error {
 		}
 		f.real = append(f.real, a)
 		f.agents.serveWorksReally(m.Name)
+		go memberGC(runCtx, srv, f.cfg.Logf)
 		f.recordProcesses()
 		f.cfg.Logf("member %s: KubeFleet's member agent applies its Works (log: memberagent-%s.log)", m.Name, m.Name)
 	}

@@ -7,12 +7,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -143,4 +149,118 @@ func (a *realMemberAgent) stop() {
 		_ = a.cmd.Process.Kill()
 		<-a.done
 	}
+}
+
+// The local fleet runs no kube-controller-manager, and the work applier relies on the member's
+// garbage collector: it deletes a gone Work's AppliedWork with foreground propagation
+// (workapplier/controller.go garbageCollectAppliedWork) and waits until the collector has deleted the
+// objects the AppliedWork owns. memberGC does that collector's part for AppliedWorks, as
+// Kubernetes documents foreground cascading deletion (concepts/architecture/garbage-collection):
+// each dependent is deleted (or, with other owners, only loses the AppliedWork's owner reference),
+// a deleted namespace is finalized as the namespace controller would once the dependents inside it
+// are gone, and then the owner's foregroundDeletion finalizer is removed.
+
+var appliedWorkGVR = schema.GroupVersionResource{Group: "placement.kubernetes-fleet.io", Version: "v1beta1", Resource: "appliedworks"}
+
+const foregroundDeletion = metav1.FinalizerDeleteDependents
+
+// memberGC collects deleted AppliedWorks on a member's API server every gcPeriod until ctx ends.
+func memberGC(ctx context.Context, member *apiServer, logf func(string, ...any)) {
+	dyn, err := dynamic.NewForConfig(member.admin)
+	if err != nil {
+		logf("member %s: garbage collector: %v", member.name, err)
+		return
+	}
+	cs, err := kubernetes.NewForConfig(member.admin)
+	if err != nil {
+		logf("member %s: garbage collector: %v", member.name, err)
+		return
+	}
+	tick := time.NewTicker(gcPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if err := collectAppliedWorks(ctx, dyn, cs); err != nil && ctx.Err() == nil {
+			logf("member %s: garbage collector: %v", member.name, err)
+		}
+	}
+}
+
+const gcPeriod = 500 * time.Millisecond
+
+func collectAppliedWorks(ctx context.Context, dyn dynamic.Interface, cs kubernetes.Interface) error {
+	list, err := dyn.Resource(appliedWorkGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		aw := &list.Items[i]
+		if aw.GetDeletionTimestamp() == nil || !slices.Contains(aw.GetFinalizers(), foregroundDeletion) {
+			continue
+		}
+		remaining, err := deleteDependents(ctx, dyn, cs, aw)
+		if err != nil {
+			return fmt.Errorf("appliedwork %s: %w", aw.GetName(), err)
+		}
+		if remaining > 0 {
+			continue // deleted, not gone yet: the next round looks again
+		}
+		aw.SetFinalizers(slices.DeleteFunc(aw.GetFinalizers(), func(f string) bool { return f == foregroundDeletion }))
+		if _, err := dyn.Resource(appliedWorkGVR).Update(ctx, aw, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("appliedwork %s: %w", aw.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// deleteDependents deletes what owner lists as applied and still owns, and says how many remain.
+func deleteDependents(ctx context.Context, dyn dynamic.Interface, cs kubernetes.Interface, owner *unstructured.Unstructured) (int, error) {
+	resources, _, _ := unstructured.NestedSlice(owner.Object, "status", "appliedResources")
+	remaining := 0
+	for _, r := range resources {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		gvr := schema.GroupVersionResource{Group: str("group"), Version: str("version"), Resource: str("resource")}
+		ri := dyn.Resource(gvr).Namespace(str("namespace"))
+		obj, err := ri.Get(ctx, str("name"), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		refs := obj.GetOwnerReferences()
+		mine := slices.IndexFunc(refs, func(o metav1.OwnerReference) bool { return o.UID == owner.GetUID() })
+		if mine < 0 {
+			continue
+		}
+		if len(refs) > 1 { // other owners keep it: it only loses this owner
+			obj.SetOwnerReferences(slices.Delete(refs, mine, mine+1))
+			if _, err := ri.Update(ctx, obj, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return 0, err
+			}
+			remaining++
+			continue
+		}
+		remaining++
+		if obj.GetDeletionTimestamp() == nil {
+			if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return 0, err
+			}
+		}
+		if gvr.Group == "" && gvr.Resource == "namespaces" {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetName()}}
+			if _, err := cs.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return 0, err
+			}
+		}
+	}
+	return remaining, nil
 }

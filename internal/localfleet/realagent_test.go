@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -130,4 +131,62 @@ func TestRealMemberAgentRevertsDrift(t *testing.T) {
 func isMemberAgent(pid int) bool {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
 	return err == nil && strings.TrimSpace(string(b)) == "memberagent"
+}
+
+// A placement removed from canary-east takes its namespace off the member's API server (the work
+// applier's foreground deletion of the AppliedWork, collected as the member's garbage collector
+// would), and the same placement made again applies it again.
+func TestRealMemberAgentGarbageCollects(t *testing.T) {
+	f := acctest.Current(t)
+	hub := kubeClient(t, f.Env["KUBE_CONFIG_PATH"], localfleet.HubScheme())
+	member := kubeClient(t, filepath.Join(f.Dir, "member-canary-east.kubeconfig"), localfleet.HubScheme())
+	createNamespace(t, hub, "gc-app")
+	newCRP := func() *placementv1.ClusterResourcePlacement {
+		return &placementv1.ClusterResourcePlacement{
+			ObjectMeta: metav1.ObjectMeta{Name: "gc"},
+			Spec: placementv1.PlacementSpec{
+				ResourceSelectors: []placementv1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "gc-app"}},
+				Policy:            &placementv1.PlacementPolicy{PlacementType: placementv1.PickFixedPlacementType, ClusterNames: []string{"canary-east"}},
+			},
+		}
+	}
+	onMember := func(want bool) {
+		t.Helper()
+		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			var ns corev1.Namespace
+			err := member.Get(ctx, client.ObjectKey{Name: "gc-app"}, &ns)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return false, err
+			}
+			return (err == nil && ns.DeletionTimestamp == nil) == want, nil
+		})
+		if err != nil {
+			t.Fatalf("gc-app on canary-east's API server: want present %t: %v", want, err)
+		}
+	}
+	for round := 0; round < 2; round++ {
+		if err := hub.Create(context.Background(), newCRP()); err != nil {
+			t.Fatal(err)
+		}
+		placed(t, hub, "gc")
+		onMember(true)
+		if err := hub.Delete(context.Background(), newCRP()); err != nil {
+			t.Fatal(err)
+		}
+		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			err := hub.Get(ctx, client.ObjectKey{Name: "gc"}, &placementv1.ClusterResourcePlacement{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		if err != nil {
+			t.Fatalf("round %d: the placement was not deleted: %v", round, err)
+		}
+		onMember(false)
+		err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			err := member.Get(ctx, client.ObjectKey{Name: "gc-work"}, &placementv1.AppliedWork{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		if err != nil {
+			t.Fatalf("round %d: AppliedWork gc-work stays on the member: %v", round, err)
+		}
+	}
 }
