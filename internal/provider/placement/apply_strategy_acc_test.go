@@ -235,16 +235,24 @@ func TestAccPlacement_applyTakeOverNever(t *testing.T) {
 	})
 }
 
-// KubeFleet's validator refuses server_side_apply_config with another type: an error at validate,
-// with the attribute path, before anything is created.
+// KubeFleet's validator refuses server_side_apply_config with another type, and wait_for_rollout
+// cannot wait for what ReportDiff never reports: errors at validate, with the attribute path, before
+// anything is created.
 func TestAccPlacement_applyStrategyInvalid(t *testing.T) {
 	acctest.Current(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:      applyConfig("apply-invalid", `{ type = "ClientSideApply", server_side_apply_config = { force_conflicts = true } }`, false),
-			PlanOnly:    true,
-			ExpectError: acctest.WrappedRegexp(`apply_strategy.server_side_apply_config: serverSideApplyConfig is only valid for ServerSideApply strategy type`),
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config:      applyConfig("apply-invalid", `{ type = "ClientSideApply", server_side_apply_config = { force_conflicts = true } }`, false),
+				PlanOnly:    true,
+				ExpectError: acctest.WrappedRegexp(`apply_strategy.server_side_apply_config: serverSideApplyConfig is only valid for ServerSideApply strategy type`),
+			},
+			{
+				Config:      applyConfig("apply-invalid", `{ type = "ReportDiff" }`, true),
+				PlanOnly:    true,
+				ExpectError: acctest.WrappedRegexp(`wait_for_rollout waits until the resources are Applied and Available on every picked cluster, which never happens with apply_strategy.type ReportDiff`),
+			},
+		},
 	})
 }

@@ -106,7 +106,8 @@ func placementSchema(ctx context.Context) rschema.Schema {
 			"wait_for_rollout": rschema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
-					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
+					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy and an `apply_strategy.type` " +
+					"other than ReportDiff (which applies nothing). Default: false.",
 			},
 			"timeouts": shared.TimeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
 			"preview":  placementPreviewAttribute(),
@@ -192,6 +193,10 @@ func (r *placementResource) ValidateConfig(ctx context.Context, req resource.Val
 	}
 	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
 	validateApplyStrategy(&resp.Diagnostics, m.ApplyStrategy, unknown)
+	if as := m.ApplyStrategy; as != nil && as.Type.ValueString() == string(placementv1.ApplyStrategyTypeReportDiff) && m.WaitForRollout.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("wait_for_rollout"), "Invalid rollout wait",
+			"Attribute wait_for_rollout waits until the resources are Applied and Available on every picked cluster, which never happens with apply_strategy.type ReportDiff: the member agents apply nothing and report differences (DiffReported) in status.apply.")
+	}
 	for i, s := range m.ResourceSelectors {
 		if s.LabelSelector == nil {
 			continue
