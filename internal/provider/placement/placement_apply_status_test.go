@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -43,42 +44,61 @@ func TestPlacementApplyStatusOrderCountsAndCap(t *testing.T) {
 	}
 	attrs := full.Attributes()
 	for k, want := range map[string]int64{"applied_count": 27, "failed_count": 1, "drifted_count": 1, "diffed_count": 1, "pending_count": 1, "clusters_omitted": 0} {
-		if got := attrs[k].(types.Int64).ValueInt64(); got != want {
+		if got := int64Attr(t, attrs[k]); got != want {
 			t.Errorf("%s = %d, want %d", k, got, want)
 		}
 	}
-	clusters := attrs["clusters"].(types.List).Elements()
+	clusters := listElems(t, attrs["clusters"])
 	if len(clusters) != 31 {
 		t.Fatalf("%d clusters listed in full, want 31", len(clusters))
 	}
 	var order []string
 	for _, c := range clusters[:6] {
-		a := c.(types.Object).Attributes()
-		order = append(order, a["cluster"].(types.String).ValueString()+":"+a["result"].(types.String).ValueString())
+		a := objAttrs(t, c)
+		order = append(order, strOf(t, a["cluster"])+":"+strOf(t, a["result"]))
 	}
 	if want := "[failed:Failed drifted:Drifted diffed:Diffed old:Pending a-applied:Applied m-00:Applied]"; fmt.Sprint(order) != want {
 		t.Errorf("order %v, want %s", order, want)
 	}
-	failed := clusters[0].(types.Object).Attributes()
-	if n := len(failed["failed"].(types.List).Elements()) + len(failed["drifted"].(types.List).Elements()); n != 2 {
+	failed := objAttrs(t, clusters[0])
+	if n := len(listElems(t, failed["failed"])) + len(listElems(t, failed["drifted"])); n != 2 {
 		t.Errorf("the failed cluster lists %d objects, want its failed and drifted one", n)
 	}
-	diffed := clusters[2].(types.Object).Attributes()["diffed"].(types.List).Elements()[0].(types.Object).Attributes()
-	patch := diffed["observed_diffs"].(types.List).Elements()[0].(types.Object).Attributes()
-	if patch["path"].(types.String).ValueString() != "/metadata/labels/team" || patch["value_in_member"].(types.String).ValueString() != "z" {
+	diffed := objAttrs(t, listElems(t, objAttrs(t, clusters[2])["diffed"])[0])
+	patch := objAttrs(t, listElems(t, diffed["observed_diffs"])[0])
+	if strOf(t, patch["path"]) != "/metadata/labels/team" || strOf(t, patch["value_in_member"]) != "z" {
 		t.Errorf("diff %v", patch)
 	}
 
 	capped := placementApplyStatus(crp, 20, &diags).Attributes()
-	if n := len(capped["clusters"].(types.List).Elements()); n != 20 {
+	if n := len(listElems(t, capped["clusters"])); n != 20 {
 		t.Errorf("%d clusters listed under the cap, want 20", n)
 	}
-	if got := capped["clusters_omitted"].(types.Int64).ValueInt64(); got != 11 {
+	if got := int64Attr(t, capped["clusters_omitted"]); got != 11 {
 		t.Errorf("clusters_omitted %d, want 11", got)
 	}
-	if got := capped["applied_count"].(types.Int64).ValueInt64(); got != 27 {
+	if got := int64Attr(t, capped["applied_count"]); got != 27 {
 		t.Errorf("capped applied_count %d, want the exact 27", got)
 	}
+}
+
+// Checked reads of computed values, for the assertions below (with placement_preview_test.go's).
+func objAttrs(t *testing.T, v attr.Value) map[string]attr.Value {
+	t.Helper()
+	o, ok := v.(types.Object)
+	if !ok {
+		t.Fatalf("%T is not an object", v)
+	}
+	return o.Attributes()
+}
+
+func strOf(t *testing.T, v attr.Value) string {
+	t.Helper()
+	s, ok := v.(types.String)
+	if !ok {
+		t.Fatalf("%T is not a string", v)
+	}
+	return s.ValueString()
 }
 
 // apply_strategy maps to KubeFleet's ApplyStrategy with the CRD's defaults, and back; KubeFleet's
