@@ -26,7 +26,7 @@ import (
 type Config struct {
 	FleetFile string // the fleet description (SPEC §6)
 	Dir       string // state: kubeconfigs, CA, env, logs, pids
-	BinDir    string // hubagent
+	BinDir    string // hubagent, memberagent
 	// AssetsDir holds kube-apiserver and etcd for envtest.
 	AssetsDir string
 	// FleetCRDs and KarpenterCRDs are the CRD folders of go.goms.io/fleet and
