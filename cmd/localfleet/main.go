@@ -53,7 +53,7 @@ func up(args []string) error {
 	cfg := localfleet.Config{}
 	fs.StringVar(&cfg.FleetFile, "fleet", "examples/quickstart/fleet.yaml", "fleet description file")
 	fs.StringVar(&cfg.Dir, "dir", ".localfleet", "state directory")
-	fs.StringVar(&cfg.BinDir, "bin", "bin", "directory with hubagent and kube-apiserver")
+	fs.StringVar(&cfg.BinDir, "bin", "bin", "directory with hubagent, memberagent and kube-apiserver")
 	fs.StringVar(&cfg.FleetCRDs, "fleet-crds", "", "KubeFleet CRDs (default: go.goms.io/fleet's config/crd/bases)")
 	fs.StringVar(&cfg.KarpenterCRDs, "karpenter-crds", "", "Karpenter CRDs (default: sigs.k8s.io/karpenter's pkg/apis/crds)")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 0, "simulated member agents' heartbeat period (default 30s; up to 2m for fleets over 1,500 members)")

@@ -116,6 +116,59 @@ output "web_override" {
   }
 }
 
+# A placement applied for real: canary-east has its own kube-apiserver, where the local fleet runs
+# KubeFleet's real member agent (v0.18.9), so the tools namespace is applied there by KubeFleet's
+# work applier with the apply strategy below, and status.apply says what it did per cluster (applied,
+# failed, drifted on the member, or diffed with ReportDiff).
+resource "kubernetes_namespace" "tools" {
+  metadata {
+    name   = "tools"
+    labels = { app = "tools" }
+  }
+}
+
+resource "fleet_placement" "tools" {
+  name               = "tools"
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = "tools" }]
+  policy             = { placement_type = "PickFixed", cluster_names = ["canary-east"] }
+  apply_strategy     = { type = "ServerSideApply", when_to_apply = "IfNotDrifted" }
+  wait_for_rollout   = true
+  depends_on         = [kubernetes_namespace.tools]
+}
+
+# canary-east's own API server, through the member's credentials from the Fleet API: the namespace
+# is read back from the member, not from the hub.
+ephemeral "fleet_member_credentials" "canary_east" {
+  member = "canary-east"
+}
+
+provider "kubernetes" {
+  alias                  = "canary_east"
+  load_config_file       = false
+  host                   = ephemeral.fleet_member_credentials.canary_east.host
+  cluster_ca_certificate = ephemeral.fleet_member_credentials.canary_east.cluster_ca_certificate
+  client_certificate     = ephemeral.fleet_member_credentials.canary_east.client_certificate
+  client_key             = ephemeral.fleet_member_credentials.canary_east.client_key
+  token                  = ephemeral.fleet_member_credentials.canary_east.token
+}
+
+data "kubernetes_namespace" "tools_on_canary_east" {
+  provider = kubernetes.canary_east
+  metadata {
+    name = "tools"
+  }
+  depends_on = [fleet_placement.tools] # read once the placement has rolled out
+}
+
+output "tools_applied_on_canary_east" {
+  description = "The tools namespace as canary-east's API server has it, and what KubeFleet's member agent reported."
+  value = {
+    labels_on_member = data.kubernetes_namespace.tools_on_canary_east.metadata[0].labels
+    applied_count    = fleet_placement.tools.status.apply.applied_count
+    clusters         = [for c in fleet_placement.tools.status.apply.clusters : "${c.cluster}: ${c.result} (${c.message})"]
+  }
+}
+
 # A staged rollout (KubeFleet v0.18): the api namespace goes to every canary and prod cluster, but
 # only as a staged update run rolls it out: canary first, then prod two clusters at a time. The
 # plan's preview shows each stage's clusters in the batches KubeFleet updates them, and what it

@@ -125,7 +125,7 @@ func StartWith(root, fleetFile string, o Options) (*Fleet, error) {
 		heartbeat = 15 * time.Second
 	}
 	bin := filepath.Join(root, "bin")
-	for _, tool := range []string{"kube-apiserver", "hubagent"} {
+	for _, tool := range []string{"kube-apiserver", "hubagent", "memberagent"} {
 		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
 			return nil, fmt.Errorf("%s missing in %s: run `make tools` (make test does)", tool, bin)
 		}

@@ -3,6 +3,7 @@ package acctest
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -119,4 +120,20 @@ func (h *HubClients) WaitForResourceIndex(t *testing.T, name, index string) {
 	if err != nil {
 		t.Fatalf("placement %s: want latest resource snapshot %s, have %q: %v", name, index, last, err)
 	}
+}
+
+// MemberClient is a client of a member's own kube-apiserver (the local fleet's
+// <dir>/member-<name>.kubeconfig), where KubeFleet's real member agent applies
+// the member's Works: for reading placed objects and changing them by hand.
+func MemberClient(t testing.TB, member string) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(Current(t).Dir, "member-"+member+".kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

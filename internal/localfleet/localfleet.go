@@ -26,7 +26,7 @@ import (
 type Config struct {
 	FleetFile string // the fleet description (SPEC §6)
 	Dir       string // state: kubeconfigs, CA, env, logs, pids
-	BinDir    string // hubagent
+	BinDir    string // hubagent, memberagent
 	// AssetsDir holds kube-apiserver and etcd for envtest.
 	AssetsDir string
 	// FleetCRDs and KarpenterCRDs are the CRD folders of go.goms.io/fleet and
@@ -49,10 +49,12 @@ type Fleet struct {
 	agent   *hubAgent
 	members map[string]*apiServer
 	agents  *memberAgents
-	admin   *adminServer
-	Fleet   *emulator.Server
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// real are KubeFleet's real member agents, one per member with its own kube-apiserver.
+	real   []*realMemberAgent
+	admin  *adminServer
+	Fleet  *emulator.Server
+	cancel context.CancelFunc
+	done   chan struct{}
 	// Env is what terraform and the tests need (written to <Dir>/env).
 	Env map[string]string
 }
@@ -120,6 +122,11 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		return f, err
 	}
 	cfg.Logf("%d members joined the hub in %s; heartbeats every %s", len(file.Members), time.Since(t).Round(time.Millisecond), cfg.Heartbeat)
+	if !direct { // without the hub agent nothing writes Works
+		if err := f.startRealAgents(ctx, runCtx); err != nil {
+			return f, err
+		}
+	}
 	go func() {
 		defer close(f.done)
 		f.agents.run(runCtx)
@@ -243,7 +250,7 @@ func systemRoots() []byte {
 // everything even if this process dies without cleaning up.
 func (f *Fleet) recordProcesses() {
 	p := Processes{Supervisor: os.Getpid()}
-	p.Children = childPIDs(os.Getpid(), "etcd", "kube-apiserver", "hubagent")
+	p.Children = childPIDs(os.Getpid(), "etcd", "kube-apiserver", "hubagent", "memberagent")
 	if err := writeProcesses(f.cfg.Dir, p); err != nil {
 		f.cfg.Logf("record processes: %v", err)
 	}
@@ -264,6 +271,9 @@ func (f *Fleet) Stop() {
 	if f.Fleet != nil {
 		_ = f.Fleet.Close()
 	}
+	for _, a := range f.real {
+		a.stop()
+	}
 	for _, m := range f.members {
 		m.stop()
 	}
@@ -283,4 +293,35 @@ func (f *Fleet) UpdateMember(ctx context.Context, m fleetfile.Member) error {
 		return errors.New("fleet not started")
 	}
 	return f.agents.Update(ctx, m)
+}
+
+// startRealAgents starts KubeFleet's real member agent for every joined member with its own
+// kube-apiserver, in file order, with the garbage collection it relies on (memberGC, until runCtx
+// ends), and hands their Works over from the simulated agents.
+func (f *Fleet) startRealAgents(ctx, runCtx context.Context) error {
+	for _, m := range f.File.Members {
+		srv, ok := f.members[m.Name]
+		if !ok || !m.IsJoined() {
+			continue
+		}
+		a, err := startRealMemberAgent(ctx, f.cfg, f.hub, srv, m.Name)
+		if err != nil {
+			return err
+		}
+		f.real = append(f.real, a)
+		f.agents.serveWorksReally(m.Name)
+		go memberGC(runCtx, srv, f.cfg.Logf)
+		f.recordProcesses()
+		f.cfg.Logf("member %s: KubeFleet's member agent applies its Works (log: memberagent-%s.log)", m.Name, m.Name)
+	}
+	return nil
+}
+
+// RealMemberAgents are the members whose Works KubeFleet's real member agent applies.
+func (f *Fleet) RealMemberAgents() []string {
+	out := make([]string, 0, len(f.real))
+	for _, a := range f.real {
+		out = append(out, a.name)
+	}
+	return out
 }

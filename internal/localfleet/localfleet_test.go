@@ -258,8 +258,17 @@ func TestStopAfterCrashLeavesNothing(t *testing.T) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Children) < 5 { // hub etcd + apiserver, hub agent, member etcd + apiserver
-		t.Fatalf("recorded children %v, want at least 5", p.Children)
+	if len(p.Children) < 6 { // hub etcd + apiserver, hub agent, member etcd + apiserver, member agent
+		t.Fatalf("recorded children %v, want at least 6", p.Children)
+	}
+	memberAgents := 0
+	for _, pid := range p.Children {
+		if isMemberAgent(pid) {
+			memberAgents++
+		}
+	}
+	if memberAgents != 1 { // canary-east's
+		t.Fatalf("recorded %d member agents among %v, want canary-east's", memberAgents, p.Children)
 	}
 	if err := syscall.Kill(p.Supervisor, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

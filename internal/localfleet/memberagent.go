@@ -82,6 +82,9 @@ type memberAgents struct {
 	// state is per member (a member that leaves and joins again keeps its
 	// own); look it up with stateOf.
 	state map[string]*agentState
+	// real are the members whose Works KubeFleet's real member agent applies
+	// and reports: the simulated agent never writes their Works' status.
+	real map[string]bool
 }
 
 // agentState is what a member agent remembers between reports. Its mutex
@@ -102,7 +105,7 @@ const workers = 16
 
 func newMemberAgents(hub client.Client, file *fleetfile.File, interval time.Duration, direct bool, logf func(string, ...any)) *memberAgents {
 	a := &memberAgents{hub: hub, file: file, interval: interval, direct: direct, logf: logf,
-		members: map[string]fleetfile.Member{}, state: map[string]*agentState{}}
+		members: map[string]fleetfile.Member{}, state: map[string]*agentState{}, real: map[string]bool{}}
 	for _, m := range file.Members {
 		if !m.IsJoined() {
 			continue // a cluster a PUT of fleets/members may join later (JoinMember)
@@ -642,6 +645,19 @@ func (a *memberAgents) LeaveMember(ctx context.Context, member string) error {
 	})
 }
 
+// serveWorksReally hands a member's Works to KubeFleet's real member agent.
+func (a *memberAgents) serveWorksReally(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.real[name] = true
+}
+
+func (a *memberAgents) servedReally(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.real[name]
+}
+
 // Member returns a member's current description.
 func (a *memberAgents) Member(name string) (fleetfile.Member, bool) {
 	a.mu.Lock()
@@ -661,7 +677,7 @@ func (a *memberAgents) applyWorks(ctx context.Context) error {
 	for i := range list.Items {
 		w := &list.Items[i]
 		member := strings.TrimPrefix(w.Namespace, "fleet-member-")
-		if m, ok := a.Member(member); !ok || !m.IsHealthy() {
+		if m, ok := a.Member(member); !ok || !m.IsHealthy() || a.servedReally(member) {
 			continue
 		}
 		if cond := meta.FindStatusCondition(w.Status.Conditions, placementv1beta1.WorkConditionTypeAvailable); cond != nil &&

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -45,7 +46,9 @@ const (
 func startMemberAPI(ctx context.Context, cfg Config, m fleetfile.Member) (*apiServer, error) {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
-	srv, err := startAPIServer(cfg, memberAPIPrefix+m.Name, []string{cfg.KarpenterCRDs}, s)
+	// KubeFleet's AppliedWork CRD: the real member agent needs it (realagent.go).
+	crds := []string{cfg.KarpenterCRDs, filepath.Join(cfg.FleetCRDs, appliedWorkCRD)}
+	srv, err := startAPIServer(cfg, memberAPIPrefix+m.Name, crds, s)
 	if err != nil {
 		return nil, err
 	}

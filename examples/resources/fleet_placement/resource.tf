@@ -44,6 +44,14 @@ resource "fleet_placement" "web" {
     max_surge       = "25%"
   }
 
+  # How the member agents apply it: here they leave an object changed on a member alone and report
+  # the drift in status.apply instead of overwriting it. type = "ReportDiff" applies nothing and
+  # only reports differences.
+  apply_strategy = {
+    type          = "ServerSideApply"
+    when_to_apply = "IfNotDrifted"
+  }
+
   # Apply returns once every picked cluster reports the namespace applied and available.
   wait_for_rollout = true
 

@@ -65,6 +65,7 @@ func placementStatusAttribute() rschema.SingleNestedAttribute {
 					},
 				}},
 			},
+			"apply": placementApplyStatusAttribute(),
 			"selected_resources": rschema.ListNestedAttribute{
 				Computed: true, Description: "The hub resources the placement selected.",
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
@@ -99,7 +100,7 @@ func placementConditions(conds []metav1.Condition, diags *diag.Diagnostics) type
 // on a thousand clusters has six thousand conditions: reflection would cost seconds). Per-cluster
 // statuses are sorted by name (the hub's order follows its bindings), unnamed entries for missing
 // clusters last.
-func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByCluster map[string]string) (types.Object, diag.Diagnostics) {
+func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByCluster map[string]string, limit int) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	generation := int64(0)
 	if c := meta.FindStatusCondition(crp.Status.Conditions, placementScheduledCondition(&crp.ObjectMeta)); c != nil {
@@ -140,15 +141,17 @@ func placementStatusObject(crp *placementv1.ClusterResourcePlacement, indexByClu
 		"conditions":          placementConditions(crp.Status.Conditions, &diags),
 		"placement_statuses":  cl,
 		"selected_resources":  rl,
+		"apply":               placementApplyStatus(crp, limit, &diags),
 	})
 	diags.Append(d...)
 	return o, diags
 }
 
 // setObserved sets what the hub reports: the placement's status, with each cluster's resource
-// snapshot index, and the resource snapshot history.
-func (m *placementModel) setObserved(crp *hub.Placement, versions hub.ResourceVersions) diag.Diagnostics {
-	status, diags := placementStatusObject(&crp.ClusterResourcePlacement, versions.ByCluster)
+// snapshot index and apply results (at most limit clusters listed; 0: all), and the resource
+// snapshot history.
+func (m *placementModel) setObserved(crp *hub.Placement, versions hub.ResourceVersions, limit int) diag.Diagnostics {
+	status, diags := placementStatusObject(&crp.ClusterResourcePlacement, versions.ByCluster, limit)
 	m.Status = status
 	m.LatestResourceIndex = plString(versions.Latest)
 	snaps := make([]attr.Value, 0, len(versions.Snapshots))
@@ -174,7 +177,7 @@ func (r *placementResource) saveWithStatus(ctx context.Context, hc *hub.Client, 
 		diags.AddWarning("Reading the placement's resource snapshots",
 			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Key().String(), err))
 	}
-	diags.Append(m.setObserved(crp, versions)...)
+	diags.Append(m.setObserved(crp, versions, r.Clients.ListLimit())...)
 	diags.Append(r.sc().set(ctx, state, m)...)
 }
 

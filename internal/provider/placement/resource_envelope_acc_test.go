@@ -93,6 +93,10 @@ resource "fleet_placement" "test" {
     { group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = fleet_envelope.test.kind, name = fleet_envelope.test.name },
   ]
   policy           = { placement_type = "PickFixed", cluster_names = ["canary-east", "prod-east-1"] }
+  # canary-east's real member agent cannot track a ResourceQuota's availability (NotTrackable): the
+  # hub then counts the cluster available only after this period (60 s by default), and rolls each
+  # change out one cluster at a time.
+  strategy         = { unavailable_period_seconds = 1 }
   wait_for_rollout = true
   depends_on       = [fleet_envelope.quota]
 }

@@ -63,7 +63,7 @@ const (
 
 // placementConfigAttributes are the attributes a user configures; the preview is recomputed when one of
 // them changes.
-var placementConfigAttributes = []string{"name", "resource_selectors", "policy", "strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
+var placementConfigAttributes = []string{"name", "resource_selectors", "policy", "strategy", "apply_strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
 
 func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = placementSchema(ctx)
@@ -97,6 +97,7 @@ func placementSchema(ctx context.Context) rschema.Schema {
 			"resource_selectors": placementResourceSelectorsAttribute(),
 			"policy":             placementPolicyAttribute(),
 			"strategy":           placementStrategyAttribute(),
+			"apply_strategy":     placementApplyStrategyAttribute(),
 			"revision_history_limit": rschema.Int64Attribute{
 				Optional: true, Computed: true, Default: int64default.StaticInt64(placementDefaultRevisionHistoryLimit),
 				Description: "How many policy and resource snapshots the hub keeps (1 to 1000). Default: 10.",
@@ -105,7 +106,8 @@ func placementSchema(ctx context.Context) rschema.Schema {
 			"wait_for_rollout": rschema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Apply waits until the placement is scheduled and its resources are Applied and Available on every " +
-					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy. Default: false.",
+					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy and an `apply_strategy.type` " +
+					"other than ReportDiff (which applies nothing). Default: false.",
 			},
 			"facts":   shared.FactsAttribute("the preview"),
 			"preview": placementPreviewAttribute(),
@@ -193,6 +195,11 @@ func (r *placementResource) ValidateConfig(ctx context.Context, req resource.Val
 		validateNamespacedSelectors(&resp.Diagnostics, m.ResourceSelectors, unknown)
 	}
 	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
+	validateApplyStrategy(&resp.Diagnostics, m.ApplyStrategy, unknown)
+	if as := m.ApplyStrategy; as != nil && as.Type.ValueString() == string(placementv1.ApplyStrategyTypeReportDiff) && m.WaitForRollout.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("wait_for_rollout"), "Invalid rollout wait",
+			"Attribute wait_for_rollout waits until the resources are Applied and Available on every picked cluster, which never happens with apply_strategy.type ReportDiff: the member agents apply nothing and report differences (DiffReported) in status.apply.")
+	}
 	for i, s := range m.ResourceSelectors {
 		if s.LabelSelector == nil {
 			continue
@@ -588,7 +595,7 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if state.WaitForRollout.IsNull() {
 		state.WaitForRollout = types.BoolValue(false) // imported
 	}
-	resp.Diagnostics.Append(state.setObserved(crp, versions)...)
+	resp.Diagnostics.Append(state.setObserved(crp, versions, r.Clients.ListLimit())...)
 	resp.Diagnostics.Append(sc.set(ctx, &resp.State, &state)...)
 }
 
@@ -670,6 +677,7 @@ type placementModel struct {
 	ResourceSelectors    []resourceSelectorModel `tfsdk:"resource_selectors"`
 	Policy               *policyModel            `tfsdk:"policy"`
 	Strategy             *placementStrategyModel `tfsdk:"strategy"`
+	ApplyStrategy        *applyStrategyModel     `tfsdk:"apply_strategy"`
 	RevisionHistoryLimit types.Int64             `tfsdk:"revision_history_limit"`
 	WaitForRollout       types.Bool              `tfsdk:"wait_for_rollout"`
 	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
@@ -713,6 +721,7 @@ var (
 		"conditions":          types.ListType{ElemType: placementConditionAttrTypes},
 		"placement_statuses":  types.ListType{ElemType: placementClusterStatusType},
 		"selected_resources":  types.ListType{ElemType: placementSelectedResourceType},
+		"apply":               types.ObjectType{AttrTypes: applyStatusAttrTypes},
 	}
 )
 
@@ -742,6 +751,7 @@ func placementFromModel(m *placementModel) *hub.Placement {
 	p.Name = m.Name.ValueString()
 	p.Namespace = m.Namespace.ValueString()
 	p.Spec = placementv1.PlacementSpec{Policy: m.Policy.toAPI(), Strategy: m.Strategy.toAPI()}
+	p.Spec.Strategy.ApplyStrategy = m.ApplyStrategy.toAPI()
 	for i, s := range m.ResourceSelectors {
 		sel := placementv1.ResourceSelectorTerm{Group: s.Group.ValueString(), Version: s.Version.ValueString(), Kind: s.Kind.ValueString(), Name: s.Name.ValueString()}
 		if s.LabelSelector != nil {
@@ -787,6 +797,7 @@ func placementSpecToModel(m *placementModel, crp *hub.Placement) {
 	}
 	m.Policy = placementPolicyFromAPI(crp.Spec.Policy)
 	m.Strategy = placementStrategyFromAPI(crp.Spec.Strategy)
+	m.ApplyStrategy = applyStrategyFromAPI(crp.Spec.Strategy.ApplyStrategy)
 	m.RevisionHistoryLimit = types.Int64Value(placementDefaultRevisionHistoryLimit)
 	if crp.Spec.RevisionHistoryLimit != nil {
 		m.RevisionHistoryLimit = types.Int64Value(int64(*crp.Spec.RevisionHistoryLimit))

@@ -311,7 +311,7 @@ func TestPlacementSetObserved(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("x", 3600))
 	var m placementModel
 	diags := m.setObserved(crp, hub.ResourceVersions{Latest: "1", ByCluster: map[string]string{"a": "1"},
-		Snapshots: []hub.ResourceSnapshot{{Index: "0", CreatedAt: t0}, {Index: "1", CreatedAt: t0.Add(time.Minute)}}})
+		Snapshots: []hub.ResourceSnapshot{{Index: "0", CreatedAt: t0}, {Index: "1", CreatedAt: t0.Add(time.Minute)}}}, 0)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -332,7 +332,7 @@ func TestPlacementSetObserved(t *testing.T) {
 		t.Errorf("snapshots %v: want two, times in UTC", snaps)
 	}
 	// Before the hub agent cut a snapshot: null latest, an empty history.
-	diags = m.setObserved(crp, hub.ResourceVersions{})
+	diags = m.setObserved(crp, hub.ResourceVersions{}, 0)
 	if diags.HasError() || !m.LatestResourceIndex.IsNull() || len(m.ResourceSnapshots.Elements()) != 0 || m.ResourceSnapshots.IsNull() {
 		t.Errorf("no snapshot yet: latest %s, snapshots %s", m.LatestResourceIndex, m.ResourceSnapshots)
 	}

@@ -217,6 +217,7 @@ type resourcePlacementModel struct {
 	ResourceSelectors    []namespacedSelectorModel `tfsdk:"resource_selectors"`
 	Policy               *policyModel              `tfsdk:"policy"`
 	Strategy             *placementStrategyModel   `tfsdk:"strategy"`
+	ApplyStrategy        *applyStrategyModel       `tfsdk:"apply_strategy"`
 	RevisionHistoryLimit types.Int64               `tfsdk:"revision_history_limit"`
 	WaitForRollout       types.Bool                `tfsdk:"wait_for_rollout"`
 	Timeouts             timeouts.Value            `tfsdk:"timeouts"`
@@ -238,7 +239,7 @@ type namespacedSelectorModel struct {
 // shared is the model the shared implementation works on.
 func (m *resourcePlacementModel) shared() placementModel {
 	out := placementModel{
-		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy,
+		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy, ApplyStrategy: m.ApplyStrategy,
 		RevisionHistoryLimit: m.RevisionHistoryLimit, WaitForRollout: m.WaitForRollout, Timeouts: m.Timeouts,
 		Facts: m.Facts, Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
 	}
@@ -257,7 +258,7 @@ func (m *resourcePlacementModel) shared() placementModel {
 // resourcePlacementModelOf is the shared model as fleet_resource_placement's.
 func resourcePlacementModelOf(m *placementModel) *resourcePlacementModel {
 	out := &resourcePlacementModel{
-		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy,
+		ID: m.ID, Namespace: m.Namespace, Name: m.Name, Policy: m.Policy, Strategy: m.Strategy, ApplyStrategy: m.ApplyStrategy,
 		RevisionHistoryLimit: m.RevisionHistoryLimit, WaitForRollout: m.WaitForRollout, Timeouts: m.Timeouts,
 		Facts: m.Facts, Preview: m.Preview, Status: m.Status, LatestResourceIndex: m.LatestResourceIndex, ResourceSnapshots: m.ResourceSnapshots,
 	}

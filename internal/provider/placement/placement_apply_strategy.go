@@ -1,0 +1,175 @@
+package placement
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+)
+
+// fleet_placement's apply_strategy: how the member agents' work applier applies the placed
+// resources (KubeFleet v1 ApplyStrategy, apis/placement/v1/clusterresourceplacement_types.go),
+// with the CRD's defaults, KubeFleet's validation, and the mapping to spec.strategy.applyStrategy.
+
+// The CRD's defaults (+kubebuilder:default on ApplyStrategy's fields).
+var (
+	applyDefaultType           = string(placementv1.ApplyStrategyTypeClientSideApply)
+	applyDefaultComparison     = string(placementv1.ComparisonOptionTypePartialComparison)
+	applyDefaultWhenToApply    = string(placementv1.WhenToApplyTypeAlways)
+	applyDefaultWhenToTakeOver = string(placementv1.WhenToTakeOverTypeAlways)
+)
+
+var (
+	applySSAConfigAttrTypes = map[string]attr.Type{"force_conflicts": types.BoolType}
+	applyStrategyAttrTypes  = map[string]attr.Type{
+		"type": types.StringType, "comparison_option": types.StringType, "when_to_apply": types.StringType,
+		"when_to_take_over": types.StringType, "allow_co_ownership": types.BoolType,
+		"server_side_apply_config": types.ObjectType{AttrTypes: applySSAConfigAttrTypes},
+	}
+)
+
+func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
+	return rschema.SingleNestedAttribute{
+		Optional: true, Computed: true,
+		Default: objectdefault.StaticValue(types.ObjectValueMust(applyStrategyAttrTypes, map[string]attr.Value{
+			"type": types.StringValue(applyDefaultType), "comparison_option": types.StringValue(applyDefaultComparison),
+			"when_to_apply": types.StringValue(applyDefaultWhenToApply), "when_to_take_over": types.StringValue(applyDefaultWhenToTakeOver),
+			"allow_co_ownership":       types.BoolValue(false),
+			"server_side_apply_config": types.ObjectNull(applySSAConfigAttrTypes),
+		})),
+		Description: "How the member agents apply the placed resources on each cluster (KubeFleet v1 `applyStrategy`); what " +
+			"they did is in `status.apply`. Default: ClientSideApply, PartialComparison, apply Always, take over Always.",
+		Attributes: map[string]rschema.Attribute{
+			"type": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultType),
+				Description: "`ClientSideApply` (three-way merge, as kubectl apply; the default), `ServerSideApply` (the member " +
+					"agent becomes the field manager) or `ReportDiff` (apply nothing; report the differences between the hub's " +
+					"manifests and what each member runs in `status.apply`).",
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.ApplyStrategyTypeClientSideApply),
+					string(placementv1.ApplyStrategyTypeServerSideApply), string(placementv1.ApplyStrategyTypeReportDiff))},
+			},
+			"comparison_option": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultComparison),
+				Description: "What drifts and diffs compare: `PartialComparison` (only the fields the hub's manifest sets; the " +
+					"default) or `FullComparison` (every field).",
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.ComparisonOptionTypePartialComparison),
+					string(placementv1.ComparisonOptionTypeFullComparison))},
+			},
+			"when_to_apply": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultWhenToApply),
+				Description: "`Always` (re-apply, overwriting changes made on the member; the default) or `IfNotDrifted` " +
+					"(leave a drifted object alone and report the drift).",
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.WhenToApplyTypeAlways),
+					string(placementv1.WhenToApplyTypeIfNotDrifted))},
+			},
+			"when_to_take_over": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultWhenToTakeOver),
+				Description: "What to do with an object that already exists on a member: `Always` take it over (the default), " +
+					"`IfNoDiff` only if it matches the hub's manifest, `Never`.",
+				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.WhenToTakeOverTypeAlways),
+					string(placementv1.WhenToTakeOverTypeIfNoDiff), string(placementv1.WhenToTakeOverTypeNever))},
+			},
+			"allow_co_ownership": rschema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Apply to objects that other (non-Fleet) owners also own. Default: false.",
+			},
+			"server_side_apply_config": rschema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "ServerSideApply only (KubeFleet rejects it with the other types).",
+				Attributes: map[string]rschema.Attribute{
+					"force_conflicts": rschema.BoolAttribute{
+						Required:    true,
+						Description: "Take over fields other field managers own instead of failing with ApplyConflictWithOtherApplier.",
+					},
+				},
+			},
+		},
+	}
+}
+
+type applyStrategyModel struct {
+	Type                  types.String         `tfsdk:"type"`
+	ComparisonOption      types.String         `tfsdk:"comparison_option"`
+	WhenToApply           types.String         `tfsdk:"when_to_apply"`
+	WhenToTakeOver        types.String         `tfsdk:"when_to_take_over"`
+	AllowCoOwnership      types.Bool           `tfsdk:"allow_co_ownership"`
+	ServerSideApplyConfig *applySSAConfigModel `tfsdk:"server_side_apply_config"`
+}
+
+type applySSAConfigModel struct {
+	ForceConflicts types.Bool `tfsdk:"force_conflicts"`
+}
+
+// validateApplyStrategy is KubeFleet's rule (pkg/utils/validator/placement.go validateRolloutStrategy:
+// "serverSideApplyConfig is only valid for ServerSideApply strategy type").
+func validateApplyStrategy(diags *diag.Diagnostics, s *applyStrategyModel, unknown []path.Path) {
+	p := path.Root("apply_strategy")
+	if s == nil || s.ServerSideApplyConfig == nil || shared.RelatedToAny(p.AtName("type"), unknown) || s.Type.IsNull() {
+		return
+	}
+	if t := s.Type.ValueString(); t != string(placementv1.ApplyStrategyTypeServerSideApply) {
+		at := p.AtName("server_side_apply_config")
+		diags.AddAttributeError(at, "Invalid apply strategy",
+			fmt.Sprintf("Attribute %s: serverSideApplyConfig is only valid for ServerSideApply strategy type (apply_strategy.type is %s).", at, t))
+	}
+}
+
+// toAPI is the ApplyStrategy the configuration describes; unset and unknown fields take the CRD's defaults.
+func (s *applyStrategyModel) toAPI() *placementv1.ApplyStrategy {
+	str := func(v types.String, def string) string {
+		if v.IsNull() || v.IsUnknown() {
+			return def
+		}
+		return v.ValueString()
+	}
+	if s == nil {
+		s = &applyStrategyModel{}
+	}
+	out := &placementv1.ApplyStrategy{
+		Type:             placementv1.ApplyStrategyType(str(s.Type, applyDefaultType)),
+		ComparisonOption: placementv1.ComparisonOptionType(str(s.ComparisonOption, applyDefaultComparison)),
+		WhenToApply:      placementv1.WhenToApplyType(str(s.WhenToApply, applyDefaultWhenToApply)),
+		WhenToTakeOver:   placementv1.WhenToTakeOverType(str(s.WhenToTakeOver, applyDefaultWhenToTakeOver)),
+		AllowCoOwnership: s.AllowCoOwnership.ValueBool(),
+	}
+	if c := s.ServerSideApplyConfig; c != nil {
+		out.ServerSideApplyConfig = &placementv1.ServerSideApplyConfig{ForceConflicts: c.ForceConflicts.ValueBool()}
+	}
+	return out
+}
+
+// applyStrategyFromAPI reads the hub's applyStrategy; what it left empty (an older placement has
+// none) is the CRD's default, which is what the work applier uses.
+func applyStrategyFromAPI(s *placementv1.ApplyStrategy) *applyStrategyModel {
+	orDefault := func(v, def string) types.String {
+		if v == "" {
+			return types.StringValue(def)
+		}
+		return types.StringValue(v)
+	}
+	if s == nil {
+		s = &placementv1.ApplyStrategy{}
+	}
+	m := &applyStrategyModel{
+		Type:             orDefault(string(s.Type), applyDefaultType),
+		ComparisonOption: orDefault(string(s.ComparisonOption), applyDefaultComparison),
+		WhenToApply:      orDefault(string(s.WhenToApply), applyDefaultWhenToApply),
+		WhenToTakeOver:   orDefault(string(s.WhenToTakeOver), applyDefaultWhenToTakeOver),
+		AllowCoOwnership: types.BoolValue(s.AllowCoOwnership),
+	}
+	if c := s.ServerSideApplyConfig; c != nil {
+		m.ServerSideApplyConfig = &applySSAConfigModel{ForceConflicts: types.BoolValue(c.ForceConflicts)}
+	}
+	return m
+}
