@@ -33,76 +33,68 @@ func Moved(planned, now *Facts) []string {
 }
 
 func movedHub(planned, now []clusterv1.MemberCluster) []string {
-	before := map[string]clusterv1.MemberCluster{}
-	for _, mc := range planned {
-		before[mc.Name] = mc
-	}
-	after := map[string]clusterv1.MemberCluster{}
-	for _, mc := range now {
-		after[mc.Name] = mc
-	}
-	var out []string
-	for _, name := range unionKeys(before, after) {
-		b, inB := before[name]
-		a, inA := after[name]
-		switch {
-		case !inA:
-			out = append(out, fmt.Sprintf("member cluster %s: left the hub", name))
-			continue
-		case !inB:
-			out = append(out, fmt.Sprintf("member cluster %s: joined the hub", name))
-			continue
-		}
-		if d := mapDiff(b.Labels, a.Labels); d != "" {
-			out = append(out, fmt.Sprintf("member cluster %s: labels %s", name, d))
-		}
-		if bt, at := taintsText(b.Spec.Taints), taintsText(a.Spec.Taints); bt != at {
-			out = append(out, fmt.Sprintf("member cluster %s: taints [%s] → [%s]", name, bt, at))
-		}
-		if d := mapDiff(conditionsOf(b), conditionsOf(a)); d != "" {
-			out = append(out, fmt.Sprintf("member cluster %s: conditions %s", name, d))
-		}
-		if d := mapDiff(propertiesOf(b), propertiesOf(a)); d != "" {
-			out = append(out, fmt.Sprintf("member cluster %s: properties %s", name, d))
-		}
-	}
-	return out
+	return pairUp(planned, now, func(mc clusterv1.MemberCluster) string { return mc.Name }, "member cluster", "the hub",
+		func(name string, b, a clusterv1.MemberCluster) []string {
+			var out []string
+			if d := mapDiff(b.Labels, a.Labels); d != "" {
+				out = append(out, fmt.Sprintf("member cluster %s: labels %s", name, d))
+			}
+			if bt, at := taintsText(b.Spec.Taints), taintsText(a.Spec.Taints); bt != at {
+				out = append(out, fmt.Sprintf("member cluster %s: taints [%s] → [%s]", name, bt, at))
+			}
+			if d := mapDiff(conditionsOf(b), conditionsOf(a)); d != "" {
+				out = append(out, fmt.Sprintf("member cluster %s: conditions %s", name, d))
+			}
+			if d := mapDiff(propertiesOf(b), propertiesOf(a)); d != "" {
+				out = append(out, fmt.Sprintf("member cluster %s: properties %s", name, d))
+			}
+			return out
+		})
 }
 
 func movedMembers(planned, now []MemberFacts, windows bool) []string {
-	before := map[string]MemberFacts{}
-	for _, m := range planned {
-		before[m.Name] = m
+	return pairUp(planned, now, func(m MemberFacts) string { return m.Name }, "member", "the fleet",
+		func(name string, b, a MemberFacts) []string {
+			var out []string
+			if b.Group != a.Group {
+				out = append(out, fmt.Sprintf("member %s: update group %q → %q", name, b.Group, a.Group))
+			}
+			if d := mapDiff(b.Labels, a.Labels); d != "" {
+				out = append(out, fmt.Sprintf("member %s: labels %s", name, d))
+			}
+			if d := mapDiff(versionsOf(b), versionsOf(a)); d != "" {
+				out = append(out, fmt.Sprintf("member %s: versions %s", name, d))
+			}
+			if windows {
+				if d := mapDiff(windowsOf(b), windowsOf(a)); d != "" {
+					out = append(out, fmt.Sprintf("member %s: maintenance windows %s", name, d))
+				}
+			}
+			return out
+		})
+}
+
+// pairUp pairs planned and now by name, in name order: what left or joined (what, where: "member
+// cluster", "the hub"), and what changed of each pair.
+func pairUp[T any](planned, now []T, name func(T) string, what, where string, changed func(name string, b, a T) []string) []string {
+	before, after := map[string]T{}, map[string]T{}
+	for _, x := range planned {
+		before[name(x)] = x
 	}
-	after := map[string]MemberFacts{}
-	for _, m := range now {
-		after[m.Name] = m
+	for _, x := range now {
+		after[name(x)] = x
 	}
 	var out []string
-	for _, name := range unionKeys(before, after) {
-		b, inB := before[name]
-		a, inA := after[name]
+	for _, n := range unionKeys(before, after) {
+		b, inB := before[n]
+		a, inA := after[n]
 		switch {
 		case !inA:
-			out = append(out, fmt.Sprintf("member %s: left the fleet", name))
-			continue
+			out = append(out, fmt.Sprintf("%s %s: left %s", what, n, where))
 		case !inB:
-			out = append(out, fmt.Sprintf("member %s: joined the fleet", name))
-			continue
-		}
-		if b.Group != a.Group {
-			out = append(out, fmt.Sprintf("member %s: update group %q → %q", name, b.Group, a.Group))
-		}
-		if d := mapDiff(b.Labels, a.Labels); d != "" {
-			out = append(out, fmt.Sprintf("member %s: labels %s", name, d))
-		}
-		if d := mapDiff(versionsOf(b), versionsOf(a)); d != "" {
-			out = append(out, fmt.Sprintf("member %s: versions %s", name, d))
-		}
-		if windows {
-			if d := mapDiff(windowsOf(b), windowsOf(a)); d != "" {
-				out = append(out, fmt.Sprintf("member %s: maintenance windows %s", name, d))
-			}
+			out = append(out, fmt.Sprintf("%s %s: joined %s", what, n, where))
+		default:
+			out = append(out, changed(n, b, a)...)
 		}
 	}
 	return out
