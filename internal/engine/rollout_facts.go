@@ -279,3 +279,9 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// AssumeOlderImagesOffered is assumeOlderImagesOffered for a preview that reads its regions itself
+// (fleet_auto_upgrade_profile's), so that its Consistent image is the update run's.
+func AssumeOlderImagesOffered(regions map[string]rollout.Region, listed map[string]map[string][]string) map[string]map[string][]string {
+	return assumeOlderImagesOffered(regions, listed)
+}
