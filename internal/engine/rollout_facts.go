@@ -25,8 +25,8 @@ type RolloutFacts struct {
 	// members run (one warning for a whole preview).
 	NodeImageWarning string
 	// AssumedNodeImages are the versions a region is assumed to offer though
-	// neither AKS's list nor a member there shows them (location → image type →
-	// versions): see assumeOlderImagesOffered.
+	// its AKS list does not show them (location → image type → versions): those
+	// a member there runs, and those assumeOlderImagesOffered adds.
 	AssumedNodeImages map[string]map[string][]string
 }
 
@@ -118,6 +118,9 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 			reg.NodeImages[family] = append(reg.NodeImages[family], vs...)
 		}
 	}
+	// A member's image that its region's list, once read, does not show is offered only by
+	// assumption as well: the region may have dropped it since the member took it.
+	runOnly := map[string]map[string][]string{}
 	for _, m := range out.Members {
 		reg := out.Regions[m.Location]
 		for _, p := range m.NodePools {
@@ -126,9 +129,23 @@ func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (Rol
 				continue
 			}
 			reg.NodeImages[family] = append(reg.NodeImages[family], v)
+			if _, read := images.Images[m.Location]; read {
+				if runOnly[m.Location] == nil {
+					runOnly[m.Location] = map[string][]string{}
+				}
+				runOnly[m.Location][family] = append(runOnly[m.Location][family], v)
+			}
 		}
 	}
 	out.AssumedNodeImages = assumeOlderImagesOffered(out.Regions, images.Images)
+	for loc, byFamily := range runOnly {
+		if out.AssumedNodeImages[loc] == nil {
+			out.AssumedNodeImages[loc] = map[string][]string{}
+		}
+		for family, vs := range byFamily {
+			out.AssumedNodeImages[loc][family] = append(out.AssumedNodeImages[loc][family], vs...)
+		}
+	}
 	return out, nil
 }
 
