@@ -12,11 +12,12 @@ type NodeImageSelection string
 const (
 	// LatestImages: "Use the latest image version when upgrading nodes. Clusters may use different image
 	// versions ... because, for example, the latest available version is different in different regions."
+	// (fleets.json 2026-06-01).
 	LatestImages NodeImageSelection = "Latest"
 	// ConsistentImages: "for each node pool in managed clusters affected by the update run, the system
 	// selects the latest image version such that it is available across all other node pools (in all
 	// other clusters) of the same image type. As a result, all node pools of the same image type will be
-	// upgraded to the same image version."
+	// upgraded to the same image version." (fleets.json 2026-06-01).
 	ConsistentImages NodeImageSelection = "Consistent"
 )
 

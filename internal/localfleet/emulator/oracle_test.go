@@ -83,7 +83,7 @@ type oracleTrace struct {
 	// Profile, when set, makes the run an auto-upgrade profile's: the profile is created and its
 	// generateUpdateRun names the run the steps act on (Run is then unused).
 	Profile *oracleProfile `json:"profile,omitempty"`
-	Start string `json:"start"` // the simulated clock at the beginning (RFC 3339)
+	Start   string         `json:"start"` // the simulated clock at the beginning (RFC 3339)
 	// Regions replace the default regions when set.
 	Regions map[string]fleetfile.Region `json:"regions,omitempty"`
 	Members []oracleMember              `json:"members"`
