@@ -147,8 +147,8 @@ the states expected after each, read over HTTP) check it; ` + "`TestOracleTraces
 and fails on any mismatch. The expected states were written from the quotes, not from the engine.
 
 Sources: fleets.json is the official Fleet API spec, stable 2026-06-01; the ` + "`.md`" + ` pages are
-MicrosoftDocs/azure-aks-docs ` + "`articles/kubernetes-fleet`" + ` (2026-08-21); azure-fleet-api.md is the project's
-summary of the preview API versions, for rules only they state.
+MicrosoftDocs/azure-aks-docs ` + "`articles/kubernetes-fleet`" + ` (2026-08-21); "project notes" are the project's
+summary of the preview API versions, quoted for rules only they state (the provider speaks stable 2026-06-01).
 
 `)
 	fmt.Fprintf(&b, "**%d rules**: %d checked by the oracle's %d traces (compared with the emulator's execution over HTTP: **0 mismatches**), "+
