@@ -332,6 +332,12 @@ func TestAccAutoUpgradeProfile_nodeImageSelection(t *testing.T) {
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.consistent", acctest.Path("preview", "actions", "upgrade"), knownvalue.Int64Exact(2)),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.consistent", acctest.Path("preview", "actions", "unselected"), knownvalue.Int64Exact(6)),
 	}
+	for res, want := range map[string][2]string{"latest": {"202511.04.0", "202510.01.0"}, "consistent": {"202510.01.0", "202510.01.0"}} {
+		for i, m := range []string{imgEast, imgWest} {
+			checks = append(checks, plancheck.ExpectKnownValue("fleet_auto_upgrade_profile."+res, acctest.Path("preview", "members", m, "target_node_image_versions"),
+				knownvalue.MapExact(map[string]knownvalue.Check{"system": knownvalue.StringExact(ubuntu + want[i])})))
+		}
+	}
 	// Latest: each member its own region's newest.
 	checks = append(checks, member("latest", imgEast, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202511\.04\.0;`))...)
 	checks = append(checks, member("latest", imgWest, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202510\.01\.0;`))...)

@@ -153,6 +153,8 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
 							"action":                     computedStr("`upgrade`, `none` (already at the target), `skip` (the channel leaves it alone) or `unselected` (no group of the profile's update strategy selects it)."),
 							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
+							"target_node_image_versions": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+								Description: "NodeImage channel: node pool → the image a run moves it to (its current image when it stays), by `node_image_selection_type`; null for the other channels."},
 						}},
 					},
 					"members_omitted": schema.Int64Attribute{Computed: true, Description: "How many members `members` leaves out (0 with full detail)."},
@@ -721,7 +723,7 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 			omitted++
 			continue
 		}
-		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason)
+		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason, a.TargetNodeImages)
 	}
 	return types.ObjectValueMust(aupPreviewAttrTypes, map[string]attr.Value{
 		"target_kubernetes_version":  target,
@@ -745,16 +747,25 @@ func aupActionRank(a channel.Action) int {
 	return 2
 }
 
-func aupMemberRow(current, target, action, reason string) attr.Value {
+func aupMemberRow(current, target, action, reason string, images map[string]string) attr.Value {
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()
 		}
 		return types.StringValue(s)
 	}
+	imgs := types.MapNull(types.StringType)
+	if images != nil {
+		vs := make(map[string]attr.Value, len(images))
+		for pool, v := range images {
+			vs[pool] = types.StringValue(v)
+		}
+		imgs = types.MapValueMust(types.StringType, vs)
+	}
 	return types.ObjectValueMust(aupMemberAttrTypes, map[string]attr.Value{
 		"current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
 		"action": types.StringValue(action), "reason": str(reason),
+		"target_node_image_versions": imgs,
 	})
 }
 
@@ -780,7 +791,7 @@ type autoUpgradeProfileModel struct {
 var (
 	aupMemberAttrTypes = map[string]attr.Type{
 		"current_kubernetes_version": types.StringType, "target_kubernetes_version": types.StringType,
-		"action": types.StringType, "reason": types.StringType,
+		"action": types.StringType, "reason": types.StringType, "target_node_image_versions": types.MapType{ElemType: types.StringType},
 	}
 	aupPreviewAttrTypes = map[string]attr.Type{
 		"target_kubernetes_version":  types.StringType,
