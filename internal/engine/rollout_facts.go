@@ -25,8 +25,8 @@ type RolloutFacts struct {
 	// members run (one warning for a whole preview).
 	NodeImageWarning string
 	// AssumedNodeImages are the versions a region is assumed to offer though
-	// neither AKS's list nor a member there shows them (location → image type →
-	// versions): see assumeOlderImagesOffered.
+	// its AKS list does not show them (location → image type → versions): those
+	// a member there runs, and those assumeOlderImagesOffered adds.
 	AssumedNodeImages map[string]map[string][]string
 }
 
@@ -129,6 +129,9 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 			reg.NodeImages[family] = append(reg.NodeImages[family], vs...)
 		}
 	}
+	// A member's image that its region's list, once read, does not show is offered only by
+	// assumption as well: the region may have dropped it since the member took it.
+	runOnly := map[string]map[string][]string{}
 	for _, m := range out.Members {
 		reg := out.Regions[m.Location]
 		for _, p := range m.NodePools {
@@ -137,9 +140,23 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 				continue
 			}
 			reg.NodeImages[family] = append(reg.NodeImages[family], v)
+			if _, read := images.Images[m.Location]; read {
+				if runOnly[m.Location] == nil {
+					runOnly[m.Location] = map[string][]string{}
+				}
+				runOnly[m.Location][family] = append(runOnly[m.Location][family], v)
+			}
 		}
 	}
 	out.AssumedNodeImages = assumeOlderImagesOffered(out.Regions, images.Images)
+	for loc, byFamily := range runOnly {
+		if out.AssumedNodeImages[loc] == nil {
+			out.AssumedNodeImages[loc] = map[string][]string{}
+		}
+		for family, vs := range byFamily {
+			out.AssumedNodeImages[loc][family] = append(out.AssumedNodeImages[loc][family], vs...)
+		}
+	}
 	return out, nil
 }
 
@@ -289,4 +306,10 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// AssumeOlderImagesOffered is assumeOlderImagesOffered for a preview that reads its regions itself
+// (fleet_auto_upgrade_profile's), so that its Consistent image is the update run's.
+func AssumeOlderImagesOffered(regions map[string]rollout.Region, listed map[string]map[string][]string) map[string]map[string][]string {
+	return assumeOlderImagesOffered(regions, listed)
 }

@@ -55,6 +55,11 @@ type Target struct {
 	NodeImages map[string]string
 	// LongTermSupport is the profile's flag (its runs fail on non-LTS clusters).
 	LongTermSupport bool
+	// Selection is the profile's node image selection (SelectNodeImages); with
+	// ConsistentImages, NodeImages is the run's one version per image type and
+	// NoConsistentImage the image types no region set has in common.
+	Selection         NodeImageSelection
+	NoConsistentImage []string
 }
 
 // Resolve says what channel c resolves to over table t. Every rule takes GA

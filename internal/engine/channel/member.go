@@ -2,6 +2,7 @@ package channel
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,7 +52,7 @@ func MemberActions(t Target, members []rollout.Member, regions map[string]Versio
 		tab, ok := byLoc[normalizeLocation(m.Location)]
 		var a MemberAction
 		if t.Channel == NodeImage {
-			a = nodeImageAction(m, tab, ok)
+			a = nodeImageAction(t, m, tab, ok)
 		} else {
 			a = kubernetesAction(t, m, tab, ok)
 		}
@@ -120,7 +121,7 @@ func kubernetesAction(t Target, m rollout.Member, tab VersionTable, haveRegion b
 	return a
 }
 
-func nodeImageAction(m rollout.Member, tab VersionTable, haveRegion bool) MemberAction {
+func nodeImageAction(t Target, m rollout.Member, tab VersionTable, haveRegion bool) MemberAction {
 	a := MemberAction{Name: m.Name, CurrentKubernetesVersion: m.KubernetesVersion, TargetKubernetesVersion: m.KubernetesVersion,
 		CurrentNodeImages: map[string]string{}, TargetNodeImages: map[string]string{}, Action: Skip}
 	for _, p := range m.NodePools {
@@ -144,12 +145,26 @@ func nodeImageAction(m rollout.Member, tab VersionTable, haveRegion bool) Member
 	}
 	// "Nodes on different operating systems are updated in accordance with the
 	// node image versions aligned to those operating systems": each pool takes
-	// the newest image of its type in the member's region (Latest).
-	latest := tab.LatestNodeImages()
+	// the newest image of its type in the member's region (Latest), or the
+	// run's one version of its type (Consistent, SelectNodeImages).
+	want := tab.LatestNodeImages()
+	where := "in region " + m.Location
+	if t.Selection == ConsistentImages {
+		want, where = t.NodeImages, "common to the run's regions (Consistent)"
+		for _, p := range m.NodePools {
+			family, _ := rollout.SplitNodeImage(p.NodeImageVersion)
+			if slices.Contains(t.NoConsistentImage, family) {
+				// concepts-update-orchestration.md "Skipped status": "When consistent node image is selected
+				// and it's not possible to find the target image version for one of the node pools".
+				a.Reason = fmt.Sprintf("no consistent node image version for node pool %s (image type %s): the regions of the run's members share none, so a run skips this member", p.Name, family)
+				return a
+			}
+		}
+	}
 	var moves, unknown []string
 	for _, p := range m.NodePools {
 		family, cur := rollout.SplitNodeImage(p.NodeImageVersion)
-		want, ok := latest[family]
+		want, ok := want[family]
 		if family == "" || !ok {
 			unknown = append(unknown, fmt.Sprintf("%s (%s)", p.Name, p.NodeImageVersion))
 			continue
@@ -167,7 +182,7 @@ func nodeImageAction(m rollout.Member, tab VersionTable, haveRegion bool) Member
 	case len(unknown) > 0:
 		a.Reason = fmt.Sprintf("no node image versions known in region %s for node pools %s", m.Location, strings.Join(unknown, ", "))
 	default:
-		a.Action, a.Reason = None, fmt.Sprintf("node images already the newest in region %s", m.Location)
+		a.Action, a.Reason = None, "node images already the newest "+where
 	}
 	return a
 }

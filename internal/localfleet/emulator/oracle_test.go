@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -30,9 +31,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/simclock"
 )
 
-// TestOracleTraces is the update-run oracle (issue #11 item 2): traces
-// written by hand from Microsoft's update-run documentation
-// (testdata/oracle/*.yaml; each cites the sentence it checks), not derived
+// TestOracleTraces is the update-run oracle (issue #11 item 2, #22 item 8): traces
+// written by hand from Microsoft's update-run, auto-upgrade and update-strategy
+// documentation (testdata/oracle/*.yaml; each quotes the rules of rules.yaml it
+// checks, TestOracleRules holds every rule to a trace), not derived
 // from the rollout engine. This file shares no code with the engine: each
 // trace is a small fleet, a run, and steps of actions (start, stop, skip,
 // approve, release, advance the clock) with the states expected over HTTP
@@ -45,6 +47,9 @@ func TestOracleTraces(t *testing.T) {
 	}
 	traces, steps, mismatches := 0, 0, 0
 	for _, file := range files {
+		if filepath.Base(file) == oracleRulesFile {
+			continue
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -63,21 +68,40 @@ func TestOracleTraces(t *testing.T) {
 		}
 	}
 	t.Logf("oracle: %d traces, %d steps, %d mismatches", traces, steps, mismatches)
-	if traces < 30 {
-		t.Errorf("%d traces, want at least 30", traces)
+	if traces < 54 {
+		t.Errorf("%d traces, want at least 54", traces)
 	}
 }
 
 type oracleTrace struct {
 	Name string `json:"name"`
 	// Doc is the documentation the trace is written from.
-	Doc   string `json:"doc"`
-	Start string `json:"start"` // the simulated clock at the beginning (RFC 3339)
+	Doc string `json:"doc"`
+	// Rules are the documented rules (testdata/oracle/rules.yaml) the trace checks, each with its
+	// quote copied verbatim beside it (TestOracleRules holds the copy to the registry's).
+	Rules []oracleRuleRef `json:"rules"`
+	// Profile, when set, makes the run an auto-upgrade profile's: the profile is created and its
+	// generateUpdateRun names the run the steps act on (Run is then unused).
+	Profile *oracleProfile `json:"profile,omitempty"`
+	Start   string         `json:"start"` // the simulated clock at the beginning (RFC 3339)
 	// Regions replace the default regions when set.
 	Regions map[string]fleetfile.Region `json:"regions,omitempty"`
 	Members []oracleMember              `json:"members"`
 	Run     oracleRun                   `json:"run"`
 	Steps   []oracleStep                `json:"steps"`
+}
+
+type oracleRuleRef struct {
+	ID    string `json:"id"`
+	Quote string `json:"quote"`
+}
+
+type oracleProfile struct {
+	Channel   string `json:"channel"`
+	Target    string `json:"target,omitempty"` // targetKubernetesVersion
+	Selection string `json:"selection,omitempty"`
+	// Groups: a strategy of one stage with these groups; none: every member, one by one.
+	Groups []string `json:"groups,omitempty"`
 }
 
 type oracleMember struct {
@@ -105,6 +129,8 @@ type oracleRun struct {
 		BeforeGate  bool  `json:"beforeGate,omitempty"`
 		AfterGate   bool  `json:"afterGate,omitempty"`
 		Concurrency string
+		// GroupGates: groups that get an Approval before-gate.
+		GroupGates []string `json:"groupGates,omitempty"`
 	} `json:"stages,omitempty"`
 }
 
@@ -133,6 +159,12 @@ type oracleExpect struct {
 	// Clusters: member → "kube image image…" the managed cluster runs.
 	Clusters map[string]string `json:"clusters,omitempty"`
 	Wait     string            `json:"wait,omitempty"` // the first stage's after-stage wait state
+	// Upgrade is the run's upgrade, "<type> <kubernetesVersion>" ("NodeImageOnly" alone).
+	Upgrade string `json:"upgrade,omitempty"`
+	// Absent are members the run does not hold.
+	Absent []string `json:"absent,omitempty"`
+	// Running is the number of members Running.
+	Running *int `json:"running,omitempty"`
 }
 
 const (
@@ -267,14 +299,42 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 				us.AfterGates = []fleetapi.GateConfiguration{{DisplayName: "after " + st.Name, Type: fleetapi.GateTypeApproval}}
 			}
 			for _, g := range st.Groups {
-				us.Groups = append(us.Groups, fleetapi.UpdateGroup{Name: g})
+				ug := fleetapi.UpdateGroup{Name: g}
+				if slices.Contains(st.GroupGates, g) {
+					ug.BeforeGates = []fleetapi.GateConfiguration{{DisplayName: "before " + g, Type: fleetapi.GateTypeApproval}}
+				}
+				us.Groups = append(us.Groups, ug)
 			}
 			s.Stages = append(s.Stages, us)
 		}
 		props.Strategy = s
 	}
-	const name = "oracle-run"
-	if _, err := oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil)); err != nil {
+	name := "oracle-run"
+	if pr := tr.Profile; pr != nil {
+		p := fleetapi.AutoUpgradeProfileProperties{Channel: fleetapi.UpgradeChannel(pr.Channel), TargetKubernetesVersion: pr.Target}
+		if pr.Selection != "" {
+			p.NodeImageSelection = &fleetapi.AutoUpgradeNodeImageSelection{Type: fleetapi.AutoUpgradeNodeImageSelectionType(pr.Selection)}
+		}
+		if len(pr.Groups) > 0 {
+			st := fleetapi.UpdateStage{Name: "s"}
+			for _, g := range pr.Groups {
+				st.Groups = append(st.Groups, fleetapi.UpdateGroup{Name: g})
+			}
+			res, err := oracleDone(fc.BeginCreateOrUpdateUpdateStrategy(ctx, fleet, "oracle-strategy", fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{Stages: []fleetapi.UpdateStage{st}}}}, nil))
+			if err != nil {
+				t.Fatalf("%s: strategy: %v", where, err)
+			}
+			p.UpdateStrategyID = res.ID
+		}
+		if _, err := oracleDone(fc.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, "oracle-profile", fleetapi.AutoUpgradeProfile{Properties: &p}, nil)); err != nil {
+			t.Fatalf("%s: profile: %v", where, err)
+		}
+		gen, err := oracleDone(fc.BeginGenerateUpdateRun(ctx, fleet, "oracle-profile"))
+		if err != nil {
+			t.Fatalf("%s: generateUpdateRun: %v", where, err)
+		}
+		name = gen.ID[strings.LastIndex(gen.ID, "/")+1:]
+	} else if _, err := oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil)); err != nil {
 		t.Fatalf("%s: create: %v", where, err)
 	}
 	runID := fleet.ChildID("updateRuns", name)
@@ -391,6 +451,28 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 			}
 			if strings.Join(sel, ",") != strings.Join(e.Selected, ",") {
 				mismatch("selected images %v, want %v", sel, e.Selected)
+			}
+		}
+		for _, m := range e.Absent {
+			if _, ok := got[m]; ok {
+				mismatch("member %s is in the run, want it absent", m)
+			}
+		}
+		if e.Upgrade != "" {
+			u := run.Properties.ManagedClusterUpdate.Upgrade
+			if got := strings.TrimSpace(string(u.Type) + " " + u.KubernetesVersion); got != e.Upgrade {
+				mismatch("run upgrade %q, want %q", got, e.Upgrade)
+			}
+		}
+		if e.Running != nil {
+			n := 0
+			for _, m := range got {
+				if m.Status.State == fleetapi.UpdateStateRunning {
+					n++
+				}
+			}
+			if n != *e.Running {
+				mismatch("%d members Running, want %d", n, *e.Running)
 			}
 		}
 		if e.Wait != "" {

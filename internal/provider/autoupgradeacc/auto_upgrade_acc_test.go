@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000003", ResourceGroupName: "rg-autoupgrade", Name: "autoupgrade"}
 
 // Members of the fleet, the keys of the preview's members: behind-1, canary-1, current-1,
-// patch-1, patch-2, prod-1. (patch-* change version during the release test; no other test looks
+// patch-1, patch-2, prod-1, and img-east, img-west (eastus and westeurope, group imgs: the node
+// image selection test). (patch-* change version during the release test; no other test looks
 // at them.)
 const (
 	behind1  = "behind-1"
@@ -45,6 +46,8 @@ const (
 	current1 = "current-1"
 	patch1   = "patch-1"
 	prod1    = "prod-1"
+	imgEast  = "img-east"
+	imgWest  = "img-west"
 )
 
 func wait[T any](p *runtime.Poller[T], err error) (*T, error) {
@@ -128,8 +131,8 @@ resource "fleet_auto_upgrade_profile" "off" {
 				// Before the release the 1.31 target is 1.31.9: patch-1 is already there.
 				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "members", patch1, "current_kubernetes_version"), knownvalue.NotNull()),
 				// The strategy selects group patch only: the canary and prod members are counted apart, never upgraded.
-				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "actions", "unselected"), knownvalue.Int64Exact(4)),
-				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(6)),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.patch", acctest.Path("preview", "actions", "unselected"), knownvalue.Int64Exact(6)),
+				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.off", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(8)),
 			}},
 			Check: func(*terraform.State) error {
 				ctx := context.Background()
@@ -256,8 +259,8 @@ func TestAccAutoUpgradeProfile_channels(t *testing.T) {
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", acctest.Path("preview", "target_kubernetes_version"), knownvalue.Null()),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.images", acctest.Path("preview", "target_node_image_versions"),
 			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("AKSUbuntu-2204gen2containerd-202511.04.0")})),
-		// Six members, all listed (summary detail lists 20), counted by action.
-		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(6)),
+		// Eight members, all listed (summary detail lists 20), counted by action.
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "member_count"), knownvalue.Int64Exact(8)),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "members_omitted"), knownvalue.Int64Exact(0)),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("preview", "actions", "skip"), knownvalue.NotNull()),
 		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.rapid", acctest.Path("preview", "members", behind1, "current_kubernetes_version"), knownvalue.StringExact("1.31.9")),
@@ -303,6 +306,57 @@ func TestAccAutoUpgradeProfile_channels(t *testing.T) {
 				plancheck.ExpectResourceAction("fleet_auto_upgrade_profile.stable", plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.stable", acctest.Path("preview", "target_kubernetes_version"), knownvalue.StringExact("1.33.1")),
 			}},
+		}},
+	})
+}
+
+// TestAccAutoUpgradeProfile_nodeImageSelection: two NodeImage profiles over a strategy that selects
+// img-east and img-west, whose regions' newest Ubuntu images differ (eastus 202511.04.0, westeurope
+// 202510.01.0; both members run 202509.01.0). fleets.json AutoUpgradeNodeImageSelectionType: Latest
+// "Clusters may use different image versions ... because ... the latest available version is
+// different in different regions"; Consistent: "all node pools of the same image type will be
+// upgraded to the same image version", the newest available across them.
+func TestAccAutoUpgradeProfile_nodeImageSelection(t *testing.T) {
+	strategyID := fleet.ChildID("updateStrategies", "imgs-only")
+	const ubuntu = "AKSUbuntu-2204gen2containerd-"
+	cfg := profile("latest", `  channel = "NodeImage"
+  update_strategy_id = "`+strategyID+`"
+  node_image_selection_type = "Latest"`) + profile("consistent", `  channel = "NodeImage"
+  update_strategy_id = "`+strategyID+`"
+  node_image_selection_type = "Consistent"`)
+	checks := []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.latest", acctest.Path("preview", "target_node_image_versions"),
+			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(ubuntu + "202511.04.0")})),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.consistent", acctest.Path("preview", "target_node_image_versions"),
+			knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(ubuntu + "202510.01.0")})),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.consistent", acctest.Path("preview", "actions", "upgrade"), knownvalue.Int64Exact(2)),
+		plancheck.ExpectKnownValue("fleet_auto_upgrade_profile.consistent", acctest.Path("preview", "actions", "unselected"), knownvalue.Int64Exact(6)),
+	}
+	for res, want := range map[string][2]string{"latest": {"202511.04.0", "202510.01.0"}, "consistent": {"202510.01.0", "202510.01.0"}} {
+		for i, m := range []string{imgEast, imgWest} {
+			checks = append(checks, plancheck.ExpectKnownValue("fleet_auto_upgrade_profile."+res, acctest.Path("preview", "members", m, "target_node_image_versions"),
+				knownvalue.MapExact(map[string]knownvalue.Check{"system": knownvalue.StringExact(ubuntu + want[i])})))
+		}
+	}
+	// Latest: each member its own region's newest.
+	checks = append(checks, member("latest", imgEast, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202511\.04\.0;`))...)
+	checks = append(checks, member("latest", imgWest, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202510\.01\.0;`))...)
+	// Consistent: one version for the run, the newest both regions offer.
+	checks = append(checks, member("consistent", imgEast, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202510\.01\.0;`))...)
+	checks = append(checks, member("consistent", imgWest, "upgrade", "1.32.5", regexp.MustCompile(`^node images system 202509\.01\.0 → 202510\.01\.0;`))...)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				s := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{
+					Stages: []fleetapi.UpdateStage{{Name: "imgs", Groups: []fleetapi.UpdateGroup{{Name: "imgs"}}}},
+				}}}
+				if _, err := wait(acctest.FleetAPI(t).BeginCreateOrUpdateUpdateStrategy(context.Background(), fleet, "imgs-only", s, nil)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: checks},
 		}},
 	})
 }

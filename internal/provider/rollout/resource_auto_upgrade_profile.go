@@ -3,7 +3,9 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,7 +136,9 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"target_kubernetes_version": computedStr("The channel's target patch version; null for NodeImage, or when the channel resolves to nothing (a warning says why)."),
 					"target_node_image_versions": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
-						Description: "NodeImage channel: the newest node image of each image type the members run (`<type>-<version>`).",
+						Description: "NodeImage channel: what runs move node pools to (`<type>-<version>`): with `Latest` (or unset) the newest image of " +
+							"each type in any member's region (each member takes its own region's newest: see its `reason`); with `Consistent` the one " +
+							"version of each type every region of the updated members offers.",
 					},
 					"member_count": schema.Int64Attribute{Computed: true, Description: "How many members the preview covers (those with a readable managed cluster)."},
 					"actions": schema.MapAttribute{
@@ -151,6 +155,8 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
 							"action":                     computedStr("`upgrade`, `none` (already at the target), `skip` (the channel leaves it alone) or `unselected` (no group of the profile's update strategy selects it)."),
 							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
+							"target_node_image_versions": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+								Description: "NodeImage channel: node pool → the image a run moves it to (its current image when it stays), by `node_image_selection_type`; null for the other channels."},
 						}},
 					},
 					"members_omitted": schema.Int64Attribute{Computed: true, Description: "How many members `members` leaves out (0 with full detail)."},
@@ -589,8 +595,48 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 			}
 			regions[rm.Location] = tab
 		}
+		aupAssumeOlderImages(m, members, regions, images.Images, d)
 	}
 	return aupBuildPreview(m, members, unselected, regions, r.Clients.ListLimit(), d)
+}
+
+// aupAssumeOlderImages takes each region to offer the older images other regions list or members run, as
+// the update-run preview does (engine.AssumeOlderImagesOffered: AKS lists only each type's latest image), and
+// warns when a Consistent NodeImage target rests on such an image.
+func aupAssumeOlderImages(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listed map[string]map[string][]string, d *diag.Diagnostics) {
+	asRegions := make(map[string]rollout.Region, len(regions))
+	for loc, tab := range regions {
+		if tab.NodeImages == nil {
+			tab.NodeImages = map[string][]string{}
+			regions[loc] = tab
+		}
+		asRegions[loc] = rollout.Region{NodeImages: tab.NodeImages}
+	}
+	assumed := engine.AssumeOlderImagesOffered(asRegions, listed)
+	for loc, reg := range asRegions {
+		tab := regions[loc]
+		tab.NodeImages = reg.NodeImages
+		regions[loc] = tab
+	}
+	sel := channel.NodeImageSelection(m.NodeImageSelectionType.ValueString())
+	if channel.Channel(m.Channel.ValueString()) != channel.NodeImage || sel != channel.ConsistentImages {
+		return
+	}
+	tg := channel.SelectNodeImages(channel.Target{Channel: channel.NodeImage}, sel, members, regions)
+	var at []string
+	for _, loc := range slices.Sorted(maps.Keys(assumed)) {
+		for family, v := range tg.NodeImages {
+			if slices.Contains(assumed[loc][family], v) {
+				at = append(at, rollout.JoinNodeImage(family, v)+" in "+loc)
+			}
+		}
+	}
+	if len(at) > 0 {
+		d.AddAttributeWarning(path.Root("preview").AtName("target_node_image_versions"), "Consistent node image assumed offered",
+			fmt.Sprintf("The Consistent image rests on images a region's AKS list does not show (%s): AKS lists only the latest image "+
+				"of each type, and the preview assumes a region still offers an older image another region lists or a member runs. "+
+				"If AKS no longer offers it there, a run picks an older common image or skips the member.", strings.Join(at, ", ")))
+	}
 }
 
 // aupUnselected is a profile preview's action for a member no group of the
@@ -669,6 +715,8 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 				Reason: "the channel resolves to no version now: " + err.Error()})
 		}
 	} else {
+		// The profile's node image selection decides what the NodeImage channel's runs move pools to.
+		tg = channel.SelectNodeImages(tg, channel.NodeImageSelection(m.NodeImageSelectionType.ValueString()), members, regions)
 		if tg.KubernetesVersion != "" {
 			target = types.StringValue(tg.KubernetesVersion)
 		}
@@ -703,7 +751,7 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 			omitted++
 			continue
 		}
-		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason)
+		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason, a.TargetNodeImages)
 	}
 	return types.ObjectValueMust(aupPreviewAttrTypes, map[string]attr.Value{
 		"target_kubernetes_version":  target,
@@ -727,16 +775,25 @@ func aupActionRank(a channel.Action) int {
 	return 2
 }
 
-func aupMemberRow(current, target, action, reason string) attr.Value {
+func aupMemberRow(current, target, action, reason string, images map[string]string) attr.Value {
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()
 		}
 		return types.StringValue(s)
 	}
+	imgs := types.MapNull(types.StringType)
+	if images != nil {
+		vs := make(map[string]attr.Value, len(images))
+		for pool, v := range images {
+			vs[pool] = types.StringValue(v)
+		}
+		imgs = types.MapValueMust(types.StringType, vs)
+	}
 	return types.ObjectValueMust(aupMemberAttrTypes, map[string]attr.Value{
 		"current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
 		"action": types.StringValue(action), "reason": str(reason),
+		"target_node_image_versions": imgs,
 	})
 }
 
@@ -763,7 +820,7 @@ type autoUpgradeProfileModel struct {
 var (
 	aupMemberAttrTypes = map[string]attr.Type{
 		"current_kubernetes_version": types.StringType, "target_kubernetes_version": types.StringType,
-		"action": types.StringType, "reason": types.StringType,
+		"action": types.StringType, "reason": types.StringType, "target_node_image_versions": types.MapType{ElemType: types.StringType},
 	}
 	aupPreviewAttrTypes = map[string]attr.Type{
 		"target_kubernetes_version":  types.StringType,

@@ -266,3 +266,42 @@ func checkedAs[T any](t *testing.T, v any) T {
 	}
 	return x
 }
+
+// A Consistent NodeImage profile over two regions whose AKS lists show only their latest image:
+// eastus is taken to offer westeurope's 202510.01.0 as the update run's preview takes it, the common
+// image is 202510.01.0, and a warning says it rests on that assumption. Latest warns nothing.
+func TestAupAssumeOlderImages(t *testing.T) {
+	const ub = "AKSUbuntu-2204gen2containerd"
+	members := []rollout.Member{
+		{Name: "e", Location: "eastus", KubernetesVersion: "1.32.5", NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: ub + "-202509.01.0"}}},
+		{Name: "w", Location: "westeurope", KubernetesVersion: "1.32.5", NodePools: []rollout.NodePool{{Name: "system", NodeImageVersion: ub + "-202509.01.0"}}},
+	}
+	listed := map[string]map[string][]string{"eastus": {ub: {"202511.04.0"}}, "westeurope": {ub: {"202510.01.0"}}}
+	tables := func() map[string]channel.VersionTable {
+		out := map[string]channel.VersionTable{}
+		for loc, v := range map[string]string{"eastus": "202511.04.0", "westeurope": "202510.01.0"} {
+			var tab channel.VersionTable
+			tab.AddNodeImage(ub + "-" + v)
+			tab.AddNodeImage(ub + "-202509.01.0")
+			out[loc] = tab
+		}
+		return out
+	}
+	m := aupModel("NodeImage", "", false)
+	m.NodeImageSelectionType = types.StringValue("Consistent")
+	regions := tables()
+	var d diag.Diagnostics
+	aupAssumeOlderImages(m, members, regions, listed, &d)
+	if got := regions["eastus"].NodeImages[ub]; !strings.Contains(strings.Join(got, ","), "202510.01.0") {
+		t.Errorf("eastus offers %v, want 202510.01.0 assumed", got)
+	}
+	if d.WarningsCount() != 1 || !strings.Contains(d.Warnings()[0].Detail(), ub+"-202510.01.0 in eastus") {
+		t.Errorf("warnings %v, want one naming %s-202510.01.0 in eastus", d, ub)
+	}
+	m.NodeImageSelectionType = types.StringValue("Latest")
+	d = nil
+	aupAssumeOlderImages(m, members, tables(), listed, &d)
+	if d.WarningsCount() != 0 {
+		t.Errorf("Latest: warnings %v", d)
+	}
+}

@@ -253,11 +253,16 @@ func (rf *realPathFleet) compare(t *testing.T, name string, plan *updateRunModel
 		}
 		st.classes[c]++
 		st.kinds[m.kind]++
+		warned := false
 		for _, w := range pm.Warnings {
 			if slices.ContainsFunc(warnedBy[c], func(s string) bool { return strings.Contains(w, s) }) {
 				st.warned[c]++
+				warned = true
 				break
 			}
+		}
+		if !warned && c == classRegionImages && os.Getenv("FIDELITY_DEBUG") != "" {
+			t.Logf("UNWARNED fleet %d %s %s %s: %s; warnings %q", rf.seed, name, m.member, m.kind, m.detail, pm.Warnings)
 		}
 		msg := fmt.Sprintf("fleet %d %s %s %s: %s", rf.seed, name, m.member, m.kind, m.detail)
 		if len(st.examples[c]) < 2 {

@@ -56,26 +56,8 @@ import (
 // whose addition makes it disappear. A difference none removes is an error
 // (the preview was wrong with what it reads) and fails the test.
 func TestRolloutFidelityRealPath(t *testing.T) {
-	const fleets, runsPerFleet = 10, 12
-	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, warned: map[string]int{}, examples: map[string][]string{}}
-	for seed := uint64(1); seed <= fleets; seed++ {
-		rf := newRealPathFleet(t, seed)
-		for k := range runsPerFleet {
-			rf.run(t, k, st)
-		}
-	}
-	classes := make([]string, 0, len(st.classes))
-	for c := range st.classes {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	var b strings.Builder
-	for _, c := range classes {
-		fmt.Fprintf(&b, "\n  %-62s %4d (%d under a warning of the preview)  e.g. %s", c, st.classes[c], st.warned[c], strings.Join(st.examples[c], " | "))
-	}
-	t.Logf("real-path fidelity: %d runs on %d fleets, %d members compared; %d runs match in full; %d mismatches by class:%s\n"+
-		"  runs with a release after the plan %d, with an unannounced failure %d, previewing an image AKS's list does not show %d; outcomes %v; windows at plan %v; actions %v; mismatch kinds %v",
-		st.runs, fleets, st.members, st.cleanRuns, st.total(), b.String(), st.releaseRuns, st.failureRuns, st.assumedImageRuns, st.outcomes, st.windows, st.actions, st.kinds)
+	const fleets = 10
+	st := realPathFigure(t, 1, fleets, false)
 	if st.runs < 100 {
 		t.Fatalf("only %d runs compared", st.runs)
 	}
@@ -97,6 +79,58 @@ func TestRolloutFidelityRealPath(t *testing.T) {
 	if n := st.classes[classError]; n > 0 {
 		t.Errorf("%d mismatches the provider could have avoided with what it reads", n)
 	}
+}
+
+// TestRolloutFidelityRealPathDroppedImages is the same figure on fleets with a region that has
+// dropped its older node images (australiaeast lists one image per type, newer than westeurope's
+// newest; its members run images it no longer offers). AKS's list shows each region's latest only,
+// and the preview assumes a region still offers the older images another region lists or its members
+// run (engine.RolloutFacts): here that assumption is wrong. Every node-image mismatch must be under the
+// preview's warning about assumed images, and none may be an error.
+func TestRolloutFidelityRealPathDroppedImages(t *testing.T) {
+	const fleets = 4
+	st := realPathFigure(t, 11, fleets, true)
+	if st.runs < 40 {
+		t.Fatalf("only %d runs compared", st.runs)
+	}
+	if st.assumedImageRuns == 0 {
+		t.Errorf("no preview warned about an assumed node image: the generator must produce runs that rely on one")
+	}
+	if n := st.classes[classRegionImages]; n == 0 {
+		t.Errorf("no node-image mismatch: the fleets must include the case the assumption gets wrong")
+	} else if w := st.warned[classRegionImages]; w != n {
+		t.Errorf("%d of %d node-image mismatches were not under the preview's warning about assumed images", n-w, n)
+	}
+	if n := st.classes[classError]; n > 0 {
+		t.Errorf("%d mismatches the provider could have avoided with what it reads", n)
+	}
+}
+
+// realPathFigure runs runsPerFleet runs on each of fleets generated fleets from seed first on (with a
+// region that dropped its older images when dropped) and logs the figure.
+func realPathFigure(t *testing.T, first uint64, fleets int, dropped bool) *realPathStats {
+	t.Helper()
+	const runsPerFleet = 12
+	st := &realPathStats{classes: map[string]int{}, outcomes: map[string]int{}, windows: map[string]int{}, actions: map[string]int{}, kinds: map[string]int{}, warned: map[string]int{}, examples: map[string][]string{}}
+	for seed := first; seed < first+uint64(fleets); seed++ {
+		rf := newRealPathFleet(t, seed, dropped)
+		for k := range runsPerFleet {
+			rf.run(t, k, st)
+		}
+	}
+	classes := make([]string, 0, len(st.classes))
+	for c := range st.classes {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	var b strings.Builder
+	for _, c := range classes {
+		fmt.Fprintf(&b, "\n  %-62s %4d (%d under a warning of the preview)  e.g. %s", c, st.classes[c], st.warned[c], strings.Join(st.examples[c], " | "))
+	}
+	t.Logf("real-path fidelity (dropped older images: %v): %d runs on %d fleets, %d members compared; %d runs match in full; %d mismatches by class:%s\n"+
+		"  runs with a release after the plan %d, with an unannounced failure %d, previewing an image AKS's list does not show %d; outcomes %v; windows at plan %v; actions %v; mismatch kinds %v",
+		dropped, st.runs, fleets, st.members, st.cleanRuns, st.total(), b.String(), st.releaseRuns, st.failureRuns, st.assumedImageRuns, st.outcomes, st.windows, st.actions, st.kinds)
+	return st
 }
 
 const (
@@ -146,10 +180,10 @@ type realPathFleet struct {
 	offeredImages map[string]map[string][]string
 }
 
-func newRealPathFleet(t *testing.T, seed uint64) *realPathFleet {
+func newRealPathFleet(t *testing.T, seed uint64, dropped bool) *realPathFleet {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed*0x51ed27))
-	gen := generateRealPathFleet(rng)
+	gen := generateRealPathFleet(rng, dropped)
 	b, err := yaml.Marshal(gen)
 	if err != nil {
 		t.Fatal(err)
@@ -214,8 +248,11 @@ func (noRetryAfter) Do(req *policy.Request) (*http.Response, error) {
 // generateRealPathFleet draws a fleet whose regions offer Kubernetes versions
 // and node images newer than any member runs (the newest of each list is
 // never drawn for a member), with windows of every kind, upgrade durations
-// from 5 minutes to 2 hours and about one planned failure in fifteen.
-func generateRealPathFleet(rng *rand.Rand) *fleetfile.File {
+// from 5 minutes to 2 hours and about one planned failure in fifteen. With dropped, a fourth region,
+// australiaeast, offers only one image per type (as a region that has dropped older images, the case
+// AKS's latest-only list cannot tell from one that keeps them), its Ubuntu image newer than
+// westeurope's newest; its members run older images it no longer offers.
+func generateRealPathFleet(rng *rand.Rand, dropped bool) *fleetfile.File {
 	t0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	f := &fleetfile.File{
 		Fleet: fleetfile.Fleet{Name: "realpath", SubscriptionID: "00000000-0000-0000-0000-000000000001", ResourceGroup: "rg-fleet", Location: "eastus"},
@@ -237,6 +274,15 @@ func generateRealPathFleet(rng *rand.Rand) *fleetfile.File {
 		},
 	}
 	locations := []string{"eastus", "eastus", "westeurope", "westeurope", "japaneast"}
+	// The images australiaeast's members run: older ones it no longer offers.
+	history := map[string][]string{rpUbuntu: {"202509.01.0", "202510.01.0", "202511.04.0"}, rpAzl: {"202510.01.0"}}
+	if dropped {
+		f.Regions["australiaeast"] = fleetfile.Region{
+			KubernetesVersions: []string{"1.31.9", "1.32.5", "1.33.1"},
+			NodeImages:         map[string][]string{rpUbuntu: {"202512.02.0"}, rpAzl: {"202511.04.0"}},
+		}
+		locations = append(locations, "australiaeast", "australiaeast")
+	}
 	groups := []string{"canary", "prod", "prod", "batch", "batch", "canary", "prod", "batch", "prod", "canary", ""}
 	window := func() *fleetfile.MaintenanceWindow {
 		w := &fleetfile.MaintenanceWindow{StartTime: fmt.Sprintf("%02d:00", rng.IntN(24)), DurationHours: 4 + rng.IntN(9), StartDate: "2026-11-01"}
@@ -273,6 +319,9 @@ func generateRealPathFleet(rng *rand.Rand) *fleetfile.File {
 			}
 			vs := f.Regions[loc].NodeImages[family]
 			vs = vs[:len(vs)-1] // the region's newest image is on no member
+			if loc == "australiaeast" {
+				vs = history[family]
+			}
 			m.NodePools = append(m.NodePools, fleetfile.NodePool{Name: fmt.Sprintf("pool%d", p), Count: 1 + rng.IntN(3), NodeImage: family + "-" + vs[rng.IntN(len(vs))]})
 		}
 		f.Members = append(f.Members, m)

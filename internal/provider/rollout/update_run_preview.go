@@ -167,15 +167,22 @@ func assumedImageWarning(p rollout.Preview, facts engine.RolloutFacts) string {
 	}
 	var names []string
 	images := map[string]bool{}
+	runRegions := map[string]bool{}
 	for _, st := range p.Stages {
 		for _, g := range st.Groups {
 			for _, m := range g.Members {
+				runRegions[location[m.Name]] = true
 				if m.Action != rollout.ActionUpgrade && m.Action != rollout.ActionPending {
 					continue
 				}
 				found := false
 				for pool, img := range m.TargetNodeImageVersions {
-					if img != m.CurrentNodeImageVersions[pool] && facts.Assumed(location[m.Name], img) {
+					if img == m.CurrentNodeImageVersions[pool] {
+						continue
+					}
+					// Assumed offered; or, for a member held Pending, not listed though older than what the
+					// region lists (the region may keep it: AKS's list does not say).
+					if facts.Assumed(location[m.Name], img) || (m.Action == rollout.ActionPending && hiddenOlder(facts.Regions[location[m.Name]], img)) {
 						images[img+" in "+location[m.Name]], found = true, true
 					}
 				}
@@ -185,13 +192,41 @@ func assumedImageWarning(p rollout.Preview, facts engine.RolloutFacts) string {
 			}
 		}
 	}
-	if len(names) == 0 {
+	// Consistent's one version per type rests on every region of the run: an image one region offers only
+	// by assumption changes what every member gets, or whether a common version exists at all.
+	var common []string
+	for _, img := range p.ConsistentNodeImageVersions {
+		for _, loc := range slices.Sorted(maps.Keys(runRegions)) {
+			if facts.Assumed(loc, img) {
+				common = append(common, img+" in "+loc)
+			}
+		}
+	}
+	if len(names) == 0 && len(common) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d member(s) (%s) get a node image their region's AKS list does not show (%s): AKS lists only the latest image "+
-		"of each type, and the preview assumes a region still offers an older image another region lists or a member runs. "+
-		"If AKS no longer offers it there, Consistent picks an older common image or skips the member",
-		len(names), shared.NameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "))
+	const why = "AKS lists only the latest image of each type, and the preview assumes a region still offers an older image " +
+		"another region lists or a member runs (and holds Pending one it sees nowhere). If AKS no longer offers it there, Consistent " +
+		"picks an older common image or skips the member; if it does, a Pending member upgrades"
+	if len(names) == 0 {
+		return fmt.Sprintf("the Consistent node image set rests on images a region's AKS list does not show (%s): %s", strings.Join(common, ", "), why)
+	}
+	return fmt.Sprintf("%d member(s) (%s) get a node image their region's AKS list does not show (%s): %s",
+		len(names), shared.NameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "), why)
+}
+
+// hiddenOlder reports whether a node image is not among those reg offers as far as the provider reads
+// them, though older than the newest of its type there: a region may still offer it.
+func hiddenOlder(reg rollout.Region, img string) bool {
+	family, v := rollout.SplitNodeImage(img)
+	newer := false
+	for _, have := range reg.NodeImages[family] {
+		if have == v {
+			return false
+		}
+		newer = newer || rollout.CompareImageVersions(have, v) > 0
+	}
+	return newer
 }
 
 // skipTargetsToRollout are the configured skip targets, which apply skips
