@@ -2,8 +2,8 @@ package acctest
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"

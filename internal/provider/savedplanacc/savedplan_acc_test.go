@@ -122,7 +122,9 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 }
 
 // warnings are the -json output's warnings by address.
-func warnings(_ *testing.T, out string) map[string][]acctest.Warning { return acctest.JSONWarnings(out) }
+func warnings(_ *testing.T, out string) map[string][]acctest.Warning {
+	return acctest.JSONWarnings(out)
+}
 
 // movedWarning is the one "The fleet moved since the plan" warning of address.
 func movedWarning(t *testing.T, ws map[string][]acctest.Warning, address string) acctest.Warning {
