@@ -58,7 +58,7 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			},
 			"content": schema.StringAttribute{
 				Computed: true, Sensitive: true,
-				Description: "The facts, encoded (compressed JSON, about 60 bytes per member); give it to a resource's `facts`.",
+				Description: "The facts, encoded (compressed JSON: about 75 bytes a member for the hub, the members and their windows, measured on a generated 1,000-member fleet; pods make a cluster's picture larger); give it to a resource's `facts`.",
 			},
 		},
 	}
