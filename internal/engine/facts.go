@@ -147,7 +147,7 @@ func (m MemberFacts) member() Member {
 }
 
 // Encode is the facts as the data source hands them on: gzip'd JSON in
-// base64 behind a version prefix (about 75 bytes a member with hub, members and windows: 74,540
+// base64 behind a version prefix (about 75 bytes a member with hub, members and windows: 74,524
 // bytes for a generated 1,000-member fleet with varied labels and heartbeat times).
 func (f *Facts) Encode() (string, error) {
 	raw, err := json.Marshal(f)
