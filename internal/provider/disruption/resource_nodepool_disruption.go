@@ -532,9 +532,9 @@ func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	plan.ID = types.StringValue(plan.Cluster.ValueString() + "/" + plan.NodePool.ValueString())
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 }
 
 func (r *nodePoolDisruptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -586,10 +586,10 @@ func (r *nodePoolDisruptionResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	if !plan.Preview.Equal(prior.Preview) {
 		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
 // Delete gives the fields back: an apply of an empty configuration under the same field manager

@@ -544,13 +544,13 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
-	r.warnMoved(ctx, req.Config, &plan, hc, hub.PlacementKey{}, &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	if plan.Preview.IsUnknown() {
 		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
 		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, hub.PlacementKey{})...)
 	}
 	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
+	r.warnMoved(ctx, req.Config, &plan, hc, hub.PlacementKey{}, &resp.Diagnostics) // once it is in state
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
@@ -628,9 +628,9 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
-	r.warnMoved(ctx, req.Config, &plan, hc, sc.key(&plan), &resp.Diagnostics)
 	plan.ID = types.StringValue(name)
 	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
+	r.warnMoved(ctx, req.Config, &plan, hc, sc.key(&plan), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}

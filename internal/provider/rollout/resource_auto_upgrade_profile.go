@@ -380,7 +380,7 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	}
 	plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
 	plan.Status = aupStatus(got)
-	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	defer r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics) // once the profile is in state
 	// The profile exists from here on: save it before generating a run, so a failure there
 	// leaves no orphan.
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)

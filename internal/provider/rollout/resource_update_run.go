@@ -426,7 +426,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
 	plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 	plan.FleetID = types.StringValue(fleet.String())
 	if run.ETag != "" {
@@ -509,7 +509,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		if run.ETag != "" {
 			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		}
-		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+		defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
 	}
 	// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
 	// between plan and apply is not re-started by a plan that said "nothing to retry".

@@ -188,8 +188,8 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 	tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
 	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -256,8 +256,8 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 	}
 	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 }
 
 func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
