@@ -137,3 +137,14 @@ func MemberClient(t testing.TB, member string) client.Client {
 	}
 	return c
 }
+
+// MemberNamespace creates ns on member's own API server, where KubeFleet's real member agent
+// applies: a ResourcePlacement places namespaced objects into a namespace the member already has
+// (it places no namespace itself), so a member without it fails the apply.
+func MemberNamespace(t testing.TB, member, ns string) {
+	t.Helper()
+	err := MemberClient(t, member).Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}

@@ -51,17 +51,6 @@ func createConfigMap(t *testing.T, ns, name string) {
 	}
 }
 
-// memberNamespace creates ns on canary-east's own API server, where KubeFleet's real member agent
-// applies: a ResourcePlacement places namespaced objects into a namespace the member already has
-// (it places no namespace itself), so a member without it fails the apply.
-func memberNamespace(t *testing.T, ns string) {
-	t.Helper()
-	err := acctest.MemberClient(t, "canary-east").Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
-
 // A ResourcePlacement in a namespace selecting a ConfigMap: PickN with a preview; the hub agent
 // schedules what the preview said, with the same scores, and the placement becomes Available;
 // scaling out keeps the picks; import by <namespace>/<name>; no ClusterResourcePlacement appears.
@@ -72,8 +61,12 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { h.CreateNamespace(t, ns); createConfigMap(t, ns, "web-config"); memberNamespace(t, ns) },
-				Config:    resourcePlacementConfig(ns, 2),
+				PreConfig: func() {
+					h.CreateNamespace(t, ns)
+					createConfigMap(t, ns, "web-config")
+					acctest.MemberNamespace(t, "canary-east", ns)
+				},
+				Config: resourcePlacementConfig(ns, 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionCreate),
 					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview"), previewExact(

@@ -261,6 +261,9 @@ func TestAccStagedUpdateRunNamespaced(t *testing.T) {
 	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "staged-apps"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	// canary-east runs KubeFleet's real member agent, which applies the ConfigMap into a namespace
+	// its API server must already have (a ResourcePlacement places no namespace).
+	acctest.MemberNamespace(t, "canary-east", "staged-apps")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged-apps", Name: "settings"}, Data: map[string]string{"v": "1"}}
 	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged-apps").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
