@@ -80,14 +80,16 @@ func Rebind[T any, PT interface {
 // FactsUnknown is why a preview stays unknown when `facts` is.
 const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 
-// FactsUse is what of the facts a preview reads: the hub's member clusters (placements) or the
-// fleets' members (rollouts); what moved elsewhere is not said.
+// FactsUse is what of the facts a preview reads: the hub's member clusters (placements), those
+// and the hub's placements with their bindings (member cluster taints, disruption budgets), the
+// fleets' members (rollouts) or member clusters' Karpenter pictures; what moved elsewhere is not said.
 type FactsUse int
 
 const (
 	UsesHub FactsUse = iota
 	UsesFleetMembers
 	UsesClusters
+	UsesPlacements
 )
 
 // WarnMoved is what apply says when it applies a plan computed from facts:
@@ -105,6 +107,9 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	switch use {
 	case UsesHub:
 		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+	case UsesPlacements:
+		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
 	case UsesClusters:
 		scope.Clusters = planned.Clusters
 		for _, c := range planned.Clusters {
