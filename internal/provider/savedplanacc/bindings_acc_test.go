@@ -41,6 +41,21 @@ func availableBindings(t *testing.T, placement string, want int) {
 	}
 }
 
+// workdir is a workdir whose resources are destroyed when the test ends, even when it fails
+// midway: a taint left on prod-east-1 would change what the next tests' placements pick. Without
+// refresh: the placement tolerates what the configuration does not (tolerate), which KubeFleet
+// never lets an update remove.
+func workdir(t *testing.T, hcl string) *acctest.Workdir {
+	t.Helper()
+	w := acctest.NewWorkdir(t, hcl)
+	t.Cleanup(func() {
+		if out, err := w.Run("destroy", "-auto-approve", "-refresh=false"); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+	})
+	return w
+}
+
 // tolerate adds a toleration to a placement on the hub, as a change outside Terraform would.
 func tolerate(t *testing.T, name string, tol placementv1.Toleration) {
 	t.Helper()
@@ -102,7 +117,7 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	const addr = "fleet_member_cluster_taints.maintenance"
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, taintsConfig("saved-taints-live", false, false))
+		w := workdir(t, taintsConfig("saved-taints-live", false, false))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-taints-live", 2)
 		w.Write("main.tf", taintsConfig("saved-taints-live", true, false))
@@ -113,11 +128,10 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
 		}
 		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
-		_, _ = w.Run("destroy", "-auto-approve")
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, taintsConfig("saved-taints-facts", false, true))
+		w := workdir(t, taintsConfig("saved-taints-facts", false, true))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-taints-facts", 2)
 		w.Write("main.tf", taintsConfig("saved-taints-facts", true, true))
@@ -129,7 +143,7 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
 		}
 		acctest.Lines(t, moved.Detail,
-			`placement saved-taints-facts: policy PickAll → PickAll with 1 toleration\(s\)`,
+			`placement saved-taints-facts: policy PickAll with affinity → PickAll with 1 toleration\(s\) with affinity`,
 			`Computed now, the preview would differ`,
 			`preview\.no_longer_picking`)
 		if strings.Contains(moved.Detail, "member cluster prod-east-1: taints") {
@@ -137,11 +151,10 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 		}
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 		acctest.Lines(t, w.Must("show"), `"saved-taints-facts" = "maintenance=soon:NoSchedule"`) // the reviewed preview
-		w.Must("destroy", "-auto-approve")
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, taintsConfig("saved-taints-still", false, true))
+		w := workdir(t, taintsConfig("saved-taints-still", false, true))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-taints-still", 2)
 		w.Write("main.tf", taintsConfig("saved-taints-still", true, true))
@@ -151,7 +164,6 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
 		}
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
-		w.Must("destroy", "-auto-approve")
 	})
 }
 
@@ -197,7 +209,7 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	const addr = "fleet_placement_disruption_budget.picked"
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, budgetConfig("saved-budget-live", false, false))
+		w := workdir(t, budgetConfig("saved-budget-live", false, false))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-budget-live", 2)
 		w.Write("main.tf", budgetConfig("saved-budget-live", true, false))
@@ -208,15 +220,14 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
 		}
 		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
-		_, _ = w.Run("destroy", "-auto-approve")
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, budgetConfig("saved-budget-facts", false, true))
+		w := workdir(t, budgetConfig("saved-budget-facts", false, true))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-budget-facts", 2)
 		w.Write("main.tf", budgetConfig("saved-budget-facts", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `disruptions_allowed\s+= 1`, `desired_count\s+= 2`)
+		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `desired_count\s+= 2`, `disruptions_allowed\s+= 1`)
 		hc.ScalePlacement(t, "saved-budget-facts", 4)
 		out := w.Must("apply", "-json", "tfplan")
 		moved := movedWarning(t, warnings(t, out), addr)
@@ -229,12 +240,11 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 			`preview\.desired_count: 2 → 4`)
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 		show := w.Must("show")
-		acctest.Lines(t, show, `disruptions_allowed\s+= 1`, `desired_count\s+= 2`) // the reviewed preview
-		w.Must("destroy", "-auto-approve")
+		acctest.Lines(t, show, `desired_count\s+= 2`, `disruptions_allowed\s+= 1`) // the reviewed preview
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, budgetConfig("saved-budget-still", false, true))
+		w := workdir(t, budgetConfig("saved-budget-still", false, true))
 		w.Must("apply", "-auto-approve")
 		availableBindings(t, "saved-budget-still", 2)
 		w.Write("main.tf", budgetConfig("saved-budget-still", true, true))
@@ -244,6 +254,5 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
 		}
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
-		w.Must("destroy", "-auto-approve")
 	})
 }
