@@ -40,7 +40,7 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Description: "The ARM IDs of the fleets whose members to read. Default: the provider's fleet, when it has one.",
 			},
 			"hub": schema.BoolAttribute{
-				Optional:    true,
+				Optional: true,
 				Description: "Read the hub's member clusters, and its placements (both scopes) with their bindings cut to cluster, state and " +
 					"availability (what placement, taint and disruption budget previews read). Default: true when the provider reaches a hub.",
 			},
