@@ -41,7 +41,9 @@ type Facts struct {
 	PlacementsRead bool             `json:"placementsRead,omitempty"`
 	PlacementsErr  string           `json:"placementsErr,omitempty"`
 	Placements     []PlacementFacts `json:"placements,omitempty"`
-	Fleets         []FleetFacts     `json:"fleets,omitempty"`
+	// Staged are the inputs of the staged update runs the data source names (staged_runs).
+	Staged []StagedFacts `json:"staged,omitempty"`
+	Fleets []FleetFacts  `json:"fleets,omitempty"`
 	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
 	Clusters []ClusterFacts `json:"clusters,omitempty"`
 	// Regions are AKS's Kubernetes versions and node images in the members' regions.
