@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -102,7 +104,8 @@ func (c *Clients) RunInputs(ctx context.Context, ns, placement, strategy string)
 }
 
 // movedStaged says how each run's inputs moved: bindings (cluster, state, policy snapshot), the
-// latest policy snapshot, resource snapshot indexes, the placement's and strategy's generations.
+// latest policy snapshot, resource snapshot indexes removed, the placement's and strategy's
+// generations.
 func movedStaged(planned, now []StagedFacts) []string {
 	return pairUp(planned, now, func(s StagedFacts) string { return s.StagedRun.String() }, "staged run inputs of", "the facts",
 		func(name string, b, a StagedFacts) []string {
@@ -112,6 +115,19 @@ func movedStaged(planned, now []StagedFacts) []string {
 			}
 			if d := mapDiff(stagedBindings(b.Inputs), stagedBindings(a.Inputs)); d != "" {
 				out = append(out, fmt.Sprintf("%s: bindings %s", name, d))
+			}
+			// Only indexes that went count: a run that names no index cuts one itself (an External
+			// placement has none until then), and a new index changes no preview of a run naming an
+			// older one (the preview's own difference says when it does).
+			now := resourceIndexes(a.Inputs)
+			var gone []string
+			for _, i := range resourceIndexes(b.Inputs) {
+				if !slices.Contains(now, i) {
+					gone = append(gone, i)
+				}
+			}
+			if len(gone) > 0 {
+				out = append(out, fmt.Sprintf("%s: resource snapshot indexes removed %s", name, sample(gone)))
 			}
 			return out
 		})
@@ -128,13 +144,17 @@ func stagedSummary(in hub.RunInputs) map[string]string {
 	for _, s := range in.PolicySnapshots {
 		out["latest policy snapshot"] = s.Name
 	}
-	idx := map[string]bool{}
+	return out
+}
+
+func resourceIndexes(in hub.RunInputs) []string {
+	var out []string
 	for _, s := range in.ResourceSnapshots {
-		idx[s.Labels[placementv1beta1.ResourceIndexLabel]] = true
+		if i := s.Labels[placementv1beta1.ResourceIndexLabel]; !slices.Contains(out, i) {
+			out = append(out, i)
+		}
 	}
-	if len(idx) > 0 {
-		out["resource snapshot indexes"] = fmt.Sprint(len(idx))
-	}
+	sort.Strings(out)
 	return out
 }
 
