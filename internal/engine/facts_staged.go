@@ -107,7 +107,7 @@ func (c *Clients) RunInputs(ctx context.Context, ns, placement, strategy string)
 // latest policy snapshot, resource snapshot indexes removed, the placement's and strategy's
 // generations.
 func movedStaged(planned, now []StagedFacts) []string {
-	return pairUp(planned, now, func(s StagedFacts) string { return s.StagedRun.String() }, "staged run inputs of", "the facts",
+	return pairUp(planned, now, func(s StagedFacts) string { return s.String() }, "staged run inputs of", "the facts",
 		func(name string, b, a StagedFacts) []string {
 			var out []string
 			if d := mapDiff(stagedSummary(b.Inputs), stagedSummary(a.Inputs)); d != "" {

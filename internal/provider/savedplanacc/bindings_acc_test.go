@@ -19,9 +19,11 @@ import (
 // The placement is applied first; the saved plan adds the taints or the budget; the placement
 // then changes behind Terraform's back (a toleration added, scaled up) before `apply PLANFILE`.
 
-// availableBindings waits until placement has want bindings, each Available for its generation.
-func availableBindings(t *testing.T, placement string, want int) {
+// availableBindings waits until placement has two bindings (prod-east-1 and prod-west-1: the
+// tests' placements pick two), each Available for its generation.
+func availableBindings(t *testing.T, placement string) {
 	t.Helper()
+	const want = 2
 	h := acctest.NewHubClients(t).Hub
 	if err := acctest.Eventually(2*time.Minute, fmt.Sprintf("%d Available bindings of %s", want, placement), func() (bool, string) {
 		bs, err := h.Bindings(context.Background(), placement)
@@ -119,7 +121,7 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	t.Run("without facts the apply is refused", func(t *testing.T) {
 		w := workdir(t, taintsConfig("saved-taints-live", false, false))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-live", 2)
+		availableBindings(t, "saved-taints-live")
 		w.Write("main.tf", taintsConfig("saved-taints-live", true, false))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-live" = "maintenance=soon:NoSchedule"`)
 		tolerate(t, "saved-taints-live", maintenance)
@@ -133,7 +135,7 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
 		w := workdir(t, taintsConfig("saved-taints-facts", false, true))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-facts", 2)
+		availableBindings(t, "saved-taints-facts")
 		w.Write("main.tf", taintsConfig("saved-taints-facts", true, true))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-facts" = "maintenance=soon:NoSchedule"`)
 		tolerate(t, "saved-taints-facts", maintenance)
@@ -156,7 +158,7 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
 		w := workdir(t, taintsConfig("saved-taints-still", false, true))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-still", 2)
+		availableBindings(t, "saved-taints-still")
 		w.Write("main.tf", taintsConfig("saved-taints-still", true, true))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-still" = "maintenance=soon:NoSchedule"`)
 		out := w.Must("apply", "-json", "tfplan")
@@ -211,7 +213,7 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	t.Run("without facts the apply is refused", func(t *testing.T) {
 		w := workdir(t, budgetConfig("saved-budget-live", false, false))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-live", 2)
+		availableBindings(t, "saved-budget-live")
 		w.Write("main.tf", budgetConfig("saved-budget-live", true, false))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `disruptions_allowed\s+= 1`)
 		hc.ScalePlacement(t, "saved-budget-live", 4)
@@ -225,7 +227,7 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
 		w := workdir(t, budgetConfig("saved-budget-facts", false, true))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-facts", 2)
+		availableBindings(t, "saved-budget-facts")
 		w.Write("main.tf", budgetConfig("saved-budget-facts", true, true))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `desired_count\s+= 2`, `disruptions_allowed\s+= 1`)
 		hc.ScalePlacement(t, "saved-budget-facts", 4)
@@ -246,7 +248,7 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
 		w := workdir(t, budgetConfig("saved-budget-still", false, true))
 		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-still", 2)
+		availableBindings(t, "saved-budget-still")
 		w.Write("main.tf", budgetConfig("saved-budget-still", true, true))
 		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `disruptions_allowed\s+= 1`)
 		out := w.Must("apply", "-json", "tfplan")
