@@ -35,7 +35,15 @@ type Facts struct {
 	// Hub are the hub's MemberClusters; HubRead says the hub was read (the provider has one).
 	HubRead bool                      `json:"hubRead"`
 	Hub     []clusterv1.MemberCluster `json:"hub,omitempty"`
-	Fleets  []FleetFacts              `json:"fleets,omitempty"`
+	// Placements are the hub's placements of both scopes with their bindings, read with the hub
+	// (what member cluster taint and placement disruption budget previews read); PlacementsRead
+	// says they were, PlacementsErr why not.
+	PlacementsRead bool             `json:"placementsRead,omitempty"`
+	PlacementsErr  string           `json:"placementsErr,omitempty"`
+	Placements     []PlacementFacts `json:"placements,omitempty"`
+	// Staged are the inputs of the staged update runs the data source names (staged_runs).
+	Staged []StagedFacts `json:"staged,omitempty"`
+	Fleets []FleetFacts  `json:"fleets,omitempty"`
 	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
 	Clusters []ClusterFacts `json:"clusters,omitempty"`
 	// Regions are AKS's Kubernetes versions and node images in the members' regions.
@@ -65,8 +73,8 @@ type MemberFacts struct {
 // factsPrefix versions the encoding: a provider that cannot read a value says so.
 const factsPrefix = "fleetfacts1."
 
-// ReadFacts reads the facts previews need: the hub's MemberClusters (when
-// the provider has a hub), the members of each fleet, with their
+// ReadFacts reads the facts previews need: the hub's MemberClusters and
+// placements with their bindings (when the provider has a hub), the members of each fleet, with their
 // maintenance windows when windows is set (they cost an ARM read per member),
 // and the Karpenter picture of the named member clusters.
 func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub, windows bool, clusters ...string) (*Facts, error) {
@@ -82,6 +90,7 @@ func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub,
 			f.Hub[i] = *mcs[i].DeepCopy()
 			f.Hub[i].ManagedFields = nil
 		}
+		c.readPlacementFacts(ctx, f)
 	}
 	for _, fleet := range fleets {
 		read := c.MemberClusters

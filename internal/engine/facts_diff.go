@@ -21,6 +21,9 @@ func Moved(planned, now *Facts) []string {
 	if planned.HubRead && now.HubRead {
 		out = append(out, movedHub(planned.Hub, now.Hub)...)
 	}
+	if planned.PlacementsRead && now.PlacementsRead {
+		out = append(out, movedPlacements(planned.Placements, now.Placements)...)
+	}
 	for _, pf := range planned.Fleets {
 		for _, nf := range now.Fleets {
 			if strings.EqualFold(pf.ID, nf.ID) {
@@ -28,6 +31,7 @@ func Moved(planned, now *Facts) []string {
 			}
 		}
 	}
+	out = append(out, movedStaged(planned.Staged, now.Staged)...)
 	out = append(out, movedRegions(planned.Regions, now.Regions)...)
 	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
 }

@@ -3,6 +3,7 @@ package member
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
@@ -82,9 +84,10 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 						Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},
 			},
+			"facts": shared.FactsAttribute("the preview (the MemberCluster's taints, the placements and their bindings)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "At plan, the placements (cluster-scoped by name, ResourcePlacements as `namespace/name`) bound to the cluster " +
+				Description: "At plan (from `facts` when set), the placements (cluster-scoped by name, ResourcePlacements as `namespace/name`) bound to the cluster " +
 					"that tolerate its taints now but not with this resource's taints: the taint each would not tolerate. Their next " +
 					"scheduling (a policy change, a PickN re-pick) leaves the cluster out (KubeFleet's TaintToleration filter, " +
 					"`pkg/scheduler/framework/plugins/tainttoleration`); what they have bound stays. PickFixed placements ignore taints.",
@@ -158,6 +161,10 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
+	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	h, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if !engine.IsConfigUnknown(err) {
@@ -182,19 +189,34 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.AddAttributeError(path.Root("taint"), "The hub refuses these taints", fmt.Sprintf("taint: MemberCluster %q: %v", name, err))
 		return
 	}
-	plan.Preview = r.preview(ctx, h, mc, desired, &resp.Diagnostics)
+	switch {
+	case factsUnknown:
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+	case facts != nil:
+		// The preview is of the cluster, placements and bindings the plan's facts hold: the
+		// apply's re-plan computes the same (DESIGN.md, "The plan/apply contract").
+		pmc, err := pinned.HubMemberCluster(ctx, name)
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster from facts", err)
+			return
+		}
+		plan.Preview = shared.Rebind(r, pinned).preview(ctx, pmc, desiredTaints(pmc.Spec.Taints, prior, mine), &resp.Diagnostics)
+	default:
+		plan.Preview = r.preview(ctx, mc, desired, &resp.Diagnostics)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
 // preview lists the placements that lose the cluster on their next scheduling, with one bounded
 // warning that also says KubeFleet's taints evict nothing.
-func (r *taintsResource) preview(ctx context.Context, h *hub.Client, mc *clusterv1.MemberCluster, desired []clusterv1.Taint, diags *diag.Diagnostics) types.Object {
-	placements, err := h.AllPlacements(ctx)
+// It reads the placements and bindings through r.Clients: from the facts in a pinned view.
+func (r *taintsResource) preview(ctx context.Context, mc *clusterv1.MemberCluster, desired []clusterv1.Taint, diags *diag.Diagnostics) types.Object {
+	placements, err := r.Clients.HubPlacements(ctx)
 	if err != nil {
 		shared.AddBackendError(diags, "Listing the placements", err)
 		return types.ObjectNull(taintsPreviewAttrType)
 	}
-	bindings, err := h.AllBindings(ctx)
+	bindings, err := r.Clients.HubBindings(ctx)
 	if err != nil {
 		shared.AddBackendError(diags, "Listing the placements' bindings", err)
 		return types.ObjectNull(taintsPreviewAttrType)
@@ -243,7 +265,40 @@ func (r *taintsResource) Create(ctx context.Context, req resource.CreateRequest,
 	r.apply(ctx, &plan, nil, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	}
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved). This apply's own taints are not a move: the facts are
+// compared as this apply leaves the cluster, and the preview computed now starts from the
+// cluster's taints without this apply's write.
+func (r *taintsResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *taintsModel, prior []clusterv1.Taint, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	if facts == nil {
+		return
+	}
+	name, mine := plan.MemberCluster.ValueString(), plan.taints(ctx, d)
+	expected := *facts
+	expected.Hub = slices.Clone(facts.Hub)
+	for i := range expected.Hub {
+		if expected.Hub[i].Name == name {
+			expected.Hub[i].Spec.Taints = desiredTaints(expected.Hub[i].Spec.Taints, prior, mine)
+		}
+	}
+	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		mc, err := c.HubMemberCluster(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		mc.Spec.Taints = desiredTaints(mc.Spec.Taints, mine, prior) // as it was without this apply
+		var diags diag.Diagnostics
+		obj := shared.Rebind(r, c).preview(ctx, mc, desiredTaints(mc.Spec.Taints, prior, mine), &diags)
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no
@@ -286,6 +341,7 @@ func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest,
 	r.apply(ctx, &plan, prior, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, &plan, prior, &resp.Diagnostics)
 	}
 }
 
@@ -335,7 +391,7 @@ func (r *taintsResource) apply(ctx context.Context, plan *taintsModel, prior []c
 		}
 		desired := desiredTaints(mc.Spec.Taints, prior, mine)
 		if plan.Preview.IsUnknown() {
-			plan.Preview = r.preview(ctx, h, mc, desired, diags)
+			plan.Preview = r.preview(ctx, mc, desired, diags)
 		}
 		if err = h.ApplyMemberClusterTaints(ctx, mc, desired, false); err == nil || !hub.IsConflict(err) || strings.Contains(err.Error(), "also applied by") {
 			break
@@ -354,6 +410,7 @@ type taintsModel struct {
 	MemberCluster types.String `tfsdk:"member_cluster"`
 	Taints        types.List   `tfsdk:"taint"`
 	Preview       types.Object `tfsdk:"preview"`
+	Facts         types.String `tfsdk:"facts"`
 }
 
 func (t taintModel) taint() clusterv1.Taint {

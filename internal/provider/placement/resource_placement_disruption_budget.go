@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
@@ -84,9 +85,10 @@ func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRe
 			},
 			"max_unavailable": value("The most of the placement's clusters that may be unavailable (not Available, or evicted) at once."),
 			"min_available":   value("The fewest of the placement's clusters that must stay Available."),
+			"facts":           shared.FactsAttribute("the preview (the placement's policy and bindings)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "What the eviction controller would decide now, at plan (and on refresh): counts always, the " +
+				Description: "What the eviction controller would decide now, at plan (from `facts` when set) and on refresh: counts always, the " +
 					"unavailable clusters by name (20 unless the provider's `preview_detail` is `full`).",
 				Attributes: map[string]rschema.Attribute{
 					"disruptions_allowed": rschema.Int64Attribute{Computed: true, Description: "How many of the placement's clusters may be evicted now (KubeFleet's disruptionsAllowed; 0 blocks every eviction of an Available cluster)."},
@@ -163,6 +165,10 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	plan.ID = plan.Placement
+	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	h, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if !engine.IsConfigUnknown(err) {
@@ -195,7 +201,26 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 				return
 			}
 		}
-		plan.Preview = r.preview(ctx, h, p, plan, &resp.Diagnostics)
+		switch {
+		case factsUnknown:
+			shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		case facts != nil:
+			// The preview is of the placement and bindings the plan's facts hold: the apply's
+			// re-plan computes the same (DESIGN.md, "The plan/apply contract").
+			pp, err := pinned.HubPlacement(ctx, hub.ClusterPlacement(name))
+			if hub.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeWarning(path.Root("preview"), "Preview after apply",
+					fmt.Sprintf("ClusterResourcePlacement %q was created after data.fleet_facts read the hub: the budget's preview is computed once it is applied.", name))
+				break
+			}
+			if err != nil {
+				shared.AddBackendError(&resp.Diagnostics, "Reading the placement from facts", err)
+				return
+			}
+			plan.Preview = shared.Rebind(r, pinned).preview(ctx, pp, plan, &resp.Diagnostics)
+		default:
+			plan.Preview = r.preview(ctx, p, plan, &resp.Diagnostics)
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
@@ -223,9 +248,10 @@ func checkBudgetFor(p *hub.Placement, m budgetModel, diags *diag.Diagnostics) {
 	}
 }
 
-// preview is the eviction controller's verdict on the placement's bindings now.
-func (r *disruptionBudgetResource) preview(ctx context.Context, h *hub.Client, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
-	bindings, err := h.Bindings(ctx, p.Name)
+// preview is the eviction controller's verdict on the placement's bindings now, read through
+// r.Clients: from the facts in a pinned view.
+func (r *disruptionBudgetResource) preview(ctx context.Context, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
+	bindings, err := r.Clients.HubPlacementBindings(ctx, hub.ClusterPlacement(p.Name))
 	if err != nil {
 		shared.AddBackendError(diags, "Reading the placement's bindings", err)
 		return types.ObjectNull(budgetPreviewAttrTypes)
@@ -290,6 +316,25 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 	plan.ID = plan.Placement
 	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *budgetModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		p, err := c.HubPlacement(ctx, hub.ClusterPlacement(plan.Placement.ValueString()))
+		if err != nil {
+			return nil, err
+		}
+		var diags diag.Diagnostics
+		obj := shared.Rebind(r, c).preview(ctx, p, *plan, &diags)
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 // Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
@@ -313,7 +358,7 @@ func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRe
 	state.MaxUnavailable, state.MinAvailable = intOrStringValue(b.Spec.MaxUnavailable), intOrStringValue(b.Spec.MinAvailable)
 	state.Preview = types.ObjectNull(budgetPreviewAttrTypes)
 	if p, err := h.Placement(ctx, name); err == nil {
-		state.Preview = r.preview(ctx, h, p, state, &resp.Diagnostics)
+		state.Preview = r.preview(ctx, p, state, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
@@ -331,6 +376,7 @@ func (r *disruptionBudgetResource) Update(ctx context.Context, req resource.Upda
 	}
 	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
 }
 
 func (r *disruptionBudgetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -352,7 +398,7 @@ func (r *disruptionBudgetResource) previewAtApply(ctx context.Context, h *hub.Cl
 	}
 	m.Preview = types.ObjectNull(budgetPreviewAttrTypes)
 	if p, err := h.Placement(ctx, m.Placement.ValueString()); err == nil {
-		m.Preview = r.preview(ctx, h, p, *m, diags)
+		m.Preview = r.preview(ctx, p, *m, diags)
 	}
 }
 
@@ -362,6 +408,7 @@ type budgetModel struct {
 	MaxUnavailable types.String `tfsdk:"max_unavailable"`
 	MinAvailable   types.String `tfsdk:"min_available"`
 	Preview        types.Object `tfsdk:"preview"`
+	Facts          types.String `tfsdk:"facts"`
 }
 
 // spec is the budget's spec: "2" a count, "25%" a percentage.

@@ -80,14 +80,18 @@ func Rebind[T any, PT interface {
 // FactsUnknown is why a preview stays unknown when `facts` is.
 const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 
-// FactsUse is what of the facts a preview reads: the hub's member clusters (placements) or the
-// fleets' members (rollouts); what moved elsewhere is not said.
+// FactsUse is what of the facts a preview reads: the hub's member clusters (placements), those
+// and the hub's placements with their bindings (member cluster taints, disruption budgets), those
+// and the named staged runs' inputs (staged update runs), the
+// fleets' members (rollouts) or member clusters' Karpenter pictures; what moved elsewhere is not said.
 type FactsUse int
 
 const (
 	UsesHub FactsUse = iota
 	UsesFleetMembers
 	UsesClusters
+	UsesPlacements
+	UsesStagedRuns
 )
 
 // WarnMoved is what apply says when it applies a plan computed from facts:
@@ -105,6 +109,11 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	switch use {
 	case UsesHub:
 		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+	case UsesPlacements:
+		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
+	case UsesStagedRuns:
+		scope.HubRead, scope.Hub, scope.Staged = planned.HubRead, planned.Hub, planned.Staged
 	case UsesClusters:
 		scope.Clusters = planned.Clusters
 		for _, c := range planned.Clusters {
@@ -121,6 +130,13 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 		}
 	}
 	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows, clusters...)
+	if err == nil && len(scope.Staged) > 0 {
+		runs := make([]engine.StagedRun, len(scope.Staged))
+		for i := range scope.Staged {
+			runs[i] = scope.Staged[i].StagedRun
+		}
+		err = live.Live().ReadStagedFacts(ctx, now, runs)
+	}
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
 			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",

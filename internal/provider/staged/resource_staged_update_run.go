@@ -163,9 +163,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
+			"facts": shared.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_runs`)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
-				Description: "How KubeFleet will initialize the run, computed at plan from the hub (KubeFleet v0.18.9's rules " +
+				Description: "How KubeFleet will initialize the run, computed at plan from the hub, or from `facts` when set (KubeFleet v0.18.9's rules " +
 					"for initializing a run): the stages with the placement's scheduled clusters in update order and batches, and " +
 					"what each waits for before and after, the clusters whose resources are removed at the end, or why the run would " +
 					"fail to initialize. Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
@@ -305,8 +306,15 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		setUnknown(shared.UnknownInputs(inputsUnknown))
 		return
 	}
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if factsUnknown {
+		setUnknown(shared.FactsUnknown)
+		return
+	}
+	if _, err := r.Clients.HubAPI(ctx); err != nil {
 		if engine.IsConfigUnknown(err) {
 			setUnknown(err.Error())
 			return
@@ -314,7 +322,9 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 		return
 	}
-	in, err := r.runInputs(ctx, h, plan)
+	// With facts, the inputs are the plan's: the apply's re-plan computes the same preview
+	// (DESIGN.md, "The plan/apply contract").
+	in, err := shared.Rebind(r, pinned).runInputs(ctx, plan)
 	if err != nil {
 		resp.Diagnostics.AddError("Planning the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 		return
@@ -371,7 +381,7 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 	kind := hub.StagedKind("run", ns)
 	if plan.Preview.IsUnknown() {
 		// The placement or strategy came with this apply: what plan could not read, read now.
-		in, err := r.scheduledInputs(ctx, h, plan)
+		in, err := r.scheduledInputs(ctx, plan)
 		if err != nil {
 			resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 			return
@@ -400,6 +410,26 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 		"resource_snapshot_index": plan.ResourceSnapshotIndex.ValueString(), "state": plan.State.ValueString()})
 	plan.ID = types.StringValue(hub.Key(ns, name))
 	r.converge(ctx, h, &plan, run, true, &resp.State, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	}
+}
+
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *stagedRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedRunModel, d *diag.Diagnostics) {
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesStagedRuns, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+		in, err := shared.Rebind(r, c).runInputs(ctx, *plan)
+		if err != nil {
+			return nil, err
+		}
+		obj, diags := stagedRunPreview(staged.Initialize(stagedInputs(in, *plan)), plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), c.ListLimit())
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	})
 }
 
 func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -522,6 +552,7 @@ type stagedRunModel struct {
 	WaitFor               types.String   `tfsdk:"wait_for"`
 	Timeouts              timeouts.Value `tfsdk:"timeouts"`
 	Preview               types.Object   `tfsdk:"preview"`
+	Facts                 types.String   `tfsdk:"facts"`
 	Status                types.Object   `tfsdk:"status"`
 }
 
@@ -723,24 +754,20 @@ func sortedSet(s []string) []string {
 var stagedIndexRe = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 
 // runInputs reads what the controller initializes the run from, with the hub's member clusters
-// from the inventory (listed once per provider process).
-func (r *stagedRunResource) runInputs(ctx context.Context, h *hub.Client, plan stagedRunModel) (hub.RunInputs, error) {
-	in, err := h.RunInputs(ctx, plan.Namespace.ValueString(), plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
-	if err != nil || in.Placement == nil {
-		return in, err
-	}
-	in.MemberClusters, err = r.Clients.HubMemberClusters(ctx)
-	return in, err
+// from the inventory (listed once per provider process), through r.Clients: from the facts in a
+// pinned view.
+func (r *stagedRunResource) runInputs(ctx context.Context, plan stagedRunModel) (hub.RunInputs, error) {
+	return r.Clients.RunInputs(ctx, plan.Namespace.ValueString(), plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
 }
 
 // scheduledInputs is runInputs once the hub agent has scheduled the placement: a placement created
 // in this apply is still being scheduled, and a run created then would fail for good
 // (staged.Scheduling).
-func (r *stagedRunResource) scheduledInputs(ctx context.Context, h *hub.Client, plan stagedRunModel) (hub.RunInputs, error) {
+func (r *stagedRunResource) scheduledInputs(ctx context.Context, plan stagedRunModel) (hub.RunInputs, error) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for logged := false; ; logged = true {
-		in, err := r.runInputs(ctx, h, plan)
+		in, err := r.runInputs(ctx, plan)
 		if err != nil || !staged.Scheduling(stagedInputs(in, plan)) {
 			return in, err
 		}

@@ -1,0 +1,126 @@
+package savedplanacc_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+)
+
+const stagedBaseHCL = `
+resource "fleet_placement" "staged" {
+  name               = "%[1]s"
+  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
+  policy             = { placement_type = "PickAll", required_cluster_selectors = [{ labels = { env = "prod" } }] }
+  strategy           = { type = "External" }
+}
+
+resource "fleet_staged_update_strategy" "prod" {
+  name   = "%[1]s"
+  stages = [{ name = "prod", label_selector = { match_labels = { env = "prod" } } }]
+}
+`
+
+const stagedRunHCL = `
+data "fleet_facts" "at_plan" {
+  staged_runs = [{ placement_name = "%[1]s", staged_update_strategy_name = "%[1]s" }]
+}
+
+resource "fleet_staged_update_run" "release" {
+  name                        = "%[1]s"
+  placement_name              = fleet_placement.staged.id
+  staged_update_strategy_name = fleet_staged_update_strategy.prod.id
+  state                       = "Initialize"
+  %[2]s
+}
+`
+
+func stagedConfig(name string, withRun, withFacts bool) string {
+	cfg := fmt.Sprintf(stagedBaseHCL, name)
+	if withRun {
+		facts := ""
+		if withFacts {
+			facts = "facts = data.fleet_facts.at_plan.content"
+		}
+		cfg += fmt.Sprintf(stagedRunHCL, name, facts)
+	}
+	return cfg
+}
+
+// scheduled waits until the hub agent has bound placement to want clusters.
+func scheduled(t *testing.T, placement string, want int) {
+	t.Helper()
+	h := acctest.NewHubClients(t).Hub
+	if err := acctest.Eventually(2*time.Minute, fmt.Sprintf("%d bindings of %s", want, placement), func() (bool, string) {
+		bs, err := h.Bindings(context.Background(), placement)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(bs) == want, fmt.Sprintf("%d bindings", len(bs))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccSavedPlanStagedUpdateRun: an External placement of the env=prod clusters (prod-east-1 and
+// prod-west-1; prod-east-2 is tainted) and a one-stage strategy; the saved plan creates a run whose
+// preview stages both. prod-west-1 is then relabelled to staging, so a preview computed now leaves
+// it out of the stage. Without facts Terraform refuses the apply; with facts (the data source
+// reading the run's inputs) it applies, keeps the reviewed preview and warns what moved.
+func TestAccSavedPlanStagedUpdateRun(t *testing.T) {
+	acctest.NewHubClients(t).CreateNamespace(t, "saved-plan")
+	const addr = "fleet_staged_update_run.release"
+	relabel := func(t *testing.T) {
+		patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
+	}
+
+	t.Run("without facts the apply is refused", func(t *testing.T) {
+		w := workdir(t, stagedConfig("saved-run-live", false, false))
+		w.Must("apply", "-auto-approve")
+		scheduled(t, "saved-run-live", 2)
+		w.Write("main.tf", stagedConfig("saved-run-live", true, false))
+		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
+		relabel(t)
+		out, err := w.Run("apply", "tfplan")
+		if err == nil {
+			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
+		}
+		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+	})
+
+	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
+		w := workdir(t, stagedConfig("saved-run-facts", false, true))
+		w.Must("apply", "-auto-approve")
+		scheduled(t, "saved-run-facts", 2)
+		w.Write("main.tf", stagedConfig("saved-run-facts", true, true))
+		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
+		relabel(t)
+		out := w.Must("apply", "-json", "tfplan")
+		moved := movedWarning(t, warnings(t, out), addr)
+		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
+			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
+		}
+		acctest.Lines(t, moved.Detail,
+			`member cluster prod-west-1: labels env: prod → staging`,
+			`Computed now, the preview would differ`,
+			`preview\.`)
+		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
+		acctest.Lines(t, w.Must("show"), `"prod-east-1"`, `"prod-west-1"`) // the reviewed preview
+	})
+
+	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
+		w := workdir(t, stagedConfig("saved-run-still", false, true))
+		w.Must("apply", "-auto-approve")
+		scheduled(t, "saved-run-still", 2)
+		w.Write("main.tf", stagedConfig("saved-run-still", true, true))
+		w.Must("plan", "-out=tfplan")
+		out := w.Must("apply", "-json", "tfplan")
+		if strings.Contains(out, "The fleet moved") {
+			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
+		}
+		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
+	})
+}
