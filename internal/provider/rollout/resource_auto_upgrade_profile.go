@@ -345,12 +345,8 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Create, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -395,16 +391,9 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 	if !ok {
 		return
 	}
-	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
+	got, _, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetAutoUpgradeProfile,
+		"auto-upgrade profile", map[string]any{"id": state.ID.ValueString()})
 	if !ok {
-		return
-	}
-	got, err := c.GetAutoUpgradeProfile(ctx, fleet, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "auto-upgrade profile", map[string]any{"id": state.ID.ValueString()}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
 		return
 	}
 	aupFromAPI(&state, got)
@@ -422,12 +411,8 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Update, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -465,12 +450,8 @@ func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.De
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, aupDefaultTimeout, state.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
