@@ -216,17 +216,9 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	name := state.Name.ValueString()
-	got, err := fc.GetMember(ctx, fleet, name)
-	if err != nil {
-		if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "fleet member", map[string]any{"member": name}) {
-			return
-		}
-		resp.Diagnostics.AddError("Reading the fleet member", err.Error())
+	got, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetMember, "fleet member", map[string]any{"member": name})
+	if !ok {
 		return
 	}
 	state.ID = types.StringValue(fleet.ChildID("members", name))

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,8 +20,12 @@ import (
 
 var _ action.ActionWithConfigure = (*placementEvictAction)(nil)
 
-// evictPoll is how often the action reads the eviction while the hub decides.
-const evictPoll = time.Second
+const (
+	// evictPoll is how often the action reads the eviction while the hub decides.
+	evictPoll = time.Second
+	// evictTimeout bounds the wait for the hub's verdict unless timeouts.invoke says otherwise.
+	evictTimeout = 10 * time.Minute
+)
 
 // placementEvictAction is fleet_placement_evict: a ClusterResourcePlacementEviction.
 type placementEvictAction struct{ shared.ActionBase }
@@ -41,100 +44,88 @@ func (a *placementEvictAction) Schema(ctx context.Context, _ action.SchemaReques
 			"cluster":   aschema.StringAttribute{Required: true, Description: "The member cluster to evict it from."},
 		},
 		Blocks: map[string]aschema.Block{
-			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait for the hub's verdict", 10*time.Minute),
+			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait for the hub's verdict", evictTimeout),
 		},
 	}
 }
 
 type placementEvictModel struct {
-	Placement types.String   `tfsdk:"placement"`
-	Cluster   types.String   `tfsdk:"cluster"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	Placement types.String `tfsdk:"placement"`
+	Cluster   types.String `tfsdk:"cluster"`
+	shared.ActionTimeouts
 }
 
 func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	var m placementEvictModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, m.Timeouts.Invoke, 10*time.Minute, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, a.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
-	name, cluster := m.Placement.ValueString(), m.Cluster.ValueString()
-	p, err := h.Placement(ctx, name)
-	if err != nil {
-		if hub.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found", fmt.Sprintf("The hub has no ClusterResourcePlacement %q.", name))
+	shared.InvokeHubAction(ctx, a.Clients, req, resp, evictTimeout, func(ctx context.Context, m *placementEvictModel, h *hub.Client, progress shared.Progress) {
+		name, cluster := m.Placement.ValueString(), m.Cluster.ValueString()
+		p, err := h.Placement(ctx, name)
+		if err != nil {
+			if hub.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found", fmt.Sprintf("The hub has no ClusterResourcePlacement %q.", name))
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
 			return
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
-		return
-	}
-	if pol := p.Spec.Policy; pol != nil && pol.PlacementType == placementv1.PickFixedPlacementType {
-		resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement cannot be evicted",
-			fmt.Sprintf("ClusterResourcePlacement %q is PickFixed; KubeFleet evicts only from PickAll and PickN placements. Remove %q from its cluster_names instead.", name, cluster))
-		return
-	}
-	bindings, err := h.Bindings(ctx, name)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the placement's bindings", err)
-		return
-	}
-	placedOn := []string{}
-	found := false
-	for _, b := range bindings {
-		if b.Spec.State == placementv1.BindingStateUnscheduled || b.DeletionTimestamp != nil {
-			continue
+		if pol := p.Spec.Policy; pol != nil && pol.PlacementType == placementv1.PickFixedPlacementType {
+			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement cannot be evicted",
+				fmt.Sprintf("ClusterResourcePlacement %q is PickFixed; KubeFleet evicts only from PickAll and PickN placements. Remove %q from its cluster_names instead.", name, cluster))
+			return
 		}
-		placedOn = append(placedOn, b.Spec.TargetCluster)
-		found = found || b.Spec.TargetCluster == cluster
-	}
-	if !found {
-		progress("placement %s is not on cluster %s (it is on %d: %s); nothing to evict", name, cluster, len(placedOn), strings.Join(placedOn, ", "))
-		return
-	}
-	evName := evictionName(name, cluster, a.Clients.Now())
-	progress("evicting placement %s from cluster %s (ClusterResourcePlacementEviction %s; the placement is on %d clusters)", name, cluster, evName, len(placedOn))
-	if _, err := h.CreateEviction(ctx, evName, name, cluster); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Creating the eviction", err)
-		return
-	}
-	var ev *placementv1beta1.ClusterResourcePlacementEviction
-	err = shared.PollEvery(ctx, evictPoll, func(ctx context.Context) (bool, error) {
-		got, err := h.Eviction(ctx, evName)
+		bindings, err := h.Bindings(ctx, name)
 		if err != nil {
-			return false, err
+			shared.AddBackendError(&resp.Diagnostics, "Reading the placement's bindings", err)
+			return
 		}
-		ev = got
+		placedOn := []string{}
+		found := false
+		for _, b := range bindings {
+			if b.Spec.State == placementv1.BindingStateUnscheduled || b.DeletionTimestamp != nil {
+				continue
+			}
+			placedOn = append(placedOn, b.Spec.TargetCluster)
+			found = found || b.Spec.TargetCluster == cluster
+		}
+		if !found {
+			progress("placement %s is not on cluster %s (it is on %d: %s); nothing to evict", name, cluster, len(placedOn), strings.Join(placedOn, ", "))
+			return
+		}
+		evName := evictionName(name, cluster, a.Clients.Now())
+		progress("evicting placement %s from cluster %s (ClusterResourcePlacementEviction %s; the placement is on %d clusters)", name, cluster, evName, len(placedOn))
+		if _, err := h.CreateEviction(ctx, evName, name, cluster); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Creating the eviction", err)
+			return
+		}
+		var ev *placementv1beta1.ClusterResourcePlacementEviction
+		err = shared.PollEvery(ctx, evictPoll, func(ctx context.Context) (bool, error) {
+			got, err := h.Eviction(ctx, evName)
+			if err != nil {
+				return false, err
+			}
+			ev = got
+			valid := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeValid))
+			executed := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeExecuted))
+			if valid == nil {
+				progress("waiting for the hub's verdict on eviction %s", evName)
+				return false, nil
+			}
+			return valid.Status == "False" || executed != nil, nil
+		})
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Waiting for the hub's verdict", fmt.Errorf("eviction %s: %w", evName, err))
+			return
+		}
 		valid := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeValid))
 		executed := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeExecuted))
-		if valid == nil {
-			progress("waiting for the hub's verdict on eviction %s", evName)
-			return false, nil
+		switch {
+		case valid.Status == "False":
+			resp.Diagnostics.AddError("Eviction refused", fmt.Sprintf("The hub found ClusterResourcePlacementEviction %s invalid: %s", evName, valid.Message))
+		case executed.Status != "True":
+			resp.Diagnostics.AddError("Eviction not executed", fmt.Sprintf("The hub did not execute ClusterResourcePlacementEviction %s: %s", evName, executed.Message))
+		default:
+			progress("evicted placement %s from cluster %s: %s", name, cluster, executed.Message)
 		}
-		return valid.Status == "False" || executed != nil, nil
 	})
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Waiting for the hub's verdict", fmt.Errorf("eviction %s: %w", evName, err))
-		return
-	}
-	valid := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeValid))
-	executed := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeExecuted))
-	switch {
-	case valid.Status == "False":
-		resp.Diagnostics.AddError("Eviction refused", fmt.Sprintf("The hub found ClusterResourcePlacementEviction %s invalid: %s", evName, valid.Message))
-	case executed.Status != "True":
-		resp.Diagnostics.AddError("Eviction not executed", fmt.Sprintf("The hub did not execute ClusterResourcePlacementEviction %s: %s", evName, executed.Message))
-	default:
-		progress("evicted placement %s from cluster %s: %s", name, cluster, executed.Message)
-	}
 }
 
 // evictionName is a fresh eviction's name: an executed eviction is terminal, so every invocation

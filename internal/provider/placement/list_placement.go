@@ -5,10 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -28,31 +29,19 @@ type placementListModel struct {
 	Labels     types.Map    `tfsdk:"labels"`
 }
 
-func listPlacements(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []shared.ListEntry {
-	var m placementListModel
-	if diags.Append(config.Get(ctx, &m)...); diags.HasError() {
-		return nil
-	}
+func listPlacements(ctx context.Context, clients *engine.Clients, m placementListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	var want map[string]string
 	if diags.Append(m.Labels.ElementsAs(ctx, &want, true)...); diags.HasError() {
 		return nil
 	}
-	h, ok := shared.HubAPI(ctx, clients, diags)
+	got, ok := shared.ListHubObjects(ctx, clients, "", diags, (*hub.Client).Placements,
+		"placements", "list on clusterresourceplacements.placement.kubernetes-fleet.io")
 	if !ok {
 		return nil
 	}
-	got, err := h.Placements(ctx, "")
-	if err != nil {
-		shared.AddListError(diags, "placements", "list on clusterresourceplacements.placement.kubernetes-fleet.io", err)
-		return nil
-	}
-	var out []shared.ListEntry
-	for _, p := range got {
-		if shared.HasPrefix(p.Name, m.NamePrefix) && hasLabels(p.Labels, want) {
-			out = append(out, shared.ListEntry{ID: p.Name, DisplayName: p.Name})
-		}
-	}
-	return out
+	return shared.ListEntries(got, func(p *placementv1.ClusterResourcePlacement) (shared.ListEntry, bool) {
+		return shared.ListEntry{ID: p.Name, DisplayName: p.Name}, shared.HasPrefix(p.Name, m.NamePrefix) && hasLabels(p.Labels, want)
+	})
 }
 
 func hasLabels(have, want map[string]string) bool {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -27,37 +26,27 @@ var (
 type gateApproveAction struct{ shared.ActionBase }
 
 func (a *gateApproveAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = aschema.Schema{
-		Description: "Approves an update run's approval gate, named as the gates API names its target: the run, the stage, " +
-			"the group (for a group's gate) and the timing (`Before` or `After`) — or by the gate's own name (`gate`), which must " +
-			"belong to the run. While the run has not reached the gate yet and is Running or Pending, the action waits for it, " +
-			"reporting the run's progress. An approved (Completed) gate is not an error: nothing is sent. A Skipped gate, a gate " +
-			"of another run, or a gate not reached by a run that is not under way is refused before any request. " +
-			"Requires Terraform 1.14 or later.",
-		Attributes: map[string]aschema.Attribute{
-			"fleet_id":   actionFleetIDAttribute(),
-			"update_run": actionRunAttribute(),
-			"stage":      aschema.StringAttribute{Optional: true, Description: "The stage of the gate. Required unless `gate` is set."},
-			"group":      aschema.StringAttribute{Optional: true, Description: "The group of a group's gate; unset for a stage's gate."},
-			"timing": aschema.StringAttribute{Optional: true, Description: "`Before` or `After` the stage or group. Required unless `gate` is set.",
-				Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
-			"gate": aschema.StringAttribute{Optional: true, Description: "The gate's name (a fleets/gates resource), instead of stage, group and timing.",
-				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("stage"), path.MatchRoot("group"), path.MatchRoot("timing"))}},
-		},
-		Blocks: map[string]aschema.Block{
-			"timeouts": actionTimeoutsBlock(ctx),
-		},
-	}
+	resp.Schema = runActionSchema(ctx, "Approves an update run's approval gate, named as the gates API names its target: the run, the stage, "+
+		"the group (for a group's gate) and the timing (`Before` or `After`) — or by the gate's own name (`gate`), which must "+
+		"belong to the run. While the run has not reached the gate yet and is Running or Pending, the action waits for it, "+
+		"reporting the run's progress. An approved (Completed) gate is not an error: nothing is sent. A Skipped gate, a gate "+
+		"of another run, or a gate not reached by a run that is not under way is refused before any request. "+
+		"Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
+		"stage": aschema.StringAttribute{Optional: true, Description: "The stage of the gate. Required unless `gate` is set."},
+		"group": aschema.StringAttribute{Optional: true, Description: "The group of a group's gate; unset for a stage's gate."},
+		"timing": aschema.StringAttribute{Optional: true, Description: "`Before` or `After` the stage or group. Required unless `gate` is set.",
+			Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
+		"gate": aschema.StringAttribute{Optional: true, Description: "The gate's name (a fleets/gates resource), instead of stage, group and timing.",
+			Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("stage"), path.MatchRoot("group"), path.MatchRoot("timing"))}},
+	})
 }
 
 type gateApproveModel struct {
-	FleetID   types.String   `tfsdk:"fleet_id"`
-	UpdateRun types.String   `tfsdk:"update_run"`
-	Stage     types.String   `tfsdk:"stage"`
-	Group     types.String   `tfsdk:"group"`
-	Timing    types.String   `tfsdk:"timing"`
-	Gate      types.String   `tfsdk:"gate"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	runActionConfig
+	Stage  types.String `tfsdk:"stage"`
+	Group  types.String `tfsdk:"group"`
+	Timing types.String `tfsdk:"timing"`
+	Gate   types.String `tfsdk:"gate"`
 }
 
 func (a *gateApproveAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
@@ -76,100 +65,89 @@ func (a *gateApproveAction) ValidateConfig(ctx context.Context, req action.Valid
 }
 
 func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	var m gateApproveModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, a.ActionBase, m.Timeouts, m.FleetID, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
-	runName := m.UpdateRun.ValueString()
-	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	var names []string
-	what := ""
-	if !m.Gate.IsNull() {
-		gate, err := fc.GetGate(ctx, fleet, m.Gate.ValueString())
-		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", m.Gate.ValueString(), err))
-			return
-		}
-		if owner := gateRun(gate); owner != runName {
-			resp.Diagnostics.AddAttributeError(path.Root("gate"), "Gate of another update run",
-				fmt.Sprintf("Gate %q belongs to update run %q, not %q; nothing was approved.", gate.Name, owner, runName))
-			return
-		}
-		names, what = []string{gate.Name}, "gate "+gate.Name
-	} else {
-		where := gatePosition{stage: m.Stage.ValueString(), group: m.Group.ValueString(), timing: m.Timing.ValueString()}
-		what = where.String()
-		for {
-			ids, state, err := where.find(run)
+	invokeRunAction(ctx, a.Clients, req, resp, func(ctx context.Context, m *gateApproveModel, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress) {
+		runName := m.UpdateRun.ValueString()
+		var names []string
+		what := ""
+		if !m.Gate.IsNull() {
+			gate, err := fc.GetGate(ctx, fleet, m.Gate.ValueString())
 			if err != nil {
-				resp.Diagnostics.AddError("Gate not in the update run", fmt.Sprintf("Update run %q: %v.", runName, err))
+				shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", m.Gate.ValueString(), err))
 				return
 			}
-			if len(ids) > 0 {
-				names = ids
-				break
-			}
-			// Not reached yet: only a run under way will reach it.
-			if rs := rollout.State(runState(run)); rs != rollout.Running && rs != rollout.Pending {
-				resp.Diagnostics.AddError("Gate not reached", fmt.Sprintf("Update run %q has not reached the %s (it is %s there) and is %s, so it will not; "+
-					"a gate can be approved once a Running run reaches it. Start the run first (fleet_update_run_start).", runName, what, state, rs))
+			if owner := gateRun(gate); owner != runName {
+				resp.Diagnostics.AddAttributeError(path.Root("gate"), "Gate of another update run",
+					fmt.Sprintf("Gate %q belongs to update run %q, not %q; nothing was approved.", gate.Name, owner, runName))
 				return
 			}
-			progress("waiting for update run %s to reach the %s", runName, what)
-			err = shared.PollEvery(ctx, pollInterval(), func(ctx context.Context) (bool, error) {
-				got, err := fc.GetUpdateRun(ctx, fleet, runName)
+			names, what = []string{gate.Name}, "gate "+gate.Name
+		} else {
+			where := gatePosition{stage: m.Stage.ValueString(), group: m.Group.ValueString(), timing: m.Timing.ValueString()}
+			what = where.String()
+			for {
+				ids, state, err := where.find(run)
 				if err != nil {
-					return false, err
+					resp.Diagnostics.AddError("Gate not in the update run", fmt.Sprintf("Update run %q: %v.", runName, err))
+					return
 				}
-				run = got
-				ids, _, _ := where.find(run)
-				rs := rollout.State(runState(run))
-				progress("%s", runProgress(run))
-				return len(ids) > 0 || (rs != rollout.Running && rs != rollout.Pending), nil
-			})
-			if err != nil {
-				shared.AddBackendError(&resp.Diagnostics, "Waiting for the gate", fmt.Errorf("update run %q: %w", runName, err))
-				return
+				if len(ids) > 0 {
+					names = ids
+					break
+				}
+				// Not reached yet: only a run under way will reach it.
+				if rs := rollout.State(runState(run)); rs != rollout.Running && rs != rollout.Pending {
+					resp.Diagnostics.AddError("Gate not reached", fmt.Sprintf("Update run %q has not reached the %s (it is %s there) and is %s, so it will not; "+
+						"a gate can be approved once a Running run reaches it. Start the run first (fleet_update_run_start).", runName, what, state, rs))
+					return
+				}
+				progress("waiting for update run %s to reach the %s", runName, what)
+				err = shared.PollEvery(ctx, pollInterval(), func(ctx context.Context) (bool, error) {
+					got, err := fc.GetUpdateRun(ctx, fleet, runName)
+					if err != nil {
+						return false, err
+					}
+					run = got
+					ids, _, _ := where.find(run)
+					rs := rollout.State(runState(run))
+					progress("%s", runProgress(run))
+					return len(ids) > 0 || (rs != rollout.Running && rs != rollout.Pending), nil
+				})
+				if err != nil {
+					shared.AddBackendError(&resp.Diagnostics, "Waiting for the gate", fmt.Errorf("update run %q: %w", runName, err))
+					return
+				}
 			}
 		}
-	}
-	approvedNow := 0
-	for _, name := range names {
-		gate, err := fc.GetGate(ctx, fleet, name)
-		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", name, err))
-			return
+		approvedNow := 0
+		for _, name := range names {
+			gate, err := fc.GetGate(ctx, fleet, name)
+			if err != nil {
+				shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", name, err))
+				return
+			}
+			state := rollout.NotStarted
+			if gate.Properties != nil {
+				state = rollout.State(gate.Properties.State)
+			}
+			done, err := rollout.GateApproveCheck(state)
+			if err != nil {
+				resp.Diagnostics.AddError("Gate cannot be approved", fmt.Sprintf("Update run %q, %s (gate %s): %v.", runName, what, name, err))
+				return
+			}
+			if done {
+				progress("gate %s (%s) is already approved", name, what)
+				continue
+			}
+			progress("approving gate %s (%s) of update run %s", name, what, runName)
+			poller, err := fc.BeginApproveGate(ctx, fleet, name, nil)
+			if _, err := shared.PollDone(ctx, poller, err); err != nil {
+				shared.AddBackendError(&resp.Diagnostics, "Approving the gate", fmt.Errorf("gate %q: %w", name, err))
+				return
+			}
+			approvedNow++
 		}
-		state := rollout.NotStarted
-		if gate.Properties != nil {
-			state = rollout.State(gate.Properties.State)
-		}
-		done, err := rollout.GateApproveCheck(state)
-		if err != nil {
-			resp.Diagnostics.AddError("Gate cannot be approved", fmt.Sprintf("Update run %q, %s (gate %s): %v.", runName, what, name, err))
-			return
-		}
-		if done {
-			progress("gate %s (%s) is already approved", name, what)
-			continue
-		}
-		progress("approving gate %s (%s) of update run %s", name, what, runName)
-		poller, err := fc.BeginApproveGate(ctx, fleet, name, nil)
-		if _, err := shared.PollDone(ctx, poller, err); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Approving the gate", fmt.Errorf("gate %q: %w", name, err))
-			return
-		}
-		approvedNow++
-	}
-	progress("%d of %d gates approved now (%s of update run %s)", approvedNow, len(names), what, runName)
+		progress("%d of %d gates approved now (%s of update run %s)", approvedNow, len(names), what, runName)
+	})
 }
 
 // gateRun is the name of the update run a gate belongs to.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -28,41 +28,74 @@ const actionInvokeTimeout = 2 * time.Hour
 
 var pathUpdateRun = path.Root("update_run")
 
-func actionFleetIDAttribute() aschema.StringAttribute {
-	return aschema.StringAttribute{Optional: true,
-		Description: "The fleet's ARM resource ID. Default: the provider's fleet (`azure.resource_group_name` and `azure.fleet_name`)."}
-}
-
-func actionRunAttribute() aschema.StringAttribute {
-	return aschema.StringAttribute{Required: true, Description: "The update run's name (`fleet_update_run.<name>.name`).",
-		Validators: shared.ChildNameValidators()}
-}
-
-func actionTimeoutsBlock(ctx context.Context) aschema.Block {
-	return shared.ActionTimeoutsBlock(ctx, "run", actionInvokeTimeout)
-}
-
 func waitForAttribute(def string, values ...string) aschema.StringAttribute {
 	return aschema.StringAttribute{Optional: true,
 		Description: fmt.Sprintf("What to wait for before the action ends: `%s`. Default `%s`.", strings.Join(values, "`, `"), def),
 		Validators:  []validator.String{stringvalidator.OneOf(values...)}}
 }
 
-// actionContext bounds ctx by timeouts.invoke.
-func actionContext(ctx context.Context, t timeouts.Value, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
-	return shared.WithTimeout(ctx, t.Invoke, actionInvokeTimeout, diags)
+// fleetActionConfig is the configuration every Fleet API action has; its model embeds it.
+type fleetActionConfig struct {
+	FleetID types.String `tfsdk:"fleet_id"`
+	shared.ActionTimeouts
 }
 
-// startFleetAction is what every Fleet API action does first: bound ctx by its timeout, resolve
-// its fleet and client, and make its progress reporter. The caller defers cancel, also when !ok.
-func startFleetAction(ctx context.Context, a shared.ActionBase, t timeouts.Value, fleetID types.String, resp *action.InvokeResponse) (
-	context.Context, context.CancelFunc, *fleetapi.Client, fleetapi.FleetID, shared.Progress, bool) {
-	ctx, cancel, ok := actionContext(ctx, t, &resp.Diagnostics)
-	if !ok {
-		return ctx, cancel, nil, fleetapi.FleetID{}, nil, false
-	}
-	fc, fleet, ok := shared.FleetClient(a.Clients, fleetID, &resp.Diagnostics)
-	return ctx, cancel, fc, fleet, shared.NewProgress(resp), ok
+func (c *fleetActionConfig) fleetAction() *fleetActionConfig { return c }
+
+type fleetActionModel[M any] interface {
+	shared.ActionModel[M]
+	fleetAction() *fleetActionConfig
+}
+
+// fleetActionSchema is a Fleet API action's schema: fleet_id, the timeouts block and its own attributes.
+func fleetActionSchema(ctx context.Context, description string, attrs map[string]aschema.Attribute) aschema.Schema {
+	attrs["fleet_id"] = aschema.StringAttribute{Optional: true,
+		Description: "The fleet's ARM resource ID. Default: the provider's fleet (`azure.resource_group_name` and `azure.fleet_name`)."}
+	return aschema.Schema{Description: description, Attributes: attrs, Blocks: map[string]aschema.Block{
+		"timeouts": shared.ActionTimeoutsBlock(ctx, "run", actionInvokeTimeout),
+	}}
+}
+
+// invokeFleetAction is shared.InvokeAction for a Fleet API action: do gets its fleet and client.
+func invokeFleetAction[M any, P fleetActionModel[M]](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+	do func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
+	shared.InvokeAction[M, P](ctx, req, resp, actionInvokeTimeout, func(ctx context.Context, m *M, progress shared.Progress) {
+		fc, fleet, ok := shared.FleetClient(clients, P(m).fleetAction().FleetID, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		do(ctx, m, fc, fleet, progress)
+	})
+}
+
+// runActionConfig is the configuration every action on an update run has; its model embeds it.
+type runActionConfig struct {
+	fleetActionConfig
+	UpdateRun types.String `tfsdk:"update_run"`
+}
+
+func (c *runActionConfig) runAction() *runActionConfig { return c }
+
+// runActionSchema is fleetActionSchema for an action on an update run, with update_run.
+func runActionSchema(ctx context.Context, description string, attrs map[string]aschema.Attribute) aschema.Schema {
+	attrs["update_run"] = aschema.StringAttribute{Required: true, Description: "The update run's name (`fleet_update_run.<name>.name`).",
+		Validators: shared.ChildNameValidators()}
+	return fleetActionSchema(ctx, description, attrs)
+}
+
+// invokeRunAction is invokeFleetAction for an action on an update run: do gets the run, read first.
+func invokeRunAction[M any, P interface {
+	fleetActionModel[M]
+	runAction() *runActionConfig
+}](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+	do func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress)) {
+	invokeFleetAction[M, P](ctx, clients, req, resp, func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
+		run, ok := readRun(ctx, fc, fleet, P(m).runAction().UpdateRun, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		do(ctx, m, fc, fleet, run, progress)
+	})
 }
 
 func stateOf(s *fleetapi.UpdateStatus) rollout.State {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -25,38 +24,28 @@ var _ action.ActionWithConfigure = (*updateRunSkipAction)(nil)
 type updateRunSkipAction struct{ shared.ActionBase }
 
 func (a *updateRunSkipAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = aschema.Schema{
-		Description: "Skips members, groups, stages or after-stage waits of an update run, as the Fleet API's skip operation " +
-			"takes them. Every target is checked against the run's status before any request: a target already Skipped is left " +
-			"out (nothing is sent when all are), a member being updated or Completed, a Completed group or stage, or a run that " +
-			"is Stopping or finished is refused with its state. Requires Terraform 1.14 or later.",
-		Attributes: map[string]aschema.Attribute{
-			"fleet_id":   actionFleetIDAttribute(),
-			"update_run": actionRunAttribute(),
-			"targets": aschema.ListNestedAttribute{
-				Required:    true,
-				Description: "What to skip, in the Fleet API's terms (SkipTarget).",
-				Validators:  []validator.List{listvalidator.SizeBetween(1, 100)},
-				NestedObject: aschema.NestedAttributeObject{Attributes: map[string]aschema.Attribute{
-					"type": aschema.StringAttribute{Required: true,
-						Description: "`Member`, `Group`, `Stage` (with its gates and after-stage wait) or `AfterStageWait`.",
-						Validators:  []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")}},
-					"name": aschema.StringAttribute{Required: true,
-						Description: "The member's, group's or stage's name; for `AfterStageWait`, the stage's."},
-				}},
-			},
+	resp.Schema = runActionSchema(ctx, "Skips members, groups, stages or after-stage waits of an update run, as the Fleet API's skip operation "+
+		"takes them. Every target is checked against the run's status before any request: a target already Skipped is left "+
+		"out (nothing is sent when all are), a member being updated or Completed, a Completed group or stage, or a run that "+
+		"is Stopping or finished is refused with its state. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
+		"targets": aschema.ListNestedAttribute{
+			Required:    true,
+			Description: "What to skip, in the Fleet API's terms (SkipTarget).",
+			Validators:  []validator.List{listvalidator.SizeBetween(1, 100)},
+			NestedObject: aschema.NestedAttributeObject{Attributes: map[string]aschema.Attribute{
+				"type": aschema.StringAttribute{Required: true,
+					Description: "`Member`, `Group`, `Stage` (with its gates and after-stage wait) or `AfterStageWait`.",
+					Validators:  []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")}},
+				"name": aschema.StringAttribute{Required: true,
+					Description: "The member's, group's or stage's name; for `AfterStageWait`, the stage's."},
+			}},
 		},
-		Blocks: map[string]aschema.Block{
-			"timeouts": actionTimeoutsBlock(ctx),
-		},
-	}
+	})
 }
 
 type updateRunSkipModel struct {
-	FleetID   types.String      `tfsdk:"fleet_id"`
-	UpdateRun types.String      `tfsdk:"update_run"`
-	Targets   []skipTargetModel `tfsdk:"targets"`
-	Timeouts  timeouts.Value    `tfsdk:"timeouts"`
+	runActionConfig
+	Targets []skipTargetModel `tfsdk:"targets"`
 }
 
 type skipTargetModel struct {
@@ -65,56 +54,45 @@ type skipTargetModel struct {
 }
 
 func (a *updateRunSkipAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	var m updateRunSkipModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, a.ActionBase, m.Timeouts, m.FleetID, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
-	name := m.UpdateRun.ValueString()
-	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	if err := rollout.SkipRunCheck(rollout.State(runState(run))); err != nil {
-		resp.Diagnostics.AddAttributeError(pathUpdateRun, "Update run cannot skip", fmt.Sprintf("Update run %q: %v.", name, err))
-		return
-	}
-	var send []fleetapi.SkipTarget
-	var already []string
-	for i, t := range m.Targets {
-		done, err := skipCheck(run, t.Type.ValueString(), t.Name.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(pathTargets.AtListIndex(i), "Target cannot be skipped", fmt.Sprintf("Update run %q: %v.", name, err))
-			continue
+	invokeRunAction(ctx, a.Clients, req, resp, func(ctx context.Context, m *updateRunSkipModel, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress) {
+		name := m.UpdateRun.ValueString()
+		if err := rollout.SkipRunCheck(rollout.State(runState(run))); err != nil {
+			resp.Diagnostics.AddAttributeError(pathUpdateRun, "Update run cannot skip", fmt.Sprintf("Update run %q: %v.", name, err))
+			return
 		}
-		what := strings.ToLower(t.Type.ValueString()) + " " + t.Name.ValueString()
-		if done {
-			already = append(already, what)
-			continue
+		var send []fleetapi.SkipTarget
+		var already []string
+		for i, t := range m.Targets {
+			done, err := skipCheck(run, t.Type.ValueString(), t.Name.ValueString())
+			if err != nil {
+				resp.Diagnostics.AddAttributeError(pathTargets.AtListIndex(i), "Target cannot be skipped", fmt.Sprintf("Update run %q: %v.", name, err))
+				continue
+			}
+			what := strings.ToLower(t.Type.ValueString()) + " " + t.Name.ValueString()
+			if done {
+				already = append(already, what)
+				continue
+			}
+			send = append(send, fleetapi.SkipTarget{Type: fleetapi.TargetType(t.Type.ValueString()), Name: t.Name.ValueString()})
 		}
-		send = append(send, fleetapi.SkipTarget{Type: fleetapi.TargetType(t.Type.ValueString()), Name: t.Name.ValueString()})
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if len(already) > 0 {
-		progress("already skipped: %s", strings.Join(already, ", "))
-	}
-	if len(send) == 0 {
-		progress("update run %s: nothing to skip", name)
-		return
-	}
-	progress("skipping %d of %d targets in update run %s", len(send), len(m.Targets), name)
-	poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: send}, nil)
-	if run, err = shared.PollDone(ctx, poller, err); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Skipping update run targets", fmt.Errorf("update run %q: %w", name, err))
-		return
-	}
-	progress("%s", runProgress(run))
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if len(already) > 0 {
+			progress("already skipped: %s", strings.Join(already, ", "))
+		}
+		if len(send) == 0 {
+			progress("update run %s: nothing to skip", name)
+			return
+		}
+		progress("skipping %d of %d targets in update run %s", len(send), len(m.Targets), name)
+		poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: send}, nil)
+		if run, err = shared.PollDone(ctx, poller, err); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Skipping update run targets", fmt.Errorf("update run %q: %w", name, err))
+			return
+		}
+		progress("%s", runProgress(run))
+	})
 }
 
 var pathTargets = path.Root("targets")

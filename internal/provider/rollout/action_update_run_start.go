@@ -18,29 +18,17 @@ var _ action.ActionWithConfigure = (*updateRunStartAction)(nil)
 type updateRunStartAction struct{ shared.ActionBase }
 
 func (a *updateRunStartAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = aschema.Schema{
-		Description: "Starts an update run (or restarts a Stopped or Failed one) and reports its progress: stages, groups, " +
-			"the members being updated, gates waited on, members done of the total. A run that is already Running or Pending " +
-			"is left as it is; a Completed, Skipped or Stopping run is refused before any request, with its state. " +
-			"Invoke it with `terraform apply -invoke=action.fleet_update_run_start.<name>`, or after a `fleet_update_run` " +
-			"created with `state = \"NotStarted\"` through `action_trigger`. Requires Terraform 1.14 or later.",
-		Attributes: map[string]aschema.Attribute{
-			"fleet_id":   actionFleetIDAttribute(),
-			"update_run": actionRunAttribute(),
-			"wait_for":   waitForAttribute("started", "started", "completed"),
-		},
-		Blocks: map[string]aschema.Block{
-			"timeouts": actionTimeoutsBlock(ctx),
-		},
-	}
+	resp.Schema = runActionSchema(ctx, "Starts an update run (or restarts a Stopped or Failed one) and reports its progress: stages, groups, "+
+		"the members being updated, gates waited on, members done of the total. A run that is already Running or Pending "+
+		"is left as it is; a Completed, Skipped or Stopping run is refused before any request, with its state. "+
+		"Invoke it with `terraform apply -invoke=action.fleet_update_run_start.<name>`, or after a `fleet_update_run` "+
+		"created with `state = \"NotStarted\"` through `action_trigger`. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
+		"wait_for": waitForAttribute("started", "started", "completed"),
+	})
 }
 
 func (a *updateRunStartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	invokeRunTransition(ctx, a.ActionBase, req, resp, runTransition{verb: "start", gerund: "starting", check: rollout.StartCheck,
-		begin: func(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRun, error) {
-			poller, err := fc.BeginStartUpdateRun(ctx, fleet, name, nil)
-			return shared.PollDone(ctx, poller, err)
-		}},
+	invokeRunTransition(ctx, a.Clients, req, resp, runTransition{verb: "start", gerund: "starting", check: rollout.StartCheck, begin: (*fleetapi.Client).BeginStartUpdateRun},
 		func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
 			name := m.UpdateRun.ValueString()
 			if shared.ActionWaitFor(m.WaitFor, "started") != "completed" {

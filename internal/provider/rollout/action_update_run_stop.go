@@ -18,28 +18,16 @@ var _ action.ActionWithConfigure = (*updateRunStopAction)(nil)
 type updateRunStopAction struct{ shared.ActionBase }
 
 func (a *updateRunStopAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = aschema.Schema{
-		Description: "Stops a Running or Pending update run. Member upgrades already under way are not canceled: the run is " +
-			"Stopping until they end, then Stopped; the action reports them while it waits (`wait_for = \"stopped\"`, the default). " +
-			"A Stopping or Stopped run is left as it is; a NotStarted, Completed, Skipped or Failed run is refused before any " +
-			"request, with its state. Requires Terraform 1.14 or later.",
-		Attributes: map[string]aschema.Attribute{
-			"fleet_id":   actionFleetIDAttribute(),
-			"update_run": actionRunAttribute(),
-			"wait_for":   waitForAttribute("stopped", "stopping", "stopped"),
-		},
-		Blocks: map[string]aschema.Block{
-			"timeouts": actionTimeoutsBlock(ctx),
-		},
-	}
+	resp.Schema = runActionSchema(ctx, "Stops a Running or Pending update run. Member upgrades already under way are not canceled: the run is "+
+		"Stopping until they end, then Stopped; the action reports them while it waits (`wait_for = \"stopped\"`, the default). "+
+		"A Stopping or Stopped run is left as it is; a NotStarted, Completed, Skipped or Failed run is refused before any "+
+		"request, with its state. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
+		"wait_for": waitForAttribute("stopped", "stopping", "stopped"),
+	})
 }
 
 func (a *updateRunStopAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	invokeRunTransition(ctx, a.ActionBase, req, resp, runTransition{verb: "stop", gerund: "stopping", check: rollout.StopCheck,
-		begin: func(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRun, error) {
-			poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
-			return shared.PollDone(ctx, poller, err)
-		}},
+	invokeRunTransition(ctx, a.Clients, req, resp, runTransition{verb: "stop", gerund: "stopping", check: rollout.StopCheck, begin: (*fleetapi.Client).BeginStopUpdateRun},
 		func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
 			name := m.UpdateRun.ValueString()
 			if shared.ActionWaitFor(m.WaitFor, "stopped") == "stopping" {

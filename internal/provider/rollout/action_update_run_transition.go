@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -19,10 +20,8 @@ import (
 
 // runActionModel is the configuration of the start and stop actions.
 type runActionModel struct {
-	FleetID   types.String   `tfsdk:"fleet_id"`
-	UpdateRun types.String   `tfsdk:"update_run"`
-	WaitFor   types.String   `tfsdk:"wait_for"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	runActionConfig
+	WaitFor types.String `tfsdk:"wait_for"`
 }
 
 // runTransition is one of the run's transitions, as an action performs it.
@@ -30,44 +29,34 @@ type runTransition struct {
 	verb, gerund string // "start", "starting"
 	// check says whether the run is there already, or why its state refuses the transition.
 	check func(rollout.State) (bool, error)
-	begin func(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRun, error)
+	begin func(fc *fleetapi.Client, ctx context.Context, fleet fleetapi.FleetID, name string, pre *fleetapi.Precondition) (*runtime.Poller[fleetapi.UpdateRun], error)
 }
 
 // invokeRunTransition performs t, then lets wait follow the run as the
 // action's wait_for says.
-func invokeRunTransition(ctx context.Context, clients shared.ActionBase, req action.InvokeRequest, resp *action.InvokeResponse, t runTransition,
+func invokeRunTransition(ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse, t runTransition,
 	wait func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
-	var m runActionModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, progress, ok := startFleetAction(ctx, clients, m.Timeouts, m.FleetID, resp)
-	defer cancel()
-	if !ok {
-		return
-	}
-	name := m.UpdateRun.ValueString()
-	run, ok := readRun(ctx, fc, fleet, m.UpdateRun, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state := rollout.State(runState(run))
-	done, err := t.check(state)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(pathUpdateRun, fmt.Sprintf("Update run cannot be %s", pastTense(t.verb)), fmt.Sprintf("Update run %q: %v.", name, err))
-		return
-	}
-	if done {
-		progress("update run %s is already %s; nothing to %s", name, state, t.verb)
-	} else {
-		progress("%s update run %s (%s)", t.gerund, name, state)
-		if run, err = t.begin(ctx, fc, fleet, name); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("%s the update run", capitalize(t.gerund)), fmt.Errorf("update run %q: %w", name, err))
+	invokeRunAction(ctx, clients, req, resp, func(ctx context.Context, m *runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress) {
+		name := m.UpdateRun.ValueString()
+		state := rollout.State(runState(run))
+		done, err := t.check(state)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(pathUpdateRun, fmt.Sprintf("Update run cannot be %s", pastTense(t.verb)), fmt.Sprintf("Update run %q: %v.", name, err))
 			return
 		}
-		progress("%s", runProgress(run))
-	}
-	wait(ctx, m, fc, fleet, progress)
+		if done {
+			progress("update run %s is already %s; nothing to %s", name, state, t.verb)
+		} else {
+			progress("%s update run %s (%s)", t.gerund, name, state)
+			poller, beginErr := t.begin(fc, ctx, fleet, name, nil)
+			if run, err = shared.PollDone(ctx, poller, beginErr); err != nil {
+				shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("%s the update run", capitalize(t.gerund)), fmt.Errorf("update run %q: %w", name, err))
+				return
+			}
+			progress("%s", runProgress(run))
+		}
+		wait(ctx, *m, fc, fleet, progress)
+	})
 }
 
 func pastTense(verb string) string {

@@ -3,10 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -29,7 +26,6 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -349,12 +345,8 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Create, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -399,16 +391,9 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 	if !ok {
 		return
 	}
-	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
+	got, _, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetAutoUpgradeProfile,
+		"auto-upgrade profile", map[string]any{"id": state.ID.ValueString()})
 	if !ok {
-		return
-	}
-	got, err := c.GetAutoUpgradeProfile(ctx, fleet, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "auto-upgrade profile", map[string]any{"id": state.ID.ValueString()}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
 		return
 	}
 	aupFromAPI(&state, got)
@@ -426,12 +411,8 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Update, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -469,12 +450,8 @@ func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.De
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, aupDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, aupDefaultTimeout, state.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	c, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -516,285 +493,6 @@ func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, e
 		return nil, err
 	}
 	return &v, nil
-}
-
-// preview resolves the channel over the AKS version lists of the members' regions (and the node
-// images the members run) and says what a run of the target would do with each member.
-func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
-	fleet, ok := shared.ResolveFleet(r.Clients, m.FleetID, d)
-	if !ok {
-		return types.ObjectNull(aupPreviewAttrTypes)
-	}
-	inv, err := r.Clients.Members(ctx, fleet)
-	if err != nil {
-		shared.AddBackendError(d, "Reading the fleet's members", err)
-		return types.ObjectNull(aupPreviewAttrTypes)
-	}
-	var members []rollout.Member
-	var unreadable shared.UnreadableMembers
-	for _, im := range inv {
-		rm, ok := engine.RolloutMember(im)
-		if !ok {
-			unreadable.Add(im.Name, im.ClusterErr)
-			continue
-		}
-		members = append(members, rm)
-	}
-	if len(unreadable.Names) > 0 {
-		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadable.Message(": they are left out of the preview"))
-	}
-	members, unselected, ok := r.selectedByStrategy(ctx, m, members, d)
-	if !ok {
-		return types.ObjectNull(aupPreviewAttrTypes)
-	}
-	regions := map[string]channel.VersionTable{}
-	if len(members) > 0 {
-		ac, err := r.Clients.Regions()
-		if err != nil {
-			shared.AddBackendError(d, "AKS client", err)
-			return types.ObjectNull(aupPreviewAttrTypes)
-		}
-		for _, rm := range members {
-			if _, ok := regions[rm.Location]; ok {
-				continue
-			}
-			values, err := ac.ListKubernetesVersions(ctx, rm.Location)
-			if err != nil {
-				d.AddError("Listing Kubernetes versions", fmt.Sprintf("Location %s (of member %s): %v", rm.Location, rm.Name, err))
-				return types.ObjectNull(aupPreviewAttrTypes)
-			}
-			tab, err := channel.TableFromAKS(values)
-			if err != nil {
-				d.AddError("Reading Kubernetes versions", fmt.Sprintf("Location %s: %v", rm.Location, err))
-				return types.ObjectNull(aupPreviewAttrTypes)
-			}
-			regions[rm.Location] = tab
-		}
-		// A region offers the latest images of AKS's nodeImageVersions list and what its members run.
-		locs := make([]string, 0, len(regions))
-		for l := range regions {
-			locs = append(locs, l)
-		}
-		images := engine.RegionNodeImages(ctx, ac, locs)
-		if w := images.Warning(); w != "" {
-			d.AddAttributeWarning(path.Root("preview"), "Node images from the members' pools only", w)
-		}
-		for loc, byFamily := range images.Images {
-			tab := regions[loc]
-			for family, vs := range byFamily {
-				for _, v := range vs {
-					tab.AddNodeImage(rollout.JoinNodeImage(family, v))
-				}
-			}
-			regions[loc] = tab
-		}
-		for _, rm := range members {
-			tab := regions[rm.Location]
-			for _, p := range rm.NodePools {
-				tab.AddNodeImage(p.NodeImageVersion)
-			}
-			regions[rm.Location] = tab
-		}
-		aupAssumeOlderImages(m, members, regions, images.Images, d)
-	}
-	return aupBuildPreview(m, members, unselected, regions, r.Clients.ListLimit(), d)
-}
-
-// aupAssumeOlderImages takes each region to offer the older images other regions list or members run, as
-// the update-run preview does (engine.AssumeOlderImagesOffered: AKS lists only each type's latest image), and
-// warns when a Consistent NodeImage target rests on such an image.
-func aupAssumeOlderImages(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listed map[string]map[string][]string, d *diag.Diagnostics) {
-	asRegions := make(map[string]rollout.Region, len(regions))
-	for loc, tab := range regions {
-		if tab.NodeImages == nil {
-			tab.NodeImages = map[string][]string{}
-			regions[loc] = tab
-		}
-		asRegions[loc] = rollout.Region{NodeImages: tab.NodeImages}
-	}
-	assumed := engine.AssumeOlderImagesOffered(asRegions, listed)
-	for loc, reg := range asRegions {
-		tab := regions[loc]
-		tab.NodeImages = reg.NodeImages
-		regions[loc] = tab
-	}
-	sel := channel.NodeImageSelection(m.NodeImageSelectionType.ValueString())
-	if channel.Channel(m.Channel.ValueString()) != channel.NodeImage || sel != channel.ConsistentImages {
-		return
-	}
-	tg := channel.SelectNodeImages(channel.Target{Channel: channel.NodeImage}, sel, members, regions)
-	var at []string
-	for _, loc := range slices.Sorted(maps.Keys(assumed)) {
-		for family, v := range tg.NodeImages {
-			if slices.Contains(assumed[loc][family], v) {
-				at = append(at, rollout.JoinNodeImage(family, v)+" in "+loc)
-			}
-		}
-	}
-	if len(at) > 0 {
-		d.AddAttributeWarning(path.Root("preview").AtName("target_node_image_versions"), "Consistent node image assumed offered",
-			fmt.Sprintf("The Consistent image rests on images a region's AKS list does not show (%s): AKS lists only the latest image "+
-				"of each type, and the preview assumes a region still offers an older image another region lists or a member runs. "+
-				"If AKS no longer offers it there, a run picks an older common image or skips the member.", strings.Join(at, ", ")))
-	}
-}
-
-// aupUnselected is a profile preview's action for a member no group of the
-// profile's update strategy selects: its generated runs never update it.
-const aupUnselected channel.Action = "unselected"
-
-// selectedByStrategy splits members into those the profile's update strategy
-// selects and those it does not. concepts-update-orchestration.md: "Update
-// groups are also used to order the application of updates to member
-// clusters", and a run updates only the members its stages' groups select
-// (a member in no group is not updated). Without a strategy every member is
-// updated one by one.
-func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m autoUpgradeProfileModel, members []rollout.Member, d *diag.Diagnostics) (selected, unselected []rollout.Member, ok bool) {
-	if m.UpdateStrategyID.IsNull() || m.UpdateStrategyID.ValueString() == "" {
-		return members, nil, true
-	}
-	fleet, name, err := fleetapi.ParseChildID(m.UpdateStrategyID.ValueString(), "updateStrategies")
-	if err != nil {
-		d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
-		return nil, nil, false
-	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(d, "Fleet API client", err)
-		return nil, nil, false
-	}
-	st, err := fc.GetUpdateStrategy(ctx, fleet, name)
-	if err != nil {
-		shared.AddBackendError(d, "Reading the profile's update strategy", err)
-		return nil, nil, false
-	}
-	groups := map[string]bool{}
-	if st.Properties != nil {
-		for _, stage := range st.Properties.Strategy.Stages {
-			for _, g := range stage.Groups {
-				groups[g.Name] = true
-			}
-		}
-	}
-	for _, rm := range members {
-		if groups[rm.Group] {
-			selected = append(selected, rm)
-		} else {
-			unselected = append(unselected, rm)
-		}
-	}
-	return selected, unselected, true
-}
-
-// aupBuildPreview is the preview of a profile over members and their regions' tables, listing at
-// most listLimit members (0: all) and counting every one.
-func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Member, regions map[string]channel.VersionTable, listLimit int, d *diag.Diagnostics) types.Object {
-	locs := make([]string, 0, len(regions))
-	for l := range regions {
-		locs = append(locs, l)
-	}
-	sort.Strings(locs)
-	tables := make([]channel.VersionTable, 0, len(locs))
-	for _, l := range locs {
-		tables = append(tables, regions[l])
-	}
-	ch := channel.Channel(m.Channel.ValueString())
-	tg, err := channel.Resolve(ch, channel.Options{TargetKubernetesVersion: m.TargetKubernetesVersion.ValueString(), LongTermSupport: m.LongTermSupport.ValueBool()}, channel.Union(tables...))
-	target := types.StringNull()
-	images := []attr.Value{}
-	var rows []channel.MemberAction
-	if err != nil {
-		at := path.Root("channel")
-		if ch == channel.TargetKubernetesVersion {
-			at = path.Root("target_kubernetes_version")
-		}
-		d.AddAttributeWarning(at, "The channel resolves to no version now",
-			fmt.Sprintf("Over the AKS version lists of the fleet's member regions (%s): %v. The profile triggers once AKS releases a version the channel resolves to.", strings.Join(locs, ", "), err))
-		for _, rm := range members {
-			rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: channel.Skip,
-				Reason: "the channel resolves to no version now: " + err.Error()})
-		}
-	} else {
-		// The profile's node image selection decides what the NodeImage channel's runs move pools to.
-		tg = channel.SelectNodeImages(tg, channel.NodeImageSelection(m.NodeImageSelectionType.ValueString()), members, regions)
-		if tg.KubernetesVersion != "" {
-			target = types.StringValue(tg.KubernetesVersion)
-		}
-		var full []string
-		for family, v := range tg.NodeImages {
-			full = append(full, rollout.JoinNodeImage(family, v))
-		}
-		sort.Strings(full)
-		for _, v := range full {
-			images = append(images, types.StringValue(v))
-		}
-		rows = channel.MemberActions(tg, members, regions)
-	}
-	for _, rm := range unselected {
-		rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: aupUnselected,
-			Reason: fmt.Sprintf("no group of the update strategy selects its update group %q: the profile's runs do not update it", rm.Group)})
-	}
-	counts := map[string]int{}
-	for _, a := range rows {
-		counts[string(a.Action)]++
-	}
-	taken := shared.FirstToRead(len(rows), listLimit, func(i, j int) bool {
-		if ri, rj := aupActionRank(rows[i].Action), aupActionRank(rows[j].Action); ri != rj {
-			return ri < rj
-		}
-		return rows[i].Name < rows[j].Name
-	})
-	listed := map[string]attr.Value{}
-	omitted := 0
-	for i, a := range rows {
-		if !taken[i] {
-			omitted++
-			continue
-		}
-		listed[a.Name] = aupMemberRow(a.CurrentKubernetesVersion, a.TargetKubernetesVersion, string(a.Action), a.Reason, a.TargetNodeImages)
-	}
-	return types.ObjectValueMust(aupPreviewAttrTypes, map[string]attr.Value{
-		"target_kubernetes_version":  target,
-		"target_node_image_versions": types.ListValueMust(types.StringType, images),
-		"member_count":               types.Int64Value(int64(len(rows))),
-		"actions":                    shared.CountMap(counts),
-		"members":                    types.MapValueMust(types.ObjectType{AttrTypes: aupMemberAttrTypes}, listed),
-		"members_omitted":            types.Int64Value(int64(omitted)),
-	})
-}
-
-// aupActionRank orders a profile preview's members for a reader: what the channel leaves alone
-// (skip) first, then upgrades, then members already at the target.
-func aupActionRank(a channel.Action) int {
-	switch a {
-	case channel.Skip:
-		return 0
-	case channel.Upgrade:
-		return 1
-	}
-	return 2
-}
-
-func aupMemberRow(current, target, action, reason string, images map[string]string) attr.Value {
-	str := func(s string) types.String {
-		if s == "" {
-			return types.StringNull()
-		}
-		return types.StringValue(s)
-	}
-	imgs := types.MapNull(types.StringType)
-	if images != nil {
-		vs := make(map[string]attr.Value, len(images))
-		for pool, v := range images {
-			vs[pool] = types.StringValue(v)
-		}
-		imgs = types.MapValueMust(types.StringType, vs)
-	}
-	return types.ObjectValueMust(aupMemberAttrTypes, map[string]attr.Value{
-		"current_kubernetes_version": str(current), "target_kubernetes_version": str(target),
-		"action": types.StringValue(action), "reason": str(reason),
-		"target_node_image_versions": imgs,
-	})
 }
 
 // ---- model ----

@@ -390,12 +390,8 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, updateRunCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Create, updateRunCreateTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -429,9 +425,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
 	plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 	plan.FleetID = types.StringValue(fleet.String())
-	if run.ETag != "" {
-		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-	}
+	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 	r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
@@ -473,12 +467,8 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, updateRunCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Update, updateRunCreateTimeout, plan.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -506,9 +496,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 			resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 			return
 		}
-		if run.ETag != "" {
-			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-		}
+		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
 	}
 	// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
@@ -523,17 +511,9 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
 	name := state.Name.ValueString()
-	run, err := fc.GetUpdateRun(ctx, fleet, name)
-	if err != nil {
-		if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "update run", map[string]any{"run": name}) {
-			return
-		}
-		resp.Diagnostics.AddError("Reading the update run", err.Error())
+	run, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetUpdateRun, "update run", map[string]any{"run": name})
+	if !ok {
 		return
 	}
 	state.ID = types.StringValue(fleet.ChildID("updateRuns", name))
@@ -558,9 +538,7 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 		state.WaitFor = types.StringValue(shared.WaitNone)
 	}
 	state.Status = runStatusObject(ctx, run, &resp.Diagnostics)
-	if run.ETag != "" {
-		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-	}
+	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -570,12 +548,8 @@ func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, updateRunDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, updateRunDeleteTimeout, state.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}

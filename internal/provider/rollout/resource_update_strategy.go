@@ -334,9 +334,7 @@ func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyMo
 	tflog.Info(ctx, "update strategy written", map[string]any{"strategy": name, "fleet": fleet.String()})
 	plan.ID = types.StringValue(fleet.ChildID("updateStrategies", name))
 	plan.FleetID = types.StringValue(fleet.String())
-	if got.ETag != "" {
-		diags.Append(shared.SaveETag(ctx, private, got.ETag)...)
-	}
+	diags.Append(shared.SaveETag(ctx, private, got.ETag)...)
 	if plan.Preview.IsUnknown() {
 		plan.Preview = r.previewNow(ctx, fleet, plan.Stages, diags)
 	}
@@ -398,16 +396,9 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
+	got, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetUpdateStrategy,
+		"update strategy", map[string]any{"strategy": state.Name.ValueString()})
 	if !ok {
-		return
-	}
-	got, err := fc.GetUpdateStrategy(ctx, fleet, state.Name.ValueString())
-	if err != nil {
-		if shared.RemoveGone(ctx, resp, fleetapi.IsNotFound(err), "update strategy", map[string]any{"strategy": state.Name.ValueString()}) {
-			return
-		}
-		resp.Diagnostics.AddError("Reading the update strategy", err.Error())
 		return
 	}
 	state.ID = types.StringValue(fleet.ChildID("updateStrategies", state.Name.ValueString()))
@@ -425,9 +416,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
-	if got.ETag != "" {
-		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, got.ETag)...)
-	}
+	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, got.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -437,12 +426,8 @@ func (r *updateStrategyResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, updateStrategyTimeout, &resp.Diagnostics)
+	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, updateStrategyTimeout, state.FleetID, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}

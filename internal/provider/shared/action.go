@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // ActionBase is ResourceBase for actions (Terraform >= 1.14).
@@ -34,6 +36,47 @@ func NewAction[T any, P interface {
 	setTypeName(string)
 }](suffix string) func() action.Action {
 	return func() action.Action { return withTypeName(P(new(T)), suffix) }
+}
+
+// ActionTimeouts is the timeouts block every action has; its configuration model embeds it.
+type ActionTimeouts struct {
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (t *ActionTimeouts) actionTimeouts() *ActionTimeouts { return t }
+
+// ActionModel is the pointer to an action's configuration model M, which embeds ActionTimeouts.
+type ActionModel[M any] interface {
+	*M
+	actionTimeouts() *ActionTimeouts
+}
+
+// InvokeAction is how every action's Invoke starts: it reads the configuration into M, bounds ctx
+// by timeouts.invoke (def when unset) and calls do with the invocation's Progress.
+func InvokeAction[M any, P ActionModel[M]](ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse, def time.Duration,
+	do func(ctx context.Context, m *M, progress Progress)) {
+	var m M
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := WithTimeout(ctx, P(&m).actionTimeouts().Timeouts.Invoke, def, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
+		return
+	}
+	do(ctx, &m, NewProgress(resp))
+}
+
+// InvokeHubAction is InvokeAction for an action on the hub's objects: do gets the hub's client.
+func InvokeHubAction[M any, P ActionModel[M]](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+	def time.Duration, do func(ctx context.Context, m *M, h *hub.Client, progress Progress)) {
+	InvokeAction[M, P](ctx, req, resp, def, func(ctx context.Context, m *M, progress Progress) {
+		h, ok := HubAPI(ctx, clients, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		do(ctx, m, h, progress)
+	})
 }
 
 // Progress sends one progress line to the CLI ("Action action.x.y: <msg>") and logs it.

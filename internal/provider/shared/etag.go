@@ -19,8 +19,12 @@ type PrivateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
-// SaveETag keeps the ETag the Fleet API returned, for the next change's If-Match.
+// SaveETag keeps the ETag the Fleet API returned, for the next change's If-Match; none ("") keeps
+// the one saved before.
 func SaveETag(ctx context.Context, p PrivateSetter, etag string) diag.Diagnostics {
+	if etag == "" {
+		return nil
+	}
 	b, _ := json.Marshal(etag)
 	return p.SetKey(ctx, etagKey, b)
 }

@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // List resources (Terraform >= 1.14, `terraform query`): each lists the IDs of what exists, with
@@ -27,13 +29,20 @@ import (
 // ListEntry is one object a list resource found: its import ID and the name Terraform shows.
 type ListEntry struct{ ID, DisplayName string }
 
-// ListFunc lists what exists, filtered by the list block's config.
-type ListFunc func(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry
+// ListFunc lists what exists, filtered by the list block's config m.
+type ListFunc[M any] func(ctx context.Context, clients *engine.Clients, m M, diags *diag.Diagnostics) []ListEntry
 
 // NewListResource is the list resource fleet<suffix>, for the resource newResource makes.
-func NewListResource(suffix string, newResource func() resource.Resource, schema lschema.Schema, fn ListFunc) func() list.ListResource {
+func NewListResource[M any](suffix string, newResource func() resource.Resource, schema lschema.Schema, fn ListFunc[M]) func() list.ListResource {
+	listFn := func(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry {
+		var m M
+		if diags.Append(config.Get(ctx, &m)...); diags.HasError() {
+			return nil
+		}
+		return fn(ctx, clients, m, diags)
+	}
 	return func() list.ListResource {
-		return &listResource{suffix: suffix, newResource: newResource, schema: schema, list: fn}
+		return &listResource{suffix: suffix, newResource: newResource, schema: schema, list: listFn}
 	}
 }
 
@@ -41,7 +50,7 @@ type listResource struct {
 	suffix      string
 	newResource func() resource.Resource
 	schema      lschema.Schema
-	list        ListFunc
+	list        func(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry
 	clients     *engine.Clients
 }
 
@@ -125,6 +134,42 @@ func (l *listResource) resourceOf(ctx context.Context, req list.ListRequest, id 
 	result.Resource = &tfsdk.Resource{Schema: rr.State.Schema, Raw: rr.State.Raw}
 }
 
+// FleetListConfig is the configuration every list resource of a fleet's children has; its model
+// embeds it.
+type FleetListConfig struct {
+	FleetID    types.String `tfsdk:"fleet_id"`
+	NamePrefix types.String `tfsdk:"name_prefix"`
+}
+
+// FleetListSchema is the schema of a list resource of a fleet's children (what: "members"): fleet_id,
+// name_prefix and its own filters.
+func FleetListSchema(description, what string, filters map[string]lschema.Attribute) lschema.Schema {
+	attrs := map[string]lschema.Attribute{
+		"fleet_id":    lschema.StringAttribute{Optional: true, Description: "The fleet's ARM resource ID. Default: the provider's fleet."},
+		"name_prefix": ListNamePrefixAttribute(what),
+	}
+	maps.Copy(attrs, filters)
+	return lschema.Schema{Description: description, Attributes: attrs}
+}
+
+// HubListConfig is the configuration every list resource of hub objects of either scope has; its
+// model embeds it.
+type HubListConfig struct {
+	Namespace  types.String `tfsdk:"namespace"`
+	NamePrefix types.String `tfsdk:"name_prefix"`
+}
+
+// HubListSchema is the schema of a list resource of hub objects of either scope: namespace
+// (described by namespace), name_prefix (what: "runs") and its own filters.
+func HubListSchema(description, namespace, what string, filters map[string]lschema.Attribute) lschema.Schema {
+	attrs := map[string]lschema.Attribute{
+		"namespace":   lschema.StringAttribute{Optional: true, Description: namespace},
+		"name_prefix": ListNamePrefixAttribute(what),
+	}
+	maps.Copy(attrs, filters)
+	return lschema.Schema{Description: description, Attributes: attrs}
+}
+
 // ListNamePrefixAttribute is the name_prefix filter every list resource has.
 func ListNamePrefixAttribute(what string) lschema.StringAttribute {
 	return lschema.StringAttribute{Optional: true, Description: "Only " + what + " whose name starts with this."}
@@ -133,6 +178,49 @@ func ListNamePrefixAttribute(what string) lschema.StringAttribute {
 // HasPrefix is the name_prefix filter.
 func HasPrefix(name string, prefix types.String) bool {
 	return prefix.IsNull() || strings.HasPrefix(name, prefix.ValueString())
+}
+
+// ListFleetChildren lists a fleet's children with list (a fleetapi.Client method), reporting a
+// failure with AddListError (what, permission).
+func ListFleetChildren[T any](ctx context.Context, clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics,
+	list func(*fleetapi.Client, context.Context, fleetapi.FleetID) ([]T, error), what, permission string) ([]T, fleetapi.FleetID, bool) {
+	fc, fleet, ok := FleetClient(clients, fleetID, diags)
+	if !ok {
+		return nil, fleet, false
+	}
+	got, err := list(fc, ctx, fleet)
+	if err != nil {
+		AddListError(diags, what, permission, err)
+		return nil, fleet, false
+	}
+	return got, fleet, true
+}
+
+// ListHubObjects lists the hub's objects in namespace ns ("": cluster-scoped) with list (a
+// hub.Client method), reporting a failure with AddListError (what, permission).
+func ListHubObjects[T any](ctx context.Context, clients *engine.Clients, ns string, diags *diag.Diagnostics,
+	list func(*hub.Client, context.Context, string) ([]T, error), what, permission string) ([]T, bool) {
+	h, ok := HubAPI(ctx, clients, diags)
+	if !ok {
+		return nil, false
+	}
+	got, err := list(h, ctx, ns)
+	if err != nil {
+		AddListError(diags, what, permission, err)
+		return nil, false
+	}
+	return got, true
+}
+
+// ListEntries are the entries entry makes of what was listed, in order, without those it leaves out.
+func ListEntries[T any](got []T, entry func(*T) (ListEntry, bool)) []ListEntry {
+	var out []ListEntry
+	for i := range got {
+		if e, ok := entry(&got[i]); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // AddListError reports a listing that failed; a principal without the right to list gets one

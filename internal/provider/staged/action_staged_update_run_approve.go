@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -24,8 +23,12 @@ import (
 
 var _ action.ActionWithConfigure = (*stagedApproveAction)(nil)
 
-// stagedApprovePoll is how often the action reads the run while it waits for the approval request.
-const stagedApprovePoll = 2 * time.Second
+const (
+	// stagedApprovePoll is how often the action reads the run while it waits for the approval request.
+	stagedApprovePoll = 2 * time.Second
+	// stagedApproveTimeout bounds the action unless timeouts.invoke says otherwise.
+	stagedApproveTimeout = time.Hour
+)
 
 // stagedApproveAction is fleet_staged_update_run_approve: the Approved condition on a
 // (Cluster)ApprovalRequest's status, as KubeFleet's docs approve a stage.
@@ -48,95 +51,83 @@ func (a *stagedApproveAction) Schema(ctx context.Context, _ action.SchemaRequest
 				Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
 		},
 		Blocks: map[string]aschema.Block{
-			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait", time.Hour),
+			"timeouts": shared.ActionTimeoutsBlock(ctx, "wait", stagedApproveTimeout),
 		},
 	}
 }
 
 type stagedApproveModel struct {
-	Namespace types.String   `tfsdk:"namespace"`
-	UpdateRun types.String   `tfsdk:"update_run"`
-	Stage     types.String   `tfsdk:"stage"`
-	Approval  types.String   `tfsdk:"approval"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	Namespace types.String `tfsdk:"namespace"`
+	UpdateRun types.String `tfsdk:"update_run"`
+	Stage     types.String `tfsdk:"stage"`
+	Approval  types.String `tfsdk:"approval"`
+	shared.ActionTimeouts
 }
 
 func (a *stagedApproveAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	var m stagedApproveModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, m.Timeouts.Invoke, time.Hour, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, a.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	progress := shared.NewProgress(resp)
-	ns, name, stage := m.Namespace.ValueString(), m.UpdateRun.ValueString(), m.Stage.ValueString()
-	before := m.Approval.ValueString() == "Before"
-	what := fmt.Sprintf("after-stage approval of stage %s", stage)
-	reqName := staged.ApprovalRequestName(name, stage)
-	if before {
-		what, reqName = fmt.Sprintf("before-stage approval of stage %s", stage), staged.BeforeApprovalRequestName(name, stage)
-	}
-	run, err := h.Run(ctx, ns, name)
-	if err != nil {
-		if hub.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("update_run"), "Staged update run not found", fmt.Sprintf("The hub has no %s %q.", hub.StagedKind("run", ns), hub.Key(ns, name)))
+	shared.InvokeHubAction(ctx, a.Clients, req, resp, stagedApproveTimeout, func(ctx context.Context, m *stagedApproveModel, h *hub.Client, progress shared.Progress) {
+		ns, name, stage := m.Namespace.ValueString(), m.UpdateRun.ValueString(), m.Stage.ValueString()
+		before := m.Approval.ValueString() == "Before"
+		what := fmt.Sprintf("after-stage approval of stage %s", stage)
+		reqName := staged.ApprovalRequestName(name, stage)
+		if before {
+			what, reqName = fmt.Sprintf("before-stage approval of stage %s", stage), staged.BeforeApprovalRequestName(name, stage)
+		}
+		run, err := h.Run(ctx, ns, name)
+		if err != nil {
+			if hub.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("update_run"), "Staged update run not found", fmt.Sprintf("The hub has no %s %q.", hub.StagedKind("run", ns), hub.Key(ns, name)))
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Reading the staged update run", err)
 			return
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Reading the staged update run", err)
-		return
-	}
-	if err := stageHasApproval(run, stage, before); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("stage"), "No such approval", fmt.Sprintf("Staged update run %q: %v.", hub.Key(ns, name), err))
-		return
-	}
-	var found *placementv1.ClusterApprovalRequest
-	err = shared.PollEvery(ctx, stagedApprovePoll, func(ctx context.Context) (bool, error) {
-		reqs, err := h.ApprovalRequests(ctx, ns, name)
-		if err != nil {
-			return false, err
+		if err := stageHasApproval(run, stage, before); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("stage"), "No such approval", fmt.Sprintf("Staged update run %q: %v.", hub.Key(ns, name), err))
+			return
 		}
-		for i := range reqs {
-			if reqs[i].Name == reqName {
-				found = &reqs[i]
-				return true, nil
+		var found *placementv1.ClusterApprovalRequest
+		err = shared.PollEvery(ctx, stagedApprovePoll, func(ctx context.Context) (bool, error) {
+			reqs, err := h.ApprovalRequests(ctx, ns, name)
+			if err != nil {
+				return false, err
 			}
+			for i := range reqs {
+				if reqs[i].Name == reqName {
+					found = &reqs[i]
+					return true, nil
+				}
+			}
+			state, msg := staged.RunState(run)
+			if state.Ended() || state == staged.StateStopped || state == staged.StateStopping || state == staged.StateInitialized || state == staged.StateInitializationFailed {
+				return false, &refusal{fmt.Sprintf("staged update run %q has not requested the %s and is %s%s; a stage can be approved once a running run reaches it",
+					hub.Key(ns, name), what, state, prefixed(": ", msg))}
+			}
+			progress("waiting for staged update run %s to request the %s — %s", hub.Key(ns, name), what, stageProgress(run, stage))
+			if run, err = h.Run(ctx, ns, name); err != nil {
+				return false, err
+			}
+			return false, nil
+		})
+		if r := (*refusal)(nil); errors.As(err, &r) {
+			resp.Diagnostics.AddError("Stage cannot be approved", r.msg+".")
+			return
 		}
-		state, msg := staged.RunState(run)
-		if state.Ended() || state == staged.StateStopped || state == staged.StateStopping || state == staged.StateInitialized || state == staged.StateInitializationFailed {
-			return false, &refusal{fmt.Sprintf("staged update run %q has not requested the %s and is %s%s; a stage can be approved once a running run reaches it",
-				hub.Key(ns, name), what, state, prefixed(": ", msg))}
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Waiting for the approval request", fmt.Errorf("staged update run %q: %w", hub.Key(ns, name), err))
+			return
 		}
-		progress("waiting for staged update run %s to request the %s — %s", hub.Key(ns, name), what, stageProgress(run, stage))
-		if run, err = h.Run(ctx, ns, name); err != nil {
-			return false, err
+		if meta.IsStatusConditionTrue(found.Status.Conditions, string(placementv1.ApprovalRequestConditionApproved)) {
+			progress("%s %s (%s) is already approved", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), what)
+			return
 		}
-		return false, nil
+		progress("approving %s %s (%s of staged update run %s)", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), what, name)
+		if err := h.Approve(ctx, found, a.Clients.Now(), "terraform-provider-fleet"); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Approving the stage", fmt.Errorf("%s %q: %w", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), err))
+			return
+		}
+		progress("approved the %s of staged update run %s", what, hub.Key(ns, name))
 	})
-	if r := (*refusal)(nil); errors.As(err, &r) {
-		resp.Diagnostics.AddError("Stage cannot be approved", r.msg+".")
-		return
-	}
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Waiting for the approval request", fmt.Errorf("staged update run %q: %w", hub.Key(ns, name), err))
-		return
-	}
-	if meta.IsStatusConditionTrue(found.Status.Conditions, string(placementv1.ApprovalRequestConditionApproved)) {
-		progress("%s %s (%s) is already approved", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), what)
-		return
-	}
-	progress("approving %s %s (%s of staged update run %s)", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), what, name)
-	if err := h.Approve(ctx, found, a.Clients.Now(), "terraform-provider-fleet"); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Approving the stage", fmt.Errorf("%s %q: %w", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), err))
-		return
-	}
-	progress("approved the %s of staged update run %s", what, hub.Key(ns, name))
 }
 
 type refusal struct{ msg string }

@@ -24,19 +24,26 @@ func str(s string) knownvalue.Check { return knownvalue.StringExact(s) }
 // runAddress is the update run every scenario names r.
 const runAddress = "fleet_update_run.r"
 
+// oneGroupRun is run name's configuration: one stage and one group, both named group, upgraded to
+// 1.33.1; extra lines go into the resource block.
+func oneGroupRun(name, group, waitFor string, extra ...string) string {
+	return fmt.Sprintf(`
+resource "fleet_update_run" "r" {
+  name     = %q
+  wait_for = %q
+  stages   = [{ name = %q, groups = [{ name = %q }] }]
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  %s
+}
+`, name, waitFor, group, group, strings.Join(extra, "\n  "))
+}
+
 // stateIs checks one attribute of the scenario's run; path starts at a root attribute.
 func stateIs(want string, root string, path ...any) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue(runAddress, acctest.Path(root, path...), str(want))
 }
 
-// Skip of a member, a group and a stage, set before the run starts: sk-a2,
-// group sk-b and stage two are Skipped; sk-a1 is upgraded; the run Completes.
-func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             runGone(t, "skip-run"),
-		Steps: []resource.TestStep{{
-			Config: `
+const skipRunConfig = `
 resource "fleet_update_run" "r" {
   name     = "skip-run"
   wait_for = "completed"
@@ -51,7 +58,16 @@ resource "fleet_update_run" "r" {
   ]
   managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
 }
-`,
+`
+
+// Skip of a member, a group and a stage, set before the run starts: sk-a2,
+// group sk-b and stage two are Skipped; sk-a1 is upgraded; the run Completes.
+func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             runGone(t, "skip-run"),
+		Steps: []resource.TestStep{{
+			Config: skipRunConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"), // sk-a1
@@ -64,22 +80,7 @@ resource "fleet_update_run" "r" {
 			},
 		}, {
 			// Unchanged configuration: nothing to do (skips are not re-sent).
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "skip-run"
-  wait_for = "completed"
-  stages = [
-    { name = "one", groups = [{ name = "sk-a" }, { name = "sk-b" }] },
-    { name = "two", groups = [{ name = "sk-c" }] },
-  ]
-  skip = [
-    { type = "Member", name = "sk-a2" },
-    { type = "Group", name = "sk-b" },
-    { type = "Stage", name = "two" },
-  ]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config:   skipRunConfig,
 			PlanOnly: true,
 		}},
 	})
@@ -91,15 +92,7 @@ resource "fleet_update_run" "r" {
 func TestAccUpdateRun_stopThenStart(t *testing.T) {
 	const r = "fleet_update_run.r"
 	cfg := func(state, waitFor string) string {
-		return fmt.Sprintf(`
-resource "fleet_update_run" "r" {
-  name     = "stop-start-run"
-  state    = %q
-  wait_for = %q
-  stages   = [{ name = "ss", groups = [{ name = "ss" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`, state, waitFor)
+		return oneGroupRun("stop-start-run", "ss", waitFor, fmt.Sprintf("state = %q", state))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -199,14 +192,7 @@ func TestAccUpdateRun_destroyWhileRunning(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "destroy-run"),
 		Steps: []resource.TestStep{{
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "destroy-run"
-  wait_for = "started"
-  stages   = [{ name = "dr", groups = [{ name = "dr" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config: oneGroupRun("destroy-run", "dr", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Running", "status", "state"),
 				stateIs("Running", "status", "stages", 0, "groups", 0, "members", 0, "state"),
@@ -228,14 +214,7 @@ func TestAccUpdateRun_requestsPerInterval(t *testing.T) {
 			PreConfig: func() {
 				from = time.Now()
 			},
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "rq-run"
-  wait_for = "completed"
-  stages   = [{ name = "rq", groups = [{ name = "rq" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config: oneGroupRun("rq-run", "rq", "completed"),
 			Check: func(*terraform.State) error {
 				// The wait: from the start operation's end to the last read of the run before
 				// apply returned (the post-apply refresh reads it once more).
@@ -293,17 +272,7 @@ resource "fleet_update_run" "r" {
 // once.
 func TestAccUpdateRun_cancelledWaitThenApply(t *testing.T) {
 	const r = "fleet_update_run.r"
-	cfg := func(timeouts string) string {
-		return `
-resource "fleet_update_run" "r" {
-  name     = "cancel-run"
-  wait_for = "completed"
-  stages   = [{ name = "cx", groups = [{ name = "cx" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  ` + timeouts + `
-}
-`
-	}
+	cfg := func(timeouts string) string { return oneGroupRun("cancel-run", "cx", "completed", timeouts) }
 	var started string // the run's start time after the first apply: the same run must complete
 	startTime := func() (string, error) {
 		run, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, "cancel-run")
@@ -381,14 +350,7 @@ func TestAccUpdateRun_transientFaults(t *testing.T) {
 					{Method: "GET", Path: `/operations?/`, Count: 1, Status: 500},
 				}...)
 			},
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "faulty-run"
-  wait_for = "completed"
-  stages   = [{ name = "fz", groups = [{ name = "fz" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config: oneGroupRun("faulty-run", "fz", "completed"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
@@ -434,14 +396,7 @@ func TestAccUpdateRun_maintenanceWindowOrderAndPending(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "window-run"),
 		Steps: []resource.TestStep{{
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "window-run"
-  wait_for = "started"
-  stages   = [{ name = "mw", groups = [{ name = "mw" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config: oneGroupRun("window-run", "mw", "started"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// Summary detail lists two members, those that change first in update order: mw-open (open
 				// window) and mw-none (no window); mw-closed (pending, third) is counted, not listed.
@@ -478,14 +433,7 @@ resource "fleet_update_run" "r" {
 					t.Fatal(err)
 				}
 			},
-			Config: `
-resource "fleet_update_run" "r" {
-  name     = "window-run"
-  wait_for = "started"
-  stages   = [{ name = "mw", groups = [{ name = "mw" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-}
-`,
+			Config: oneGroupRun("window-run", "mw", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				// Status members by name: the update order is the preview's (step 1).
 				memberStatusIs(0, 0, "mw-open", "state", exactly("Completed")),
