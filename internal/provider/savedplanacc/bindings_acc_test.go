@@ -99,10 +99,7 @@ resource "fleet_member_cluster_taints" "maintenance" {
 func taintsConfig(placement string, withTaints, withFacts bool) string {
 	cfg := fmt.Sprintf(taintsPlacementHCL, placement)
 	if withTaints {
-		facts := ""
-		if withFacts {
-			facts = "facts = data.fleet_facts.at_plan.content"
-		}
+		facts := factsAttr(withFacts)
 		cfg += fmt.Sprintf(taintsHCL, facts)
 	}
 	return cfg
@@ -191,10 +188,7 @@ resource "fleet_placement_disruption_budget" "picked" {
 func budgetConfig(placement string, withBudget, withFacts bool) string {
 	cfg := fmt.Sprintf(budgetPlacementHCL, placement)
 	if withBudget {
-		facts := ""
-		if withFacts {
-			facts = "facts = data.fleet_facts.at_plan.content"
-		}
+		facts := factsAttr(withFacts)
 		cfg += fmt.Sprintf(budgetHCL, facts)
 	}
 	return cfg

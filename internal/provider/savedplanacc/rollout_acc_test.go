@@ -70,10 +70,7 @@ resource "fleet_auto_upgrade_profile" "stable" {
 `
 
 func rolloutConfig(name string, withFacts bool) string {
-	facts := ""
-	if withFacts {
-		facts = "facts = data.fleet_facts.at_plan.content"
-	}
+	facts := factsAttr(withFacts)
 	return fmt.Sprintf(rolloutHCL, name, facts)
 }
 

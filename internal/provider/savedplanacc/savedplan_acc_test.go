@@ -45,11 +45,16 @@ resource "fleet_placement" "prod" {
 }
 `
 
-func placementConfig(name string, withFacts bool, policy ...string) string {
-	facts := ""
-	if withFacts {
-		facts = "facts = data.fleet_facts.at_plan.content"
+// factsAttr is the `facts` line of a previewed resource's configuration when with is set.
+func factsAttr(with bool) string {
+	if with {
+		return "facts = data.fleet_facts.at_plan.content"
 	}
+	return ""
+}
+
+func placementConfig(name string, withFacts bool, policy ...string) string {
+	facts := factsAttr(withFacts)
 	return fmt.Sprintf(placementHCL, name, strings.Join(policy, "\n"), facts)
 }
 

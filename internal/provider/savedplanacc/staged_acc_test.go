@@ -41,10 +41,7 @@ resource "fleet_staged_update_run" "release" {
 func stagedConfig(name string, withRun, withFacts bool) string {
 	cfg := fmt.Sprintf(stagedBaseHCL, name)
 	if withRun {
-		facts := ""
-		if withFacts {
-			facts = "facts = data.fleet_facts.at_plan.content"
-		}
+		facts := factsAttr(withFacts)
 		cfg += fmt.Sprintf(stagedRunHCL, name, facts)
 	}
 	return cfg
