@@ -43,7 +43,12 @@ type Facts struct {
 	Placements     []PlacementFacts `json:"placements,omitempty"`
 	// Staged are the inputs of the staged update runs the data source names (staged_runs).
 	Staged []StagedFacts `json:"staged,omitempty"`
-	Fleets []FleetFacts  `json:"fleets,omitempty"`
+	// Overrides are the latest resources of the placements the data source names
+	// (override_placements), OverrideSnapshots the latest override snapshots of the namespaces
+	// involved: what override previews read.
+	Overrides         []OverrideFacts         `json:"overrides,omitempty"`
+	OverrideSnapshots []OverrideSnapshotFacts `json:"overrideSnapshots,omitempty"`
+	Fleets            []FleetFacts            `json:"fleets,omitempty"`
 	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
 	Clusters []ClusterFacts `json:"clusters,omitempty"`
 	// Regions are AKS's Kubernetes versions and node images in the members' regions.

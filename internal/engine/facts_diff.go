@@ -32,6 +32,7 @@ func Moved(planned, now *Facts) []string {
 		}
 	}
 	out = append(out, movedStaged(planned.Staged, now.Staged)...)
+	out = append(out, movedOverrides(planned, now)...)
 	out = append(out, movedRegions(planned.Regions, now.Regions)...)
 	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
 }

@@ -94,9 +94,11 @@ func (c *Client) DeleteOverride(ctx context.Context, ns, name string) error {
 // OverrideSnapshot is the latest snapshot of an override: its name (<override>-<index>) and the
 // override's spec as the hub agent applies it.
 type OverrideSnapshot struct {
-	Namespace, Name, Override string
-	Spec                      placementv1.ClusterResourceOverrideSpec
-	ResourceSelectors         []placementv1.ResourceSelector
+	Namespace         string                                  `json:"namespace,omitempty"`
+	Name              string                                  `json:"name"`
+	Override          string                                  `json:"override"`
+	Spec              placementv1.ClusterResourceOverrideSpec `json:"spec"`
+	ResourceSelectors []placementv1.ResourceSelector          `json:"resourceSelectors,omitempty"`
 }
 
 // LatestOverrideSnapshots lists the latest snapshot of every ClusterResourceOverride (ns "") or of

@@ -2,6 +2,8 @@ package member
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -29,7 +32,8 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"clocks — read once, at plan. Give its `content` to the `facts` of `fleet_placement`, " +
 			"`fleet_resource_placement`, `fleet_update_strategy`, `fleet_update_run`, `fleet_auto_upgrade_profile`, " +
 			"`fleet_staged_update_strategy`, `fleet_member_cluster_taints`, `fleet_placement_disruption_budget`, " +
-			"`fleet_staged_update_run` (with `staged_runs`) and `fleet_nodepool_disruption` (with `clusters`): their " +
+			"`fleet_staged_update_run` (with `staged_runs`), `fleet_cluster_resource_override` and `fleet_resource_override` " +
+			"(with `override_placements`) and `fleet_nodepool_disruption` (with `clusters`): their " +
 			"previews are then computed from it at plan and again when `terraform apply` re-plans, so a saved plan " +
 			"(`terraform plan -out`) still applies after the fleet moved, and apply warns what moved since the review. " +
 			"Terraform does not read a data source again when it applies a saved plan.",
@@ -59,6 +63,14 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 					"placement_name":              schema.StringAttribute{Required: true, Description: "The run's `placement_name`."},
 					"staged_update_strategy_name": schema.StringAttribute{Required: true, Description: "The run's `staged_update_strategy_name`."},
 				}},
+			},
+			"override_placements": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Placements whose overrides' previews to pin, `<name>` (a ClusterResourcePlacement) or `<namespace>/<name>` " +
+					"(a ResourcePlacement): the resources of each one's latest resource snapshot and the latest override snapshots " +
+					"of the cluster scope, of its namespace and of its resources' namespaces — what `fleet_cluster_resource_override` " +
+					"and `fleet_resource_override` previews of overrides of these placements read, and the `override_snapshots` " +
+					"of their `fleet_placement` / `fleet_resource_placement` preview. Whole resources: only the placements named here.",
 			},
 			"maintenance_windows": schema.BoolAttribute{
 				Optional: true,
@@ -91,6 +103,7 @@ type factsModel struct {
 	Hub                   types.Bool     `tfsdk:"hub"`
 	Clusters              types.List     `tfsdk:"clusters"`
 	StagedRuns            []stagedRunRef `tfsdk:"staged_runs"`
+	OverridePlacements    types.List     `tfsdk:"override_placements"`
 	MaintenanceWindows    types.Bool     `tfsdk:"maintenance_windows"`
 	TakenAt               types.String   `tfsdk:"taken_at"`
 	MemberCount           types.Int64    `tfsdk:"member_count"`
@@ -150,6 +163,33 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	if err := d.Clients.ReadStagedFacts(ctx, facts, runs); err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reading the staged update runs' inputs", err)
+		return
+	}
+	var names []string
+	resp.Diagnostics.Append(m.OverridePlacements.ElementsAs(ctx, &names, true)...)
+	var keys []hub.PlacementKey
+	for i, n := range names {
+		ns, name, namespaced := strings.Cut(n, "/")
+		if !namespaced {
+			ns, name = "", n
+		}
+		if name == "" || strings.Contains(name, "/") || (namespaced && ns == "") {
+			resp.Diagnostics.AddAttributeError(path.Root("override_placements").AtListIndex(i), "Invalid placement",
+				fmt.Sprintf("override_placements[%d]: expected <name> of a ClusterResourcePlacement or <namespace>/<name> of a ResourcePlacement, got %q.", i, n))
+			continue
+		}
+		keys = append(keys, hub.PlacementKey{Namespace: ns, Name: name})
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if len(keys) > 0 && !facts.HubRead {
+		resp.Diagnostics.AddAttributeError(path.Root("override_placements"), "The hub is not read",
+			"override_placements needs the hub: set hub = true (or leave it unset) and configure the provider's hub.")
+		return
+	}
+	if err := d.Clients.ReadOverrideFacts(ctx, facts, keys); err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reading the placements' resources and overrides", err)
 		return
 	}
 	content, err := facts.Encode()

@@ -23,12 +23,12 @@ import (
 
 func (m *resourceOverrideModel) shared() overrideModel {
 	return overrideModel{ID: m.ID, Namespace: m.Namespace, Name: m.Name, Placement: m.Placement,
-		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview}
+		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview, Facts: m.Facts}
 }
 
 func resourceOverrideModelOf(m *overrideModel) *resourceOverrideModel {
 	return &resourceOverrideModel{ID: m.ID, Namespace: m.Namespace, Name: m.Name, Placement: m.Placement,
-		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview}
+		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview, Facts: m.Facts}
 }
 
 // decode reads a configuration or plan holding unknown values (shared.DecodePartial).
@@ -284,8 +284,8 @@ func sameJSON(a, b string) bool {
 
 // otherOverrides are the latest snapshots of the hub's other overrides of m's kind (in m's
 // namespace for a ResourceOverride), as the engine takes them.
-func (r *overrideResource) otherOverrides(ctx context.Context, hc *hub.Client, m *overrideModel) ([]override.Override, error) {
-	snaps, err := hc.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
+func (r *overrideResource) otherOverrides(ctx context.Context, m *overrideModel) ([]override.Override, error) {
+	snaps, err := r.Clients.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
 	if err != nil {
 		return nil, err
 	}

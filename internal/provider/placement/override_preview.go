@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -96,15 +97,15 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	if len(unknown) > 0 {
 		return none, shared.UnknownInputs(unknown), diags
 	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
+	c := r.Clients // a view pinned to the plan's facts when it has them
+	if _, err := c.HubAPI(ctx); err != nil {
 		if engine.IsConfigUnknown(err) {
 			return none, err.Error(), diags
 		}
 		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
 		return none, "", diags
 	}
-	others, err := r.otherOverrides(ctx, hc, m)
+	others, err := r.otherOverrides(ctx, m)
 	if err != nil {
 		diags.AddError("Reading the hub's overrides", err.Error())
 		return none, "", diags
@@ -115,7 +116,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	}
 	key := m.placementKey()
 	planned, isPlanned := shared.PlannedPlacement(r.Clients, key.String())
-	onHub, err := hc.PlacementExistsAt(ctx, key)
+	onHub, err := c.HubPlacementExists(ctx, key)
 	if err != nil || (!onHub && !isPlanned) {
 		addPlacementNotFound(&diags, key, err)
 		return none, "", diags
@@ -123,7 +124,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	if !onHub {
 		return none, fmt.Sprintf("%s %s is planned in this configuration and not on the hub yet; the preview needs its resource snapshot and is computed by the next plan", key.Kind(), key), diags
 	}
-	resources, _, err := hc.LatestSelectedResources(ctx, key)
+	resources, _, err := c.LatestSelectedResources(ctx, key)
 	if err != nil {
 		diags.AddError("Reading the placement's resources", fmt.Sprintf("Reading the resource snapshot of %s %s: %v", key.Kind(), key, err))
 		return none, "", diags
@@ -131,7 +132,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	if resources == nil {
 		return none, fmt.Sprintf("the hub agent has not cut a resource snapshot of %s %s yet", key.Kind(), key), diags
 	}
-	clusters, from, err := r.previewClusters(ctx, hc, key, planned, isPlanned)
+	clusters, from, err := r.previewClusters(ctx, key, planned, isPlanned)
 	if err != nil {
 		diags.AddError("Reading the placement's clusters", err.Error())
 		return none, "", diags
@@ -139,7 +140,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	if len(clusters) == 0 && !isPlanned {
 		return none, fmt.Sprintf("the hub agent has not scheduled %s %s on any cluster yet", key.Kind(), key), diags
 	}
-	self, err := engineOverride(m.hub(), r.nextSnapshot(ctx, hc, m, exists))
+	self, err := engineOverride(m.hub(), r.nextSnapshot(ctx, m, exists))
 	if err != nil {
 		diags.AddError("Planning the override", err.Error())
 		return none, "", diags
@@ -147,23 +148,16 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	// ResourceOverrides of every namespace the placement's resources are in.
 	all := append([]override.Override{self}, others...)
 	if !r.namespaced {
-		nss := map[string]bool{}
-		for _, raw := range resources {
-			var o struct {
-				Metadata struct{ Namespace string } `json:"metadata"`
+		for _, ns := range engine.ResourceNamespaces(resources) {
+			ros, err := r.otherOverrides(ctx, &overrideModel{Namespace: types.StringValue(ns), Name: types.StringValue("")})
+			if err != nil {
+				diags.AddError("Reading the hub's overrides", err.Error())
+				return none, "", diags
 			}
-			if json.Unmarshal(raw, &o) == nil && o.Metadata.Namespace != "" && !nss[o.Metadata.Namespace] {
-				nss[o.Metadata.Namespace] = true
-				ros, err := r.otherOverrides(ctx, hc, &overrideModel{Namespace: types.StringValue(o.Metadata.Namespace), Name: types.StringValue("")})
-				if err != nil {
-					diags.AddError("Reading the hub's overrides", err.Error())
-					return none, "", diags
-				}
-				all = append(all, ros...)
-			}
+			all = append(all, ros...)
 		}
 	} else {
-		cros, err := r.otherOverrides(ctx, hc, &overrideModel{Namespace: types.StringValue(""), Name: types.StringValue("")})
+		cros, err := r.otherOverrides(ctx, &overrideModel{Namespace: types.StringValue(""), Name: types.StringValue("")})
 		if err != nil {
 			diags.AddError("Reading the hub's overrides", err.Error())
 			return none, "", diags
@@ -185,9 +179,25 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	return obj, "", diags
 }
 
+// warnMoved says, when the plan was computed from facts, what moved since and how the preview
+// would differ now (shared.WarnMoved).
+func (r *overrideResource) warnMoved(ctx context.Context, config tfsdk.Config, m *overrideModel, exists bool, d *diag.Diagnostics) {
+	if m.Preview.IsUnknown() || m.Preview.IsNull() {
+		return
+	}
+	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
+	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesOverrides, d, m.Preview, func(c *engine.Clients) (attr.Value, error) {
+		obj, why, diags := shared.Rebind(r, c).planPreview(ctx, m, nil, exists)
+		if diags.HasError() || why != "" {
+			return nil, fmt.Errorf("the preview: %v%s", diags, why)
+		}
+		return obj, nil
+	})
+}
+
 // previewClusters are the placement's clusters with their labels: those of its planned preview
 // when it was planned in this process, else those its bindings schedule it on now.
-func (r *overrideResource) previewClusters(ctx context.Context, hc *hub.Client, key hub.PlacementKey, planned []string, isPlanned bool) ([]override.Cluster, string, error) {
+func (r *overrideResource) previewClusters(ctx context.Context, key hub.PlacementKey, planned []string, isPlanned bool) ([]override.Cluster, string, error) {
 	members, err := r.Clients.HubMemberClusters(ctx) // listed once per provider process
 	if err != nil {
 		return nil, "", err
@@ -199,7 +209,7 @@ func (r *overrideResource) previewClusters(ctx context.Context, hc *hub.Client, 
 	names, from := planned, "planned placement"
 	if !isPlanned {
 		from = "bindings"
-		bs, err := hc.BindingsAt(ctx, key)
+		bs, err := r.Clients.HubPlacementBindings(ctx, key)
 		if err != nil {
 			return nil, "", err
 		}
@@ -220,12 +230,12 @@ func (r *overrideResource) previewClusters(ctx context.Context, hc *hub.Client, 
 // nextSnapshot is the name of the snapshot the override controller will take: the current one's
 // for an unchanged spec, the next index for a changed one, index 0 for a new override
 // (pkg/controllers/overrider/clusterresource_controller.go and resource_controller.go).
-func (r *overrideResource) nextSnapshot(ctx context.Context, hc *hub.Client, m *overrideModel, exists bool) string {
+func (r *overrideResource) nextSnapshot(ctx context.Context, m *overrideModel, exists bool) string {
 	name := m.Name.ValueString()
 	if !exists {
 		return override.SnapshotName(name, 0)
 	}
-	snaps, err := hc.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
+	snaps, err := r.Clients.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
 	if err != nil {
 		return override.SnapshotName(name, 0)
 	}
@@ -351,30 +361,21 @@ func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placement
 // rollout controller will attach to its binding (pkg/utils/overrider/overrider.go:
 // FetchAllMatchingOverridesForResourceSnapshot, then PickFromResourceMatchedOverridesForTargetCluster),
 // ResourceOverride snapshots as <namespace>/<name>; nil when it cannot tell (logged).
-func placementOverrideSnapshots(ctx context.Context, c *engine.Clients, hc *hub.Client, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
+func placementOverrideSnapshots(ctx context.Context, c *engine.Clients, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
 	fail := func(err error) map[string][]string {
 		tflog.Info(ctx, "placement preview without override snapshots", map[string]any{"placement": key.String(), "error": err.Error()})
 		return nil
 	}
-	resources, _, err := hc.LatestSelectedResources(ctx, key)
+	resources, _, err := c.LatestSelectedResources(ctx, key)
 	if err != nil || resources == nil {
 		if err == nil {
 			err = fmt.Errorf("no resource snapshot yet")
 		}
 		return fail(err)
 	}
-	nss := map[string]bool{"": true}
-	for _, raw := range resources {
-		var o struct {
-			Metadata struct{ Namespace string } `json:"metadata"`
-		}
-		if json.Unmarshal(raw, &o) == nil {
-			nss[o.Metadata.Namespace] = true
-		}
-	}
 	var all []override.Override
-	for ns := range nss {
-		snaps, err := hc.LatestOverrideSnapshots(ctx, ns)
+	for _, ns := range append([]string{""}, engine.ResourceNamespaces(resources)...) {
+		snaps, err := c.LatestOverrideSnapshots(ctx, ns)
 		if err != nil {
 			return fail(err)
 		}

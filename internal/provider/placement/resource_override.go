@@ -147,6 +147,8 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					}}},
 			}}},
 		"preview": overridePreviewAttribute(),
+		"facts": shared.FactsAttribute("the preview (the placement's latest resources and bindings, the member clusters' labels, " +
+			"the hub's override snapshots; name the placement in the data source's `override_placements`)"),
 	}
 	if r.namespaced {
 		attrs["namespace"] = rschema.StringAttribute{Required: true,
@@ -236,7 +238,16 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !changed || r.Clients == nil {
 		return
 	}
-	preview, why, d := r.planPreview(ctx, &m, unknown, !req.State.Raw.IsNull())
+	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if factsUnknown {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(overridePreviewAttrTypes))...)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		return
+	}
+	preview, why, d := shared.Rebind(r, pinned).planPreview(ctx, &m, unknown, !req.State.Raw.IsNull())
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -264,7 +275,7 @@ func (r *overrideResource) ImportState(ctx context.Context, req resource.ImportS
 }
 
 func (r *overrideResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, false)
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, false)
 }
 
 func (r *overrideResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -294,7 +305,7 @@ func (r *overrideResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *overrideResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, true)
+	r.write(ctx, req.Plan, req.Config, &resp.State, &resp.Diagnostics, true)
 }
 
 func (r *overrideResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -316,7 +327,7 @@ func (r *overrideResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // write creates or updates the override after the checks the plan made, repeated against the hub
 // as it is now: nothing is written when one fails.
-func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics, replace bool) {
+func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, config tfsdk.Config, st *tfsdk.State, diags *diag.Diagnostics, replace bool) {
 	var m overrideModel
 	diags.Append(r.get(ctx, plan, &m)...)
 	if diags.HasError() {
@@ -326,12 +337,15 @@ func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, st *tfsdk
 	if !ok {
 		return
 	}
-	others, err := r.otherOverrides(ctx, hc, &m)
+	others, err := r.otherOverrides(ctx, &m)
 	if err != nil {
 		diags.AddError("Reading the hub's overrides", err.Error())
 		return
 	}
 	r.validate(diags, &m, others)
+	if !diags.HasError() {
+		r.warnMoved(ctx, config, &m, replace, diags) // before the write: the override's own new snapshot is not a move
+	}
 	key := m.placementKey()
 	if exists, err := hc.PlacementExistsAt(ctx, key); err != nil || !exists {
 		addPlacementNotFound(diags, key, err)
@@ -389,6 +403,7 @@ type overrideModel struct {
 	ResourceSelectors []overrideSelector    `tfsdk:"resource_selectors"`
 	Rules             []overrideRuleModel   `tfsdk:"rules"`
 	Preview           types.Object          `tfsdk:"preview"`
+	Facts             types.String          `tfsdk:"facts"`
 }
 
 // resourceOverrideModel is fleet_resource_override's: overrideModel with the namespace.
@@ -400,6 +415,7 @@ type resourceOverrideModel struct {
 	ResourceSelectors []overrideSelector    `tfsdk:"resource_selectors"`
 	Rules             []overrideRuleModel   `tfsdk:"rules"`
 	Preview           types.Object          `tfsdk:"preview"`
+	Facts             types.String          `tfsdk:"facts"`
 }
 
 type overridePlacementRef struct {

@@ -361,7 +361,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	}
 	recordPlannedSelection(r.Clients, r.sc().key(plan), p) // for overrides of the placement (override_preview.go)
 	if existing.Name != "" {
-		p.OverrideSnapshots = placementOverrideSnapshots(ctx, r.Clients, hc, existing, p)
+		p.OverrideSnapshots = placementOverrideSnapshots(ctx, r.Clients, existing, p)
 	}
 	preview, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
@@ -378,7 +378,7 @@ func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, 
 			return nil, err
 		}
 		if existing.Name != "" {
-			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, hc, existing, p)
+			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, existing, p)
 		}
 		obj, diags := p.object(c.ListLimit())
 		if diags.HasError() {

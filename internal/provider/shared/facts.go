@@ -18,6 +18,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // The plan/apply contract (DESIGN.md): a resource with a preview takes the
@@ -82,7 +83,8 @@ const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 
 // FactsUse is what of the facts a preview reads: the hub's member clusters (placements), those
 // and the hub's placements with their bindings (member cluster taints, disruption budgets), those
-// and the named staged runs' inputs (staged update runs), the
+// and the named staged runs' inputs (staged update runs), those and the named placements' latest
+// resources and override snapshots (overrides), the
 // fleets' members (rollouts) or member clusters' Karpenter pictures; what moved elsewhere is not said.
 type FactsUse int
 
@@ -92,6 +94,7 @@ const (
 	UsesClusters
 	UsesPlacements
 	UsesStagedRuns
+	UsesOverrides
 )
 
 // WarnMoved is what apply says when it applies a plan computed from facts:
@@ -114,6 +117,10 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
 	case UsesStagedRuns:
 		scope.HubRead, scope.Hub, scope.Staged = planned.HubRead, planned.Hub, planned.Staged
+	case UsesOverrides:
+		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
+		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
+		scope.Overrides, scope.OverrideSnapshots = planned.Overrides, planned.OverrideSnapshots
 	case UsesClusters:
 		scope.Clusters = planned.Clusters
 		for _, c := range planned.Clusters {
@@ -136,6 +143,13 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 			runs[i] = scope.Staged[i].StagedRun
 		}
 		err = live.Live().ReadStagedFacts(ctx, now, runs)
+	}
+	if err == nil && len(scope.Overrides) > 0 {
+		keys := make([]hub.PlacementKey, len(scope.Overrides))
+		for i, o := range scope.Overrides {
+			keys[i] = hub.PlacementKey{Namespace: o.Namespace, Name: o.Placement}
+		}
+		err = live.Live().ReadOverrideFacts(ctx, now, keys)
 	}
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
