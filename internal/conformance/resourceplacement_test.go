@@ -37,6 +37,12 @@ import (
 // appConfigMap is the ConfigMap every ResourcePlacement here selects.
 const appConfigMap = "conformance-config"
 
+// rpRandomPolicies is how many random policies the ResourcePlacement phase adds to the hand-written
+// ones (every filter, score and pick feature): a ResourcePlacement is scheduled by the same framework
+// and plugins as a ClusterResourcePlacement, whose phase compares all 60, so a dozen mixed ones check
+// the namespaced path without doubling the package's time (about 4 s a policy on two cores).
+const rpRandomPolicies = 12
+
 // TestResourcePlacementConformance compares, for every generated policy, the scheduling preview
 // with what the hub agent does with a ResourcePlacement of that policy: the picks and their scores,
 // the reason for every unselected cluster the hub lists, and the Scheduled condition; then one
@@ -74,7 +80,7 @@ func TestResourcePlacementConformance(t *testing.T) {
 	}
 
 	t.Run("policies", func(t *testing.T) {
-		policies := interleave(Policies(fleet, seed, randomPolicies))
+		policies := interleave(Policies(fleet, seed, rpRandomPolicies))
 		jobs := make(chan Policy)
 		var wg sync.WaitGroup
 		for range workers {

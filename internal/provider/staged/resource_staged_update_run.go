@@ -643,7 +643,7 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 		select {
 		case <-ctx.Done():
 			save()
-			why := fmt.Sprintf("Run %q is %s (%v)%s.", name, state, context.Cause(ctx), stagedWaitingFor(run, reqs, plan.Approvals))
+			why := stagedStoppedWaiting(name, state, msg, context.Cause(ctx), stagedWaitingFor(run, reqs, plan.Approvals))
 			if creating {
 				diags.AddWarning("Stopped waiting for the staged update run", why+"\n\nThe run was created and its state is saved: the next apply resumes waiting for the same run.")
 			} else {
@@ -661,6 +661,17 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 		}
 		run = got
 	}
+}
+
+// stagedStoppedWaiting is why a wait ended before the run did: its state, the controller's message
+// (a stuck run's Progressing condition, UpdateRunStuck, names the stage and the clusters it
+// waits for), the cause and the approvals it waits for that the configuration does not give.
+func stagedStoppedWaiting(name string, state staged.State, msg string, cause error, waiting string) string {
+	said := ""
+	if msg != "" {
+		said = ": " + strings.TrimSuffix(msg, ".")
+	}
+	return fmt.Sprintf("Run %q is %s%s (%v)%s.", name, state, said, cause, waiting)
 }
 
 // stagedWaitingFor says which approvals an unfinished run waits for that this configuration does

@@ -56,3 +56,19 @@ func TestStagedRunStatusBounded(t *testing.T) {
 		t.Errorf("state %s", m.State.ValueString())
 	}
 }
+
+// A wait that ends before the run says where the run is and, for a stuck one, what the controller
+// says it waits for (the UpdateRunStuck message as Microsoft's "Troubleshoot ClusterStagedUpdateRun
+// and StagedUpdateRun stuck errors" shows it), then the approvals it lacks.
+func TestStagedStoppedWaiting(t *testing.T) {
+	const stuck = "The updateRun is stuck waiting for member2 cluster(s) in stage staging to finish updating, please check placement status for potential errors"
+	got := stagedStoppedWaiting("rollout", staged.StateWaiting, stuck, context.DeadlineExceeded, "")
+	want := `Run "rollout" is Waiting: The updateRun is stuck waiting for member2 cluster(s) in stage staging to finish updating, please check placement status for potential errors (context deadline exceeded).`
+	if got != want {
+		t.Errorf("stuck:\n got %s\nwant %s", got, want)
+	}
+	if got := stagedStoppedWaiting("rollout", staged.StateProgressing, "", context.DeadlineExceeded, "; it waits for approval requests …"); got !=
+		`Run "rollout" is Progressing (context deadline exceeded); it waits for approval requests ….` {
+		t.Errorf("no message: %s", got)
+	}
+}
