@@ -2,7 +2,8 @@
 # with `terraform plan -out=tfplan` and applied after review still applies when the fleet moved
 # in between, and apply warns what moved.
 data "fleet_facts" "at_plan" {
-  clusters = ["canary-east"] # the Karpenter picture fleet_nodepool_disruption previews read
+  clusters            = ["canary-east"] # the Karpenter picture fleet_nodepool_disruption previews read
+  override_placements = ["web"]         # the resources and override snapshots web's overrides preview
 }
 
 resource "fleet_placement" "web" {
