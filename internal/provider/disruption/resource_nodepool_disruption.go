@@ -422,18 +422,12 @@ func (r *nodePoolDisruptionResource) clusterView(ctx context.Context, pinned *en
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *nodePoolDisruptionResource) warnMoved(ctx context.Context, config tfsdk.Config, plan nodePoolDisruptionModel, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesClusters, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesClusters, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		kc, err := c.Cluster(ctx, plan.Cluster.ValueString())
 		if err != nil {
 			return nil, err
 		}
-		var diags diag.Diagnostics
-		preview := r.previewNow(ctx, kc, plan, &diags)
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
-		return preview, nil
+		return r.previewNow(ctx, kc, plan, diags), nil
 	})
 }
 

@@ -286,19 +286,14 @@ func (r *taintsResource) warnMoved(ctx context.Context, config tfsdk.Config, pla
 			expected.Hub[i].Spec.Taints = desiredTaints(expected.Hub[i].Spec.Taints, prior, mine)
 		}
 	}
-	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, shared.PreviewOrError(func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		mc, err := c.HubMemberCluster(ctx, name)
 		if err != nil {
 			return nil, err
 		}
 		mc.Spec.Taints = desiredTaints(mc.Spec.Taints, mine, prior) // as it was without this apply
-		var diags diag.Diagnostics
-		obj := shared.Rebind(r, c).preview(ctx, mc, desiredTaints(mc.Spec.Taints, prior, mine), &diags)
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
-		return obj, nil
-	})
+		return shared.Rebind(r, c).preview(ctx, mc, desiredTaints(mc.Spec.Taints, prior, mine), diags), nil
+	}))
 }
 
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no

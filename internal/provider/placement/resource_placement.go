@@ -371,8 +371,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, hc *hub.Client, existing hub.PlacementKey, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesHub, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
 		if err != nil {
 			return nil, err
@@ -380,10 +379,8 @@ func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, 
 		if existing.Name != "" {
 			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, existing, p)
 		}
-		obj, diags := p.object(c.ListLimit())
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
+		obj, ds := p.object(c.ListLimit())
+		diags.Append(ds...)
 		return obj, nil
 	})
 }

@@ -322,18 +322,12 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *budgetModel, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		p, err := c.HubPlacement(ctx, hub.ClusterPlacement(plan.Placement.ValueString()))
 		if err != nil {
 			return nil, err
 		}
-		var diags diag.Diagnostics
-		obj := shared.Rebind(r, c).preview(ctx, p, *plan, &diags)
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
-		return obj, nil
+		return shared.Rebind(r, c).preview(ctx, p, *plan, diags), nil
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
@@ -30,6 +31,54 @@ type runTransition struct {
 	// check says whether the run is there already, or why its state refuses the transition.
 	check func(rollout.State) (bool, error)
 	begin func(fc *fleetapi.Client, ctx context.Context, fleet fleetapi.FleetID, name string, pre *fleetapi.Precondition) (*runtime.Poller[fleetapi.UpdateRun], error)
+	// description is the action's; wait_for is waitEarly (the action ends once the transition is
+	// asked for, saying early when set) or waitFollow (it follows the run until until holds, and
+	// end says how the run ended: an error's summary and detail, or "").
+	description                        string
+	waitDefault, waitEarly, waitFollow string
+	early                              string
+	until                              func(rollout.State) bool
+	waitSummary                        string
+	end                                func(run *fleetapi.UpdateRun, name string, progress shared.Progress) (summary, detail string)
+}
+
+// runTransitionAction is the action that performs K's transition: fleet_update_run_start and
+// fleet_update_run_stop.
+type runTransitionAction[K interface{ transition() runTransition }] struct{ shared.ActionBase }
+
+var (
+	_ action.ActionWithConfigure = (*updateRunStartAction)(nil)
+	_ action.ActionWithConfigure = (*updateRunStopAction)(nil)
+)
+
+func (a *runTransitionAction[K]) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	var k K
+	t := k.transition()
+	resp.Schema = runActionSchema(ctx, t.description, map[string]aschema.Attribute{
+		"wait_for": waitForAttribute(t.waitDefault, t.waitEarly, t.waitFollow),
+	})
+}
+
+func (a *runTransitionAction[K]) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var k K
+	t := k.transition()
+	invokeRunTransition(ctx, a.Clients, req, resp, t, func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
+		name := m.UpdateRun.ValueString()
+		if shared.ActionWaitFor(m.WaitFor, t.waitDefault) != t.waitFollow {
+			if t.early != "" {
+				progress(t.early, name)
+			}
+			return
+		}
+		run, err := followRun(ctx, fc, fleet, name, progress, t.until)
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, t.waitSummary, fmt.Errorf("update run %q: %w", name, err))
+			return
+		}
+		if summary, detail := t.end(run, name, progress); summary != "" {
+			resp.Diagnostics.AddError(summary, detail)
+		}
+	})
 }
 
 // invokeRunTransition performs t, then lets wait follow the run as the

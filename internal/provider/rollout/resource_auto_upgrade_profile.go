@@ -315,14 +315,8 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *autoUpgradeProfileResource) warnMoved(ctx context.Context, config tfsdk.Config, plan autoUpgradeProfileModel, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
-		var diags diag.Diagnostics
-		obj := shared.Rebind(r, c).preview(ctx, plan, &diags)
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
-		return obj, nil
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+		return shared.Rebind(r, c).preview(ctx, plan, diags), nil
 	})
 }
 

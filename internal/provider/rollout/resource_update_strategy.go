@@ -271,8 +271,7 @@ func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 	if d.HasError() {
 		return
 	}
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients, _ *diag.Diagnostics) (attr.Value, error) {
 		fleet, err := c.ResolveFleet(plan.FleetID.ValueString())
 		if err != nil {
 			return nil, err
@@ -281,7 +280,7 @@ func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 		if err != nil {
 			return nil, err
 		}
-		var diags diag.Diagnostics
+		var diags diag.Diagnostics // its problems do not fail the live preview
 		return strategyPreviewObject(ctx, plan.Stages, members, c.ListLimit(), &diags), nil
 	})
 }

@@ -205,6 +205,31 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	d.AddWarning(summary, msg)
 }
 
+// WarnMovedSince is a resource's warnMoved as apply calls it: the facts are the configuration's
+// (Pinned), and livePreview, the resource's own preview computed through c, reports its problems
+// in diags, which make it fail ("the preview: …") as an error does (WarnMoved).
+func WarnMovedSince(ctx context.Context, clients *engine.Clients, config tfsdk.Config, use FactsUse, d *diag.Diagnostics, reviewed attr.Value,
+	livePreview func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error)) {
+	_, facts, _ := Pinned(ctx, clients, config, d)
+	WarnMoved(ctx, clients, facts, use, d, reviewed, PreviewOrError(livePreview))
+}
+
+// PreviewOrError is a live preview that reports its problems in diagnostics as WarnMoved takes it:
+// diagnostics with an error fail it ("the preview: …").
+func PreviewOrError(livePreview func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error)) func(*engine.Clients) (attr.Value, error) {
+	return func(c *engine.Clients) (attr.Value, error) {
+		var diags diag.Diagnostics
+		obj, err := livePreview(c, &diags)
+		if err != nil {
+			return nil, err
+		}
+		if diags.HasError() {
+			return nil, fmt.Errorf("the preview: %v", diags)
+		}
+		return obj, nil
+	}
+}
+
 // depth is how deep a difference's attribute path goes ("preview.a" 1, "preview.a[0].b" 3).
 func depth(diff string) int {
 	p, _, _ := strings.Cut(diff, ": ")

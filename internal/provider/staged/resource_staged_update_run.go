@@ -418,16 +418,13 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *stagedRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedRunModel, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesStagedRuns, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesStagedRuns, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		in, err := shared.Rebind(r, c).runInputs(ctx, *plan)
 		if err != nil {
 			return nil, err
 		}
-		obj, diags := stagedRunPreview(staged.Initialize(stagedInputs(in, *plan)), plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), c.ListLimit())
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
+		obj, ds := stagedRunPreview(staged.Initialize(stagedInputs(in, *plan)), plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), c.ListLimit())
+		diags.Append(ds...)
 		return obj, nil
 	})
 }

@@ -195,16 +195,13 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *stagedStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedStrategyModel, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesHub, d, plan.Preview, func(c *engine.Clients) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		members, err := c.HubMemberClusters(ctx)
 		if err != nil {
 			return nil, err
 		}
-		obj, diags := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), c.ListLimit())
-		if diags.HasError() {
-			return nil, fmt.Errorf("the preview: %v", diags)
-		}
+		obj, ds := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), c.ListLimit())
+		diags.Append(ds...)
 		return obj, nil
 	})
 }
