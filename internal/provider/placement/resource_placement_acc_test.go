@@ -91,6 +91,26 @@ const (
 	heartbeatReason = `^ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals \(last received at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`
 )
 
+// pickTwoCreated is the plan that creates a PickN placement of 2 at addr on the test fleet: the
+// preview picks prod-east-1 and prod-west-1 and says why each other cluster is left out; the status
+// is known after apply.
+func pickTwoCreated(addr string) []plancheck.PlanCheck {
+	return []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+		plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
+			"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+			[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+			map[string]string{
+				"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
+				"prod-east-2":  taintReason,
+				"staging-west": heartbeatReason,
+			},
+			map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+		)),
+		plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
+	}
+}
+
 // A PickN placement: the plan's preview names the clusters, scores and reasons; the hub agent then
 // places exactly there (status), a scale-out keeps the picks and adds one, the placement imports
 // by name, and one deleted behind Terraform's back is planned again.
@@ -103,20 +123,7 @@ func TestAccPlacementPickN(t *testing.T) {
 			{
 				PreConfig: func() { h.CreateNamespace(t, "pickn-web") },
 				Config:    pickNConfig("pickn-web", "pickn-web", 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
-						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
-						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
-						map[string]string{
-							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
-							"prod-east-2":  taintReason,
-							"staging-west": heartbeatReason,
-						},
-						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
-					)),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(addr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					hubMatchesPreview(),
 					rolledOut(2),
@@ -618,11 +625,18 @@ func (c hubMatchesPreviewCheck) CheckState(_ context.Context, req statecheck.Che
 }
 
 // rolledOut checks the placement is Available on n clusters, as wait_for_rollout promised.
-func rolledOut(n int) statecheck.StateCheck { return rolledOutCheck{placementAddr, n} }
+func rolledOut(n int) statecheck.StateCheck {
+	return rolledOutCheck{placementAddr, n, "ClusterResourcePlacementAvailable", ""}
+}
 
+// rolledOutCheck checks the placement at addr is Available on n clusters and has its own condition
+// of type available (each scope has its own), and, unless snapshot is "", that every cluster runs
+// that resource snapshot index.
 type rolledOutCheck struct {
-	addr string
-	n    int
+	addr      string
+	n         int
+	available string
+	snapshot  string
 }
 
 func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
@@ -634,6 +648,10 @@ func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateR
 	status := asMap(values["status"])
 	available := 0
 	for _, ps := range asList(status["placement_statuses"]) {
+		if c.snapshot != "" && asMap(ps)["resource_snapshot_index"] != c.snapshot {
+			resp.Error = fmt.Errorf("cluster %v runs resource snapshot %v, want %s", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"], c.snapshot)
+			return
+		}
 		for _, cond := range asList(asMap(ps)["conditions"]) {
 			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
 				available++
@@ -642,12 +660,12 @@ func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateR
 	}
 	placementAvailable := false
 	for _, cond := range asList(status["conditions"]) {
-		if cm := asMap(cond); cm["type"] == "ClusterResourcePlacementAvailable" && cm["status"] == "True" {
+		if cm := asMap(cond); cm["type"] == c.available && cm["status"] == "True" {
 			placementAvailable = true
 		}
 	}
 	if available != c.n || !placementAvailable {
-		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), placement Available %t: wait_for_rollout did not wait", c.addr, available, c.n, placementAvailable)
+		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), %s %t: wait_for_rollout did not wait", c.addr, available, c.n, c.available, placementAvailable)
 	}
 }
 
