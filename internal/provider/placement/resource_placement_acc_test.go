@@ -121,8 +121,8 @@ func TestAccPlacementPickN(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { h.CreateNamespace(t, "pickn-web") },
-				Config:    pickNConfig("pickn-web", "pickn-web", 2),
+				PreConfig:        func() { h.CreateNamespace(t, "pickn-web") },
+				Config:           pickNConfig("pickn-web", "pickn-web", 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(addr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					hubMatchesPreview(),

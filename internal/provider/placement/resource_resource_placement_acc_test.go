@@ -66,7 +66,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 					createConfigMap(t, ns, "web-config")
 					acctest.MemberNamespace(t, "canary-east", ns)
 				},
-				Config: resourcePlacementConfig(ns, 2),
+				Config:           resourcePlacementConfig(ns, 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(resourcePlacementAddr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					hubMatchesPreviewCheck{resourcePlacementAddr},
