@@ -36,7 +36,13 @@ func pickNConfig(name, namespace string, n int) string {
 resource "fleet_placement" "test" {
   name               = %q
   resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
-  policy = {
+`, name, namespace) + pickNByNodeCount(n)
+}
+
+// pickNByNodeCount ends a placement of either scope: PickN of n by node count, waiting for the
+// rollout.
+func pickNByNodeCount(n int) string {
+	return fmt.Sprintf(`  policy = {
     placement_type     = "PickN"
     number_of_clusters = %d
     preferred_cluster_selectors = [{
@@ -46,7 +52,7 @@ resource "fleet_placement" "test" {
   }
   wait_for_rollout = true
 }
-`, name, namespace, n)
+`, n)
 }
 
 func pick(cluster string, affinity int64, change string) knownvalue.Check {

@@ -28,17 +28,7 @@ resource "fleet_resource_placement" "test" {
   namespace          = %q
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
-  policy = {
-    placement_type     = "PickN"
-    number_of_clusters = %d
-    preferred_cluster_selectors = [{
-      weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
-  }
-  wait_for_rollout = true
-}
-`, ns, n)
+`, ns) + pickNByNodeCount(n)
 }
 
 // createConfigMap creates a ConfigMap on the hub, unless it exists.
