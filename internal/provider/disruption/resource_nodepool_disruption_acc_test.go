@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -273,7 +272,7 @@ func TestAccNodePoolDisruption_businessHoursFreeze(t *testing.T) {
 					})),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("id"), knownvalue.StringExact("canary-east/default")),
+					statecheck.ExpectKnownValue(npAddr, acctest.Path("id"), knownvalue.StringExact("canary-east/default")),
 					statecheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(0, 0, 1)),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -391,7 +390,7 @@ func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "windows"), knownvalue.ListSizeExact(0)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("budgets"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(npAddr, acctest.Path("budgets"), knownvalue.Null()),
 			},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				npExpectField(kc, "default", "WhenEmpty", disruption.NpPathConsolidationPolicy...),
