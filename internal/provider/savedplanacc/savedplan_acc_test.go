@@ -71,11 +71,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		w := acctest.NewWorkdir(t, placementConfig("saved-plan-live", false))
 		w.Must("plan", "-out=tfplan")
 		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 		_, _ = w.Run("destroy", "-auto-approve") // best effort: the apply failed
 	})
 
@@ -84,11 +80,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		plan := w.Must("plan", "-out=tfplan")
 		acctest.Lines(t, plan, `fleet_placement.prod will be created`)
 		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), "fleet_placement.prod")
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q", moved.Summary)
-		}
+		moved, out := applyMoved(t, w, "fleet_placement.prod")
 		acctest.Lines(t, moved.Detail,
 			`Since then 1 fact has moved`,
 			`member cluster prod-east-1: labels env: prod → staging`,
@@ -118,10 +110,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
 		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
 		w.Must("plan", "-out=tfplan")
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
+		applyUnwarned(t, w)
 		w.Must("destroy", "-auto-approve")
 	})
 }
@@ -135,4 +124,50 @@ func warnings(_ *testing.T, out string) map[string][]acctest.Warning {
 func movedWarning(t *testing.T, ws map[string][]acctest.Warning, address string) acctest.Warning {
 	t.Helper()
 	return acctest.WarningOf(t, ws, address, "The fleet moved since the plan")
+}
+
+// planAdded applies config(name, false, withFacts), waits until ready(t, name), then saves the
+// plan (tfplan) of config(name, true, withFacts), which adds the previewed resource; it returns the
+// working folder and the plan's output.
+func planAdded(t *testing.T, config func(name string, with, withFacts bool) string, ready func(*testing.T, string), name string, withFacts bool) (*acctest.Workdir, string) {
+	t.Helper()
+	w := workdir(t, config(name, false, withFacts))
+	w.Must("apply", "-auto-approve")
+	ready(t, name)
+	w.Write("main.tf", config(name, true, withFacts))
+	return w, w.Must("plan", "-out=tfplan")
+}
+
+// applyRefused checks Terraform refuses to apply the saved plan: the preview computed again
+// differs, which the error names (what).
+func applyRefused(t *testing.T, w *acctest.Workdir, what string) {
+	t.Helper()
+	out, err := w.Run("apply", "tfplan")
+	if err == nil {
+		t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
+	}
+	acctest.Lines(t, out, `Provider produced inconsistent final plan`, what)
+}
+
+// applyMoved applies the saved plan with -json and returns its output and address's warning, whose
+// summary says the preview would differ now.
+func applyMoved(t *testing.T, w *acctest.Workdir, address string) (acctest.Warning, string) {
+	t.Helper()
+	out := w.Must("apply", "-json", "tfplan")
+	moved := movedWarning(t, warnings(t, out), address)
+	if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
+		t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
+	}
+	return moved, out
+}
+
+// applyUnwarned applies the saved plan of a fleet that did not move with -json and returns its
+// output, in which nothing warns that the fleet moved.
+func applyUnwarned(t *testing.T, w *acctest.Workdir) string {
+	t.Helper()
+	out := w.Must("apply", "-json", "tfplan")
+	if strings.Contains(out, "The fleet moved") {
+		t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
+	}
+	return out
 }
