@@ -75,35 +75,16 @@ func tolerate(t *testing.T, name string, tol placementv1.Toleration) {
 	}
 }
 
-const taintsPlacementHCL = `
-data "fleet_facts" "at_plan" {}
-
-resource "fleet_placement" "prod" {
-  name = "%[1]s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
-  policy = {
-    placement_type = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
-  }
-}
-`
-
 const taintsHCL = `
 resource "fleet_member_cluster_taints" "maintenance" {
   member_cluster = "prod-east-1"
   taint          = [{ key = "maintenance", value = "soon", effect = "NoSchedule" }]
-  %s
+  %[2]s
 }
 `
 
-func taintsConfig(placement string, withTaints, withFacts bool) string {
-	cfg := fmt.Sprintf(taintsPlacementHCL, placement)
-	if withTaints {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(taintsHCL, facts)
-	}
-	return cfg
-}
+// taintsConfig: placementHCL's placement (without facts), then the taints.
+var taintsConfig = withAdded(fmt.Sprintf(placementHCL, "%[1]s", "", ""), taintsHCL)
 
 // TestAccSavedPlanMemberClusterTaints: a PickAll placement of the env=prod clusters is bound to
 // prod-east-1 and prod-west-1; the saved plan taints prod-east-1 with maintenance=soon, which the
@@ -161,18 +142,11 @@ const budgetHCL = `
 resource "fleet_placement_disruption_budget" "picked" {
   placement     = fleet_placement.picked.name
   min_available = "50%%"
-  %s
+  %[2]s
 }
 `
 
-func budgetConfig(placement string, withBudget, withFacts bool) string {
-	cfg := fmt.Sprintf(budgetPlacementHCL, placement)
-	if withBudget {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(budgetHCL, facts)
-	}
-	return cfg
-}
+var budgetConfig = withAdded(budgetPlacementHCL, budgetHCL)
 
 // TestAccSavedPlanPlacementDisruptionBudget: a PickN placement of 2 clusters, both Available; the
 // saved plan adds a budget of min_available 50 % (1 of 2: one disruption allowed). The placement

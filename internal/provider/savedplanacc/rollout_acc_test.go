@@ -119,9 +119,6 @@ func TestAccSavedPlanRolloutFleetMoved(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, rolloutConfig("sp-still", true))
-		w.Must("plan", "-out=tfplan")
-		applyUnwarned(t, w)
-		w.Must("destroy", "-auto-approve")
+		applyUnmoved(t, rolloutConfig("sp-still", true))
 	})
 }

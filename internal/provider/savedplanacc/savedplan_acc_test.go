@@ -53,6 +53,19 @@ func factsAttr(with bool) string {
 	return ""
 }
 
+// withAdded is the configuration of a test that adds a previewed resource to what exists: base
+// (its %[1]s the name), and, when with is set, added (its %[1]s the name, %[2]s the facts line
+// when withFacts is set).
+func withAdded(base, added string) func(name string, with, withFacts bool) string {
+	return func(name string, with, withFacts bool) string {
+		cfg := fmt.Sprintf(base, name)
+		if with {
+			cfg += fmt.Sprintf(added, name, factsAttr(withFacts))
+		}
+		return cfg
+	}
+}
+
 func placementConfig(name string, withFacts bool, policy ...string) string {
 	facts := factsAttr(withFacts)
 	return fmt.Sprintf(placementHCL, name, strings.Join(policy, "\n"), facts)
@@ -108,10 +121,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
-		w.Must("plan", "-out=tfplan")
-		applyUnwarned(t, w)
-		w.Must("destroy", "-auto-approve")
+		applyUnmoved(t, placementConfig("saved-plan-still", true))
 	})
 }
 
@@ -170,4 +180,14 @@ func applyUnwarned(t *testing.T, w *acctest.Workdir) string {
 		t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
 	}
 	return out
+}
+
+// applyUnmoved saves a plan of hcl in a working folder of its own and applies it with nothing
+// moved in between: nothing warns that the fleet moved. Then destroy.
+func applyUnmoved(t *testing.T, hcl string) {
+	t.Helper()
+	w := acctest.NewWorkdir(t, hcl)
+	w.Must("plan", "-out=tfplan")
+	applyUnwarned(t, w)
+	w.Must("destroy", "-auto-approve")
 }

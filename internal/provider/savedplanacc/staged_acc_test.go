@@ -37,14 +37,7 @@ resource "fleet_staged_update_run" "release" {
 }
 `
 
-func stagedConfig(name string, withRun, withFacts bool) string {
-	cfg := fmt.Sprintf(stagedBaseHCL, name)
-	if withRun {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(stagedRunHCL, name, facts)
-	}
-	return cfg
-}
+var stagedConfig = withAdded(stagedBaseHCL, stagedRunHCL)
 
 // bothScheduled waits until the hub agent has bound placement to both env=prod clusters.
 func bothScheduled(t *testing.T, placement string) {
