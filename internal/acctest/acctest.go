@@ -48,6 +48,13 @@ func Main(m *testing.M, fleetFile string) {
 	os.Exit(run(m, fleetFile))
 }
 
+// MainPollingFast is Main for a fleet whose update runs the tests wait for: the provider reads a
+// run every second while it waits (30 s for users).
+func MainPollingFast(m *testing.M, fleetFile string) {
+	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
+	Main(m, fleetFile)
+}
+
 func run(m *testing.M, fleetFile string) int {
 	if serveIfPlugin() {
 		return 0

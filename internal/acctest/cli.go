@@ -151,6 +151,40 @@ func (w *Workdir) Must(args ...string) string {
 	return out
 }
 
+// State is every resource's attribute values in `terraform show -json`, by address.
+func (w *Workdir) State() map[string]map[string]any {
+	w.t.Helper()
+	var show struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(w.Must("show", "-json")), &show); err != nil {
+		w.t.Fatal(err)
+	}
+	byAddress := map[string]map[string]any{}
+	for _, r := range show.Values.RootModule.Resources {
+		byAddress[r.Address] = r.Values
+	}
+	return byAddress
+}
+
+// StateValues is address's attribute values in `terraform show -json`; it fails the test when
+// address is not in state.
+func (w *Workdir) StateValues(address string) map[string]any {
+	w.t.Helper()
+	values, ok := w.State()[address]
+	if !ok {
+		w.t.Fatalf("%s not in state", address)
+	}
+	return values
+}
+
 // Lines fails the test unless out has a line matching each pattern, in order.
 func Lines(t *testing.T, out string, patterns ...string) {
 	t.Helper()

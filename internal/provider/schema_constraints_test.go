@@ -139,16 +139,9 @@ func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
 				add(schemaConstraint{ID: fmt.Sprintf("fleets.json:%s.%s:required", name, r)})
 			}
 		}
-		props, _ := d["properties"].(map[string]any)
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			pm, _ := props[k].(map[string]any)
+		eachProperty(d, func(k string, pm map[string]any) {
 			prop(name+"."+k, pm, false)
-		}
+		})
 	}
 	for _, root := range []string{"FleetUpdateStrategy", "UpdateRun", "AutoUpgradeProfile", "FleetMember", "FleetMemberUpdate", "GatePatch", "SkipProperties"} {
 		def(root)
@@ -207,16 +200,7 @@ func crdConstraints(t *testing.T, source, file string) []schemaConstraint {
 				out = append(out, schemaConstraint{ID: fmt.Sprintf("%s:%s:cel[%d]", source, at, i), Value: rm["rule"]})
 			}
 		}
-		props, _ := s["properties"].(map[string]any)
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			pm, _ := props[k].(map[string]any)
-			walk(at+"."+k, pm)
-		}
+		eachProperty(s, func(k string, pm map[string]any) { walk(at+"."+k, pm) })
 		if it, ok := s["items"].(map[string]any); ok {
 			walk(at+"[]", it)
 		}
@@ -568,5 +552,19 @@ func TestValidationRulePaths(t *testing.T) {
 				t.Errorf("want one error at %s, got %q", tc.want, errs)
 			}
 		})
+	}
+}
+
+// eachProperty calls f with each of a JSON schema's properties, in name order.
+func eachProperty(schema map[string]any, f func(name string, property map[string]any)) {
+	props, _ := schema["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		pm, _ := props[k].(map[string]any)
+		f(k, pm)
 	}
 }

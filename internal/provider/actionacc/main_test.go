@@ -4,14 +4,11 @@
 package actionacc
 
 import (
-	"os"
 	"testing"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 )
 
 func TestMain(m *testing.M) {
-	// Waits read the run every second here (30 s for users).
-	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
-	acctest.Main(m, "internal/provider/actionacc/testdata/fleet.yaml")
+	acctest.MainPollingFast(m, "internal/provider/actionacc/testdata/fleet.yaml")
 }

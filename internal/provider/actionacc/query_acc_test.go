@@ -2,6 +2,7 @@ package actionacc
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,29 +14,27 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-const adoptQuery = `
-list "fleet_update_strategy" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-  }
+// listBlock is a list block of terraform query with the given config arguments (none: no config).
+func listBlock(resourceType, name string, config ...string) string {
+	block := fmt.Sprintf("\nlist %q %q {\n  provider = fleet\n", resourceType, name)
+	if len(config) > 0 {
+		block += "  config {\n    " + strings.Join(config, "\n    ") + "\n  }\n"
+	}
+	return block + "}\n"
 }
 
-list "fleet_update_run" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-    state       = "NotStarted"
-  }
+// adoptLists are list blocks "adopt" of each resource type, finding what is named adopt-….
+func adoptLists(resourceTypes ...string) string {
+	var lists string
+	for _, rt := range resourceTypes {
+		lists += listBlock(rt, "adopt", `name_prefix = "adopt-"`)
+	}
+	return lists
 }
 
-list "fleet_member" "prod" {
-  provider = fleet
-  config {
-    group = "prod"
-  }
-}
-`
+var adoptQuery = adoptLists("fleet_update_strategy") +
+	listBlock("fleet_update_run", "adopt", `name_prefix = "adopt-"`, `state = "NotStarted"`) +
+	listBlock("fleet_member", "prod", `group = "prod"`)
 
 // Adopting what exists with terraform query: a strategy and a run made outside Terraform (as the
 // portal or az CLI makes them) and the prod members are found by the list resources' filters;
@@ -85,11 +84,7 @@ func TestAccQuery_adoptExisting(t *testing.T) {
 func TestAccQuery_forbiddenNamesThePermission(t *testing.T) {
 	f := acctest.Current(t)
 	w := acctest.NewWorkdir(t, "")
-	w.Write("runs.tfquery.hcl", `
-list "fleet_update_run" "all" {
-  provider = fleet
-}
-`)
+	w.Write("runs.tfquery.hcl", listBlock("fleet_update_run", "all"))
 	f.AddFaults(t, emulator.FaultRule{Method: "GET", Path: "/updateRuns$", Status: 403, Code: "AuthorizationFailed",
 		Message: "The client does not have authorization to perform action 'Microsoft.ContainerService/fleets/updateRuns/read'."})
 	out, err := w.Run("query")

@@ -2,6 +2,7 @@ package actionacc
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,28 +15,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-const adoptHubQuery = `
-list "fleet_placement" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-  }
-}
-
-list "fleet_staged_update_strategy" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-  }
-}
-
-list "fleet_auto_upgrade_profile" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-  }
-}
-`
+var adoptHubQuery = adoptLists("fleet_placement", "fleet_staged_update_strategy", "fleet_auto_upgrade_profile")
 
 // Adopting what a team made with kubectl and az CLI: a placement and a staged
 // strategy on the hub and an auto-upgrade profile in the Fleet API are found
@@ -86,26 +66,8 @@ func TestAccQuery_adoptHubAndProfile(t *testing.T) {
 
 // What a team made on the hub before adopting Terraform, made here by a working folder of its own
 // (another team's state): two envelopes and a staged update run of an External placement.
-const adoptStagedMade = `
-resource "fleet_envelope" "cluster" {
-  name = "adopt-env-roles"
-  manifests = [yamlencode({
-    apiVersion = "rbac.authorization.k8s.io/v1"
-    kind       = "ClusterRole"
-    metadata   = { name = "adopt-reader" }
-    rules      = [{ apiGroups = [""], resources = ["configmaps"], verbs = ["get"] }]
-  })]
-}
-
-resource "fleet_envelope" "other" {
-  name = "other-env"
-  manifests = [yamlencode({
-    apiVersion = "rbac.authorization.k8s.io/v1"
-    kind       = "ClusterRole"
-    metadata   = { name = "other-reader" }
-    rules      = [{ apiGroups = [""], resources = ["secrets"], verbs = ["get"] }]
-  })]
-}
+var adoptStagedMade = readerEnvelope("cluster", "adopt-env-roles", "adopt-reader", "configmaps") +
+	readerEnvelope("other", "other-env", "other-reader", "secrets") + `
 
 resource "fleet_placement" "staged" {
   name               = "adopt-staged-placement"
@@ -126,22 +88,23 @@ resource "fleet_staged_update_run" "r" {
 }
 `
 
-const adoptStagedQuery = `
-list "fleet_envelope" "adopt" {
-  provider = fleet
-  config {
-    name_prefix = "adopt-"
-  }
-}
+var adoptStagedQuery = adoptLists("fleet_envelope") +
+	listBlock("fleet_staged_update_run", "adopt", `placement = "adopt-staged-placement"`, `state = "Initialized"`)
 
-list "fleet_staged_update_run" "adopt" {
-  provider = fleet
-  config {
-    placement = "adopt-staged-placement"
-    state     = "Initialized"
-  }
+// readerEnvelope is a fleet_envelope of a ClusterRole that may get one core resource.
+func readerEnvelope(local, name, role, resource string) string {
+	return fmt.Sprintf(`
+resource "fleet_envelope" %q {
+  name = %q
+  manifests = [yamlencode({
+    apiVersion = "rbac.authorization.k8s.io/v1"
+    kind       = "ClusterRole"
+    metadata   = { name = %q }
+    rules      = [{ apiGroups = [""], resources = [%q], verbs = ["get"] }]
+  })]
 }
-`
+`, local, name, role, resource)
+}
 
 // The two hub list resources the test above leaves out: fleet_envelope (by name prefix: the other
 // envelope is not found) and fleet_staged_update_run (by placement and state) find what exists;

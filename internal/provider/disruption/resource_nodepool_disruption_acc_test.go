@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +66,17 @@ func npFactories(c *npClock) map[string]func() (tfprotov6.ProviderServer, error)
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"fleet": provider.ProtocolServer(provider.New("test", provider.WithClock(c.Now))()),
 	}
+}
+
+// npTest runs steps with the provider's clock at now; after destroy, pool on canary-east (kc) has
+// none of this provider's fields left.
+func npTest(t *testing.T, kc *kube.Client, pool string, now time.Time, steps ...resource.TestStep) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: npFactories(&npClock{now: now}),
+		CheckDestroy:             npExpectReleased(kc, pool),
+		Steps:                    steps,
+	})
 }
 
 func npConfig(body string) string {
@@ -262,7 +272,7 @@ func TestAccNodePoolDisruption_businessHoursFreeze(t *testing.T) {
 					})),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("id"), knownvalue.StringExact("canary-east/default")),
+					statecheck.ExpectKnownValue(npAddr, acctest.Path("id"), knownvalue.StringExact("canary-east/default")),
 					statecheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(0, 0, 1)),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -308,12 +318,8 @@ func TestAccNodePoolDisruption_businessHoursFreeze(t *testing.T) {
 // Budgets limited to some reasons: Drifted frozen, Empty at 50%, Underutilized limited by nothing.
 func TestAccNodePoolDisruption_reasons(t *testing.T) {
 	kc := npMember(t)
-	clock := &npClock{now: npMondayMorning}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, "default"),
-		Steps: []resource.TestStep{{
-			Config: npConfig(`
+	npTest(t, kc, "default", npMondayMorning, resource.TestStep{
+		Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
   budgets = [
@@ -321,21 +327,20 @@ func TestAccNodePoolDisruption_reasons(t *testing.T) {
     { nodes = "50%", reasons = ["Empty"] },
     { nodes = "3", reasons = [] },
   ]`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), knownvalue.ListExact([]knownvalue.Check{
-					npReason("Empty", 4, false, 1),     // ceil(50% of 10) - 1 NotReady
-					npReason("Underutilized", 9, true), // no budget applies: every node but the NotReady one
-					npReason("Drifted", 0, false, 0),   // frozen
-				})),
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(`no budget is active now for Underutilized`)),
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(`budget 2: reasons is an empty list: the budget applies to no reason`)),
-			}},
-			Check: npExpectField(kc, "default", []any{
-				map[string]any{"nodes": "0", "reasons": []any{"Drifted"}},
-				map[string]any{"nodes": "50%", "reasons": []any{"Empty"}},
-				map[string]any{"nodes": "3", "reasons": []any{}}, // [] reaches the cluster, not null
-			}, disruption.NpPathBudgets...),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), knownvalue.ListExact([]knownvalue.Check{
+				npReason("Empty", 4, false, 1),     // ceil(50% of 10) - 1 NotReady
+				npReason("Underutilized", 9, true), // no budget applies: every node but the NotReady one
+				npReason("Drifted", 0, false, 0),   // frozen
+			})),
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(`no budget is active now for Underutilized`)),
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(`budget 2: reasons is an empty list: the budget applies to no reason`)),
 		}},
+		Check: npExpectField(kc, "default", []any{
+			map[string]any{"nodes": "0", "reasons": []any{"Drifted"}},
+			map[string]any{"nodes": "50%", "reasons": []any{"Empty"}},
+			map[string]any{"nodes": "3", "reasons": []any{}}, // [] reaches the cluster, not null
+		}, disruption.NpPathBudgets...),
 	})
 }
 
@@ -345,21 +350,16 @@ func TestAccNodePoolDisruption_disruptingNodes(t *testing.T) {
 	kc := npMember(t)
 	const pool = "disruption-acctest"
 	npCreateNodePool(t, kc, pool, 5, 0, 4)
-	clock := &npClock{now: npMondayMorning}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, pool),
-		Steps: []resource.TestStep{{
-			Config: npConfig(`
+	npTest(t, kc, pool, npMondayMorning, resource.TestStep{
+		Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "` + pool + `"
   budgets   = [{ nodes = "60%" }]`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "nodes"), knownvalue.Int64Exact(5)),
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "disrupting"), knownvalue.Int64Exact(2)),
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(1, 0)), // ceil(60% of 5) - 2
-				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "expiring_nodes"), knownvalue.ListSizeExact(0)),
-			}},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "nodes"), knownvalue.Int64Exact(5)),
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "disrupting"), knownvalue.Int64Exact(2)),
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(1, 0)), // ceil(60% of 5) - 2
+			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "expiring_nodes"), knownvalue.ListSizeExact(0)),
 		}},
 	})
 }
@@ -374,48 +374,43 @@ func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	expires := nc.GetCreationTimestamp().Add(720 * time.Hour).UTC().Format(time.RFC3339)
-	clock := &npClock{now: time.Now().UTC().Truncate(time.Second)}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, "default"),
-		Steps: []resource.TestStep{
-			{
-				Config: npConfig(`
+	npTest(t, kc, "default", time.Now().UTC().Truncate(time.Second),
+		resource.TestStep{
+			Config: npConfig(`
   cluster              = "canary-east"
   node_pool            = "default"
   consolidation_policy = "WhenEmpty"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(0, 0)), // ceil(10% of 10) - 1
-					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "expiring_nodes"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"node": knownvalue.StringExact("default-2"), "expires_at": knownvalue.StringExact(expires),
-						}),
-					})),
-					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "windows"), knownvalue.ListSizeExact(0)),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(npAddr, tfjsonpath.New("budgets"), knownvalue.Null()),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					npExpectField(kc, "default", "WhenEmpty", disruption.NpPathConsolidationPolicy...),
-					npExpectField(kc, "default", []any{map[string]any{"nodes": "10%"}}, disruption.NpPathBudgets...),
-				),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(0, 0)), // ceil(10% of 10) - 1
+				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "expiring_nodes"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"node": knownvalue.StringExact("default-2"), "expires_at": knownvalue.StringExact(expires),
+					}),
+				})),
+				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "windows"), knownvalue.ListSizeExact(0)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(npAddr, acctest.Path("budgets"), knownvalue.Null()),
 			},
-			{
-				Config: npConfig(`
+			Check: resource.ComposeAggregateTestCheckFunc(
+				npExpectField(kc, "default", "WhenEmpty", disruption.NpPathConsolidationPolicy...),
+				npExpectField(kc, "default", []any{map[string]any{"nodes": "10%"}}, disruption.NpPathBudgets...),
+			),
+		},
+		resource.TestStep{
+			Config: npConfig(`
   cluster              = "canary-east"
   node_pool            = "default"
   consolidation_policy = "WhenEmpty"
   expire_after         = "168h"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"),
-						npWarning(`changing expireAfter from 720h0m0s to 168h0m0s changes the NodePool's template hash \([0-9]+ to [0-9]+\): all 10 node\(s\) become Drifted`)),
-				}},
-				Check: npExpectField(kc, "default", "168h", disruption.NpPathExpireAfter...),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"),
+					npWarning(`changing expireAfter from 720h0m0s to 168h0m0s changes the NodePool's template hash \([0-9]+ to [0-9]+\): all 10 node\(s\) become Drifted`)),
+			}},
+			Check: npExpectField(kc, "default", "168h", disruption.NpPathExpireAfter...),
 		},
-	})
+	)
 }
 
 // Out-of-band edits: the same durations written another way are no drift; a changed budget is, and
@@ -423,7 +418,6 @@ func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 // to its default (the v1.14 CRD requires it in spec.disruption).
 func TestAccNodePoolDisruption_outOfBandEdits(t *testing.T) {
 	kc := npMember(t)
-	clock := &npClock{now: npMondayMorning}
 	full := npConfig(`
   cluster                  = "canary-east"
   node_pool                = "default"
@@ -431,55 +425,51 @@ func TestAccNodePoolDisruption_outOfBandEdits(t *testing.T) {
   expire_after             = "720h"
   termination_grace_period = "1h"
   budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, "default"),
-		Steps: []resource.TestStep{
-			{
-				Config: full,
-				Check:  npExpectField(kc, "default", "1h", disruption.NpPathTerminationGrace...),
+	npTest(t, kc, "default", npMondayMorning,
+		resource.TestStep{
+			Config: full,
+			Check:  npExpectField(kc, "default", "1h", disruption.NpPathTerminationGrace...),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				npPatch(t, kc, "default", `{"spec":{"disruption":{"consolidateAfter":"300s",
+					"budgets":[{"nodes":"1","schedule":"@daily","duration":"480m"}]},
+					"template":{"spec":{"expireAfter":"720h0m0s","terminationGracePeriod":"60m"}}}}`)
 			},
-			{
-				PreConfig: func() {
-					npPatch(t, kc, "default", `{"spec":{"disruption":{"consolidateAfter":"300s",
-						"budgets":[{"nodes":"1","schedule":"@daily","duration":"480m"}]},
-						"template":{"spec":{"expireAfter":"720h0m0s","terminationGracePeriod":"60m"}}}}`)
-				},
-				Config:   full,
-				PlanOnly: true, // an empty plan: durations are compared by value
+			Config:   full,
+			PlanOnly: true, // an empty plan: durations are compared by value
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				npPatch(t, kc, "default", `{"spec":{"disruption":{"budgets":[{"nodes":"5","schedule":"@daily","duration":"8h"}]}}}`)
 			},
-			{
-				PreConfig: func() {
-					npPatch(t, kc, "default", `{"spec":{"disruption":{"budgets":[{"nodes":"5","schedule":"@daily","duration":"8h"}]}}}`)
-				},
-				Config:             full,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
-				}},
-			},
-			{
-				Config: full,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					npExpectField(kc, "default", []any{map[string]any{"nodes": "1", "schedule": "@daily", "duration": "8h"}}, disruption.NpPathBudgets...),
-					npExpectField(kc, "default", "5m", disruption.NpPathConsolidateAfter...),
-				),
-			},
-			{
-				Config: npConfig(`
+			Config:             full,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
+			}},
+		},
+		resource.TestStep{
+			Config: full,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				npExpectField(kc, "default", []any{map[string]any{"nodes": "1", "schedule": "@daily", "duration": "8h"}}, disruption.NpPathBudgets...),
+				npExpectField(kc, "default", "5m", disruption.NpPathConsolidateAfter...),
+			),
+		},
+		resource.TestStep{
+			Config: npConfig(`
   cluster                  = "canary-east"
   node_pool                = "default"
   expire_after             = "720h"
   termination_grace_period = "1h"
   budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					npExpectField(kc, "default", "0s", disruption.NpPathConsolidateAfter...),
-					npExpectNotOwned(kc, "default", disruption.NpPathConsolidateAfter),
-				),
-			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				npExpectField(kc, "default", "0s", disruption.NpPathConsolidateAfter...),
+				npExpectNotOwned(kc, "default", disruption.NpPathConsolidateAfter),
+			),
 		},
-	})
+	)
 }
 
 // A field another server-side apply manager declares with a different value fails the plan (a
@@ -519,12 +509,8 @@ func TestAccNodePoolDisruption_otherApplyManager(t *testing.T) {
 // Inputs known only at apply leave the preview unknown at plan; apply then computes it.
 func TestAccNodePoolDisruption_unknownInput(t *testing.T) {
 	kc := npMember(t)
-	clock := &npClock{now: npMondayMorning}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, "default"),
-		Steps: []resource.TestStep{{
-			Config: `
+	npTest(t, kc, "default", npMondayMorning, resource.TestStep{
+		Config: `
 provider "fleet" {}
 
 resource "terraform_data" "nodes" {
@@ -537,13 +523,12 @@ resource "fleet_nodepool_disruption" "test" {
   budgets   = [{ nodes = terraform_data.nodes.output }]
 }
 `,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(npAddr, acctest.Path("preview")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(1, 0)),
-			},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(npAddr, acctest.Path("preview")),
 		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(1, 0)),
+		},
 	})
 }
 
@@ -736,22 +721,17 @@ func TestAccNodePoolDisruption_forceConflicts(t *testing.T) {
 	kc := npMember(t)
 	npApplyAs(t, kc, "argocd", `{"disruption":{"budgets":[{"nodes":"2"}]}}`)
 	t.Cleanup(func() { npApplyAs(t, kc, "argocd", "") })
-	clock := &npClock{now: npMondayMorning}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: npFactories(clock),
-		CheckDestroy:             npExpectReleased(kc, "default"),
-		Steps: []resource.TestStep{{
-			Config: npConfig(`
+	npTest(t, kc, "default", npMondayMorning, resource.TestStep{
+		Config: npConfig(`
   cluster       = "canary-east"
   node_pool     = "default"
   budgets       = [{ nodes = "1" }]
   field_manager = { force_conflicts = true }`),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				npExpectField(kc, "default", []any{map[string]any{"nodes": "1"}}, disruption.NpPathBudgets...),
-				npExpectOwnedBy(kc, "default", "argocd"),
-				npExpectOwnedBy(kc, "default", disruption.NodePoolFieldManager, disruption.NpPathBudgets),
-			),
-		}},
+		Check: resource.ComposeAggregateTestCheckFunc(
+			npExpectField(kc, "default", []any{map[string]any{"nodes": "1"}}, disruption.NpPathBudgets...),
+			npExpectOwnedBy(kc, "default", "argocd"),
+			npExpectOwnedBy(kc, "default", disruption.NodePoolFieldManager, disruption.NpPathBudgets),
+		),
 	})
 }
 

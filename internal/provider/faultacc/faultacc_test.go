@@ -11,7 +11,6 @@ package faultacc
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -23,9 +22,7 @@ func TestMain(m *testing.M) {
 	if serveProvider() {
 		return
 	}
-	// Waits read the run every second here (30 s for users).
-	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
-	acctest.Main(m, "internal/provider/faultacc/testdata/fleet.yaml")
+	acctest.MainPollingFast(m, "internal/provider/faultacc/testdata/fleet.yaml")
 }
 
 // The fleet of testdata/fleet.yaml.

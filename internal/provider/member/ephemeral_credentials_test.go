@@ -23,6 +23,22 @@ var echoFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	"echo":  echoprovider.NewProviderServer(),
 }
 
+// echoCredentials is a configuration that hands the ephemeral fleet_<kind>_credentials (of member,
+// unless "") to the echo provider, read back as echo.<kind>.
+func echoCredentials(kind, member string) string {
+	body := ""
+	if member != "" {
+		body = fmt.Sprintf("\n  member = %q\n", member)
+	}
+	return fmt.Sprintf(`
+ephemeral "fleet_%[1]s_credentials" "this" {%[2]s}
+provider "echo" {
+  data = ephemeral.fleet_%[1]s_credentials.this
+}
+resource "echo" %[1]q {}
+`, kind, body)
+}
+
 // captured collects one echoed connection, attribute by attribute.
 type captured map[string]string
 
@@ -74,35 +90,13 @@ func TestAccCredentialsEphemeral(t *testing.T) {
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
 		Steps: []resource.TestStep{{
 			// A member the local fleet simulates without an API server: AKS's error, naming the member.
-			Config: `
-ephemeral "fleet_member_credentials" "staging" {
-  member = "staging-west"
-}
-provider "echo" {
-  data = ephemeral.fleet_member_credentials.staging
-}
-resource "echo" "member" {}
-`,
+			Config:      echoCredentials("member", "staging-west"),
 			ExpectError: regexp.MustCompile(`(?s)listClusterUserCredential.*staging-west`),
 		}, {
-			Config: `
-ephemeral "fleet_member_credentials" "nope" {
-  member = "no-such-member"
-}
-provider "echo" {
-  data = ephemeral.fleet_member_credentials.nope
-}
-resource "echo" "member" {}
-`,
+			Config:      echoCredentials("member", "no-such-member"),
 			ExpectError: regexp.MustCompile(`(?s)Fleet\s.*has no member "no-such-member"`),
 		}, {
-			Config: `
-ephemeral "fleet_hub_credentials" "hub" {}
-provider "echo" {
-  data = ephemeral.fleet_hub_credentials.hub
-}
-resource "echo" "hub" {}
-`,
+			Config: echoCredentials("hub", ""),
 			Check: resource.ComposeTestCheckFunc(
 				resource.TestMatchResourceAttr("echo.hub", "data.host", regexp.MustCompile(`^https://127\.0\.0\.1:\d+$`)),
 				resource.TestMatchResourceAttr("echo.hub", "data.cluster_ca_certificate", regexp.MustCompile(`^-----BEGIN CERTIFICATE-----`)),
@@ -113,15 +107,7 @@ resource "echo" "hub" {}
 				hub.connect("fleet-member-canary-east"),
 			),
 		}, {
-			Config: `
-ephemeral "fleet_member_credentials" "canary" {
-  member = "canary-east"
-}
-provider "echo" {
-  data = ephemeral.fleet_member_credentials.canary
-}
-resource "echo" "member" {}
-`,
+			Config: echoCredentials("member", "canary-east"),
 			Check: resource.ComposeTestCheckFunc(
 				resource.TestCheckResourceAttr("echo.member", "data.member", "canary-east"),
 				member.capture("echo.member", attrs...),

@@ -2,7 +2,6 @@ package member_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,28 +148,10 @@ func TestAccMemberClusterTaints(t *testing.T) {
 		}
 	}
 	w.Must("apply", "-input=false", "tfplan")
-	var show struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(w.Must("show", "-json")), &show); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range show.Values.RootModule.Resources {
-		if r.Address != "fleet_member_cluster_taints.west" {
-			continue
-		}
-		p, _ := r.Values["preview"].(map[string]any)
-		lost, _ := p["no_longer_picking"].(map[string]any)
-		if p["no_longer_picking_count"] != float64(2) || lost["taintweb"] != "maintenance=kernel:NoSchedule" || lost["taintns/cfg"] != "maintenance=kernel:NoSchedule" {
-			t.Errorf("preview %v", p)
-		}
+	p, _ := w.StateValues("fleet_member_cluster_taints.west")["preview"].(map[string]any)
+	lost, _ := p["no_longer_picking"].(map[string]any)
+	if p["no_longer_picking_count"] != float64(2) || lost["taintweb"] != "maintenance=kernel:NoSchedule" || lost["taintns/cfg"] != "maintenance=kernel:NoSchedule" {
+		t.Errorf("preview %v", p)
 	}
 	mc, err := h.MemberCluster(ctx, "prod-west-1")
 	if err != nil {

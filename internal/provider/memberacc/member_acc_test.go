@@ -23,8 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
-	acctest.Main(m, "internal/provider/memberacc/testdata/fleet.yaml")
+	acctest.MainPollingFast(m, "internal/provider/memberacc/testdata/fleet.yaml")
 }
 
 // hub reads the local fleet's hub directly.

@@ -1,7 +1,6 @@
 package moveacc
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -150,23 +149,7 @@ func TestAccMoveFromAzurerm(t *testing.T) {
 	w.Must("apply", "-auto-approve", "-input=false")
 
 	// azurerm's shape: blocks are lists, unset optionals are "" and 0.
-	var st struct {
-		Values struct {
-			Root struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(w.Must("show", "-json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	byAddr := map[string]map[string]any{}
-	for _, r := range st.Values.Root.Resources {
-		byAddr[r.Address] = r.Values
-	}
+	byAddr := w.State()
 	run := byAddr["azurerm_kubernetes_fleet_update_run.k8s"]
 	if v := acctest.Dig(run, "managed_cluster_update", 0, "upgrade", 0, "kubernetes_version"); v != "1.33.1" {
 		t.Fatalf("azurerm state of the run: managed_cluster_update[0].upgrade[0].kubernetes_version = %v\n%v", v, run)

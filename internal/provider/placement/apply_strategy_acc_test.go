@@ -169,64 +169,48 @@ func TestAccPlacement_applyDriftIfNotDrifted(t *testing.T) {
 
 // With ReportDiff the member agent applies nothing and reports how a pre-existing object differs.
 func TestAccPlacement_applyReportDiff(t *testing.T) {
-	const ns = "apply-diff"
-	acctest.Current(t)
-	hubNamespace(t, ns)
-	setMemberTeam(t, ns, "z")
-	cfg := applyConfig(ns, `{ type = "ReportDiff" }`, false)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					awaitCluster(t, ns, "the diff reported", func(ps *placementv1.PerClusterPlacementStatus) bool { return len(ps.DiffedPlacements) > 0 })
-				},
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(placementAddr, applyPath("diffed_count"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "result"), knownvalue.StringExact("Diffed")),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "message"), knownvalue.StringExact("All corresponding work objects have reported diff")),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "diffed", 0, "observed_diffs"), patchCheck("/metadata/labels/team", "z", "a")),
-				},
-				Check: func(*terraform.State) error {
-					if team, _ := memberTeam(t, ns); team != "z" {
-						return fmt.Errorf("ReportDiff applied: team %q on the member, want z", team)
-					}
-					return nil
-				},
-			},
-		},
-	})
+	memberKeepsOwnNamespace(t, "apply-diff", `{ type = "ReportDiff" }`, "the diff reported",
+		func(ps *placementv1.PerClusterPlacementStatus) bool { return len(ps.DiffedPlacements) > 0 },
+		statecheck.ExpectKnownValue(placementAddr, applyPath("diffed_count"), knownvalue.Int64Exact(1)),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "result"), knownvalue.StringExact("Diffed")),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "message"), knownvalue.StringExact("All corresponding work objects have reported diff")),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "diffed", 0, "observed_diffs"), patchCheck("/metadata/labels/team", "z", "a")),
+	)
 }
 
 // when_to_take_over = "Never": a namespace that exists on the member before the placement is not
 // taken over; the work applier says so (NotTakenOver) and leaves it as it was.
 func TestAccPlacement_applyTakeOverNever(t *testing.T) {
-	const ns = "apply-takeover"
+	memberKeepsOwnNamespace(t, "apply-takeover", `{ when_to_take_over = "Never" }`, "the failed take-over reported",
+		func(ps *placementv1.PerClusterPlacementStatus) bool { return len(ps.FailedPlacements) > 0 },
+		statecheck.ExpectKnownValue(placementAddr, applyPath("failed_count"), knownvalue.Int64Exact(1)),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "reason"), knownvalue.StringExact("NotTakenOver")),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "message"),
+			knownvalue.StringExact("Failed to apply the manifest (error: no ownership of the object in the member cluster; takeover is needed)")),
+		statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "kind"), knownvalue.StringExact("Namespace")),
+	)
+}
+
+// memberKeepsOwnNamespace places the hub namespace ns (team=a) on canary-east, which already has
+// its own ns (team=z), with the apply_strategy strategy; once the hub reports what cond looks for
+// (what), the state has checks and the member's namespace still has team=z.
+func memberKeepsOwnNamespace(t *testing.T, ns, strategy, what string, cond func(*placementv1.PerClusterPlacementStatus) bool, checks ...statecheck.StateCheck) {
+	t.Helper()
 	acctest.Current(t)
 	hubNamespace(t, ns)
 	setMemberTeam(t, ns, "z")
-	cfg := applyConfig(ns, `{ when_to_take_over = "Never" }`, false)
+	cfg := applyConfig(ns, strategy, false)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() {
-					awaitCluster(t, ns, "the failed take-over reported", func(ps *placementv1.PerClusterPlacementStatus) bool { return len(ps.FailedPlacements) > 0 })
-				},
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(placementAddr, applyPath("failed_count"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "reason"), knownvalue.StringExact("NotTakenOver")),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "message"),
-						knownvalue.StringExact("Failed to apply the manifest (error: no ownership of the object in the member cluster; takeover is needed)")),
-					statecheck.ExpectKnownValue(placementAddr, applyPath("clusters", 0, "failed", 0, "kind"), knownvalue.StringExact("Namespace")),
-				},
+				PreConfig:         func() { awaitCluster(t, ns, what, cond) },
+				Config:            cfg,
+				ConfigStateChecks: checks,
 				Check: func(*terraform.State) error {
 					if team, _ := memberTeam(t, ns); team != "z" {
-						return fmt.Errorf("Never took the namespace over: team %q on the member, want z", team)
+						return fmt.Errorf("apply_strategy %s changed the member's own namespace: team %q on the member, want z", strategy, team)
 					}
 					return nil
 				},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -80,25 +79,6 @@ func TestPlacementApplyStatusOrderCountsAndCap(t *testing.T) {
 	if got := int64Attr(t, capped["applied_count"]); got != 27 {
 		t.Errorf("capped applied_count %d, want the exact 27", got)
 	}
-}
-
-// Checked reads of computed values, for the assertions below (with placement_preview_test.go's).
-func objAttrs(t *testing.T, v attr.Value) map[string]attr.Value {
-	t.Helper()
-	o, ok := v.(types.Object)
-	if !ok {
-		t.Fatalf("%T is not an object", v)
-	}
-	return o.Attributes()
-}
-
-func strOf(t *testing.T, v attr.Value) string {
-	t.Helper()
-	s, ok := v.(types.String)
-	if !ok {
-		t.Fatalf("%T is not a string", v)
-	}
-	return s.ValueString()
 }
 
 // apply_strategy maps to KubeFleet's ApplyStrategy with the CRD's defaults, and back; KubeFleet's

@@ -36,7 +36,13 @@ func pickNConfig(name, namespace string, n int) string {
 resource "fleet_placement" "test" {
   name               = %q
   resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
-  policy = {
+`, name, namespace) + pickNByNodeCount(n)
+}
+
+// pickNByNodeCount ends a placement of either scope: PickN of n by node count, waiting for the
+// rollout.
+func pickNByNodeCount(n int) string {
+	return fmt.Sprintf(`  policy = {
     placement_type     = "PickN"
     number_of_clusters = %d
     preferred_cluster_selectors = [{
@@ -46,7 +52,7 @@ resource "fleet_placement" "test" {
   }
   wait_for_rollout = true
 }
-`, name, namespace, n)
+`, n)
 }
 
 func pick(cluster string, affinity int64, change string) knownvalue.Check {
@@ -91,6 +97,26 @@ const (
 	heartbeatReason = `^ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals \(last received at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`
 )
 
+// pickTwoCreated is the plan that creates a PickN placement of 2 at addr on the test fleet: the
+// preview picks prod-east-1 and prod-west-1 and says why each other cluster is left out; the status
+// is known after apply.
+func pickTwoCreated(addr string) []plancheck.PlanCheck {
+	return []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+		plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
+			"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
+			[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
+			map[string]string{
+				"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
+				"prod-east-2":  taintReason,
+				"staging-west": heartbeatReason,
+			},
+			map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
+		)),
+		plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
+	}
+}
+
 // A PickN placement: the plan's preview names the clusters, scores and reasons; the hub agent then
 // places exactly there (status), a scale-out keeps the picks and adds one, the placement imports
 // by name, and one deleted behind Terraform's back is planned again.
@@ -101,22 +127,9 @@ func TestAccPlacementPickN(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { h.CreateNamespace(t, "pickn-web") },
-				Config:    pickNConfig("pickn-web", "pickn-web", 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
-						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
-						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
-						map[string]string{
-							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
-							"prod-east-2":  taintReason,
-							"staging-west": heartbeatReason,
-						},
-						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
-					)),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
-				}},
+				PreConfig:        func() { h.CreateNamespace(t, "pickn-web") },
+				Config:           pickNConfig("pickn-web", "pickn-web", 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(addr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					hubMatchesPreview(),
 					rolledOut(2),
@@ -618,11 +631,18 @@ func (c hubMatchesPreviewCheck) CheckState(_ context.Context, req statecheck.Che
 }
 
 // rolledOut checks the placement is Available on n clusters, as wait_for_rollout promised.
-func rolledOut(n int) statecheck.StateCheck { return rolledOutCheck{placementAddr, n} }
+func rolledOut(n int) statecheck.StateCheck {
+	return rolledOutCheck{placementAddr, n, "ClusterResourcePlacementAvailable", ""}
+}
 
+// rolledOutCheck checks the placement at addr is Available on n clusters and has its own condition
+// of type available (each scope has its own), and, unless snapshot is "", that every cluster runs
+// that resource snapshot index.
 type rolledOutCheck struct {
-	addr string
-	n    int
+	addr      string
+	n         int
+	available string
+	snapshot  string
 }
 
 func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
@@ -634,6 +654,10 @@ func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateR
 	status := asMap(values["status"])
 	available := 0
 	for _, ps := range asList(status["placement_statuses"]) {
+		if c.snapshot != "" && asMap(ps)["resource_snapshot_index"] != c.snapshot {
+			resp.Error = fmt.Errorf("cluster %v runs resource snapshot %v, want %s", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"], c.snapshot)
+			return
+		}
 		for _, cond := range asList(asMap(ps)["conditions"]) {
 			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
 				available++
@@ -642,12 +666,12 @@ func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateR
 	}
 	placementAvailable := false
 	for _, cond := range asList(status["conditions"]) {
-		if cm := asMap(cond); cm["type"] == "ClusterResourcePlacementAvailable" && cm["status"] == "True" {
+		if cm := asMap(cond); cm["type"] == c.available && cm["status"] == "True" {
 			placementAvailable = true
 		}
 	}
 	if available != c.n || !placementAvailable {
-		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), placement Available %t: wait_for_rollout did not wait", c.addr, available, c.n, placementAvailable)
+		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), %s %t: wait_for_rollout did not wait", c.addr, available, c.n, c.available, placementAvailable)
 	}
 }
 

@@ -2,7 +2,6 @@ package placement_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,31 +30,6 @@ resource "fleet_placement_disruption_budget" "guarded" {
   ` + budget + `
 }
 `
-}
-
-// stateValues is a resource's attribute values in `terraform show -json`.
-func stateValues(t *testing.T, w *acctest.Workdir, address string) map[string]any {
-	t.Helper()
-	var show struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(w.Must("show", "-json")), &show); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range show.Values.RootModule.Resources {
-		if r.Address == address {
-			return r.Values
-		}
-	}
-	t.Fatalf("%s not in state", address)
-	return nil
 }
 
 // fleet_placement_disruption_budget on KubeFleet v0.18.9's hub agent: for budgets that block and
@@ -113,7 +87,7 @@ func TestAccPlacementDisruptionBudget(t *testing.T) {
 		w.Write("main.tf", budgetConfig(step.budget))
 		w.Must("apply", "-auto-approve", "-input=false")
 		w.Must("apply", "-refresh-only", "-auto-approve", "-input=false")
-		preview, _ := stateValues(t, w, addr)["preview"].(map[string]any)
+		preview, _ := w.StateValues(addr)["preview"].(map[string]any)
 		if got := preview["disruptions_allowed"]; got != float64(step.wantAllowed) {
 			t.Fatalf("step %d (%s): disruptions_allowed %v, want %d; preview %v", i, step.budget, got, step.wantAllowed, preview)
 		}

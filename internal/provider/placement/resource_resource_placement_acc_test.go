@@ -28,17 +28,7 @@ resource "fleet_resource_placement" "test" {
   namespace          = %q
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
-  policy = {
-    placement_type     = "PickN"
-    number_of_clusters = %d
-    preferred_cluster_selectors = [{
-      weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
-  }
-  wait_for_rollout = true
-}
-`, ns, n)
+`, ns) + pickNByNodeCount(n)
 }
 
 // createConfigMap creates a ConfigMap on the hub, unless it exists.
@@ -66,24 +56,11 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 					createConfigMap(t, ns, "web-config")
 					acctest.MemberNamespace(t, "canary-east", ns)
 				},
-				Config: resourcePlacementConfig(ns, 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview"), previewExact(
-						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
-						[]knownvalue.Check{pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added")},
-						map[string]string{
-							"canary-east":  `^Cluster "canary-east" does not score high enough \(affinity score: 25, topology spread score: 0\)$`,
-							"prod-east-2":  taintReason,
-							"staging-west": heartbeatReason,
-						},
-						map[string]int64{"not scored high enough": 1, "taint not tolerated": 1, "no recent heartbeat": 1},
-					)),
-					plancheck.ExpectUnknownValue(resourcePlacementAddr, tfjsonpath.New("status")),
-				}},
+				Config:           resourcePlacementConfig(ns, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(resourcePlacementAddr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					hubMatchesPreviewCheck{resourcePlacementAddr},
-					resourcePlacementRolledOut{2},
+					resourcePlacementRolledOut(2),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("id"), knownvalue.StringExact(ns+"/web")),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("status").AtMapKey("selected_resources"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -106,7 +83,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 					})),
 					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(2)),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewCheck{resourcePlacementAddr}, resourcePlacementRolledOut{3}},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewCheck{resourcePlacementAddr}, resourcePlacementRolledOut(3)},
 			},
 			{
 				// Nothing changed: the plan is empty.
@@ -186,37 +163,10 @@ resource "fleet_resource_placement" "bad" {
 }
 
 // resourcePlacementRolledOut checks the ResourcePlacement is Available on n clusters (its own
-// condition type, ResourcePlacementAvailable), as wait_for_rollout promised.
-type resourcePlacementRolledOut struct{ n int }
-
-func (c resourcePlacementRolledOut) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	values, err := resourceValues(req, resourcePlacementAddr)
-	if err != nil {
-		resp.Error = err
-		return
-	}
-	status := asMap(values["status"])
-	available := 0
-	for _, ps := range asList(status["placement_statuses"]) {
-		if asMap(ps)["resource_snapshot_index"] != "0" {
-			resp.Error = fmt.Errorf("cluster %v runs resource snapshot %v, want 0", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"])
-			return
-		}
-		for _, cond := range asList(asMap(ps)["conditions"]) {
-			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
-				available++
-			}
-		}
-	}
-	placementAvailable := false
-	for _, cond := range asList(status["conditions"]) {
-		if cm := asMap(cond); cm["type"] == "ResourcePlacementAvailable" && cm["status"] == "True" {
-			placementAvailable = true
-		}
-	}
-	if available != c.n || !placementAvailable {
-		resp.Error = fmt.Errorf("right after apply, %d cluster(s) Available (want %d), ResourcePlacementAvailable %t: wait_for_rollout did not wait", available, c.n, placementAvailable)
-	}
+// condition type, ResourcePlacementAvailable), each running resource snapshot 0, as
+// wait_for_rollout promised.
+func resourcePlacementRolledOut(n int) statecheck.StateCheck {
+	return rolledOutCheck{resourcePlacementAddr, n, "ResourcePlacementAvailable", "0"}
 }
 
 // noClusterPlacement checks the hub has no ClusterResourcePlacement of the name: the resource

@@ -4,7 +4,6 @@
 package rolloutacc
 
 import (
-	"os"
 	"regexp"
 	"testing"
 
@@ -17,9 +16,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Waits read the run every second here (30 s for users; see TestAccUpdateRun_requestsPer30s).
-	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
-	acctest.Main(m, "internal/provider/rolloutacc/testdata/fleet.yaml")
+	// Waits read the run every second (see TestAccUpdateRun_requestsPer30s).
+	acctest.MainPollingFast(m, "internal/provider/rolloutacc/testdata/fleet.yaml")
 }
 
 const twoStages = `

@@ -75,35 +75,16 @@ func tolerate(t *testing.T, name string, tol placementv1.Toleration) {
 	}
 }
 
-const taintsPlacementHCL = `
-data "fleet_facts" "at_plan" {}
-
-resource "fleet_placement" "prod" {
-  name = "%[1]s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
-  policy = {
-    placement_type = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
-  }
-}
-`
-
 const taintsHCL = `
 resource "fleet_member_cluster_taints" "maintenance" {
   member_cluster = "prod-east-1"
   taint          = [{ key = "maintenance", value = "soon", effect = "NoSchedule" }]
-  %s
+  %[2]s
 }
 `
 
-func taintsConfig(placement string, withTaints, withFacts bool) string {
-	cfg := fmt.Sprintf(taintsPlacementHCL, placement)
-	if withTaints {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(taintsHCL, facts)
-	}
-	return cfg
-}
+// taintsConfig: placementHCL's placement (without facts), then the taints.
+var taintsConfig = withAdded(fmt.Sprintf(placementHCL, "%[1]s", "", ""), taintsHCL)
 
 // TestAccSavedPlanMemberClusterTaints: a PickAll placement of the env=prod clusters is bound to
 // prod-east-1 and prod-west-1; the saved plan taints prod-east-1 with maintenance=soon, which the
@@ -116,31 +97,17 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	const addr = "fleet_member_cluster_taints.maintenance"
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
-		w := workdir(t, taintsConfig("saved-taints-live", false, false))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-live")
-		w.Write("main.tf", taintsConfig("saved-taints-live", true, false))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-live" = "maintenance=soon:NoSchedule"`)
+		w, plan := planAdded(t, taintsConfig, availableBindings, "saved-taints-live", false)
+		acctest.Lines(t, plan, `"saved-taints-live" = "maintenance=soon:NoSchedule"`)
 		tolerate(t, "saved-taints-live", maintenance)
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
-		w := workdir(t, taintsConfig("saved-taints-facts", false, true))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-facts")
-		w.Write("main.tf", taintsConfig("saved-taints-facts", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-facts" = "maintenance=soon:NoSchedule"`)
+		w, plan := planAdded(t, taintsConfig, availableBindings, "saved-taints-facts", true)
+		acctest.Lines(t, plan, `"saved-taints-facts" = "maintenance=soon:NoSchedule"`)
 		tolerate(t, "saved-taints-facts", maintenance)
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), addr)
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
-		}
+		moved, out := applyMoved(t, w, addr)
 		acctest.Lines(t, moved.Detail,
 			`placement saved-taints-facts: policy PickAll with affinity → PickAll with 1 toleration\(s\) with affinity`,
 			`Computed now, the preview would differ`,
@@ -153,15 +120,9 @@ func TestAccSavedPlanMemberClusterTaints(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := workdir(t, taintsConfig("saved-taints-still", false, true))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-taints-still")
-		w.Write("main.tf", taintsConfig("saved-taints-still", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `"saved-taints-still" = "maintenance=soon:NoSchedule"`)
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
+		w, plan := planAdded(t, taintsConfig, availableBindings, "saved-taints-still", true)
+		acctest.Lines(t, plan, `"saved-taints-still" = "maintenance=soon:NoSchedule"`)
+		out := applyUnwarned(t, w)
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 	})
 }
@@ -181,18 +142,11 @@ const budgetHCL = `
 resource "fleet_placement_disruption_budget" "picked" {
   placement     = fleet_placement.picked.name
   min_available = "50%%"
-  %s
+  %[2]s
 }
 `
 
-func budgetConfig(placement string, withBudget, withFacts bool) string {
-	cfg := fmt.Sprintf(budgetPlacementHCL, placement)
-	if withBudget {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(budgetHCL, facts)
-	}
-	return cfg
-}
+var budgetConfig = withAdded(budgetPlacementHCL, budgetHCL)
 
 // TestAccSavedPlanPlacementDisruptionBudget: a PickN placement of 2 clusters, both Available; the
 // saved plan adds a budget of min_available 50 % (1 of 2: one disruption allowed). The placement
@@ -205,31 +159,17 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	const addr = "fleet_placement_disruption_budget.picked"
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
-		w := workdir(t, budgetConfig("saved-budget-live", false, false))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-live")
-		w.Write("main.tf", budgetConfig("saved-budget-live", true, false))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `disruptions_allowed\s+= 1`)
+		w, plan := planAdded(t, budgetConfig, availableBindings, "saved-budget-live", false)
+		acctest.Lines(t, plan, `disruptions_allowed\s+= 1`)
 		hc.ScalePlacement(t, "saved-budget-live", 4)
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
-		w := workdir(t, budgetConfig("saved-budget-facts", false, true))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-facts")
-		w.Write("main.tf", budgetConfig("saved-budget-facts", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `desired_count\s+= 2`, `disruptions_allowed\s+= 1`)
+		w, plan := planAdded(t, budgetConfig, availableBindings, "saved-budget-facts", true)
+		acctest.Lines(t, plan, `desired_count\s+= 2`, `disruptions_allowed\s+= 1`)
 		hc.ScalePlacement(t, "saved-budget-facts", 4)
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), addr)
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
-		}
+		moved, out := applyMoved(t, w, addr)
 		acctest.Lines(t, moved.Detail,
 			`placement saved-budget-facts: policy PickN\(2\) → PickN\(4\)`,
 			`Computed now, the preview would differ`,
@@ -240,15 +180,9 @@ func TestAccSavedPlanPlacementDisruptionBudget(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := workdir(t, budgetConfig("saved-budget-still", false, true))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, "saved-budget-still")
-		w.Write("main.tf", budgetConfig("saved-budget-still", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `disruptions_allowed\s+= 1`)
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
+		w, plan := planAdded(t, budgetConfig, availableBindings, "saved-budget-still", true)
+		acctest.Lines(t, plan, `disruptions_allowed\s+= 1`)
+		out := applyUnwarned(t, w)
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 	})
 }

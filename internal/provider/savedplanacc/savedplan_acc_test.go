@@ -53,6 +53,19 @@ func factsAttr(with bool) string {
 	return ""
 }
 
+// withAdded is the configuration of a test that adds a previewed resource to what exists: base
+// (its %[1]s the name), and, when with is set, added (its %[1]s the name, %[2]s the facts line
+// when withFacts is set).
+func withAdded(base, added string) func(name string, with, withFacts bool) string {
+	return func(name string, with, withFacts bool) string {
+		cfg := fmt.Sprintf(base, name)
+		if with {
+			cfg += fmt.Sprintf(added, name, factsAttr(withFacts))
+		}
+		return cfg
+	}
+}
+
 func placementConfig(name string, withFacts bool, policy ...string) string {
 	facts := factsAttr(withFacts)
 	return fmt.Sprintf(placementHCL, name, strings.Join(policy, "\n"), facts)
@@ -71,11 +84,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		w := acctest.NewWorkdir(t, placementConfig("saved-plan-live", false))
 		w.Must("plan", "-out=tfplan")
 		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 		_, _ = w.Run("destroy", "-auto-approve") // best effort: the apply failed
 	})
 
@@ -84,11 +93,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		plan := w.Must("plan", "-out=tfplan")
 		acctest.Lines(t, plan, `fleet_placement.prod will be created`)
 		patchMember(t, "prod-east-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), "fleet_placement.prod")
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q", moved.Summary)
-		}
+		moved, out := applyMoved(t, w, "fleet_placement.prod")
 		acctest.Lines(t, moved.Detail,
 			`Since then 1 fact has moved`,
 			`member cluster prod-east-1: labels env: prod → staging`,
@@ -116,13 +121,7 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := acctest.NewWorkdir(t, placementConfig("saved-plan-still", true))
-		w.Must("plan", "-out=tfplan")
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
-		w.Must("destroy", "-auto-approve")
+		applyUnmoved(t, placementConfig("saved-plan-still", true))
 	})
 }
 
@@ -135,4 +134,60 @@ func warnings(_ *testing.T, out string) map[string][]acctest.Warning {
 func movedWarning(t *testing.T, ws map[string][]acctest.Warning, address string) acctest.Warning {
 	t.Helper()
 	return acctest.WarningOf(t, ws, address, "The fleet moved since the plan")
+}
+
+// planAdded applies config(name, false, withFacts), waits until ready(t, name), then saves the
+// plan (tfplan) of config(name, true, withFacts), which adds the previewed resource; it returns the
+// working folder and the plan's output.
+func planAdded(t *testing.T, config func(name string, with, withFacts bool) string, ready func(*testing.T, string), name string, withFacts bool) (*acctest.Workdir, string) {
+	t.Helper()
+	w := workdir(t, config(name, false, withFacts))
+	w.Must("apply", "-auto-approve")
+	ready(t, name)
+	w.Write("main.tf", config(name, true, withFacts))
+	return w, w.Must("plan", "-out=tfplan")
+}
+
+// applyRefused checks Terraform refuses to apply the saved plan: the preview computed again
+// differs, which the error names (what).
+func applyRefused(t *testing.T, w *acctest.Workdir, what string) {
+	t.Helper()
+	out, err := w.Run("apply", "tfplan")
+	if err == nil {
+		t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
+	}
+	acctest.Lines(t, out, `Provider produced inconsistent final plan`, what)
+}
+
+// applyMoved applies the saved plan with -json and returns its output and address's warning, whose
+// summary says the preview would differ now.
+func applyMoved(t *testing.T, w *acctest.Workdir, address string) (acctest.Warning, string) {
+	t.Helper()
+	out := w.Must("apply", "-json", "tfplan")
+	moved := movedWarning(t, warnings(t, out), address)
+	if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
+		t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
+	}
+	return moved, out
+}
+
+// applyUnwarned applies the saved plan of a fleet that did not move with -json and returns its
+// output, in which nothing warns that the fleet moved.
+func applyUnwarned(t *testing.T, w *acctest.Workdir) string {
+	t.Helper()
+	out := w.Must("apply", "-json", "tfplan")
+	if strings.Contains(out, "The fleet moved") {
+		t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
+	}
+	return out
+}
+
+// applyUnmoved saves a plan of hcl in a working folder of its own and applies it with nothing
+// moved in between: nothing warns that the fleet moved. Then destroy.
+func applyUnmoved(t *testing.T, hcl string) {
+	t.Helper()
+	w := acctest.NewWorkdir(t, hcl)
+	w.Must("plan", "-out=tfplan")
+	applyUnwarned(t, w)
+	w.Must("destroy", "-auto-approve")
 }

@@ -3,7 +3,6 @@ package savedplanacc_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,13 +37,12 @@ resource "fleet_staged_update_run" "release" {
 }
 `
 
-func stagedConfig(name string, withRun, withFacts bool) string {
-	cfg := fmt.Sprintf(stagedBaseHCL, name)
-	if withRun {
-		facts := factsAttr(withFacts)
-		cfg += fmt.Sprintf(stagedRunHCL, name, facts)
-	}
-	return cfg
+var stagedConfig = withAdded(stagedBaseHCL, stagedRunHCL)
+
+// bothScheduled waits until the hub agent has bound placement to both env=prod clusters.
+func bothScheduled(t *testing.T, placement string) {
+	t.Helper()
+	scheduled(t, placement, 2)
 }
 
 // scheduled waits until the hub agent has bound placement to want clusters.
@@ -75,31 +73,17 @@ func TestAccSavedPlanStagedUpdateRun(t *testing.T) {
 	}
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
-		w := workdir(t, stagedConfig("saved-run-live", false, false))
-		w.Must("apply", "-auto-approve")
-		scheduled(t, "saved-run-live", 2)
-		w.Write("main.tf", stagedConfig("saved-run-live", true, false))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
+		w, plan := planAdded(t, stagedConfig, bothScheduled, "saved-run-live", false)
+		acctest.Lines(t, plan, `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
 		relabel(t)
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
-		w := workdir(t, stagedConfig("saved-run-facts", false, true))
-		w.Must("apply", "-auto-approve")
-		scheduled(t, "saved-run-facts", 2)
-		w.Write("main.tf", stagedConfig("saved-run-facts", true, true))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
+		w, plan := planAdded(t, stagedConfig, bothScheduled, "saved-run-facts", true)
+		acctest.Lines(t, plan, `fleet_staged_update_run.release will be created`, `"prod-east-1"`, `"prod-west-1"`)
 		relabel(t)
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), addr)
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
-		}
+		moved, out := applyMoved(t, w, addr)
 		acctest.Lines(t, moved.Detail,
 			`member cluster prod-west-1: labels env: prod → staging`,
 			`Computed now, the preview would differ`,
@@ -109,15 +93,8 @@ func TestAccSavedPlanStagedUpdateRun(t *testing.T) {
 	})
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
-		w := workdir(t, stagedConfig("saved-run-still", false, true))
-		w.Must("apply", "-auto-approve")
-		scheduled(t, "saved-run-still", 2)
-		w.Write("main.tf", stagedConfig("saved-run-still", true, true))
-		w.Must("plan", "-out=tfplan")
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
+		w, _ := planAdded(t, stagedConfig, bothScheduled, "saved-run-still", true)
+		out := applyUnwarned(t, w)
 		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
 	})
 }

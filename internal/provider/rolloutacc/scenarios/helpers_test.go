@@ -9,7 +9,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,9 +22,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Waits read the run every second here (30 s for users).
-	os.Setenv("FLEET_TEST_UPDATE_RUN_POLL_INTERVAL", "1s")
-	acctest.Main(m, "internal/provider/rolloutacc/scenarios/testdata/fleet.yaml")
+	acctest.MainPollingFast(m, "internal/provider/rolloutacc/scenarios/testdata/fleet.yaml")
 }
 
 const pollInterval = time.Second
