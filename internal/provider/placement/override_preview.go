@@ -185,11 +185,11 @@ func (r *overrideResource) warnMoved(ctx context.Context, config tfsdk.Config, m
 	if m.Preview.IsUnknown() || m.Preview.IsNull() {
 		return
 	}
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	shared.WarnMoved(ctx, r.Clients, facts, shared.UsesOverrides, d, m.Preview, func(c *engine.Clients) (attr.Value, error) {
-		obj, why, diags := shared.Rebind(r, c).planPreview(ctx, m, nil, exists)
-		if diags.HasError() || why != "" {
-			return nil, fmt.Errorf("the preview: %v%s", diags, why)
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesOverrides, d, m.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+		obj, why, pd := shared.Rebind(r, c).planPreview(ctx, m, nil, exists)
+		diags.Append(pd...)
+		if why != "" {
+			return nil, fmt.Errorf("the preview: %s", why)
 		}
 		return obj, nil
 	})

@@ -1,8 +1,6 @@
 package savedplanacc_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -40,13 +38,7 @@ resource "fleet_cluster_resource_override" "tier" {
 }
 `
 
-func overrideConfig(name string, withOverride, withFacts bool) string {
-	cfg := fmt.Sprintf(overridePlacementHCL, name)
-	if withOverride {
-		cfg += fmt.Sprintf(overrideHCL, name, factsAttr(withFacts))
-	}
-	return cfg
-}
+var overrideConfig = withAdded(overridePlacementHCL, overrideHCL)
 
 // TestAccSavedPlanClusterResourceOverride: without facts Terraform refuses the apply (the preview
 // computed again has two groups); with facts it applies, keeps the reviewed preview (one group of
@@ -56,36 +48,25 @@ func TestAccSavedPlanClusterResourceOverride(t *testing.T) {
 	tierSilver := func(t *testing.T) {
 		patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"tier": "silver"}}, map[string]any{"labels": map[string]any{"tier": "gold"}})
 	}
-	// planned applies the placement, waits until both clusters hold it and saves the plan that adds
-	// the override, whose preview is one group: both clusters get tier=gold.
+	// planned saves the plan that adds the override once both clusters hold the placement's
+	// namespace: one group, both clusters get tier=gold.
 	planned := func(t *testing.T, name string, withFacts bool) *acctest.Workdir {
 		acctest.NewHubClients(t).CreateNamespace(t, name)
-		w := workdir(t, overrideConfig(name, false, withFacts))
-		w.Must("apply", "-auto-approve")
-		availableBindings(t, name)
-		w.Write("main.tf", overrideConfig(name, true, withFacts))
-		acctest.Lines(t, w.Must("plan", "-out=tfplan"), `clusters_count\s+= 2`, `clusters_from\s+= "bindings"`, `value.{1,8}gold`)
+		w, plan := planAdded(t, overrideConfig, availableBindings, name, withFacts)
+		acctest.Lines(t, plan, `clusters_count\s+= 2`, `clusters_from\s+= "bindings"`, `value.{1,8}gold`)
 		return w
 	}
 
 	t.Run("without facts the apply is refused", func(t *testing.T) {
 		w := planned(t, "saved-ovr-live", false)
 		tierSilver(t)
-		out, err := w.Run("apply", "tfplan")
-		if err == nil {
-			t.Fatalf("apply of a plan whose preview moved succeeded without facts:\n%s", out)
-		}
-		acctest.Lines(t, out, `Provider produced inconsistent final plan`, `preview`)
+		applyRefused(t, w, `preview`)
 	})
 
 	t.Run("with facts the reviewed plan applies and says what moved", func(t *testing.T) {
 		w := planned(t, "saved-ovr-facts", true)
 		tierSilver(t)
-		out := w.Must("apply", "-json", "tfplan")
-		moved := movedWarning(t, warnings(t, out), addr)
-		if moved.Summary != "The fleet moved since the plan; the preview would differ now" {
-			t.Errorf("summary: %q\n%s", moved.Summary, moved.Detail)
-		}
+		moved, out := applyMoved(t, w, addr)
 		acctest.Lines(t, moved.Detail,
 			`member cluster prod-west-1: labels tier: gold → silver`,
 			`Computed now, the preview would differ`,
@@ -96,10 +77,6 @@ func TestAccSavedPlanClusterResourceOverride(t *testing.T) {
 
 	t.Run("with facts and nothing moved no warning", func(t *testing.T) {
 		w := planned(t, "saved-ovr-still", true)
-		out := w.Must("apply", "-json", "tfplan")
-		if strings.Contains(out, "The fleet moved") {
-			t.Fatalf("apply of an unmoved fleet warned:\n%s", out)
-		}
-		acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
+		acctest.Lines(t, applyUnwarned(t, w), `Apply complete! Resources: 1 added`)
 	})
 }
