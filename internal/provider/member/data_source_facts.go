@@ -3,8 +3,13 @@ package member
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -66,6 +71,8 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			},
 			"override_placements": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
+				Validators: []validator.List{listvalidator.ValueStringsAre(stringvalidator.RegexMatches(placementRefRe,
+					"must be <name> of a ClusterResourcePlacement or <namespace>/<name> of a ResourcePlacement (lower-case DNS names)"))},
 				Description: "Placements whose overrides' previews to pin, `<name>` (a ClusterResourcePlacement) or `<namespace>/<name>` " +
 					"(a ResourcePlacement): the resources of each one's latest resource snapshot and the latest override snapshots " +
 					"of the cluster scope, of its namespace and of its resources' namespaces — what `fleet_cluster_resource_override` " +
@@ -90,6 +97,10 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 		},
 	}
 }
+
+// placementRefRe is a placement named as override_placements names it: <name> (a DNS subdomain)
+// or <namespace>/<name> (a DNS label, then a subdomain).
+var placementRefRe = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 type stagedRunRef struct {
 	Namespace types.String `tfsdk:"namespace"`
