@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
 // Previews that read the bindings of existing placements: fleet_member_cluster_taints (the
@@ -23,10 +24,16 @@ import (
 // tests' placements pick two), each Available for its generation.
 func availableBindings(t *testing.T, placement string) {
 	t.Helper()
+	availableBindingsAt(t, hub.ClusterPlacement(placement))
+}
+
+// availableBindingsAt is availableBindings of a placement of either scope.
+func availableBindingsAt(t *testing.T, key hub.PlacementKey) {
+	t.Helper()
 	const want = 2
 	h := acctest.NewHubClients(t).Hub
-	if err := acctest.Eventually(2*time.Minute, fmt.Sprintf("%d Available bindings of %s", want, placement), func() (bool, string) {
-		bs, err := h.Bindings(context.Background(), placement)
+	if err := acctest.Eventually(2*time.Minute, fmt.Sprintf("%d Available bindings of %s", want, key), func() (bool, string) {
+		bs, err := h.BindingsAt(context.Background(), key)
 		if err != nil {
 			return false, err.Error()
 		}
