@@ -10,13 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-// The namespaced resources with a preview, fleet_resource_placement and fleet_resource_override,
-// through the same sequence as their cluster-scoped twins (one implementation each): a saved plan
-// computed from facts, a member changed on the hub, `apply PLANFILE` applies and warns what moved.
-// Each test's namespace is its placement's name, with a ConfigMap `settings` to place.
+// The namespaced resources with a preview, fleet_resource_placement and fleet_resource_override
+// (override_acc_test.go), through the same sequence as their cluster-scoped twins (one
+// implementation each): a saved plan computed from facts, a member changed on the hub,
+// `apply PLANFILE` applies and warns what moved. Each test's namespace is its placement's name,
+// with a ConfigMap `settings` to place.
 
 // namespaceWithSettings creates namespace ns on the hub with ConfigMap settings (tier: none).
 func namespaceWithSettings(t *testing.T, ns string) {
@@ -27,55 +27,6 @@ func namespaceWithSettings(t *testing.T, ns string) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-}
-
-const resourcePlacementHCL = `
-data "fleet_facts" "at_plan" {
-  override_placements = ["%[1]s/%[1]s"]
-}
-
-resource "fleet_resource_placement" "web" {
-  namespace          = "%[1]s"
-  name               = "%[1]s"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["prod-east-1", "prod-west-1"] }
-}
-`
-
-// HCL's "$${...}" is KubeFleet's "${...}".
-const resourceOverrideHCL = `
-resource "fleet_resource_override" "tier" {
-  namespace          = "%[1]s"
-  name               = "%[1]s"
-  placement          = { name = fleet_resource_placement.web.name, scope = "Namespaced" }
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  rules = [{
-    cluster_selector = { terms = [{ labels = { env = "prod" } }] }
-    json_patches     = [{ op = "replace", path = "/data/tier", value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-tier}") }]
-  }]
-  %[2]s
-}
-`
-
-var resourceOverrideConfig = withAdded(resourcePlacementHCL, resourceOverrideHCL)
-
-// TestAccSavedPlanResourceOverride: the saved plan adds a ResourceOverride whose preview is one
-// group (both clusters get tier gold); prod-west-1 turns silver; the apply keeps the reviewed preview
-// and warns what moved.
-func TestAccSavedPlanResourceOverride(t *testing.T) {
-	const name = "saved-ro-facts"
-	namespaceWithSettings(t, name)
-	ready := func(t *testing.T, name string) { availableBindingsAt(t, hub.PlacementKey{Namespace: name, Name: name}) }
-	w, plan := planAdded(t, resourceOverrideConfig, ready, name, true)
-	acctest.Lines(t, plan, `clusters_count\s+= 2`, `clusters_from\s+= "bindings"`, `value.{1,8}gold`)
-	patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"tier": "silver"}}, map[string]any{"labels": map[string]any{"tier": "gold"}})
-	moved, out := applyMoved(t, w, "fleet_resource_override.tier")
-	acctest.Lines(t, moved.Detail,
-		`member cluster prod-west-1: labels tier: gold → silver`,
-		`Computed now, the preview would differ`,
-		`preview\.resources\[0\]\.groups`)
-	acctest.Lines(t, out, `Apply complete! Resources: 1 added`)
-	acctest.Lines(t, w.Must("show"), `value.{1,8}gold`, `groups_count\s+= 1`) // the reviewed preview
 }
 
 const resourcePlacementMovedHCL = `
