@@ -22,13 +22,13 @@ import (
 // The override resources' model: decoding of both scopes and the mapping to KubeFleet's types.
 
 func (m *resourceOverrideModel) shared() overrideModel {
-	return overrideModel{ID: m.ID, Namespace: m.Namespace, Name: m.Name, Placement: m.Placement,
-		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview, Facts: m.Facts}
+	o := m.overrideModel
+	o.Namespace = m.Namespace
+	return o
 }
 
 func resourceOverrideModelOf(m *overrideModel) *resourceOverrideModel {
-	return &resourceOverrideModel{ID: m.ID, Namespace: m.Namespace, Name: m.Name, Placement: m.Placement,
-		ResourceSelectors: m.ResourceSelectors, Rules: m.Rules, Preview: m.Preview, Facts: m.Facts}
+	return &resourceOverrideModel{Namespace: m.Namespace, overrideModel: *m}
 }
 
 // decode reads a configuration or plan holding unknown values (shared.DecodePartial).

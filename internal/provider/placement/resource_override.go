@@ -406,16 +406,11 @@ type overrideModel struct {
 	Facts             types.String          `tfsdk:"facts"`
 }
 
-// resourceOverrideModel is fleet_resource_override's: overrideModel with the namespace.
+// resourceOverrideModel is fleet_resource_override's: overrideModel with the namespace (the
+// embedded model's own Namespace is not an attribute).
 type resourceOverrideModel struct {
-	ID                types.String          `tfsdk:"id"`
-	Namespace         types.String          `tfsdk:"namespace"`
-	Name              types.String          `tfsdk:"name"`
-	Placement         *overridePlacementRef `tfsdk:"placement"`
-	ResourceSelectors []overrideSelector    `tfsdk:"resource_selectors"`
-	Rules             []overrideRuleModel   `tfsdk:"rules"`
-	Preview           types.Object          `tfsdk:"preview"`
-	Facts             types.String          `tfsdk:"facts"`
+	Namespace types.String `tfsdk:"namespace"`
+	overrideModel
 }
 
 type overridePlacementRef struct {
