@@ -16,8 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -72,27 +70,11 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 			"by someone else (kubectl edit or patch, Helm, the NodePool's creator) are taken over; a field another server-side " +
 			"apply manager declares with a different value is an error. Durations are compared by value (`1h` = `60m` = `1h0m0s`).",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "`<cluster>/<node_pool>`.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"cluster": schema.StringAttribute{
-				Required: true,
-				Description: "The member cluster: a key of the provider's `clusters`, or a member of the provider's fleet, whose " +
-					"credentials then come from the Fleet API and AKS. Changing it plans a replacement.",
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"node_pool": schema.StringAttribute{
-				Required:    true,
-				Description: "The NodePool's name. It must exist: this resource never creates or deletes it. Changing it plans a replacement.",
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, 253),
-					stringvalidator.RegexMatches(nodePoolNameRe, "must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"),
-				},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"id": shared.IDAttribute("`<cluster>/<node_pool>`."),
+			"cluster": shared.ReplacingAttribute("The member cluster: a key of the provider's `clusters`, or a member of the provider's fleet, whose "+
+				"credentials then come from the Fleet API and AKS. Changing it plans a replacement.", stringvalidator.LengthAtLeast(1)),
+			"node_pool": shared.ReplacingAttribute("The NodePool's name. It must exist: this resource never creates or deletes it. Changing it plans a replacement.", stringvalidator.LengthBetween(1, 253),
+				stringvalidator.RegexMatches(nodePoolNameRe, "must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"consolidation_policy": schema.StringAttribute{
 				Optional: true,
 				Description: "`spec.disruption.consolidationPolicy`: `WhenEmptyOrUnderutilized` (the server default), `WhenEmpty` or " +

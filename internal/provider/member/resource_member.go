@@ -31,7 +31,7 @@ type memberResource struct{ shared.ResourceBase }
 var memberNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replace := shared.RequiresReplace()
 	resp.Schema = rschema.Schema{
 		Description: "A member of an Azure Kubernetes Fleet Manager fleet (`fleets/members`): creating it joins an AKS managed cluster " +
 			"to the fleet, destroying it makes the cluster leave (the cluster stays). `group` is the member's update group, which " +
@@ -39,10 +39,7 @@ func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"the hub's MemberCluster, where placements select on them. As azurerm's `azurerm_kubernetes_fleet_member` sets groups. " +
 			"Previews read members when they are computed: a strategy or run planned after the member's apply shows its group.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: "The member's ARM resource ID (`<fleet ID>/members/<name>`); `terraform import` takes it.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id": shared.IDAttribute("The member's ARM resource ID (`<fleet ID>/members/<name>`); `terraform import` takes it."),
 			"name": rschema.StringAttribute{
 				Required: true, Description: "The member's name (1 to 50 lower-case letters, digits and '-'): the name of its MemberCluster on the hub. Changing it replaces the member.",
 				PlanModifiers: replace,
@@ -52,7 +49,7 @@ func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"fleet_id": func() rschema.StringAttribute {
 				a := shared.FleetIDAttribute("member")
-				a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}
+				a.PlanModifiers = shared.KeptOrReplaced()
 				return a
 			}(),
 			"cluster_resource_id": rschema.StringAttribute{

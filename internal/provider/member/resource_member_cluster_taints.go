@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -64,14 +62,9 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"cluster's name (the import claims every taint the cluster has). Its plan reads the MemberCluster, every placement and " +
 			"binding (both scopes), and dry-runs the apply, so a list the hub would refuse fails the plan.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{Computed: true, Description: "The member cluster's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"member_cluster": rschema.StringAttribute{
-				Required: true, Description: "The MemberCluster's name on the hub (a fleet member's name). Changing it replaces the resource.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 253),
-					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")},
-			},
+			"id": shared.IDAttribute("The member cluster's name."),
+			"member_cluster": shared.ReplacingAttribute("The MemberCluster's name on the hub (a fleet member's name). Changing it replaces the resource.", stringvalidator.LengthBetween(1, 253),
+				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")),
 			"taint": rschema.ListNestedAttribute{
 				Required: true,
 				Description: "The taints this resource sets, at most 100 (the CRD's maxItems, shared with the taints others set). " +

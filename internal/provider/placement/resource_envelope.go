@@ -12,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -65,20 +63,14 @@ func (r *envelopeResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Description: "The hub namespace of a `ResourceEnvelope` (it must exist); every wrapped object must have this " +
 					"`metadata.namespace`. Without it the envelope is a `ClusterResourceEnvelope`, and no wrapped object may have a " +
 					"`metadata.namespace`. Changing it replaces the envelope.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers: shared.RequiresReplace(),
 				Validators: []validator.String{
 					stringvalidator.LengthBetween(1, 63),
 					stringvalidator.RegexMatches(dnsLabelRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit"),
 				},
 			},
-			"name": rschema.StringAttribute{
-				Required: true, Description: "The envelope's name. Changing it replaces the envelope.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, 253),
-					stringvalidator.RegexMatches(dnsSubdomainRe, "must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"),
-				},
-			},
+			"name": shared.ReplacingAttribute("The envelope's name. Changing it replaces the envelope.", stringvalidator.LengthBetween(1, 253),
+				stringvalidator.RegexMatches(dnsSubdomainRe, "must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"manifests": rschema.ListAttribute{
 				Required: true, ElementType: types.StringType,
 				Description: "The objects to place, each element a YAML or JSON document (`yamlencode({...})`, `jsonencode({...})`, " +

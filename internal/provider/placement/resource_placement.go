@@ -18,9 +18,7 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -81,19 +79,9 @@ func placementSchema(ctx context.Context) rschema.Schema {
 			"(v0.18.9). Changing `policy.placement_type`, removing a toleration or the policy, or changing `strategy.type` from " +
 			"External fails at plan, as KubeFleet rejects each.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: "The placement's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The ClusterResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, 63),
-					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"),
-				},
-			},
+			"id": shared.IDAttribute("The placement's name."),
+			"name": shared.ReplacingAttribute("The ClusterResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement.", stringvalidator.LengthBetween(1, 63),
+				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"resource_selectors": placementResourceSelectorsAttribute(),
 			"policy":             placementPolicyAttribute(),
 			"strategy":           placementStrategyAttribute(),

@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -74,15 +72,9 @@ func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRe
 			"against it on a local hub. Evictions of a binding that failed to apply or is not yet Available are not held by the " +
 			"budget (KubeFleet evicts them without consulting it). Imported by the placement's name.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{Computed: true, Description: "The placement's name, which the budget is named for.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-			"placement": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The ClusterResourcePlacement's name (`fleet_placement.<name>.name`); it must exist, or be planned in the same configuration. Changing it replaces the budget.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 253),
-					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")},
-			},
+			"id": shared.IDAttribute("The placement's name, which the budget is named for."),
+			"placement": shared.ReplacingAttribute("The ClusterResourcePlacement's name (`fleet_placement.<name>.name`); it must exist, or be planned in the same configuration. Changing it replaces the budget.", stringvalidator.LengthBetween(1, 253),
+				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")),
 			"max_unavailable": value("The most of the placement's clusters that may be unavailable (not Available, or evicted) at once."),
 			"min_available":   value("The fewest of the placement's clusters that must stay Available."),
 			"facts":           shared.FactsAttribute("the preview (the placement's policy and bindings)"),

@@ -13,9 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,20 +40,10 @@ func resourcePlacementSchema(s *rschema.Schema) {
 		"scheduler), in which order and with which scores, and why every other cluster is left out. Resource selectors name " +
 		"namespaced kinds, selected in the placement's namespace; the placement does not carry the namespace itself: place " +
 		"it with a `fleet_placement` of the Namespace with `selection_scope = \"NamespaceOnly\"` (a platform team's job). Changing `policy.placement_type` or removing a toleration fails at plan, as KubeFleet rejects both."
-	s.Attributes["id"] = rschema.StringAttribute{
-		Computed: true, Description: "`<namespace>/<name>`.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
-	s.Attributes["namespace"] = rschema.StringAttribute{
-		Required: true,
-		Description: "The hub namespace of the ResourcePlacement (it must exist): the namespace whose resources it selects. " +
-			"Changing it replaces the placement.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators: []validator.String{
-			stringvalidator.LengthBetween(1, 63),
-			stringvalidator.RegexMatches(resourcePlacementNamespaceRe, "must be a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit"),
-		},
-	}
+	s.Attributes["id"] = shared.IDAttribute("`<namespace>/<name>`.")
+	s.Attributes["namespace"] = shared.ReplacingAttribute("The hub namespace of the ResourcePlacement (it must exist): the namespace whose resources it selects. "+
+		"Changing it replaces the placement.", stringvalidator.LengthBetween(1, 63),
+		stringvalidator.RegexMatches(resourcePlacementNamespaceRe, "must be a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit"))
 	if name, ok := s.Attributes["name"].(rschema.StringAttribute); ok {
 		name.Description = "The ResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement."
 		s.Attributes["name"] = name

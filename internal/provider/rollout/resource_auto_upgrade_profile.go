@@ -16,8 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -56,17 +54,14 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 	computedStr := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, Description: desc}
 	}
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replace := shared.RequiresReplace()
 	resp.Schema = schema.Schema{
 		Description: "An auto-upgrade profile of a fleet (`fleets/autoUpgradeProfiles`): when AKS releases a new version in the " +
 			"profile's channel, Fleet generates and starts an update run that follows the profile's update strategy. The " +
 			"`preview` says at plan what the channel resolves to now and, for each member, whether a run would upgrade it, " +
 			"leave it (already there) or skip it, and why.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, Description: "The profile's ARM resource ID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id": shared.IDAttribute("The profile's ARM resource ID."),
 			"name": schema.StringAttribute{
 				Required:      true,
 				Description:   "The profile's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the profile.",
@@ -79,7 +74,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 			"fleet_id": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Description:   "The fleet's ARM resource ID. Default: the provider's fleet. Changing it replaces the profile.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				PlanModifiers: shared.KeptOrReplaced(),
 			},
 			"channel": schema.StringAttribute{
 				Required: true,

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -82,18 +81,11 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"killed before it saved state, or made by a concurrent apply) is adopted with a warning, and any other is an error " +
 			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: idDescription("updateRun"),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": rschema.StringAttribute{
-				Required: true, Description: "The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    shared.ChildNameValidators(),
-			},
+			"id":   shared.IDAttribute(idDescription("updateRun")),
+			"name": shared.ReplacingAttribute("The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.", shared.ChildNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true, Description: shared.FleetIDAttribute("run").Description, Validators: shared.FleetIDAttribute("run").Validators,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				PlanModifiers: shared.KeptOrReplaced(),
 			},
 			"update_strategy_id": rschema.StringAttribute{
 				Optional: true,

@@ -14,7 +14,6 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -44,21 +43,12 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"a strategy changed by someone else since Terraform read it is not overwritten (refresh and apply again). Create adopts a " +
 			"strategy of the same name with the planned stages (a killed or concurrent apply's) and refuses one with other stages.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: idDescription("updateStrategie"),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": rschema.StringAttribute{
-				Required: true, Description: "The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    shared.ChildNameValidators(),
-			},
+			"id":   shared.IDAttribute(idDescription("updateStrategie")),
+			"name": shared.ReplacingAttribute("The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.", shared.ChildNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true,
 				Description: shared.FleetIDAttribute("strategy").Description, Validators: shared.FleetIDAttribute("strategy").Validators,
-				PlanModifiers: []planmodifier.String{
-					stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace(),
-				},
+				PlanModifiers: shared.KeptOrReplaced(),
 			},
 			"stages":  stagesAttribute(true, ""),
 			"facts":   shared.FactsAttribute("the preview"),

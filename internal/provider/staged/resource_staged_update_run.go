@@ -101,25 +101,12 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"changing it replaces the run. Destroying the run deletes it, which abandons the release as KubeFleet does: clusters " +
 			"already updated keep the new version, the others keep theirs.",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: "The run's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The run's name (a DNS subdomain of at most 127 characters).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedRunMaxNameLength),
-					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
-			},
+			"id": shared.IDAttribute("The run's name."),
+			"name": shared.ReplacingAttribute("The run's name (a DNS subdomain of at most 127 characters).", stringvalidator.LengthBetween(1, stagedRunMaxNameLength),
+				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"namespace": stagedNamespaceAttribute("run"),
-			"placement_name": rschema.StringAttribute{
-				Required: true,
-				Description: "The placement to roll out: a ClusterResourcePlacement (`fleet_placement`), or with `namespace` a " +
-					"ResourcePlacement of that namespace; its `strategy.type` must be `External`.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 255)},
-			},
+			"placement_name": shared.ReplacingAttribute("The placement to roll out: a ClusterResourcePlacement (`fleet_placement`), or with `namespace` a "+
+				"ResourcePlacement of that namespace; its `strategy.type` must be `External`.", stringvalidator.LengthBetween(1, 255)),
 			"resource_snapshot_index": rschema.StringAttribute{
 				Optional: true,
 				Description: "The placement's resource snapshot to roll out (its `resource_snapshots` list them). Absent: KubeFleet " +
@@ -134,11 +121,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					}, "A configured index that changes replaces the run.", "A configured index that changes replaces the run.")},
 				Validators: []validator.String{stringvalidator.RegexMatches(stagedIndexRe, "must be a resource snapshot index: an integer >= 0")},
 			},
-			"staged_update_strategy_name": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The `fleet_staged_update_strategy` whose stages the run follows (KubeFleet copies it when the run starts).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"staged_update_strategy_name": shared.ReplacingAttribute("The `fleet_staged_update_strategy` whose stages the run follows (KubeFleet copies it when the run starts)."),
 			"state": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1.StateRun)),
 				Description: "The run's `spec.state`: `Run` (default) starts the run or resumes a stopped one; `Initialize` creates " +

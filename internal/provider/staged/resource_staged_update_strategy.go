@@ -14,8 +14,6 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -58,17 +56,9 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"joined member clusters each stage holds now, in the order and batches a run updates them, and which clusters no stage " +
 			"holds (KubeFleet v0.18.9's rules).",
 		Attributes: map[string]rschema.Attribute{
-			"id": rschema.StringAttribute{
-				Computed: true, Description: "The strategy's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": rschema.StringAttribute{
-				Required:      true,
-				Description:   "The ClusterStagedUpdateStrategy's name (a DNS subdomain). Changing it replaces the strategy.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedObjectNameMax),
-					stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")},
-			},
+			"id": shared.IDAttribute("The strategy's name."),
+			"name": shared.ReplacingAttribute("The ClusterStagedUpdateStrategy's name (a DNS subdomain). Changing it replaces the strategy.", stringvalidator.LengthBetween(1, stagedObjectNameMax),
+				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"namespace": stagedNamespaceAttribute("strategy"),
 			"stages":    stagedStagesAttribute(),
 			"facts":     shared.FactsAttribute("the preview"),

@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
@@ -443,7 +441,7 @@ func stagedNamespaceAttribute(what string) rschema.StringAttribute {
 		Description: "The namespace of a namespaced " + what + " (" + kinds + "): absent, the cluster-scoped kind, for a " +
 			"ClusterResourcePlacement (`fleet_placement`); set, the namespaced kind, for a ResourcePlacement of that namespace " +
 			"(KubeFleet v0.17 or later). Changing it replaces the " + what + ".",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		PlanModifiers: shared.RequiresReplace(),
 		Validators: []validator.String{stringvalidator.LengthBetween(1, 63),
 			stringvalidator.RegexMatches(stagedNamespaceRe, "must be a namespace name: lowercase letters, digits and '-', starting and ending with a letter or digit")},
 	}
