@@ -58,10 +58,7 @@ resource "fleet_staged_update_run" %[1]q {
 // clusters: two start together, the third after them, as the clusters' Started times say); a second
 // run is stopped while it waits for its approval and resumed to Succeeded.
 func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
-	h, kc := stagedHub(t)
-	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "batched"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	h, _ := stagedHub(t, "batched")
 	const first, second = "fleet_staged_update_run.pairs-1", "fleet_staged_update_run.pairs-2"
 	// canary-east, prod-east-1 and prod-west-1 are scheduled (prod-east-2 is tainted, staging-west disconnected).
 	want := []string{"canary-east", "prod-east-1", "prod-west-1"}
@@ -256,11 +253,8 @@ resource "fleet_staged_update_run" "ns" {
 // The namespaced scope: a StagedUpdateStrategy and a StagedUpdateRun of a ResourcePlacement (created
 // on the hub directly), previewed and driven to Succeeded by the real hub agent.
 func TestAccStagedUpdateRunNamespaced(t *testing.T) {
-	h, kc := stagedHub(t)
+	h, kc := stagedHub(t, "staged-apps")
 	ctx := context.Background()
-	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "staged-apps"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
 	// canary-east runs KubeFleet's real member agent, which applies the ConfigMap into a namespace
 	// its API server must already have (a ResourcePlacement places no namespace).
 	acctest.MemberNamespace(t, "canary-east", "staged-apps")

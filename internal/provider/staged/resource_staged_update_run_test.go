@@ -24,8 +24,11 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-// stagedHub is the acceptance fleet's hub through the provider's own typed client.
-func stagedHub(t *testing.T) (*hub.Client, *kube.Client) {
+// stagedHub is the acceptance fleet's hub through the provider's own typed client, with the
+// namespace ns the test places (created unless it exists).
+func stagedHub(t *testing.T, ns string) (*hub.Client, *kube.Client) {
+	t.Helper()
+	acctest.NewHubClients(t).CreateNamespace(t, ns)
 	kc := acctest.HubKube(t)
 	return hub.New(kc), kc
 }
@@ -90,10 +93,7 @@ resource "fleet_staged_update_strategy" "overlap" {
 // drives to Succeeded, a run KubeFleet refuses to initialize (the preview says why, in KubeFleet's
 // words), and a second release of a newer resource snapshot.
 func TestAccStagedUpdateRun(t *testing.T) {
-	h, kc := stagedHub(t)
-	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "staged"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	h, kc := stagedHub(t, "staged")
 	// As integers prod-west-1 (2) comes before prod-east-1 (10); as strings it would not.
 	labelMember(t, kc, "prod-west-1", "rollout-order", "2")
 	labelMember(t, kc, "prod-east-1", "rollout-order", "10")
