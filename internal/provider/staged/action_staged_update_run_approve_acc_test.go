@@ -9,21 +9,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 )
 
-const approveBase = `
-resource "fleet_placement" "gated" {
-  name               = "gated"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "gated" }]
-  strategy           = { type = "External" }
-}
-
-resource "fleet_staged_update_strategy" "gated" {
-  name = "gated"
-  stages = [{
-    name               = "all"
-    label_selector     = {}
-    before_stage_tasks = [{ type = "Approval" }]
-  }]
-}
+var approveBase = externalPlacement("gated") + approvalStageStrategy("gated") + `
 
 action "fleet_staged_update_run_approve" "all" {
   config {

@@ -23,23 +23,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-const stagedBatchesConfig = acctest.ProviderConfig + `
-resource "fleet_placement" "batched" {
-  name               = "batched"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "batched" }]
-  strategy           = { type = "External" }
-}
-
-resource "fleet_staged_update_strategy" "pairs" {
-  name = "pairs"
-  stages = [{
-    name               = "all"
-    label_selector     = {}
-    max_concurrency    = "2"
-    before_stage_tasks = [{ type = "Approval" }]
-  }]
-}
-`
+var stagedBatchesConfig = acctest.ProviderConfig + externalPlacement("batched") + approvalStageStrategy("pairs", `max_concurrency = "2"`)
 
 func batchRun(name, extra string) string {
 	return fmt.Sprintf(`

@@ -53,12 +53,38 @@ func jsonValue(v any) string {
 	return fmt.Sprintf("%q", v)
 }
 
-const stagedConfigBase = acctest.ProviderConfig + `
-resource "fleet_placement" "staged" {
-  name               = "staged"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "staged" }]
+// externalPlacement is a fleet_placement named ns (and so addressed) of the hub namespace ns, whose
+// rollout staged update runs drive (External).
+func externalPlacement(ns string) string {
+	return fmt.Sprintf(`
+resource "fleet_placement" %[1]q {
+  name               = %[1]q
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = %[1]q }]
   strategy           = { type = "External" }
 }
+`, ns)
+}
+
+// approvalStageStrategy is a fleet_staged_update_strategy named name (and so addressed) of one stage,
+// "all", of every cluster, with a before-stage approval and the further stage attributes.
+func approvalStageStrategy(name string, attrs ...string) string {
+	extra := ""
+	for _, a := range attrs {
+		extra += "\n    " + a
+	}
+	return fmt.Sprintf(`
+resource "fleet_staged_update_strategy" %[1]q {
+  name = %[1]q
+  stages = [{
+    name               = "all"
+    label_selector     = {}
+    before_stage_tasks = [{ type = "Approval" }]%[2]s
+  }]
+}
+`, name, extra)
+}
+
+var stagedConfigBase = acctest.ProviderConfig + externalPlacement("staged") + `
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
