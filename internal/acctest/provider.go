@@ -17,6 +17,9 @@ import (
 // ProviderConfig is a provider block that configures nothing: the local fleet's environment does.
 const ProviderConfig = "provider \"fleet\" {}\n"
 
+// MembersConfig reads every member of the fleet (data.fleet_members.all) and configures nothing.
+const MembersConfig = ProviderConfig + "data \"fleet_members\" \"all\" {}\n"
+
 // WrappedRegexp matches a pattern in Terraform's diagnostics, which wrap long lines: every space in
 // the pattern matches any run of white space.
 func WrappedRegexp(pattern string) *regexp.Regexp {
