@@ -42,6 +42,16 @@ func TestMoveFromAzurermUpdateStrategy(t *testing.T) {
 	}
 }
 
+// movedRun is the fleet_update_run that azurerm's update run state src moves to.
+func movedRun(t *testing.T, src string) rollout.UpdateRunModel {
+	t.Helper()
+	var m rollout.UpdateRunModel
+	if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
+		t.Fatal(d)
+	}
+	return m
+}
+
 func TestMoveFromAzurermUpdateRun(t *testing.T) {
 	t.Run("strategy, NodeImageOnly, no node image selection", func(t *testing.T) {
 		src := `{
@@ -53,10 +63,7 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
   "stage": [{"name": "copied", "group": [{"name": "g"}], "after_stage_wait_in_seconds": 0}],
   "timeouts": {"create": null, "read": null, "update": null, "delete": null}
 }`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+		m := movedRun(t, src)
 		if m.UpdateStrategyID.ValueString() != acctest.ExampleFleetID+"/updateStrategies/rings" || m.Stages != nil {
 			t.Errorf("update_strategy_id %s, stages %+v: the strategy's stages are the API's copy, not configuration", m.UpdateStrategyID, m.Stages)
 		}
@@ -76,10 +83,7 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
   "managed_cluster_update": [{"upgrade": [{"type": "Full", "kubernetes_version": "1.33.1"}], "node_image_selection": [{"type": "Consistent"}]}],
   "stage": [{"name": "all", "group": [{"name": "canary"}, {"name": "prod"}], "after_stage_wait_in_seconds": 60}]
 }`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+		m := movedRun(t, src)
 		if !m.UpdateStrategyID.IsNull() || len(m.Stages) != 1 || len(m.Stages[0].Groups) != 2 || m.Stages[0].AfterStageWaitInSeconds.ValueInt64() != 60 {
 			t.Errorf("update_strategy_id %s, stages %+v", m.UpdateStrategyID, m.Stages)
 		}
@@ -94,10 +98,7 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
   "managed_cluster_update": [{"upgrade": [{"type": "Full", "kubernetes_version": "1.33.1"}]}],
   "timeouts": {"create": "30m", "read": "5m", "update": null, "delete": ""}
 }`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+		m := movedRun(t, src)
 		ctx := context.Background()
 		create, d1 := m.Timeouts.Create(ctx, time.Hour)
 		del, d2 := m.Timeouts.Delete(ctx, time.Hour)
