@@ -67,6 +67,19 @@ resource "fleet_placement" %[1]q {
 `, ns)
 }
 
+// stagedRun is a fleet_staged_update_run named name (and so addressed) of the fleet_placement and
+// fleet_staged_update_strategy of the configuration so addressed, with the further attributes extra.
+func stagedRun(name, placement, strategy, extra string) string {
+	return fmt.Sprintf(`
+resource "fleet_staged_update_run" %[1]q {
+  name                        = %[1]q
+  placement_name              = fleet_placement.%[2]s.id
+  staged_update_strategy_name = fleet_staged_update_strategy.%[3]s.id
+  %[4]s
+}
+`, name, placement, strategy, extra)
+}
+
 // approvalStageStrategy is a fleet_staged_update_strategy named name (and so addressed) of one stage,
 // "all", of every cluster, with a before-stage approval and the further stage attributes.
 func approvalStageStrategy(name string, attrs ...string) string {
@@ -126,16 +139,7 @@ func TestAccStagedUpdateRun(t *testing.T) {
 	labelMember(t, kc, "prod-west-1", "rollout-order", "2")
 	labelMember(t, kc, "prod-east-1", "rollout-order", "10")
 
-	run := func(name, extra string) string {
-		return fmt.Sprintf(`
-resource "fleet_staged_update_run" %[1]q {
-  name                        = %[1]q
-  placement_name              = fleet_placement.staged.id
-  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
-  %[2]s
-}
-`, name, extra)
-	}
+	run := func(name, extra string) string { return stagedRun(name, "staged", "rings", extra) }
 	const release1 = "fleet_staged_update_run.release-1"
 	stage := func(name string, clusters []string, after ...string) knownvalue.Check {
 		return stagePreview(name, clusters, 1, nil, after)
@@ -321,16 +325,7 @@ func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
 
 var stagedBatchesConfig = acctest.ProviderConfig + externalPlacement("batched") + approvalStageStrategy("pairs", `max_concurrency = "2"`)
 
-func batchRun(name, extra string) string {
-	return fmt.Sprintf(`
-resource "fleet_staged_update_run" %[1]q {
-  name                        = %[1]q
-  placement_name              = fleet_placement.batched.id
-  staged_update_strategy_name = fleet_staged_update_strategy.pairs.id
-  %[2]s
-}
-`, name, extra)
-}
+func batchRun(name, extra string) string { return stagedRun(name, "batched", "pairs", extra) }
 
 // KubeFleet v0.18.9's spec.state and maxConcurrency end to end on the real hub agent: a run created
 // with state = "Initialize" is initialized and updates nothing; state = "Run" (with its before-stage
