@@ -313,12 +313,8 @@ func TestAccUpdateRun_cancelledWaitThenApply(t *testing.T) {
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 			Check: func(*terraform.State) error {
-				names, err := runsNamed(t, "cancel-run")
-				if err != nil {
+				if err := oneRunNamed(t, "cancel-run"); err != nil {
 					return err
-				}
-				if len(names) != 1 {
-					return fmt.Errorf("want exactly one run cancel-run, got %v", names)
 				}
 				if s := runStateOf(t, "cancel-run"); s != "Completed" {
 					return fmt.Errorf("run cancel-run is %s in the Fleet API, want Completed", s)
@@ -360,12 +356,8 @@ func TestAccUpdateRun_transientFaults(t *testing.T) {
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
 			},
 			Check: func(*terraform.State) error {
-				names, err := runsNamed(t, "faulty-run")
-				if err != nil {
+				if err := oneRunNamed(t, "faulty-run"); err != nil {
 					return err
-				}
-				if len(names) != 1 {
-					return fmt.Errorf("want exactly one run faulty-run, got %v", names)
 				}
 				failed, total := 0, 0
 				for _, f := range acctest.Current(t).Faults(t) {
