@@ -36,11 +36,10 @@ func pickNConfig(name, namespace string, n int) string {
 resource "fleet_placement" "test" {
   name               = %q
   resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
-`, name, namespace) + pickNByNodeCount(n)
+`, name, namespace) + pickNByNodeCount(n) + waitForRollout
 }
 
-// pickNByNodeCount ends a placement of either scope: PickN of n by node count, waiting for the
-// rollout.
+// pickNByNodeCount is the policy of a placement of either scope: PickN of n by node count.
 func pickNByNodeCount(n int) string {
 	return fmt.Sprintf(`  policy = {
     placement_type     = "PickN"
@@ -50,10 +49,11 @@ func pickNByNodeCount(n int) string {
       property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
     }]
   }
-  wait_for_rollout = true
-}
 `, n)
 }
+
+// waitForRollout ends a placement that waits for its rollout.
+const waitForRollout = "  wait_for_rollout = true\n}\n"
 
 func pick(cluster string, affinity int64, change string) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{

@@ -28,7 +28,7 @@ resource "fleet_resource_placement" "test" {
   namespace          = %q
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
-`, ns) + pickNByNodeCount(n)
+`, ns) + pickNByNodeCount(n) + waitForRollout
 }
 
 // createConfigMap creates a ConfigMap on the hub, unless it exists.
