@@ -59,7 +59,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 				Config:           resourcePlacementConfig(ns, 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(resourcePlacementAddr)},
 				ConfigStateChecks: []statecheck.StateCheck{
-					hubMatchesPreviewCheck{resourcePlacementAddr},
+					hubMatchesPreviewAt(resourcePlacementAddr),
 					resourcePlacementRolledOut(2),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("id"), knownvalue.StringExact(ns+"/web")),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("status").AtMapKey("selected_resources"), knownvalue.ListExact([]knownvalue.Check{
@@ -83,7 +83,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 					})),
 					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(2)),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewCheck{resourcePlacementAddr}, resourcePlacementRolledOut(3)},
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewAt(resourcePlacementAddr), resourcePlacementRolledOut(3)},
 			},
 			{
 				// Nothing changed: the plan is empty.
@@ -166,7 +166,7 @@ resource "fleet_resource_placement" "bad" {
 // condition type, ResourcePlacementAvailable), each running resource snapshot 0, as
 // wait_for_rollout promised.
 func resourcePlacementRolledOut(n int) statecheck.StateCheck {
-	return rolledOutCheck{resourcePlacementAddr, n, "ResourcePlacementAvailable", "0"}
+	return rolledOutAt(resourcePlacementAddr, n, "ResourcePlacementAvailable", "0")
 }
 
 // noClusterPlacement checks the hub has no ClusterResourcePlacement of the name: the resource
