@@ -97,6 +97,15 @@ const (
 	heartbeatReason = `^ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals \(last received at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`
 )
 
+// selectedPlan is the plan of action on the placement at addr whose preview selects picks, with the
+// more checks.
+func selectedPlan(addr string, action plancheck.ResourceActionType, picks []knownvalue.Check, more ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: append([]plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, action),
+		plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact(picks)),
+	}, more...)}
+}
+
 // pickTwoCreated is the plan that creates a PickN placement of 2 at addr on the test fleet: the
 // preview picks prod-east-1 and prod-west-1 and says why each other cluster is left out; the status
 // is known after apply.
@@ -146,16 +155,14 @@ func TestAccPlacementPickN(t *testing.T) {
 			{
 				// Scale out: numberOfClusters is not part of the policy snapshot, so the picks stay.
 				Config: pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
-					})),
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+				},
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("trimmed"), knownvalue.ListExact([]knownvalue.Check{})),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
 						"prod-east-2": taintReason, "staging-west": heartbeatReason,
 					})),
-				}},
+				),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 			{
@@ -173,24 +180,18 @@ func TestAccPlacementPickN(t *testing.T) {
 					waitForPlacementScheduled(t, "pickn-web", 1)
 				},
 				Config: pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
-					})),
-				}},
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+				}),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 			{
 				// Deleted on the hub behind Terraform's back: refresh drops it, the plan creates it again.
 				PreConfig: func() { h.DeletePlacement(t, "pickn-web") },
 				Config:    pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
-					})),
-				}},
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionCreate, []knownvalue.Check{
+					pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+				}),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 		},
@@ -242,15 +243,13 @@ resource "fleet_placement" "test" {
 			},
 			{
 				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
-					})),
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
+				},
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
 						"staging-west": heartbeatReason,
 					})),
-				}},
+				),
 			},
 			{
 				PreConfig:         func() { waitForPlacementScheduled(t, "pickall-web", 4) },

@@ -76,13 +76,11 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 			{
 				// Scale out: the picks stay, canary-east is added.
 				Config: resourcePlacementConfig(ns, 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
-					})),
+				ConfigPlanChecks: selectedPlan(resourcePlacementAddr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+				},
 					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(2)),
-				}},
+				),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewAt(resourcePlacementAddr), resourcePlacementRolledOut(3)},
 			},
 			{
