@@ -43,7 +43,7 @@ func TestAccStagedUpdateRunApproveAction(t *testing.T) {
 	ctx := context.Background()
 	w := acctest.NewWorkdir(t, approveBase)
 	w.Must("apply", "-auto-approve", "-input=false")
-	waitBindings(t, h, "gated", 3)
+	acctest.NewHubClients(t).WaitForBindings(t, "gated", 3)
 	w.Write("main.tf", approveBase+`
 resource "fleet_staged_update_run" "r" {
   name                        = "gated-1"

@@ -346,7 +346,7 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			{Config: stagedBatchesConfig},
 			{
 				// The placement is scheduled: the plan previews the run, batches and all.
-				PreConfig: func() { waitBindings(t, h, "batched", len(want)) },
+				PreConfig: func() { acctest.NewHubClients(t).WaitForBindings(t, "batched", len(want)) },
 				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
   wait_for = "completed"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -442,20 +442,6 @@ func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
 			},
 		},
 	})
-}
-
-// waitBindings waits until the scheduler has bound n clusters of the placement.
-func waitBindings(t *testing.T, h *hub.Client, placement string, n int) {
-	t.Helper()
-	if err := acctest.Eventually(2*time.Minute, "placement "+placement+" scheduled", func() (bool, string) {
-		bs, err := h.Bindings(context.Background(), placement)
-		if err != nil {
-			return false, err.Error()
-		}
-		return len(bs) == n, fmt.Sprintf("%d bindings", len(bs))
-	}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // startedInBatches checks the clusters' Started and Succeeded times in the run's first stage
