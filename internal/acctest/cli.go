@@ -185,6 +185,16 @@ func (w *Workdir) StateValues(address string) map[string]any {
 	return values
 }
 
+// Invalid fails the test unless `terraform validate` of hcl (a working folder's main.tf) fails with
+// an error matching want (a WrappedRegexp).
+func Invalid(t *testing.T, hcl, want string) {
+	t.Helper()
+	out, err := NewWorkdir(t, hcl).Run("validate")
+	if err == nil || !WrappedRegexp(want).MatchString(out) {
+		t.Errorf("validate %s: %v\n%s", hcl, err, out)
+	}
+}
+
 // Lines fails the test unless out has a line matching each pattern, in order.
 func Lines(t *testing.T, out string, patterns ...string) {
 	t.Helper()

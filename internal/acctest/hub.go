@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -119,6 +120,20 @@ func (h *HubClients) WaitForResourceIndex(t *testing.T, name, index string) {
 	})
 	if err != nil {
 		t.Fatalf("placement %s: want latest resource snapshot %s, have %q: %v", name, index, last, err)
+	}
+}
+
+// WaitForBindings waits until the hub agent has bound the placement to n clusters.
+func (h *HubClients) WaitForBindings(t *testing.T, placement string, n int) {
+	t.Helper()
+	if err := Eventually(2*time.Minute, fmt.Sprintf("%d bindings of placement %s", n, placement), func() (bool, string) {
+		bs, err := h.Hub.Bindings(context.Background(), placement)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(bs) == n, fmt.Sprintf("%d bindings", len(bs))
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +17,44 @@ import (
 
 // ProviderConfig is a provider block that configures nothing: the local fleet's environment does.
 const ProviderConfig = "provider \"fleet\" {}\n"
+
+// MembersConfig reads every member of the fleet (data.fleet_members.all) and configures nothing.
+const MembersConfig = ProviderConfig + "data \"fleet_members\" \"all\" {}\n"
+
+// FactsRolloutConfig is what the saved-plan tests plan with the fleet's facts read at plan
+// (data.fleet_facts.at_plan): an update strategy <prefix>-rings (stages canary and prod), a
+// NotStarted update run <prefix>-run of it to Kubernetes 1.33.1, and an auto-upgrade profile on
+// channel (<prefix>-<channel in lower case>, so addressed too), each with the attribute line facts.
+func FactsRolloutConfig(prefix, channel, facts string) string {
+	profile := strings.ToLower(channel)
+	return fmt.Sprintf(`
+data "fleet_facts" "at_plan" {}
+
+resource "fleet_update_strategy" "rings" {
+  name   = "%[1]s-rings"
+  stages = [
+    { name = "canary", groups = [{ name = "canary" }] },
+    { name = "prod", groups = [{ name = "prod" }] },
+  ]
+  %[4]s
+}
+
+resource "fleet_update_run" "to_1_33" {
+  name   = "%[1]s-run"
+  stages = fleet_update_strategy.rings.stages
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  state  = "NotStarted"
+  %[4]s
+}
+
+resource "fleet_auto_upgrade_profile" %[3]q {
+  name               = "%[1]s-%[3]s"
+  channel            = %[2]q
+  update_strategy_id = fleet_update_strategy.rings.id
+  %[4]s
+}
+`, prefix, channel, profile, facts)
+}
 
 // WrappedRegexp matches a pattern in Terraform's diagnostics, which wrap long lines: every space in
 // the pattern matches any run of white space.

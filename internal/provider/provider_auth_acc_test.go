@@ -26,10 +26,7 @@ import (
 // membersStep reads the fleet's members: Fleet API calls (members, their
 // managed clusters) and the hub's MemberClusters.
 var membersStep = resource.TestStep{
-	Config: `
-provider "fleet" {}
-data "fleet_members" "all" {}
-`,
+	Config: acctest.MembersConfig,
 	ConfigStateChecks: []statecheck.StateCheck{
 		statecheck.ExpectKnownValue("data.fleet_members.all", tfjsonpath.New("members"), knownvalue.ListSizeExact(5)),
 		statecheck.ExpectKnownValue("data.fleet_members.all", acctest.MemberAt(0).AtMapKey("hub_labels").AtMapKey("fleet.azure.com/location"), knownvalue.StringExact("eastus")),

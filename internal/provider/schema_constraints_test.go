@@ -335,27 +335,12 @@ func toTF(t tftypes.Type, v any) (tftypes.Value, error) {
 	return tftypes.NewValue(t, v), nil
 }
 
+// tfPathString is where a diagnostic is: the resource, or the attribute as a configuration spells it.
 func tfPathString(p *tftypes.AttributePath) string {
 	if p == nil {
 		return "(resource)"
 	}
-	var b strings.Builder
-	for _, s := range p.Steps() {
-		switch x := s.(type) {
-		case tftypes.AttributeName:
-			if b.Len() > 0 {
-				b.WriteString(".")
-			}
-			b.WriteString(string(x))
-		case tftypes.ElementKeyInt:
-			fmt.Fprintf(&b, "[%d]", int64(x))
-		case tftypes.ElementKeyString:
-			fmt.Fprintf(&b, "[%q]", string(x))
-		default:
-			b.WriteString("[?]")
-		}
-	}
-	return b.String()
+	return hclPath(p)
 }
 
 type validateHarness struct {

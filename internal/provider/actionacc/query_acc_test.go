@@ -57,26 +57,41 @@ func TestAccQuery_adoptExisting(t *testing.T) {
 	if _, err := shared.PollDone(ctx, runPoller, err); err != nil {
 		t.Fatal(err)
 	}
-	w := acctest.NewWorkdir(t, "")
-	w.Write("adopt.tfquery.hcl", adoptQuery)
-	out := w.Must("query")
 	// Each list block's results in order; the blocks themselves in any order.
-	for _, want := range []string{
-		`list\.fleet_update_strategy\.adopt\s+id=` + actionsFleet.ChildID("updateStrategies", "adopt-strategy") + `\s+adopt-strategy`,
-		`list\.fleet_update_run\.adopt\s+id=` + actionsFleet.ChildID("updateRuns", "adopt-run") + `\s+adopt-run \(NotStarted\)`,
-		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-1") + `\s+prod-1`,
-		`list\.fleet_member\.prod\s+id=` + actionsFleet.ChildID("members", "prod-2") + `\s+prod-2`,
-	} {
+	w, _ := adoptQueried(t, adoptQuery,
+		`list\.fleet_update_strategy\.adopt\s+id=`+actionsFleet.ChildID("updateStrategies", "adopt-strategy")+`\s+adopt-strategy`,
+		`list\.fleet_update_run\.adopt\s+id=`+actionsFleet.ChildID("updateRuns", "adopt-run")+`\s+adopt-run \(NotStarted\)`,
+		`list\.fleet_member\.prod\s+id=`+actionsFleet.ChildID("members", "prod-1")+`\s+prod-1`,
+		`list\.fleet_member\.prod\s+id=`+actionsFleet.ChildID("members", "prod-2")+`\s+prod-2`,
+	)
+	importsOnly(t, w, 4)
+}
+
+// adoptQueried runs terraform query of query (adopt.tfquery.hcl) in a working folder of its own and
+// checks its output has a line matching each of found, in any order; it returns the folder and the
+// output.
+func adoptQueried(t *testing.T, query string, found ...string) (*acctest.Workdir, string) {
+	t.Helper()
+	w := acctest.NewWorkdir(t, "")
+	w.Write("adopt.tfquery.hcl", query)
+	out := w.Must("query")
+	for _, want := range found {
 		acctest.Lines(t, out, want)
 	}
+	return w, out
+}
+
+// importsOnly checks that what -generate-config-out writes from w's query plans n imports and no
+// other change.
+func importsOnly(t *testing.T, w *acctest.Workdir, n int) {
+	t.Helper()
 	w.Must("query", "-generate-config-out=generated.tf")
 	generated, err := os.ReadFile(filepath.Join(w.Dir, "generated.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("generated.tf:\n%s", generated)
-	out = w.Must("plan", "-input=false")
-	acctest.Lines(t, out, `Plan: 4 to import, 0 to add, 0 to change, 0 to destroy.`)
+	acctest.Lines(t, w.Must("plan", "-input=false"), fmt.Sprintf(`Plan: %d to import, 0 to add, 0 to change, 0 to destroy.`, n))
 }
 
 // A principal that may not list update runs: terraform query fails with one diagnostic that names

@@ -49,19 +49,12 @@ func TestAccQuery_adoptHubAndProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := acctest.NewWorkdir(t, "")
-	w.Write("adopt.tfquery.hcl", adoptHubQuery)
-	out := w.Must("query")
-	for _, want := range []string{
+	w, _ := adoptQueried(t, adoptHubQuery,
 		`list\.fleet_placement\.adopt\s+id=adopt-placement\s`,
 		`list\.fleet_staged_update_strategy\.adopt\s+id=adopt-staged\s`,
-		`list\.fleet_auto_upgrade_profile\.adopt\s+id=` + actionsFleet.ChildID("autoUpgradeProfiles", "adopt-profile") + `\s`,
-	} {
-		acctest.Lines(t, out, want)
-	}
-	w.Must("query", "-generate-config-out=generated.tf")
-	out = w.Must("plan", "-input=false")
-	acctest.Lines(t, out, `Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.`)
+		`list\.fleet_auto_upgrade_profile\.adopt\s+id=`+actionsFleet.ChildID("autoUpgradeProfiles", "adopt-profile")+`\s`,
+	)
+	importsOnly(t, w, 3)
 }
 
 // What a team made on the hub before adopting Terraform, made here by a working folder of its own
@@ -115,15 +108,11 @@ func TestAccQuery_adoptEnvelopeAndStagedRun(t *testing.T) {
 	made.Must("apply", "-auto-approve", "-input=false")
 	t.Cleanup(func() { _, _ = made.Run("destroy", "-auto-approve", "-input=false") })
 
-	w := acctest.NewWorkdir(t, "")
-	w.Write("adopt.tfquery.hcl", adoptStagedQuery)
-	out := w.Must("query")
-	acctest.Lines(t, out, `list\.fleet_envelope\.adopt\s+id=adopt-env-roles\s`)
-	acctest.Lines(t, out, `list\.fleet_staged_update_run\.adopt\s+id=adopt-run-1\s+adopt-run-1 \(Initialized\)`)
+	w, out := adoptQueried(t, adoptStagedQuery,
+		`list\.fleet_envelope\.adopt\s+id=adopt-env-roles\s`,
+		`list\.fleet_staged_update_run\.adopt\s+id=adopt-run-1\s+adopt-run-1 \(Initialized\)`)
 	if strings.Contains(out, "other-env") {
 		t.Fatalf("the name prefix let other-env through:\n%s", out)
 	}
-	w.Must("query", "-generate-config-out=generated.tf")
-	out = w.Must("plan", "-input=false")
-	acctest.Lines(t, out, `Plan: 2 to import, 0 to add, 0 to change, 0 to destroy.`)
+	importsOnly(t, w, 2)
 }

@@ -34,10 +34,7 @@ func TestAccMembersDataSource(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-provider "fleet" {}
-data "fleet_members" "all" {}
-`,
+			Config: acctest.MembersConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-fleet/providers/Microsoft.ContainerService/fleets/demo")),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("members"), knownvalue.ListSizeExact(5)),

@@ -222,11 +222,7 @@ func TestAccMemberClusterTaints_badInput(t *testing.T) {
 		{`{ key = "a", value = "val&1", effect = "NoSchedule" }`, `invalid taint value`},
 		{`{ key = "a", effect = "NoSchedule" }, { key = "a", effect = "NoSchedule" }`, `taint\[1\] repeats taint\[0\]`},
 	} {
-		w := acctest.NewWorkdir(t, "resource \"fleet_member_cluster_taints\" \"bad\" {\n  member_cluster = \"prod-west-1\"\n  taint = ["+tc.taints+"]\n}\n")
-		out, err := w.Run("validate")
-		if err == nil || !acctest.WrappedRegexp(tc.want).MatchString(out) {
-			t.Errorf("validate %s: %v\n%s", tc.taints, err, out)
-		}
+		acctest.Invalid(t, "resource \"fleet_member_cluster_taints\" \"bad\" {\n  member_cluster = \"prod-west-1\"\n  taint = ["+tc.taints+"]\n}\n", tc.want)
 	}
 	w := acctest.NewWorkdir(t, `
 resource "fleet_member_cluster_taints" "missing" {

@@ -33,10 +33,7 @@ func TestAccPlansPacedUnderARMReadLimits(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-provider "fleet" {}
-data "fleet_members" "all" {}
-`,
+			Config: acctest.MembersConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.fleet_members.all", tfjsonpath.New("members"), knownvalue.ListSizeExact(300)),
 			},

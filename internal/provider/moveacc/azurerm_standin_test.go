@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -94,10 +95,54 @@ func (p *standin) Resources(context.Context) []func() resource.Resource {
 
 func (p *standin) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
-// armObject is what each resource type creates and deletes in the Fleet API.
+// armObject is what each resource type creates and deletes in the Fleet API, in the fleet of its
+// state's fleet ID.
 type armObject interface {
-	create(ctx context.Context, c *fleetapi.Client) error
-	delete(ctx context.Context, c *fleetapi.Client) error
+	fleet() types.String
+	create(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error
+	delete(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error
+}
+
+// armM is what the state of each of azurerm's fleet resources has.
+type armM struct {
+	ID       types.String `tfsdk:"id"`
+	Name     types.String `tfsdk:"name"`
+	Timeouts types.Object `tfsdk:"timeouts"`
+}
+
+// fleetChildM is armM of a resource whose fleet is kubernetes_fleet_manager_id (all but the member).
+type fleetChildM struct {
+	armM
+	FleetID types.String `tfsdk:"kubernetes_fleet_manager_id"`
+}
+
+// created waits for the create p (started with err) and sets m's ID: the object's of kind (the
+// Fleet API's path segment) in fleet f.
+func created[T any](ctx context.Context, m *armM, p *runtime.Poller[T], err error, f fleetapi.FleetID, kind string) error {
+	if _, err := shared.PollDone(ctx, p, err); err != nil {
+		return err
+	}
+	m.ID = types.StringValue(f.ChildID(kind, m.Name.ValueString()))
+	return nil
+}
+
+// deleted deletes the object name of fleet f with begin and waits until it is gone.
+func deleted(ctx context.Context, begin func(context.Context, fleetapi.FleetID, string, *fleetapi.Precondition) (*runtime.Poller[fleetapi.DeleteResult], error),
+	f fleetapi.FleetID, name types.String) error {
+	p, err := begin(ctx, f, name.ValueString(), nil)
+	_, err = shared.PollDone(ctx, p, err)
+	return err
+}
+
+func (m *fleetChildM) fleet() types.String { return m.FleetID }
+
+// inFleet runs op on the fleet of o's state.
+func inFleet(o armObject, op func(fleetapi.FleetID) error) error {
+	f, err := fleetapi.ParseFleetID(o.fleet().ValueString())
+	if err != nil {
+		return err
+	}
+	return op(f)
 }
 
 // standinResource is one azurerm resource type over its model M, which *M makes and deletes.
@@ -129,7 +174,7 @@ func (r *standinResource[M, P]) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if err := P(&m).create(ctx, r.client); err != nil {
+	if err := inFleet(P(&m), func(f fleetapi.FleetID) error { return P(&m).create(ctx, r.client, f) }); err != nil {
 		resp.Diagnostics.AddError("azurerm stand-in: create "+r.name, err.Error())
 		return
 	}
@@ -147,12 +192,23 @@ func (r *standinResource[M, P]) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.Append(req.State.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if err := P(&m).delete(ctx, r.client); err != nil {
+	if err := inFleet(P(&m), func(f fleetapi.FleetID) error { return P(&m).delete(ctx, r.client, f) }); err != nil {
 		resp.Diagnostics.AddError("azurerm stand-in: delete "+r.name, err.Error())
 	}
 }
 
 // Schema parts azurerm's fleet resources share.
+
+// armSchema is the schema of an azurerm fleet resource with attrs and blocks: with armM's id, name
+// and timeouts block.
+func armSchema(attrs map[string]rschema.Attribute, blocks map[string]rschema.Block) rschema.Schema {
+	attrs["id"], attrs["name"] = idAttr(), required()
+	if blocks == nil {
+		blocks = map[string]rschema.Block{}
+	}
+	blocks["timeouts"] = timeoutsBlock()
+	return rschema.Schema{Attributes: attrs, Blocks: blocks}
+}
 
 func idAttr() rschema.StringAttribute {
 	return rschema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
@@ -206,10 +262,6 @@ func apiStages(in []stageM) []fleetapi.UpdateStage {
 	return out
 }
 
-func fleetOf(id types.String) (fleetapi.FleetID, error) {
-	return fleetapi.ParseFleetID(id.ValueString())
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -220,42 +272,26 @@ func nonNil[T any](s []T) []T {
 // azurerm_kubernetes_fleet_update_strategy.
 
 func strategySchema() rschema.Schema {
-	return rschema.Schema{
-		Attributes: map[string]rschema.Attribute{"id": idAttr(), "name": required(), "kubernetes_fleet_manager_id": required()},
-		Blocks:     map[string]rschema.Block{"stage": stageBlock(), "timeouts": timeoutsBlock()},
-	}
+	return armSchema(map[string]rschema.Attribute{"kubernetes_fleet_manager_id": required()}, map[string]rschema.Block{"stage": stageBlock()})
 }
 
 type strategyM struct {
-	ID       types.String `tfsdk:"id"`
-	Name     types.String `tfsdk:"name"`
-	FleetID  types.String `tfsdk:"kubernetes_fleet_manager_id"`
-	Stage    []stageM     `tfsdk:"stage"`
-	Timeouts types.Object `tfsdk:"timeouts"`
+	fleetChildM
+	Stage []stageM `tfsdk:"stage"`
 }
 
-func (m *strategyM) create(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
+func (m *strategyM) create(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
 	p, err := c.BeginCreateOrUpdateUpdateStrategy(ctx, f, m.Name.ValueString(), fleetapi.FleetUpdateStrategy{
 		Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: fleetapi.UpdateRunStrategy{Stages: apiStages(m.Stage)}}}, nil)
-	if _, err := shared.PollDone(ctx, p, err); err != nil {
+	if err := created(ctx, &m.armM, p, err, f, "updateStrategies"); err != nil {
 		return err
 	}
-	m.ID, m.Stage = types.StringValue(f.ChildID("updateStrategies", m.Name.ValueString())), nonNil(m.Stage)
+	m.Stage = nonNil(m.Stage)
 	return nil
 }
 
-func (m *strategyM) delete(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
-	p, err := c.BeginDeleteUpdateStrategy(ctx, f, m.Name.ValueString(), nil)
-	_, err = shared.PollDone(ctx, p, err)
-	return err
+func (m *strategyM) delete(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
+	return deleted(ctx, c.BeginDeleteUpdateStrategy, f, m.Name)
 }
 
 // azurerm_kubernetes_fleet_update_run.
@@ -264,19 +300,14 @@ func runSchema() rschema.Schema {
 	one := func(attrs map[string]rschema.Attribute) rschema.ListNestedBlock {
 		return rschema.ListNestedBlock{NestedObject: rschema.NestedBlockObject{Attributes: attrs}}
 	}
-	return rschema.Schema{
-		Attributes: map[string]rschema.Attribute{
-			"id": idAttr(), "name": required(), "kubernetes_fleet_manager_id": required(), "fleet_update_strategy_id": optional(),
-		},
-		Blocks: map[string]rschema.Block{
+	return armSchema(map[string]rschema.Attribute{"kubernetes_fleet_manager_id": required(), "fleet_update_strategy_id": optional()},
+		map[string]rschema.Block{
 			"managed_cluster_update": rschema.ListNestedBlock{NestedObject: rschema.NestedBlockObject{Blocks: map[string]rschema.Block{
 				"upgrade":              one(map[string]rschema.Attribute{"type": rschema.StringAttribute{Required: true}, "kubernetes_version": optional()}),
 				"node_image_selection": one(map[string]rschema.Attribute{"type": rschema.StringAttribute{Required: true}}),
 			}}},
-			"stage":    stageBlock(),
-			"timeouts": timeoutsBlock(),
-		},
-	}
+			"stage": stageBlock(),
+		})
 }
 
 type upgradeM struct {
@@ -294,20 +325,13 @@ type mcuM struct {
 }
 
 type runM struct {
-	ID         types.String `tfsdk:"id"`
-	Name       types.String `tfsdk:"name"`
-	FleetID    types.String `tfsdk:"kubernetes_fleet_manager_id"`
+	fleetChildM
 	StrategyID types.String `tfsdk:"fleet_update_strategy_id"`
 	MCU        []mcuM       `tfsdk:"managed_cluster_update"`
 	Stage      []stageM     `tfsdk:"stage"`
-	Timeouts   types.Object `tfsdk:"timeouts"`
 }
 
-func (m *runM) create(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
+func (m *runM) create(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
 	if len(m.MCU) != 1 || len(m.MCU[0].Upgrade) != 1 {
 		return fmt.Errorf("managed_cluster_update with one upgrade block is required")
 	}
@@ -322,97 +346,62 @@ func (m *runM) create(ctx context.Context, c *fleetapi.Client) error {
 		props.Strategy = &fleetapi.UpdateRunStrategy{Stages: apiStages(m.Stage)}
 	}
 	p, err := c.BeginCreateOrUpdateUpdateRun(ctx, f, m.Name.ValueString(), fleetapi.UpdateRun{Properties: props}, nil)
-	if _, err := shared.PollDone(ctx, p, err); err != nil {
+	if err := created(ctx, &m.armM, p, err, f, "updateRuns"); err != nil {
 		return err
 	}
-	m.ID, m.Stage = types.StringValue(f.ChildID("updateRuns", m.Name.ValueString())), nonNil(m.Stage)
+	m.Stage = nonNil(m.Stage)
 	m.MCU[0].NodeImageSelection = nonNil(m.MCU[0].NodeImageSelection)
 	return nil
 }
 
-func (m *runM) delete(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
-	p, err := c.BeginDeleteUpdateRun(ctx, f, m.Name.ValueString(), nil)
-	_, err = shared.PollDone(ctx, p, err)
-	return err
+func (m *runM) delete(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
+	return deleted(ctx, c.BeginDeleteUpdateRun, f, m.Name)
 }
 
 // azurerm_kubernetes_fleet_member.
 
 func memberSchema() rschema.Schema {
-	return rschema.Schema{
-		Attributes: map[string]rschema.Attribute{
-			"id": idAttr(), "name": required(), "kubernetes_fleet_id": required(), "kubernetes_cluster_id": required(), "group": optional(),
-		},
-		Blocks: map[string]rschema.Block{"timeouts": timeoutsBlock()},
-	}
+	return armSchema(map[string]rschema.Attribute{"kubernetes_fleet_id": required(), "kubernetes_cluster_id": required(), "group": optional()}, nil)
 }
 
 type memberM struct {
-	ID        types.String `tfsdk:"id"`
-	Name      types.String `tfsdk:"name"`
+	armM
 	FleetID   types.String `tfsdk:"kubernetes_fleet_id"`
 	ClusterID types.String `tfsdk:"kubernetes_cluster_id"`
 	Group     types.String `tfsdk:"group"`
-	Timeouts  types.Object `tfsdk:"timeouts"`
 }
 
-func (m *memberM) create(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
+func (m *memberM) fleet() types.String { return m.FleetID }
+
+func (m *memberM) create(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
 	p, err := c.BeginCreateOrUpdateMember(ctx, f, m.Name.ValueString(), fleetapi.FleetMember{Properties: &fleetapi.FleetMemberProperties{
 		ClusterResourceID: m.ClusterID.ValueString(), Group: m.Group.ValueString()}}, nil)
-	if _, err := shared.PollDone(ctx, p, err); err != nil {
-		return err
-	}
-	m.ID = types.StringValue(f.ChildID("members", m.Name.ValueString()))
-	return nil
+	return created(ctx, &m.armM, p, err, f, "members")
 }
 
-func (m *memberM) delete(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
-	p, err := c.BeginDeleteMember(ctx, f, m.Name.ValueString(), nil)
-	_, err = shared.PollDone(ctx, p, err)
-	return err
+func (m *memberM) delete(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
+	return deleted(ctx, c.BeginDeleteMember, f, m.Name)
 }
 
 // azurerm_kubernetes_fleet_auto_upgrade_profile.
 
 func profileSchema() rschema.Schema {
-	return rschema.Schema{
-		Attributes: map[string]rschema.Attribute{
-			"id": idAttr(), "name": required(), "kubernetes_fleet_manager_id": required(), "channel": rschema.StringAttribute{Required: true},
-			"node_image_selection_type": optional(), "update_strategy_id": optional(),
-			"enabled": rschema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true)},
-		},
-		Blocks: map[string]rschema.Block{"timeouts": timeoutsBlock()},
-	}
+	return armSchema(map[string]rschema.Attribute{
+		"kubernetes_fleet_manager_id": required(), "channel": rschema.StringAttribute{Required: true},
+		"node_image_selection_type": optional(), "update_strategy_id": optional(),
+		"enabled": rschema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true)},
+	}, nil)
 }
 
 type profileM struct {
-	ID                     types.String `tfsdk:"id"`
-	Name                   types.String `tfsdk:"name"`
-	FleetID                types.String `tfsdk:"kubernetes_fleet_manager_id"`
+	fleetChildM
 	Channel                types.String `tfsdk:"channel"`
 	NodeImageSelectionType types.String `tfsdk:"node_image_selection_type"`
 	UpdateStrategyID       types.String `tfsdk:"update_strategy_id"`
 	Enabled                types.Bool   `tfsdk:"enabled"`
-	Timeouts               types.Object `tfsdk:"timeouts"`
 }
 
-func (m *profileM) create(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
+func (m *profileM) create(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
 	disabled := !m.Enabled.ValueBool()
 	props := &fleetapi.AutoUpgradeProfileProperties{Channel: fleetapi.UpgradeChannel(m.Channel.ValueString()),
 		UpdateStrategyID: m.UpdateStrategyID.ValueString(), Disabled: &disabled}
@@ -420,19 +409,9 @@ func (m *profileM) create(ctx context.Context, c *fleetapi.Client) error {
 		props.NodeImageSelection = &fleetapi.AutoUpgradeNodeImageSelection{Type: fleetapi.AutoUpgradeNodeImageSelectionType(t)}
 	}
 	p, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, f, m.Name.ValueString(), fleetapi.AutoUpgradeProfile{Properties: props}, nil)
-	if _, err := shared.PollDone(ctx, p, err); err != nil {
-		return err
-	}
-	m.ID = types.StringValue(f.ChildID("autoUpgradeProfiles", m.Name.ValueString()))
-	return nil
+	return created(ctx, &m.armM, p, err, f, "autoUpgradeProfiles")
 }
 
-func (m *profileM) delete(ctx context.Context, c *fleetapi.Client) error {
-	f, err := fleetOf(m.FleetID)
-	if err != nil {
-		return err
-	}
-	p, err := c.BeginDeleteAutoUpgradeProfile(ctx, f, m.Name.ValueString(), nil)
-	_, err = shared.PollDone(ctx, p, err)
-	return err
+func (m *profileM) delete(ctx context.Context, c *fleetapi.Client, f fleetapi.FleetID) error {
+	return deleted(ctx, c.BeginDeleteAutoUpgradeProfile, f, m.Name)
 }

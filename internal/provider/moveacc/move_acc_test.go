@@ -1,6 +1,7 @@
 package moveacc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,9 +76,14 @@ resource "azurerm_kubernetes_fleet_auto_upgrade_profile" "stable" {
 }
 `
 
+// movedFromAzurerm is the moved block of a fleet_<address> from azurerm_kubernetes_fleet_<address>.
+func movedFromAzurerm(address string) string {
+	return fmt.Sprintf("\nmoved {\n  from = azurerm_kubernetes_fleet_%[1]s\n  to   = fleet_%[1]s\n}\n", address)
+}
+
 // The same objects in this provider's resources, each with the moved block the moving-from-azurerm
 // guide shows; the run's timeouts block is written as azurerm users write it.
-const fleetConfig = `
+var fleetConfig = `
 resource "fleet_update_strategy" "rings" {
   name     = "rings"
   fleet_id = local.fleet_id
@@ -86,12 +92,7 @@ resource "fleet_update_strategy" "rings" {
     { name = "prod", groups = [{ name = "prod" }] },
   ]
 }
-
-moved {
-  from = azurerm_kubernetes_fleet_update_strategy.rings
-  to   = fleet_update_strategy.rings
-}
-
+` + movedFromAzurerm("update_strategy.rings") + `
 resource "fleet_update_run" "k8s" {
   name               = "k8s-1-33-1"
   fleet_id           = local.fleet_id
@@ -105,36 +106,21 @@ resource "fleet_update_run" "k8s" {
     create = "30m"
   }
 }
-
-moved {
-  from = azurerm_kubernetes_fleet_update_run.k8s
-  to   = fleet_update_run.k8s
-}
-
+` + movedFromAzurerm("update_run.k8s") + `
 resource "fleet_member" "spare" {
   name                = "spare-1"
   fleet_id            = local.fleet_id
   cluster_resource_id = "/subscriptions/00000000-0000-0000-0000-000000000025/resourceGroups/rg-moves/providers/Microsoft.ContainerService/managedClusters/spare-1"
   group               = "canary"
 }
-
-moved {
-  from = azurerm_kubernetes_fleet_member.spare
-  to   = fleet_member.spare
-}
-
+` + movedFromAzurerm("member.spare") + `
 resource "fleet_auto_upgrade_profile" "stable" {
   name               = "stable"
   fleet_id           = local.fleet_id
   channel            = "Stable"
   update_strategy_id = fleet_update_strategy.rings.id
 }
-
-moved {
-  from = azurerm_kubernetes_fleet_auto_upgrade_profile.stable
-  to   = fleet_auto_upgrade_profile.stable
-}
-`
+` + movedFromAzurerm("auto_upgrade_profile.stable")
 
 // The moved-from-azurerm path as users hit it, through the real CLI: apply with azurerm (the
 // stand-in) writes azurerm-shaped state over real Fleet API objects; the configuration is switched to

@@ -18,19 +18,11 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-const evictConfig = `
+var evictConfig = `
 resource "fleet_placement" "evict" {
   name               = "evictme"
   resource_selectors = [{ version = "v1", kind = "Namespace", name = "evictme" }]
-  policy = {
-    placement_type     = "PickN"
-    number_of_clusters = 2
-    preferred_cluster_selectors = [{
-      weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
-  }
-}
+` + pickNByNodeCount(2) + `}
 
 action "fleet_placement_evict" "east" {
   config {

@@ -77,36 +77,26 @@ func objectAttrs(t *testing.T, o types.Object, d diag.Diagnostics) map[string]at
 	return o.Attributes()
 }
 
-// Checked reads of computed values, for the assertions of this package's unit tests: as is v as a
-// T, failing the test when it is of another type.
-func as[T attr.Value](t *testing.T, v attr.Value) T {
-	t.Helper()
-	x, ok := v.(T)
-	if !ok {
-		t.Fatalf("%s is not a %T", v, x)
-	}
-	return x
-}
-
+// Checked reads of computed values, for the assertions of this package's unit tests.
 func int64Attr(t *testing.T, v attr.Value) int64 {
 	t.Helper()
-	return as[types.Int64](t, v).ValueInt64()
+	return sharedtest.As[types.Int64](t, v).ValueInt64()
 }
 func listElems(t *testing.T, v attr.Value) []attr.Value {
 	t.Helper()
-	return as[types.List](t, v).Elements()
+	return sharedtest.As[types.List](t, v).Elements()
 }
 func mapElems(t *testing.T, v attr.Value) map[string]attr.Value {
 	t.Helper()
-	return as[types.Map](t, v).Elements()
+	return sharedtest.As[types.Map](t, v).Elements()
 }
 func objAttrs(t *testing.T, v attr.Value) map[string]attr.Value {
 	t.Helper()
-	return as[types.Object](t, v).Attributes()
+	return sharedtest.As[types.Object](t, v).Attributes()
 }
 func strOf(t *testing.T, v attr.Value) string {
 	t.Helper()
-	return as[types.String](t, v).ValueString()
+	return sharedtest.As[types.String](t, v).ValueString()
 }
 
 // The summary lists at most 20 clusters per list, the top-ranked picks and the most common

@@ -289,25 +289,23 @@ func workHasVerbs(h envelopeHub, verbs ...string) resource.TestCheckFunc {
 type noText string
 
 func (s noText) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	b, err := json.Marshal(req.Plan)
-	if err != nil {
-		resp.Error = err
-		return
-	}
-	if strings.Contains(string(b), string(s)) {
-		resp.Error = fmt.Errorf("the plan holds %q", string(s))
-	}
+	resp.Error = s.notIn("plan", req.Plan)
 }
 
 func (s noText) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	b, err := json.Marshal(req.State)
+	resp.Error = s.notIn("state", req.State)
+}
+
+// notIn says where the text is when v (the plan or the state, as JSON) holds it.
+func (s noText) notIn(what string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
-		resp.Error = err
-		return
+		return err
 	}
 	if strings.Contains(string(b), string(s)) {
-		resp.Error = fmt.Errorf("the state holds %q", string(s))
+		return fmt.Errorf("the %s holds %q", what, string(s))
 	}
+	return nil
 }
 
 // KubeFleet v0.18.9's envelopes end to end: a ClusterResourceEnvelope wrapping a webhook

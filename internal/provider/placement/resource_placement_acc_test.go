@@ -36,11 +36,10 @@ func pickNConfig(name, namespace string, n int) string {
 resource "fleet_placement" "test" {
   name               = %q
   resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
-`, name, namespace) + pickNByNodeCount(n)
+`, name, namespace) + pickNByNodeCount(n) + waitForRollout
 }
 
-// pickNByNodeCount ends a placement of either scope: PickN of n by node count, waiting for the
-// rollout.
+// pickNByNodeCount is the policy of a placement of either scope: PickN of n by node count.
 func pickNByNodeCount(n int) string {
 	return fmt.Sprintf(`  policy = {
     placement_type     = "PickN"
@@ -50,10 +49,11 @@ func pickNByNodeCount(n int) string {
       property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
     }]
   }
-  wait_for_rollout = true
-}
 `, n)
 }
+
+// waitForRollout ends a placement that waits for its rollout.
+const waitForRollout = "  wait_for_rollout = true\n}\n"
 
 func pick(cluster string, affinity int64, change string) knownvalue.Check {
 	return knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -96,6 +96,15 @@ const (
 	taintReason     = `^ClusterUnschedulable, taint &\{Key:dedicated Value:gpu Effect:NoSchedule\} cannot be tolerated$`
 	heartbeatReason = `^ClusterUnschedulable, cluster is not connected to the fleet: no recent heartbeat signals \(last received at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`
 )
+
+// selectedPlan is the plan of action on the placement at addr whose preview selects picks, with the
+// more checks.
+func selectedPlan(addr string, action plancheck.ResourceActionType, picks []knownvalue.Check, more ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: append([]plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(addr, action),
+		plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact(picks)),
+	}, more...)}
+}
 
 // pickTwoCreated is the plan that creates a PickN placement of 2 at addr on the test fleet: the
 // preview picks prod-east-1 and prod-west-1 and says why each other cluster is left out; the status
@@ -146,16 +155,14 @@ func TestAccPlacementPickN(t *testing.T) {
 			{
 				// Scale out: numberOfClusters is not part of the policy snapshot, so the picks stay.
 				Config: pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
-					})),
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+				},
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("trimmed"), knownvalue.ListExact([]knownvalue.Check{})),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
 						"prod-east-2": taintReason, "staging-west": heartbeatReason,
 					})),
-				}},
+				),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 			{
@@ -173,24 +180,18 @@ func TestAccPlacementPickN(t *testing.T) {
 					waitForPlacementScheduled(t, "pickn-web", 1)
 				},
 				Config: pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
-					})),
-				}},
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+				}),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 			{
 				// Deleted on the hub behind Terraform's back: refresh drops it, the plan creates it again.
 				PreConfig: func() { h.DeletePlacement(t, "pickn-web") },
 				Config:    pickNConfig("pickn-web", "pickn-web", 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
-					})),
-				}},
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionCreate, []knownvalue.Check{
+					pick("prod-east-1", 50, "added"), pick("prod-west-1", 38, "added"), pick("canary-east", 25, "added"),
+				}),
 				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreview(), rolledOut(3)},
 			},
 		},
@@ -242,15 +243,13 @@ resource "fleet_placement" "test" {
 			},
 			{
 				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
-					})),
+				ConfigPlanChecks: selectedPlan(addr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("canary-east", 0, "kept"), pick("prod-east-1", 0, "kept"), pick("prod-east-2", 0, "added"), pick("prod-west-1", 0, "kept"),
+				},
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("excluded"), excluded(map[string]string{
 						"staging-west": heartbeatReason,
 					})),
-				}},
+				),
 			},
 			{
 				PreConfig:         func() { waitForPlacementScheduled(t, "pickall-web", 4) },
@@ -343,7 +342,7 @@ resource "fleet_placement" "test" {
 		return []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.StringExact(latest)),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), snapshots(indices...)),
-			clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+			clusterSnapshotIndices(addr, map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}),
 		}
 	}
 	resource.Test(t, resource.TestCase{
@@ -373,7 +372,7 @@ resource "fleet_placement" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("latest_resource_snapshot_index"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("resource_snapshots"), knownvalue.ListExact([]knownvalue.Check{})),
-					clusterSnapshotIndices{addr: addr, want: map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}},
+					clusterSnapshotIndices(addr, map[string]*string{"canary-east": nil, "prod-east-1": nil, "prod-west-1": nil}),
 				},
 			},
 			{
@@ -415,34 +414,27 @@ resource "fleet_placement" "test" {
 	})
 }
 
-// clusterSnapshotIndices checks status.placement_statuses: exactly the clusters in want, each with
-// its resource_snapshot_index (nil: null).
-type clusterSnapshotIndices struct {
-	addr string
-	want map[string]*string
-}
-
-func (c clusterSnapshotIndices) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	values, err := resourceValues(req, c.addr)
-	if err != nil {
-		resp.Error = err
-		return
-	}
-	got := map[string]string{}
-	for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
-		m := asMap(ps)
-		got[fmt.Sprint(m["cluster"])] = fmt.Sprint(m["resource_snapshot_index"])
-	}
-	want := map[string]string{}
-	for k, v := range c.want {
-		want[k] = fmt.Sprint(v)
-		if v != nil {
-			want[k] = *v
+// clusterSnapshotIndices checks status.placement_statuses of the placement at addr: exactly the
+// clusters in indices, each with its resource_snapshot_index (nil: null).
+func clusterSnapshotIndices(addr string, indices map[string]*string) statecheck.StateCheck {
+	return valuesCheck{addr, func(values map[string]any) error {
+		got := map[string]string{}
+		for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
+			m := asMap(ps)
+			got[fmt.Sprint(m["cluster"])] = fmt.Sprint(m["resource_snapshot_index"])
 		}
-	}
-	if fmt.Sprint(sortedPairs(got)) != fmt.Sprint(sortedPairs(want)) {
-		resp.Error = fmt.Errorf("%s: per-cluster resource snapshot indices %v, want %v", c.addr, sortedPairs(got), sortedPairs(want))
-	}
+		want := map[string]string{}
+		for k, v := range indices {
+			want[k] = fmt.Sprint(v)
+			if v != nil {
+				want[k] = *v
+			}
+		}
+		if fmt.Sprint(sortedPairs(got)) != fmt.Sprint(sortedPairs(want)) {
+			return fmt.Errorf("%s: per-cluster resource snapshot indices %v, want %v", addr, sortedPairs(got), sortedPairs(want))
+		}
+		return nil
+	}}
 }
 
 // KubeFleet's rules fail at validate or plan, each error naming its attribute; so do the
@@ -595,84 +587,86 @@ var scoresRe = regexp.MustCompile(`\(affinity score: (-?\d+), topology spread sc
 
 // hubMatchesPreview checks that the clusters the hub agent scheduled (status, Scheduled=True), with
 // the scores it recorded, are those the planned preview selected.
-func hubMatchesPreview() statecheck.StateCheck { return hubMatchesPreviewCheck{placementAddr} }
+func hubMatchesPreview() statecheck.StateCheck { return hubMatchesPreviewAt(placementAddr) }
 
-type hubMatchesPreviewCheck struct{ addr string }
-
-func (c hubMatchesPreviewCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	values, err := resourceValues(req, c.addr)
-	if err != nil {
-		resp.Error = err
-		return
-	}
-	want := map[string]string{}
-	for _, s := range asList(asMap(values["preview"])["selected"]) {
-		m := asMap(s)
-		want[fmt.Sprint(m["cluster"])] = fmt.Sprintf("%v/%v", m["affinity_score"], m["topology_spread_score"])
-	}
-	got := map[string]string{}
-	for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
-		m := asMap(ps)
-		for _, cond := range asList(m["conditions"]) {
-			cm := asMap(cond)
-			if cm["type"] != "Scheduled" || cm["status"] != "True" {
-				continue
-			}
-			scores := "0/0"
-			if sm := scoresRe.FindStringSubmatch(fmt.Sprint(cm["message"])); sm != nil {
-				scores = sm[1] + "/" + sm[2]
-			}
-			got[fmt.Sprint(m["cluster"])] = scores
+// hubMatchesPreviewAt checks the hub agent scheduled the placement at addr where its preview said,
+// with the same scores.
+func hubMatchesPreviewAt(addr string) statecheck.StateCheck {
+	return valuesCheck{addr, func(values map[string]any) error {
+		want := map[string]string{}
+		for _, s := range asList(asMap(values["preview"])["selected"]) {
+			m := asMap(s)
+			want[fmt.Sprint(m["cluster"])] = fmt.Sprintf("%v/%v", m["affinity_score"], m["topology_spread_score"])
 		}
-	}
-	if len(want) == 0 || fmt.Sprint(sortedPairs(want)) != fmt.Sprint(sortedPairs(got)) {
-		resp.Error = fmt.Errorf("%s: the preview selected %v (cluster=affinity/topology), the hub agent scheduled %v", c.addr, sortedPairs(want), sortedPairs(got))
-	}
+		got := map[string]string{}
+		for _, ps := range asList(asMap(values["status"])["placement_statuses"]) {
+			m := asMap(ps)
+			for _, cond := range asList(m["conditions"]) {
+				cm := asMap(cond)
+				if cm["type"] != "Scheduled" || cm["status"] != "True" {
+					continue
+				}
+				scores := "0/0"
+				if sm := scoresRe.FindStringSubmatch(fmt.Sprint(cm["message"])); sm != nil {
+					scores = sm[1] + "/" + sm[2]
+				}
+				got[fmt.Sprint(m["cluster"])] = scores
+			}
+		}
+		if len(want) == 0 || fmt.Sprint(sortedPairs(want)) != fmt.Sprint(sortedPairs(got)) {
+			return fmt.Errorf("%s: the preview selected %v (cluster=affinity/topology), the hub agent scheduled %v", addr, sortedPairs(want), sortedPairs(got))
+		}
+		return nil
+	}}
 }
 
 // rolledOut checks the placement is Available on n clusters, as wait_for_rollout promised.
 func rolledOut(n int) statecheck.StateCheck {
-	return rolledOutCheck{placementAddr, n, "ClusterResourcePlacementAvailable", ""}
+	return rolledOutAt(placementAddr, n, "ClusterResourcePlacementAvailable", "")
 }
 
-// rolledOutCheck checks the placement at addr is Available on n clusters and has its own condition
-// of type available (each scope has its own), and, unless snapshot is "", that every cluster runs
-// that resource snapshot index.
-type rolledOutCheck struct {
-	addr      string
-	n         int
-	available string
-	snapshot  string
-}
-
-func (c rolledOutCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	values, err := resourceValues(req, c.addr)
-	if err != nil {
-		resp.Error = err
-		return
-	}
-	status := asMap(values["status"])
-	available := 0
-	for _, ps := range asList(status["placement_statuses"]) {
-		if c.snapshot != "" && asMap(ps)["resource_snapshot_index"] != c.snapshot {
-			resp.Error = fmt.Errorf("cluster %v runs resource snapshot %v, want %s", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"], c.snapshot)
-			return
-		}
-		for _, cond := range asList(asMap(ps)["conditions"]) {
-			if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
-				available++
+// rolledOutAt checks the placement at addr is Available on n clusters and has its own condition of
+// type available (each scope has its own), and, unless snapshot is "", that every cluster runs that
+// resource snapshot index.
+func rolledOutAt(addr string, n int, available, snapshot string) statecheck.StateCheck {
+	return valuesCheck{addr, func(values map[string]any) error {
+		status := asMap(values["status"])
+		availableOn := 0
+		for _, ps := range asList(status["placement_statuses"]) {
+			if snapshot != "" && asMap(ps)["resource_snapshot_index"] != snapshot {
+				return fmt.Errorf("cluster %v runs resource snapshot %v, want %s", asMap(ps)["cluster"], asMap(ps)["resource_snapshot_index"], snapshot)
+			}
+			for _, cond := range asList(asMap(ps)["conditions"]) {
+				if cm := asMap(cond); cm["type"] == "Available" && cm["status"] == "True" {
+					availableOn++
+				}
 			}
 		}
-	}
-	placementAvailable := false
-	for _, cond := range asList(status["conditions"]) {
-		if cm := asMap(cond); cm["type"] == c.available && cm["status"] == "True" {
-			placementAvailable = true
+		placementAvailable := false
+		for _, cond := range asList(status["conditions"]) {
+			if cm := asMap(cond); cm["type"] == available && cm["status"] == "True" {
+				placementAvailable = true
+			}
 		}
+		if availableOn != n || !placementAvailable {
+			return fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), %s %t: wait_for_rollout did not wait", addr, availableOn, n, available, placementAvailable)
+		}
+		return nil
+	}}
+}
+
+// valuesCheck is a state check of the attribute values of the resource at addr.
+type valuesCheck struct {
+	addr  string
+	check func(values map[string]any) error
+}
+
+func (c valuesCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	values, err := resourceValues(req, c.addr)
+	if err == nil {
+		err = c.check(values)
 	}
-	if available != c.n || !placementAvailable {
-		resp.Error = fmt.Errorf("%s: right after apply, %d cluster(s) Available (want %d), %s %t: wait_for_rollout did not wait", c.addr, available, c.n, c.available, placementAvailable)
-	}
+	resp.Error = err
 }
 
 func resourceValues(req statecheck.CheckStateRequest, addr string) (map[string]any, error) {

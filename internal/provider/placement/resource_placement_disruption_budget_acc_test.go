@@ -137,11 +137,7 @@ func TestAccPlacementDisruptionBudget_badInput(t *testing.T) {
 		{`placement = "x"` + "\n" + `max_unavailable = "-1"`, `must be a count such as "1" or a percentage`},
 		{`placement = "x"` + "\n" + `max_unavailable = "3000000000"`, `Count out of range`},
 	} {
-		w := acctest.NewWorkdir(t, "resource \"fleet_placement_disruption_budget\" \"bad\" {\n"+tc.body+"\n}\n")
-		out, err := w.Run("validate")
-		if err == nil || !acctest.WrappedRegexp(tc.want).MatchString(out) {
-			t.Errorf("validate %q: %v\n%s", tc.body, err, out)
-		}
+		acctest.Invalid(t, "resource \"fleet_placement_disruption_budget\" \"bad\" {\n"+tc.body+"\n}\n", tc.want)
 	}
 	w := acctest.NewWorkdir(t, `
 resource "fleet_placement_disruption_budget" "missing" {

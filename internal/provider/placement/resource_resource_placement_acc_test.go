@@ -28,7 +28,7 @@ resource "fleet_resource_placement" "test" {
   namespace          = %q
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
-`, ns) + pickNByNodeCount(n)
+`, ns) + pickNByNodeCount(n) + waitForRollout
 }
 
 // createConfigMap creates a ConfigMap on the hub, unless it exists.
@@ -59,7 +59,7 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 				Config:           resourcePlacementConfig(ns, 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: pickTwoCreated(resourcePlacementAddr)},
 				ConfigStateChecks: []statecheck.StateCheck{
-					hubMatchesPreviewCheck{resourcePlacementAddr},
+					hubMatchesPreviewAt(resourcePlacementAddr),
 					resourcePlacementRolledOut(2),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("id"), knownvalue.StringExact(ns+"/web")),
 					statecheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("status").AtMapKey("selected_resources"), knownvalue.ListExact([]knownvalue.Check{
@@ -76,14 +76,12 @@ func TestAccResourcePlacementPickN(t *testing.T) {
 			{
 				// Scale out: the picks stay, canary-east is added.
 				Config: resourcePlacementConfig(ns, 3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resourcePlacementAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("selected"), knownvalue.ListExact([]knownvalue.Check{
-						pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
-					})),
+				ConfigPlanChecks: selectedPlan(resourcePlacementAddr, plancheck.ResourceActionUpdate, []knownvalue.Check{
+					pick("prod-east-1", 50, "kept"), pick("prod-west-1", 38, "kept"), pick("canary-east", 25, "added"),
+				},
 					plancheck.ExpectKnownValue(resourcePlacementAddr, tfjsonpath.New("preview").AtMapKey("excluded_count"), knownvalue.Int64Exact(2)),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewCheck{resourcePlacementAddr}, resourcePlacementRolledOut(3)},
+				),
+				ConfigStateChecks: []statecheck.StateCheck{hubMatchesPreviewAt(resourcePlacementAddr), resourcePlacementRolledOut(3)},
 			},
 			{
 				// Nothing changed: the plan is empty.
@@ -166,7 +164,7 @@ resource "fleet_resource_placement" "bad" {
 // condition type, ResourcePlacementAvailable), each running resource snapshot 0, as
 // wait_for_rollout promised.
 func resourcePlacementRolledOut(n int) statecheck.StateCheck {
-	return rolledOutCheck{resourcePlacementAddr, n, "ResourcePlacementAvailable", "0"}
+	return rolledOutAt(resourcePlacementAddr, n, "ResourcePlacementAvailable", "0")
 }
 
 // noClusterPlacement checks the hub has no ClusterResourcePlacement of the name: the resource

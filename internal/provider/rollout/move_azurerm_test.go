@@ -42,21 +42,31 @@ func TestMoveFromAzurermUpdateStrategy(t *testing.T) {
 	}
 }
 
+// azurermRun is azurerm's state of the update run name of the example fleet, with the further JSON
+// fields.
+func azurermRun(name, fields string) string {
+	return `{"id": "` + acctest.ExampleFleetID + `/updateRuns/` + name + `", "name": "` + name + `", "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `",` +
+		fields + "\n}"
+}
+
+// movedRun is the fleet_update_run that azurerm's update run state src moves to.
+func movedRun(t *testing.T, src string) rollout.UpdateRunModel {
+	t.Helper()
+	var m rollout.UpdateRunModel
+	if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
+		t.Fatal(d)
+	}
+	return m
+}
+
 func TestMoveFromAzurermUpdateRun(t *testing.T) {
 	t.Run("strategy, NodeImageOnly, no node image selection", func(t *testing.T) {
-		src := `{
-  "id": "` + acctest.ExampleFleetID + `/updateRuns/weekly",
-  "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `",
-  "name": "weekly",
-  "fleet_update_strategy_id": "` + acctest.ExampleFleetID + `/updateStrategies/rings",
+		src := azurermRun("weekly", `
+  "fleet_update_strategy_id": "`+acctest.ExampleFleetID+`/updateStrategies/rings",
   "managed_cluster_update": [{"upgrade": [{"type": "NodeImageOnly", "kubernetes_version": ""}], "node_image_selection": []}],
   "stage": [{"name": "copied", "group": [{"name": "g"}], "after_stage_wait_in_seconds": 0}],
-  "timeouts": {"create": null, "read": null, "update": null, "delete": null}
-}`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+  "timeouts": {"create": null, "read": null, "update": null, "delete": null}`)
+		m := movedRun(t, src)
 		if m.UpdateStrategyID.ValueString() != acctest.ExampleFleetID+"/updateStrategies/rings" || m.Stages != nil {
 			t.Errorf("update_strategy_id %s, stages %+v: the strategy's stages are the API's copy, not configuration", m.UpdateStrategyID, m.Stages)
 		}
@@ -68,18 +78,11 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
 		}
 	})
 	t.Run("inline stages, Full with Consistent images", func(t *testing.T) {
-		src := `{
-  "id": "` + acctest.ExampleFleetID + `/updateRuns/inline",
-  "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `",
-  "name": "inline",
+		src := azurermRun("inline", `
   "fleet_update_strategy_id": "",
   "managed_cluster_update": [{"upgrade": [{"type": "Full", "kubernetes_version": "1.33.1"}], "node_image_selection": [{"type": "Consistent"}]}],
-  "stage": [{"name": "all", "group": [{"name": "canary"}, {"name": "prod"}], "after_stage_wait_in_seconds": 60}]
-}`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+  "stage": [{"name": "all", "group": [{"name": "canary"}, {"name": "prod"}], "after_stage_wait_in_seconds": 60}]`)
+		m := movedRun(t, src)
 		if !m.UpdateStrategyID.IsNull() || len(m.Stages) != 1 || len(m.Stages[0].Groups) != 2 || m.Stages[0].AfterStageWaitInSeconds.ValueInt64() != 60 {
 			t.Errorf("update_strategy_id %s, stages %+v", m.UpdateStrategyID, m.Stages)
 		}
@@ -89,15 +92,10 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
 		}
 	})
 	t.Run("timeouts carried over, read dropped", func(t *testing.T) {
-		src := `{
-  "id": "` + acctest.ExampleFleetID + `/updateRuns/t", "name": "t", "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `",
+		src := azurermRun("t", `
   "managed_cluster_update": [{"upgrade": [{"type": "Full", "kubernetes_version": "1.33.1"}]}],
-  "timeouts": {"create": "30m", "read": "5m", "update": null, "delete": ""}
-}`
-		var m rollout.UpdateRunModel
-		if d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &m); len(d) > 0 {
-			t.Fatal(d)
-		}
+  "timeouts": {"create": "30m", "read": "5m", "update": null, "delete": ""}`)
+		m := movedRun(t, src)
 		ctx := context.Background()
 		create, d1 := m.Timeouts.Create(ctx, time.Hour)
 		del, d2 := m.Timeouts.Delete(ctx, time.Hour)
@@ -106,8 +104,8 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
 		}
 	})
 	t.Run("no managed_cluster_update", func(t *testing.T) {
-		src := `{"id": "` + acctest.ExampleFleetID + `/updateRuns/x", "name": "x", "kubernetes_fleet_manager_id": "` + acctest.ExampleFleetID + `", "managed_cluster_update": []}`
-		d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{}, src, &rollout.UpdateRunModel{})
+		d := acctest.MoveState(t, shared.AzurermProviderAddress, rollout.AzurermUpdateRunType, "fleet_update_run", &rollout.UpdateRunResource{},
+			azurermRun("x", `"managed_cluster_update": []`), &rollout.UpdateRunModel{})
 		if len(d) != 1 || !strings.Contains(d[0].Detail, "managed_cluster_update.upgrade") {
 			t.Errorf("diagnostics %v", d)
 		}

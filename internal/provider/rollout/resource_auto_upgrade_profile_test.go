@@ -105,16 +105,16 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 		t.Helper()
 		attrs := o.Attributes()
 		var images []string
-		for _, v := range checkedAs[types.List](t, attrs["target_node_image_versions"]).Elements() {
-			images = append(images, checkedAs[types.String](t, v).ValueString())
+		for _, v := range sharedtest.As[types.List](t, attrs["target_node_image_versions"]).Elements() {
+			images = append(images, sharedtest.As[types.String](t, v).ValueString())
 		}
 		var rows []row
-		byName := checkedAs[types.Map](t, attrs["members"]).Elements()
+		byName := sharedtest.As[types.Map](t, attrs["members"]).Elements()
 		for _, name := range []string{"a", "old"} {
-			a := checkedAs[types.Object](t, byName[name]).Attributes()
-			rows = append(rows, row{checkedAs[types.String](t, a["action"]).ValueString(), checkedAs[types.String](t, a["target_kubernetes_version"]).ValueString(), checkedAs[types.String](t, a["reason"]).ValueString()})
+			a := sharedtest.As[types.Object](t, byName[name]).Attributes()
+			rows = append(rows, row{sharedtest.As[types.String](t, a["action"]).ValueString(), sharedtest.As[types.String](t, a["target_kubernetes_version"]).ValueString(), sharedtest.As[types.String](t, a["reason"]).ValueString()})
 		}
-		return checkedAs[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
+		return sharedtest.As[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
 	}
 	var d diag.Diagnostics
 	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, nil, regions, shared.SummaryListLimit, &d))
@@ -132,10 +132,10 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 	// With an update strategy: a member no group selects is counted apart and never shown as upgraded.
 	unselected := []rollout.Member{{Name: "old", Group: "lab", Location: "eastus", KubernetesVersion: "1.31.9"}}
 	o := aupBuildPreview(aupModel("Stable", "", false), members[:1], unselected, regions, shared.SummaryListLimit, &d)
-	counts := checkedAs[types.Map](t, o.Attributes()["actions"]).Elements()
-	oldRow := checkedAs[types.Object](t, checkedAs[types.Map](t, o.Attributes()["members"]).Elements()["old"]).Attributes()
-	if c := checkedAs[types.Int64](t, counts["unselected"]).ValueInt64(); c != 1 || checkedAs[types.String](t, oldRow["action"]).ValueString() != "unselected" ||
-		!strings.Contains(checkedAs[types.String](t, oldRow["reason"]).ValueString(), `update group "lab"`) {
+	counts := sharedtest.As[types.Map](t, o.Attributes()["actions"]).Elements()
+	oldRow := sharedtest.As[types.Object](t, sharedtest.As[types.Map](t, o.Attributes()["members"]).Elements()["old"]).Attributes()
+	if c := sharedtest.As[types.Int64](t, counts["unselected"]).ValueInt64(); c != 1 || sharedtest.As[types.String](t, oldRow["action"]).ValueString() != "unselected" ||
+		!strings.Contains(sharedtest.As[types.String](t, oldRow["reason"]).ValueString(), `update group "lab"`) {
 		t.Errorf("unselected: counts %v, row %v", counts, oldRow)
 	}
 	// A target minor AKS has not released: no target, every member skipped, a warning on the attribute.
@@ -143,7 +143,7 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, nil, regions, shared.SummaryListLimit, &d))
 	w := d.Warnings()
 	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
-		checkedAs[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
+		sharedtest.As[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
 		t.Errorf("unreleased target: %q %+v %v", target, rows, d)
 	}
 }
@@ -169,28 +169,30 @@ func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 	var d diag.Diagnostics
 	summary := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, shared.SummaryListLimit, &d).Attributes()
 	full := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, 0, &d).Attributes()
-	count := func(a map[string]attr.Value) int64 { return checkedAs[types.Int64](t, a["member_count"]).ValueInt64() }
+	count := func(a map[string]attr.Value) int64 {
+		return sharedtest.As[types.Int64](t, a["member_count"]).ValueInt64()
+	}
 	omitted := func(a map[string]attr.Value) int64 {
-		return checkedAs[types.Int64](t, a["members_omitted"]).ValueInt64()
+		return sharedtest.As[types.Int64](t, a["members_omitted"]).ValueInt64()
 	}
 	listed := func(a map[string]attr.Value) map[string]attr.Value {
-		return checkedAs[types.Map](t, a["members"]).Elements()
+		return sharedtest.As[types.Map](t, a["members"]).Elements()
 	}
 	fullCounts := map[string]int64{}
 	for _, v := range listed(full) {
-		fullCounts[checkedAs[types.String](t, checkedAs[types.Object](t, v).Attributes()["action"]).ValueString()]++
+		fullCounts[sharedtest.As[types.String](t, sharedtest.As[types.Object](t, v).Attributes()["action"]).ValueString()]++
 	}
 	if count(full) != 1000 || count(summary) != 1000 || len(listed(full)) != 1000 || omitted(full) != 0 ||
 		len(listed(summary)) != shared.SummaryListLimit || omitted(summary) != 1000-shared.SummaryListLimit {
 		t.Fatalf("counts: full %d/%d listed, summary %d/%d listed, omitted %d", count(full), len(listed(full)), count(summary), len(listed(summary)), omitted(summary))
 	}
 	for _, a := range []map[string]attr.Value{summary, full} {
-		for k, v := range checkedAs[types.Map](t, a["actions"]).Elements() {
-			if checkedAs[types.Int64](t, v).ValueInt64() != fullCounts[k] {
+		for k, v := range sharedtest.As[types.Map](t, a["actions"]).Elements() {
+			if sharedtest.As[types.Int64](t, v).ValueInt64() != fullCounts[k] {
 				t.Errorf("actions[%s] = %v, the full detail lists %d", k, v, fullCounts[k])
 			}
 		}
-		if len(checkedAs[types.Map](t, a["actions"]).Elements()) != len(fullCounts) || fullCounts["skip"] != 10 || fullCounts["upgrade"] == 0 || fullCounts["none"] == 0 {
+		if len(sharedtest.As[types.Map](t, a["actions"]).Elements()) != len(fullCounts) || fullCounts["skip"] != 10 || fullCounts["upgrade"] == 0 || fullCounts["none"] == 0 {
 			t.Errorf("actions %v, full %v", a["actions"], fullCounts)
 		}
 	}
@@ -248,23 +250,13 @@ func TestAutoUpgradeProfileAPIMapping(t *testing.T) {
 		t.Errorf("read back %+v", got)
 	}
 	st := got.Status.Attributes()
-	if checkedAs[types.String](t, st["last_trigger_status"]).ValueString() != "Failed" || checkedAs[types.String](t, st["last_trigger_error"]).ValueString() != "InvalidParameter: no strategy" ||
-		!st["last_triggered_at"].IsNull() || len(checkedAs[types.List](t, st["last_trigger_upgrade_versions"]).Elements()) != 1 {
+	if sharedtest.As[types.String](t, st["last_trigger_status"]).ValueString() != "Failed" || sharedtest.As[types.String](t, st["last_trigger_error"]).ValueString() != "InvalidParameter: no strategy" ||
+		!st["last_triggered_at"].IsNull() || len(sharedtest.As[types.List](t, st["last_trigger_upgrade_versions"]).Elements()) != 1 {
 		t.Errorf("status %v", st)
 	}
-	if s := aupStatus(&fleetapi.AutoUpgradeProfile{}).Attributes(); !s["last_trigger_status"].IsNull() || len(checkedAs[types.List](t, s["last_trigger_upgrade_versions"]).Elements()) != 0 {
+	if s := aupStatus(&fleetapi.AutoUpgradeProfile{}).Attributes(); !s["last_trigger_status"].IsNull() || len(sharedtest.As[types.List](t, s["last_trigger_upgrade_versions"]).Elements()) != 0 {
 		t.Errorf("empty status %v", s)
 	}
-}
-
-// checkedAs returns v as a T, failing the test if it is not one.
-func checkedAs[T any](t *testing.T, v any) T {
-	t.Helper()
-	x, ok := v.(T)
-	if !ok {
-		t.Fatalf("%v is a %T, not a %T", v, v, x)
-	}
-	return x
 }
 
 // A Consistent NodeImage profile over two regions whose AKS lists show only their latest image:

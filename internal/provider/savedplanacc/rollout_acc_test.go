@@ -41,37 +41,8 @@ func emulatorMember(t *testing.T, name, patch, undo string) {
 	})
 }
 
-const rolloutHCL = `
-data "fleet_facts" "at_plan" {}
-
-resource "fleet_update_strategy" "rings" {
-  name   = "%[1]s-rings"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }] },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
-  %[2]s
-}
-
-resource "fleet_update_run" "to_1_33" {
-  name   = "%[1]s-run"
-  stages = fleet_update_strategy.rings.stages
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  state  = "NotStarted"
-  %[2]s
-}
-
-resource "fleet_auto_upgrade_profile" "stable" {
-  name               = "%[1]s-stable"
-  channel            = "Stable"
-  update_strategy_id = fleet_update_strategy.rings.id
-  %[2]s
-}
-`
-
 func rolloutConfig(name string, withFacts bool) string {
-	facts := factsAttr(withFacts)
-	return fmt.Sprintf(rolloutHCL, name, facts)
+	return acctest.FactsRolloutConfig(name, "Stable", factsAttr(withFacts))
 }
 
 // moveRolloutFacts upgrades prod-east-1 to 1.33.1 outside Terraform and opens a window on

@@ -1,10 +1,7 @@
 package savedplanacc_test
 
 import (
-	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 )
@@ -42,22 +39,7 @@ var stagedConfig = withAdded(stagedBaseHCL, stagedRunHCL)
 // bothScheduled waits until the hub agent has bound placement to both env=prod clusters.
 func bothScheduled(t *testing.T, placement string) {
 	t.Helper()
-	scheduled(t, placement, 2)
-}
-
-// scheduled waits until the hub agent has bound placement to want clusters.
-func scheduled(t *testing.T, placement string, want int) {
-	t.Helper()
-	h := acctest.NewHubClients(t).Hub
-	if err := acctest.Eventually(2*time.Minute, fmt.Sprintf("%d bindings of %s", want, placement), func() (bool, string) {
-		bs, err := h.Bindings(context.Background(), placement)
-		if err != nil {
-			return false, err.Error()
-		}
-		return len(bs) == want, fmt.Sprintf("%d bindings", len(bs))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	acctest.NewHubClients(t).WaitForBindings(t, placement, 2)
 }
 
 // TestAccSavedPlanStagedUpdateRun: an External placement of the env=prod clusters (prod-east-1 and

@@ -5,29 +5,11 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 )
 
-const approveBase = `
-resource "fleet_placement" "gated" {
-  name               = "gated"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "gated" }]
-  strategy           = { type = "External" }
-}
-
-resource "fleet_staged_update_strategy" "gated" {
-  name = "gated"
-  stages = [{
-    name               = "all"
-    label_selector     = {}
-    before_stage_tasks = [{ type = "Approval" }]
-  }]
-}
+var approveBase = externalPlacement("gated") + approvalStageStrategy("gated") + `
 
 action "fleet_staged_update_run_approve" "all" {
   config {
@@ -57,14 +39,11 @@ action "fleet_staged_update_run_approve" "nostage" {
 // the run succeeds; invoked again, it writes nothing; an approval the strategy does not have and a
 // stage the run does not have are refused before anything is written.
 func TestAccStagedUpdateRunApproveAction(t *testing.T) {
-	h, kc := stagedHub(t)
+	h, _ := stagedHub(t, "gated")
 	ctx := context.Background()
-	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gated"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
 	w := acctest.NewWorkdir(t, approveBase)
 	w.Must("apply", "-auto-approve", "-input=false")
-	waitBindings(t, h, "gated", 3)
+	acctest.NewHubClients(t).WaitForBindings(t, "gated", 3)
 	w.Write("main.tf", approveBase+`
 resource "fleet_staged_update_run" "r" {
   name                        = "gated-1"

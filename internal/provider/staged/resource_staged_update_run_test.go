@@ -16,7 +16,9 @@ import (
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
@@ -24,8 +26,11 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-// stagedHub is the acceptance fleet's hub through the provider's own typed client.
-func stagedHub(t *testing.T) (*hub.Client, *kube.Client) {
+// stagedHub is the acceptance fleet's hub through the provider's own typed client, with the
+// namespace ns the test places (created unless it exists).
+func stagedHub(t *testing.T, ns string) (*hub.Client, *kube.Client) {
+	t.Helper()
+	acctest.NewHubClients(t).CreateNamespace(t, ns)
 	kc := acctest.HubKube(t)
 	return hub.New(kc), kc
 }
@@ -50,12 +55,51 @@ func jsonValue(v any) string {
 	return fmt.Sprintf("%q", v)
 }
 
-const stagedConfigBase = acctest.ProviderConfig + `
-resource "fleet_placement" "staged" {
-  name               = "staged"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "staged" }]
+// externalPlacement is a fleet_placement named ns (and so addressed) of the hub namespace ns, whose
+// rollout staged update runs drive (External).
+func externalPlacement(ns string) string {
+	return fmt.Sprintf(`
+resource "fleet_placement" %[1]q {
+  name               = %[1]q
+  resource_selectors = [{ version = "v1", kind = "Namespace", name = %[1]q }]
   strategy           = { type = "External" }
 }
+`, ns)
+}
+
+// stagedRun is a fleet_staged_update_run named name (and so addressed) of the fleet_placement and
+// fleet_staged_update_strategy of the configuration so addressed, with the further attributes extra.
+func stagedRun(name, placement, strategy, extra string) string {
+	return fmt.Sprintf(`
+resource "fleet_staged_update_run" %[1]q {
+  name                        = %[1]q
+  placement_name              = fleet_placement.%[2]s.id
+  staged_update_strategy_name = fleet_staged_update_strategy.%[3]s.id
+  %[4]s
+}
+`, name, placement, strategy, extra)
+}
+
+// approvalStageStrategy is a fleet_staged_update_strategy named name (and so addressed) of one stage,
+// "all", of every cluster, with a before-stage approval and the further stage attributes.
+func approvalStageStrategy(name string, attrs ...string) string {
+	extra := ""
+	for _, a := range attrs {
+		extra += "\n    " + a
+	}
+	return fmt.Sprintf(`
+resource "fleet_staged_update_strategy" %[1]q {
+  name = %[1]q
+  stages = [{
+    name               = "all"
+    label_selector     = {}
+    before_stage_tasks = [{ type = "Approval" }]%[2]s
+  }]
+}
+`, name, extra)
+}
+
+var stagedConfigBase = acctest.ProviderConfig + externalPlacement("staged") + `
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
@@ -90,24 +134,12 @@ resource "fleet_staged_update_strategy" "overlap" {
 // drives to Succeeded, a run KubeFleet refuses to initialize (the preview says why, in KubeFleet's
 // words), and a second release of a newer resource snapshot.
 func TestAccStagedUpdateRun(t *testing.T) {
-	h, kc := stagedHub(t)
-	if _, err := kc.Kubernetes.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "staged"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	h, kc := stagedHub(t, "staged")
 	// As integers prod-west-1 (2) comes before prod-east-1 (10); as strings it would not.
 	labelMember(t, kc, "prod-west-1", "rollout-order", "2")
 	labelMember(t, kc, "prod-east-1", "rollout-order", "10")
 
-	run := func(name, extra string) string {
-		return fmt.Sprintf(`
-resource "fleet_staged_update_run" %[1]q {
-  name                        = %[1]q
-  placement_name              = fleet_placement.staged.id
-  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
-  %[2]s
-}
-`, name, extra)
-	}
+	run := func(name, extra string) string { return stagedRun(name, "staged", "rings", extra) }
 	const release1 = "fleet_staged_update_run.release-1"
 	stage := func(name string, clusters []string, after ...string) knownvalue.Check {
 		return stagePreview(name, clusters, 1, nil, after)
@@ -289,4 +321,261 @@ func bindingsAt(h *hub.Client, placement, snapshot string, n int) error {
 		return fmt.Errorf("%d bindings bound to %s, want %d (bindings: %v)", got, snapshot, n, all)
 	}
 	return nil
+}
+
+var stagedBatchesConfig = acctest.ProviderConfig + externalPlacement("batched") + approvalStageStrategy("pairs", `max_concurrency = "2"`)
+
+func batchRun(name, extra string) string { return stagedRun(name, "batched", "pairs", extra) }
+
+// KubeFleet v0.18.9's spec.state and maxConcurrency end to end on the real hub agent: a run created
+// with state = "Initialize" is initialized and updates nothing; state = "Run" (with its before-stage
+// approval) drives it to Succeeded in the batches the preview showed (max_concurrency = 2 over three
+// clusters: two start together, the third after them, as the clusters' Started times say); a second
+// run is stopped while it waits for its approval and resumed to Succeeded.
+func TestAccStagedUpdateRunStatesAndBatches(t *testing.T) {
+	h, _ := stagedHub(t, "batched")
+	const first, second = "fleet_staged_update_run.pairs-1", "fleet_staged_update_run.pairs-2"
+	// canary-east, prod-east-1 and prod-west-1 are scheduled (prod-east-2 is tainted, staging-west disconnected).
+	want := []string{"canary-east", "prod-east-1", "prod-west-1"}
+	status := func(res, key string, v knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(res, tfjsonpath.New("status").AtMapKey(key), v)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: stagedBatchesConfig},
+			{
+				// The placement is scheduled: the plan previews the run, batches and all.
+				PreConfig: func() { acctest.NewHubClients(t).WaitForBindings(t, "batched", len(want)) },
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
+  wait_for = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(first, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
+						stagePreview("all", want, 2, []string{"approval of ClusterApprovalRequest pairs-1-before-all"}, nil),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					status(first, "state", knownvalue.StringExact("Initialized")),
+					status(first, "approvals_waiting", knownvalue.Null()),
+				},
+				// Initialized and nothing started: no cluster of the stage has a Started condition,
+				// and the controller made no approval request.
+				Check: func(*terraform.State) error {
+					run, err := h.Run(context.Background(), "", "pairs-1")
+					if err != nil {
+						return err
+					}
+					if run.Spec.State != placementv1.StateInitialize || len(run.Status.StagesStatus) != 1 {
+						return fmt.Errorf("run: state %s, %d stages", run.Spec.State, len(run.Status.StagesStatus))
+					}
+					for _, c := range run.Status.StagesStatus[0].Clusters {
+						if meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted)) != nil {
+							return fmt.Errorf("cluster %s started in a run that was only initialized", c.ClusterName)
+						}
+					}
+					reqs, err := h.ApprovalRequests(context.Background(), "", "pairs-1")
+					if err != nil || len(reqs) != 0 {
+						return fmt.Errorf("approval requests of an initialized run: %d (%v)", len(reqs), err)
+					}
+					return nil
+				},
+			},
+			{
+				// Run: an in-place update; apply approves the before-stage request and waits.
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
+  approvals = ["before:all"]
+  wait_for = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(first, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{status(first, "state", knownvalue.StringExact("Succeeded"))},
+				Check:             func(*terraform.State) error { return startedInBatches(h, "pairs-1", [][]string{want[:2], want[2:]}) },
+			},
+			{
+				// Back to Initialize is refused at plan, as KubeFleet's CRD refuses it.
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Initialize"
+  approvals = ["before:all"]
+  wait_for = "completed"`),
+				PlanOnly:    true,
+				ExpectError: acctest.WrappedRegexp(`state from Run to Initialize`),
+			},
+			{
+				// A second run, which waits for its before-stage approval ...
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Run"`),
+				Check: func(*terraform.State) error {
+					return acctest.Eventually(time.Minute, "approval request pairs-2-before-all", func() (bool, string) {
+						reqs, err := h.ApprovalRequests(context.Background(), "", "pairs-2")
+						if err != nil {
+							return false, err.Error()
+						}
+						return len(reqs) == 1 && reqs[0].Name == "pairs-2-before-all", fmt.Sprintf("%d requests", len(reqs))
+					})
+				},
+			},
+			{
+				// ... is stopped: an in-place update, waited for until Stopped.
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Stop"
+  wait_for = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(second, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					status(second, "state", knownvalue.StringExact("Stopped")),
+					status(second, "approvals_waiting", knownvalue.MapExact(map[string]knownvalue.Check{"pairs-2-before-all": knownvalue.StringExact("before:all")})),
+				},
+			},
+			{
+				// Resumed: Run with the approval, to Succeeded.
+				Config: stagedBatchesConfig + batchRun("pairs-1", `state = "Run"
+  approvals = ["before:all"]
+  wait_for = "completed"`) + batchRun("pairs-2", `state = "Run"
+  approvals = ["all"]
+  wait_for = "completed"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(second, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{status(second, "state", knownvalue.StringExact("Succeeded"))},
+			},
+		},
+	})
+}
+
+// startedInBatches checks the clusters' Started and Succeeded times in the run's first stage
+// against the preview's batches: every cluster of a batch started before any of them finished
+// (together, or a reconcile later when its binding update conflicted: v0.18.9
+// pkg/controllers/updaterun/execution.go counts it as updating and retries it), and no cluster of
+// the next batch started before one of this batch had finished (the window is full until then).
+func startedInBatches(h *hub.Client, run string, batches [][]string) error {
+	r, err := h.Run(context.Background(), "", run)
+	if err != nil {
+		return err
+	}
+	started, finished := map[string]time.Time{}, map[string]time.Time{}
+	for _, c := range r.Status.StagesStatus[0].Clusters {
+		if s := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionStarted)); s != nil {
+			started[c.ClusterName] = s.LastTransitionTime.Time
+		}
+		if s := meta.FindStatusCondition(c.Conditions, string(placementv1.ClusterUpdatingConditionSucceeded)); s != nil {
+			finished[c.ClusterName] = s.LastTransitionTime.Time
+		}
+	}
+	for i, b := range batches {
+		var firstDone time.Time
+		for _, c := range b {
+			if _, ok := started[c]; !ok {
+				return fmt.Errorf("cluster %s has no Started condition (started: %v)", c, started)
+			}
+			if f, ok := finished[c]; !ok {
+				return fmt.Errorf("cluster %s has no Succeeded condition", c)
+			} else if firstDone.IsZero() || f.Before(firstDone) {
+				firstDone = f
+			}
+		}
+		for _, c := range b {
+			if started[c].After(firstDone) {
+				return fmt.Errorf("batch %d: %s started at %s, after a cluster of its batch finished at %s (started: %v)", i+1, c, started[c], firstDone, started)
+			}
+		}
+		if i+1 < len(batches) {
+			for _, c := range batches[i+1] {
+				if started[c].Before(firstDone) {
+					return fmt.Errorf("batch %d: %s started at %s, before any cluster of batch %d finished (%s) (started: %v)", i+2, c, started[c], i+1, firstDone, started)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+const stagedNamespacedConfig = acctest.ProviderConfig + `
+resource "fleet_staged_update_strategy" "ns" {
+  name      = "ns-rings"
+  namespace = "staged-apps"
+  stages = [
+    { name = "canary", label_selector = { match_labels = { env = "canary" } } },
+    { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "100%", after_stage_tasks = [{ type = "Approval" }] },
+  ]
+}
+
+resource "fleet_staged_update_run" "ns" {
+  name                        = "ns-1"
+  namespace                   = "staged-apps"
+  placement_name              = "app"
+  staged_update_strategy_name = fleet_staged_update_strategy.ns.name
+  approvals                   = ["prod"]
+  wait_for                    = "completed"
+}
+`
+
+// The namespaced scope: a StagedUpdateStrategy and a StagedUpdateRun of a ResourcePlacement (created
+// on the hub directly), previewed and driven to Succeeded by the real hub agent.
+func TestAccStagedUpdateRunNamespaced(t *testing.T) {
+	h, kc := stagedHub(t, "staged-apps")
+	ctx := context.Background()
+	// canary-east runs KubeFleet's real member agent, which applies the ConfigMap into a namespace
+	// its API server must already have (a ResourcePlacement places no namespace).
+	acctest.MemberNamespace(t, "canary-east", "staged-apps")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "staged-apps", Name: "settings"}, Data: map[string]string{"v": "1"}}
+	if _, err := kc.Kubernetes.CoreV1().ConfigMaps("staged-apps").Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	rp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "placement.kubernetes-fleet.io/v1", "kind": "ResourcePlacement",
+		"metadata": map[string]any{"name": "app", "namespace": "staged-apps"},
+		"spec": map[string]any{
+			"resourceSelectors": []any{map[string]any{"group": "", "version": "v1", "kind": "ConfigMap", "name": "settings"}},
+			"policy":            map[string]any{"placementType": "PickAll"},
+			"strategy":          map[string]any{"type": "External"},
+		},
+	}}
+	if _, err := kc.Dynamic.Resource(hub.ResourcePlacementGVR).Namespace("staged-apps").Create(ctx, rp, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kc.Dynamic.Resource(hub.ResourcePlacementGVR).Namespace("staged-apps").Delete(context.Background(), "app", metav1.DeleteOptions{})
+	})
+	if err := acctest.Eventually(2*time.Minute, "ResourcePlacement staged-apps/app scheduled", func() (bool, string) {
+		in, err := h.RunInputs(ctx, "staged-apps", "app", "none")
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(in.PolicySnapshots) == 1 && len(in.Bindings) == 3, fmt.Sprintf("%d policy snapshots, %d bindings", len(in.PolicySnapshots), len(in.Bindings))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const run = "fleet_staged_update_run.ns"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: stagedNamespacedConfig,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(run, tfjsonpath.New("id"), knownvalue.StringExact("staged-apps/ns-1")),
+					statecheck.ExpectKnownValue(run, tfjsonpath.New("preview").AtMapKey("stages"), knownvalue.ListExact([]knownvalue.Check{
+						stagePreview("canary", []string{"canary-east"}, 1, nil, nil),
+						stagePreview("prod", []string{"prod-east-1", "prod-west-1"}, 2, nil, []string{"approval of ApprovalRequest staged-apps/ns-1-after-prod"}),
+					})),
+					statecheck.ExpectKnownValue(run, tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Succeeded")),
+				},
+				Check: func(*terraform.State) error {
+					r, err := h.Run(ctx, "staged-apps", "ns-1")
+					if err != nil {
+						return err
+					}
+					if r.Kind != "StagedUpdateRun" && r.Kind != "" {
+						return fmt.Errorf("kind %s", r.Kind)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName: "fleet_staged_update_strategy.ns", ImportState: true, ImportStateId: "staged-apps/ns-rings",
+				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview", "timeouts"},
+			},
+		},
+	})
 }

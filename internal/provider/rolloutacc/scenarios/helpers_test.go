@@ -56,6 +56,18 @@ func runsNamed(t *testing.T, prefix string) ([]string, error) {
 	return out, nil
 }
 
+// oneRunNamed says, unless the fleet has exactly one update run named prefix…, what it has.
+func oneRunNamed(t *testing.T, prefix string) error {
+	names, err := runsNamed(t, prefix)
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return fmt.Errorf("want exactly one run %s, got %v", prefix, names)
+	}
+	return nil
+}
+
 func runStateOf(t *testing.T, name string) string {
 	r, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, name)
 	if err != nil || r.Properties == nil || r.Properties.Status == nil || r.Properties.Status.Status == nil {

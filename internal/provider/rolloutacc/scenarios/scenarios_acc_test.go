@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 )
 
@@ -310,12 +313,8 @@ func TestAccUpdateRun_cancelledWaitThenApply(t *testing.T) {
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 			Check: func(*terraform.State) error {
-				names, err := runsNamed(t, "cancel-run")
-				if err != nil {
+				if err := oneRunNamed(t, "cancel-run"); err != nil {
 					return err
-				}
-				if len(names) != 1 {
-					return fmt.Errorf("want exactly one run cancel-run, got %v", names)
 				}
 				if s := runStateOf(t, "cancel-run"); s != "Completed" {
 					return fmt.Errorf("run cancel-run is %s in the Fleet API, want Completed", s)
@@ -357,12 +356,8 @@ func TestAccUpdateRun_transientFaults(t *testing.T) {
 				stateIs("Completed", "status", "stages", 0, "groups", 0, "members", 1, "state"),
 			},
 			Check: func(*terraform.State) error {
-				names, err := runsNamed(t, "faulty-run")
-				if err != nil {
+				if err := oneRunNamed(t, "faulty-run"); err != nil {
 					return err
-				}
-				if len(names) != 1 {
-					return fmt.Errorf("want exactly one run faulty-run, got %v", names)
 				}
 				failed, total := 0, 0
 				for _, f := range acctest.Current(t).Faults(t) {
@@ -506,6 +501,148 @@ resource "fleet_update_run" "r" {
 				memberStatusIs(0, 0, "ci-gen1-west", "state", exactly("Skipped")),
 				memberStatusIs(0, 0, "ci-west", "state", exactly("Completed")),
 			},
+		}},
+	})
+}
+
+// max_concurrency on a strategy's stage and group: the preview says the batch
+// size, the strategy reads back without a diff (the harness re-plans), and the
+// run upgrades the group's three members two at a time (fleets.json
+// UpdateGroup.maxConcurrency) as the emulator executes it: two start
+// together, the third when one ends.
+func TestAccUpdateRun_maxConcurrency(t *testing.T) {
+	const cfg = `
+resource "fleet_update_strategy" "s" {
+  name   = "mc"
+  stages = [{ name = "mc", max_concurrency = "100%", groups = [{ name = "mc", max_concurrency = "2" }] }]
+}
+
+resource "fleet_update_run" "r" {
+  name               = "mc-run"
+  stages             = fleet_update_strategy.s.stages
+  wait_for           = "completed"
+  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// The stage's 100% of 3 members is 3; the group's "2" is its batch size.
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "max_concurrency"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "max_concurrency"), knownvalue.Int64Exact(2)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("stages", 0, "groups", 0, "max_concurrency"), knownvalue.StringExact("2")),
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
+			},
+			Check: startsInBatches(t, "mc-run", []int{2, 1}),
+		}},
+	})
+}
+
+// startsInBatches checks the members' start times group as sizes says (in order).
+func startsInBatches(t *testing.T, run string, sizes []int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		r, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, run)
+		if err != nil {
+			return err
+		}
+		var starts []time.Time
+		for _, m := range r.Properties.Status.Stages[0].Groups[0].Members {
+			if m.Status == nil || m.Status.StartTime == nil {
+				return fmt.Errorf("member %s has no start time", m.Name)
+			}
+			starts = append(starts, *m.Status.StartTime)
+		}
+		sort.Slice(starts, func(a, b int) bool { return starts[a].Before(starts[b]) })
+		var got []int
+		for i, s := range starts {
+			if i == 0 || !s.Equal(starts[i-1]) {
+				got = append(got, 0)
+			}
+			got[len(got)-1]++
+		}
+		if fmt.Sprint(got) != fmt.Sprint(sizes) {
+			return fmt.Errorf("members started in batches %v, want %v (%v)", got, sizes, starts)
+		}
+		return nil
+	}
+}
+
+// outOfBand starts or stops a run through the Fleet API, as az CLI or the portal would.
+func outOfBand(t *testing.T, run string, start bool) {
+	t.Helper()
+	c := acctest.FleetAPI(t)
+	var err error
+	if start {
+		var p *runtime.Poller[fleetapi.UpdateRun]
+		if p, err = c.BeginStartUpdateRun(context.Background(), fleet, run, nil); err == nil {
+			_, err = p.PollUntilDone(context.Background(), nil)
+		}
+	} else {
+		var p *runtime.Poller[fleetapi.UpdateRun]
+		if p, err = c.BeginStopUpdateRun(context.Background(), fleet, run, nil); err == nil {
+			_, err = p.PollUntilDone(context.Background(), nil)
+		}
+	}
+	if err != nil {
+		t.Fatalf("start=%v %s: %v", start, run, err)
+	}
+}
+
+// A run started outside Terraform while the configuration says NotStarted is
+// reported and planned (a warning, never a plan error); one stopped outside
+// Terraform is started again by a plan that says so; wait_for = "started"
+// returns once the run is past NotStarted.
+func TestAccUpdateRun_startedAndStoppedOutsideTerraform(t *testing.T) {
+	cfg := func(state, waitFor string) string {
+		return `
+resource "fleet_update_run" "r" {
+  name     = "oob-run"
+  state    = "` + state + `"
+  wait_for = "` + waitFor + `"
+  # The after-stage gate is never approved: the run stays Running however fast the clock runs.
+  stages   = [{ name = "ob", groups = [{ name = "ob" }], after_stage_wait_in_seconds = 43200, after_gates = [{ type = "Approval" }] }]
+  managed_cluster_update = { upgrade = { type = "NodeImageOnly" } }
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg("NotStarted", "none"),
+		}, {
+			PreConfig:          func() { outOfBand(t, "oob-run", true) },
+			Config:             cfg("NotStarted", "none"),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true, // planned (the warning says apply leaves the started run alone), not an error
+		}, {
+			Config: cfg("Stopped", "none"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("state"), knownvalue.StringExact("Stopped")),
+			},
+		}, {
+			Config: cfg("Running", "started"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("fleet_update_run.r", plancheck.ResourceActionUpdate),
+			}},
+			Check: func(*terraform.State) error {
+				run, err := acctest.FleetAPI(t).GetUpdateRun(context.Background(), fleet, "oob-run")
+				if err != nil {
+					return err
+				}
+				if s := run.Properties.Status.Status.State; s == fleetapi.UpdateStateNotStarted || s == fleetapi.UpdateStateStopped {
+					return fmt.Errorf("wait_for = started returned while the run is %s", s)
+				}
+				return nil
+			},
+		}, {
+			PreConfig:          func() { outOfBand(t, "oob-run", false) },
+			Config:             cfg("Running", "started"),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true, // stopped outside: the plan starts it again, and says so
 		}},
 	})
 }

@@ -10,33 +10,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 )
 
-const config = `
-data "fleet_facts" "at_plan" {}
-
-resource "fleet_update_strategy" "rings" {
-  name   = "hours-rings"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }] },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
-  facts = data.fleet_facts.at_plan.content
-}
-
-resource "fleet_update_run" "to_1_33" {
-  name   = "hours-run"
-  stages = fleet_update_strategy.rings.stages
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  state  = "NotStarted"
-  facts  = data.fleet_facts.at_plan.content
-}
-
-resource "fleet_auto_upgrade_profile" "rapid" {
-  name               = "hours-rapid"
-  channel            = "Rapid"
-  update_strategy_id = fleet_update_strategy.rings.id
-  facts              = data.fleet_facts.at_plan.content
-}
-`
+var config = acctest.FactsRolloutConfig("hours", "Rapid", "facts = data.fleet_facts.at_plan.content")
 
 // TestAccSavedPlanHoursPass: a plan saved at the Fleet API's time T is applied after hours have
 // passed (this fleet's clock runs an hour every 5 s: canary-east's Monday window closes at 08:00)
