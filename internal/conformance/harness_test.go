@@ -229,6 +229,12 @@ func (h *hub) deletePlacement(ctx context.Context, name string) error {
 	return err
 }
 
+// deleteWait bounds the wait for the hub agent to clean up a deleted placement: a PickAll one has a
+// binding per member (220 here) for its scheduler to delete one by one, which took over 2 minutes
+// with six such deletions in flight on two cores shared with other test packages (a CI run of
+// 2026-11-28, load 14).
+const deleteWait = 6 * time.Minute
+
 // deletePlacementAndWait deletes a placement and waits until the hub agent has cleaned it up (its
 // scheduler deletes the bindings one by one), so that deleted placements' bindings do not pile up:
 // the scheduler lists a placement's bindings with an uncached label-selector list, whose cost grows
@@ -237,7 +243,7 @@ func (h *hub) deletePlacementAndWait(ctx context.Context, name string) error {
 	if err := h.deletePlacement(ctx, name); err != nil {
 		return err
 	}
-	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, deleteWait, true, func(ctx context.Context) (bool, error) {
 		_, err := h.placement(ctx, name)
 		if apierrors.IsNotFound(err) {
 			return true, nil

@@ -249,7 +249,7 @@ func (h *hub) deleteRPAndWait(ctx context.Context, name string) error {
 	if err := h.deleteRP(ctx, name); err != nil {
 		return err
 	}
-	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, deleteWait, true, func(ctx context.Context) (bool, error) {
 		_, err := h.rp(ctx, name)
 		if apierrors.IsNotFound(err) {
 			return true, nil

@@ -358,7 +358,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
-func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, hc *hub.Client, existing hub.PlacementKey, d *diag.Diagnostics) {
+func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, existing hub.PlacementKey, d *diag.Diagnostics) {
 	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
 		if err != nil {
@@ -535,7 +535,7 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, hub.PlacementKey{})...)
 	}
 	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, hc, hub.PlacementKey{}, &resp.Diagnostics) // once it is in state
+	r.warnMoved(ctx, req.Config, &plan, hub.PlacementKey{}, &resp.Diagnostics) // once it is in state
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
@@ -615,7 +615,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
 	plan.ID = types.StringValue(name)
 	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, hc, sc.key(&plan), &resp.Diagnostics)
+	r.warnMoved(ctx, req.Config, &plan, sc.key(&plan), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
