@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,12 +65,7 @@ func (c *Clients) ReadOverrideFacts(ctx context.Context, f *Facts, placements []
 			nss[ns] = true
 		}
 	}
-	names := make([]string, 0, len(nss))
-	for ns := range nss {
-		names = append(names, ns)
-	}
-	sort.Strings(names)
-	for _, ns := range names {
+	for _, ns := range slices.Sorted(maps.Keys(nss)) {
 		snaps, err := h.LatestOverrideSnapshots(ctx, ns)
 		if err != nil {
 			return fmt.Errorf("the override snapshots of namespace %q: %w", ns, err)
@@ -125,10 +122,13 @@ func (c *Clients) LatestOverrideSnapshots(ctx context.Context, ns string) ([]hub
 		for _, s := range c.pinned.OverrideSnapshots {
 			if s.Namespace == ns {
 				out := make([]hub.OverrideSnapshot, len(s.Snapshots))
-				for i := range s.Snapshots {
-					// A deep copy through JSON: the snapshots are the facts' own.
-					b, _ := json.Marshal(s.Snapshots[i])
-					_ = json.Unmarshal(b, &out[i])
+				for i, o := range s.Snapshots { // copies: the snapshots are the facts' own
+					out[i] = o
+					out[i].Spec = *o.Spec.DeepCopy()
+					out[i].ResourceSelectors = nil
+					for _, rs := range o.ResourceSelectors {
+						out[i].ResourceSelectors = append(out[i].ResourceSelectors, *rs.DeepCopy())
+					}
 				}
 				return out, nil
 			}

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -359,12 +360,22 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, existing hub.PlacementKey, d *diag.Diagnostics) {
+	// Override snapshots are compared only when the plan's facts had them (override_placements):
+	// otherwise the reviewed preview left them null and a live value would be no move.
+	var ignored diag.Diagnostics
+	pinned, _, _ := shared.Pinned(ctx, r.Clients, config, &ignored)
+	withOverrides := existing.Name != "" && pinned != nil && pinned.Pinned()
+	if withOverrides {
+		_, _, err := pinned.LatestSelectedResources(ctx, existing)
+		var notRead *engine.FactsNotReadError
+		withOverrides = !errors.As(err, &notRead)
+	}
 	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
 		if err != nil {
 			return nil, err
 		}
-		if existing.Name != "" {
+		if withOverrides {
 			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, existing, p)
 		}
 		obj, ds := p.object(c.ListLimit())
