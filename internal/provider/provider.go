@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"sort"
 	"time"
 
@@ -468,18 +467,20 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	resp.ListResourceData = clients
 }
 
-// Resources implements provider.Provider: each domain registers its own
-// (registration.go in its package).
+// domains are the provider's domains, each with what it offers (registration.go in its package).
+var domains = []shared.Registration{placement.Registration, staged.Registration, rollout.Registration, member.Registration, disruption.Registration}
+
+// Resources implements provider.Provider.
 func (p *FleetProvider) Resources(_ context.Context) []func() resource.Resource {
-	return shared.WithIdentity(slices.Concat(placement.Resources(), staged.Resources(), rollout.Resources(), member.Resources(), disruption.Resources()))
+	return shared.WithIdentity(shared.Gather(domains, func(r shared.Registration) []func() resource.Resource { return r.Resources }))
 }
 
 // EphemeralResources implements provider.ProviderWithEphemeralResources.
 func (p *FleetProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
-	return member.EphemeralResources()
+	return shared.Gather(domains, func(r shared.Registration) []func() ephemeral.EphemeralResource { return r.EphemeralResources })
 }
 
 // DataSources implements provider.Provider.
 func (p *FleetProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return slices.Concat(placement.DataSources(), rollout.DataSources(), member.DataSources())
+	return shared.Gather(domains, func(r shared.Registration) []func() datasource.DataSource { return r.DataSources })
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Resources are the resources the provider registers for this domain.
-func Resources() []func() resource.Resource {
-	return []func() resource.Resource{
+// Registration is what this domain offers the provider.
+var Registration = shared.Registration{
+	Resources: []func() resource.Resource{
 		shared.NewResource[nodePoolDisruptionResource]("_nodepool_disruption"),
-	}
+	},
 }

@@ -12,33 +12,23 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Resources are the resources the provider registers for this domain.
-func Resources() []func() resource.Resource {
-	return []func() resource.Resource{
-		shared.NewResource[memberResource]("_member"),
-		shared.NewResource[taintsResource]("_member_cluster_taints"),
-	}
-}
+var newMember = shared.NewResource[memberResource]("_member")
 
-// DataSources are the data sources the provider registers for this domain.
-func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
+// Registration is what this domain offers the provider.
+var Registration = shared.Registration{
+	Resources: []func() resource.Resource{
+		newMember,
+		shared.NewResource[taintsResource]("_member_cluster_taints"),
+	},
+	DataSources: []func() datasource.DataSource{
 		shared.NewDataSource[membersDataSource]("_members"),
 		shared.NewDataSource[factsDataSource]("_facts"),
-	}
-}
-
-// EphemeralResources are the ephemeral resources the provider registers for this domain.
-func EphemeralResources() []func() ephemeral.EphemeralResource {
-	return []func() ephemeral.EphemeralResource{
+	},
+	EphemeralResources: []func() ephemeral.EphemeralResource{
 		shared.NewEphemeral[hubCredentialsEphemeral]("_hub_credentials"),
 		shared.NewEphemeral[memberCredentialsEphemeral]("_member_credentials"),
-	}
-}
-
-// ListResources are the list resources the provider registers for this domain (terraform query).
-func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{
-		shared.NewListResource("_member", shared.NewResource[memberResource]("_member"), memberListSchema, listMembers),
-	}
+	},
+	ListResources: []func() list.ListResource{
+		shared.NewListResource("_member", newMember, memberListSchema, listMembers),
+	},
 }

@@ -13,36 +13,29 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Resources are the resources the provider registers for this domain.
-func Resources() []func() resource.Resource {
-	return []func() resource.Resource{
-		shared.NewResource[placementResource]("_placement"),
+var (
+	newPlacement = shared.NewResource[placementResource]("_placement")
+	newEnvelope  = shared.NewResource[envelopeResource]("_envelope")
+)
+
+// Registration is what this domain offers the provider.
+var Registration = shared.Registration{
+	Resources: []func() resource.Resource{
+		newPlacement,
 		newScopedPlacement("_resource_placement", namespacedPlacementScope),
-		shared.NewResource[envelopeResource]("_envelope"),
+		newEnvelope,
 		newOverride("_cluster_resource_override", false),
 		newOverride("_resource_override", true),
 		shared.NewResource[disruptionBudgetResource]("_placement_disruption_budget"),
-	}
-}
-
-// DataSources are the data sources the provider registers for this domain.
-func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
+	},
+	DataSources: []func() datasource.DataSource{
 		shared.NewDataSource[placementPreviewDataSource]("_placement_preview"),
-	}
-}
-
-// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
-func Actions() []func() action.Action {
-	return []func() action.Action{
+	},
+	Actions: []func() action.Action{
 		shared.NewAction[placementEvictAction]("_placement_evict"),
-	}
-}
-
-// ListResources are the list resources the provider registers for this domain (terraform query).
-func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{
-		shared.NewListResource("_placement", shared.NewResource[placementResource]("_placement"), placementListSchema, listPlacements),
-		shared.NewListResource("_envelope", shared.NewResource[envelopeResource]("_envelope"), envelopeListSchema, listEnvelopes),
-	}
+	},
+	ListResources: []func() list.ListResource{
+		shared.NewListResource("_placement", newPlacement, placementListSchema, listPlacements),
+		shared.NewListResource("_envelope", newEnvelope, envelopeListSchema, listEnvelopes),
+	},
 }

@@ -12,41 +12,31 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Resources are the resources the provider registers for this domain.
-func Resources() []func() resource.Resource {
-	return []func() resource.Resource{
-		shared.NewResource[updateStrategyResource]("_update_strategy"),
-		shared.NewResource[updateRunResource]("_update_run"),
-		shared.NewResource[autoUpgradeProfileResource]("_auto_upgrade_profile"),
-	}
-}
+var (
+	newUpdateStrategy     = shared.NewResource[updateStrategyResource]("_update_strategy")
+	newUpdateRun          = shared.NewResource[updateRunResource]("_update_run")
+	newAutoUpgradeProfile = shared.NewResource[autoUpgradeProfileResource]("_auto_upgrade_profile")
+)
 
-// DataSources are the data sources the provider registers for this domain.
-func DataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
+// Registration is what this domain offers the provider.
+var Registration = shared.Registration{
+	Resources: []func() resource.Resource{newUpdateStrategy, newUpdateRun, newAutoUpgradeProfile},
+	DataSources: []func() datasource.DataSource{
 		shared.NewDataSource[autoUpgradeProfileDataSource]("_auto_upgrade_profile"),
 		shared.NewDataSource[kubernetesVersionsDataSource]("_kubernetes_versions"),
 		shared.NewDataSource[updateRunDataSource]("_update_run"),
 		shared.NewDataSource[updateStrategyDataSource]("_update_strategy"),
-	}
-}
-
-// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
-func Actions() []func() action.Action {
-	return []func() action.Action{
+	},
+	Actions: []func() action.Action{
 		shared.NewAction[updateRunStartAction]("_update_run_start"),
 		shared.NewAction[updateRunStopAction]("_update_run_stop"),
 		shared.NewAction[updateRunSkipAction]("_update_run_skip"),
 		shared.NewAction[gateApproveAction]("_gate_approve"),
 		shared.NewAction[generateRunAction]("_auto_upgrade_profile_generate_run"),
-	}
-}
-
-// ListResources are the list resources the provider registers for this domain (terraform query).
-func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{
-		shared.NewListResource("_update_run", shared.NewResource[updateRunResource]("_update_run"), updateRunListSchema, listUpdateRuns),
-		shared.NewListResource("_update_strategy", shared.NewResource[updateStrategyResource]("_update_strategy"), updateStrategyListSchema, listUpdateStrategies),
-		shared.NewListResource("_auto_upgrade_profile", shared.NewResource[autoUpgradeProfileResource]("_auto_upgrade_profile"), autoUpgradeProfileListSchema, listAutoUpgradeProfiles),
-	}
+	},
+	ListResources: []func() list.ListResource{
+		shared.NewListResource("_update_run", newUpdateRun, updateRunListSchema, listUpdateRuns),
+		shared.NewListResource("_update_strategy", newUpdateStrategy, updateStrategyListSchema, listUpdateStrategies),
+		shared.NewListResource("_auto_upgrade_profile", newAutoUpgradeProfile, autoUpgradeProfileListSchema, listAutoUpgradeProfiles),
+	},
 }

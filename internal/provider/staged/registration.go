@@ -10,25 +10,19 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// Resources are the resources the provider registers for this domain.
-func Resources() []func() resource.Resource {
-	return []func() resource.Resource{
-		shared.NewResource[stagedStrategyResource]("_staged_update_strategy"),
-		shared.NewResource[stagedRunResource]("_staged_update_run"),
-	}
-}
+var (
+	newStagedStrategy = shared.NewResource[stagedStrategyResource]("_staged_update_strategy")
+	newStagedRun      = shared.NewResource[stagedRunResource]("_staged_update_run")
+)
 
-// Actions are the actions the provider registers for this domain (Terraform >= 1.14).
-func Actions() []func() action.Action {
-	return []func() action.Action{
+// Registration is what this domain offers the provider.
+var Registration = shared.Registration{
+	Resources: []func() resource.Resource{newStagedStrategy, newStagedRun},
+	Actions: []func() action.Action{
 		shared.NewAction[stagedApproveAction]("_staged_update_run_approve"),
-	}
-}
-
-// ListResources are the list resources the provider registers for this domain (terraform query).
-func ListResources() []func() list.ListResource {
-	return []func() list.ListResource{
-		shared.NewListResource("_staged_update_strategy", shared.NewResource[stagedStrategyResource]("_staged_update_strategy"), stagedStrategyListSchema, listStagedStrategies),
-		shared.NewListResource("_staged_update_run", shared.NewResource[stagedRunResource]("_staged_update_run"), stagedRunListSchema, listStagedRuns),
-	}
+	},
+	ListResources: []func() list.ListResource{
+		shared.NewListResource("_staged_update_strategy", newStagedStrategy, stagedStrategyListSchema, listStagedStrategies),
+		shared.NewListResource("_staged_update_run", newStagedRun, stagedRunListSchema, listStagedRuns),
+	},
 }
