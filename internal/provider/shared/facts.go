@@ -3,6 +3,8 @@ package shared
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -262,69 +264,67 @@ func AttrDiff(at string, a, b attr.Value) []string {
 	}
 	switch av := a.(type) {
 	case basetypes.ObjectValue:
-		bv, ok := b.(basetypes.ObjectValue)
-		if !ok {
-			break
+		if bv, ok := b.(basetypes.ObjectValue); ok {
+			return objectDiff(at, av.Attributes(), bv.Attributes())
 		}
-		ba := bv.Attributes()
-		names := make([]string, 0, len(av.Attributes()))
-		for n := range av.Attributes() {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var out []string
-		for _, n := range names {
-			if bn, ok := ba[n]; ok {
-				out = append(out, AttrDiff(at+"."+n, av.Attributes()[n], bn)...)
-			}
-		}
-		return out
 	case basetypes.ListValue:
-		bv, ok := b.(basetypes.ListValue)
-		if !ok {
-			break
+		if bv, ok := b.(basetypes.ListValue); ok {
+			return listDiff(at, av.Elements(), bv.Elements())
 		}
-		ae, be := av.Elements(), bv.Elements()
-		var out []string
-		for i := range min(len(ae), len(be)) {
-			out = append(out, AttrDiff(fmt.Sprintf("%s[%d]", at, i), ae[i], be[i])...)
-		}
-		if len(ae) != len(be) {
-			out = append(out, fmt.Sprintf("%s: %d → %d entries", at, len(ae), len(be)))
-		}
-		return out
 	case basetypes.MapValue:
-		bv, ok := b.(basetypes.MapValue)
-		if !ok {
-			break
+		if bv, ok := b.(basetypes.MapValue); ok {
+			return mapDiff(at, av.Elements(), bv.Elements())
 		}
-		ae, be := av.Elements(), bv.Elements()
-		keys := make([]string, 0, len(ae)+len(be))
-		for k := range ae {
-			keys = append(keys, k)
-		}
-		for k := range be {
-			if _, ok := ae[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		var out []string
-		for _, k := range keys {
-			x, inA := ae[k]
-			y, inB := be[k]
-			switch {
-			case !inA:
-				out = append(out, fmt.Sprintf("%s[%q]: added %s", at, k, short(y)))
-			case !inB:
-				out = append(out, fmt.Sprintf("%s[%q]: %s removed", at, k, short(x)))
-			default:
-				out = append(out, AttrDiff(fmt.Sprintf("%s[%q]", at, k), x, y)...)
-			}
-		}
-		return out
 	}
 	return []string{fmt.Sprintf("%s: %s → %s", at, short(a), short(b))}
+}
+
+// objectDiff is AttrDiff of the attributes both objects have, by name.
+func objectDiff(at string, a, b map[string]attr.Value) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(a)) {
+		if bn, ok := b[n]; ok {
+			out = append(out, AttrDiff(at+"."+n, a[n], bn)...)
+		}
+	}
+	return out
+}
+
+// listDiff is AttrDiff of the elements both lists have, by index, and the change of length.
+func listDiff(at string, a, b []attr.Value) []string {
+	var out []string
+	for i := range min(len(a), len(b)) {
+		out = append(out, AttrDiff(fmt.Sprintf("%s[%d]", at, i), a[i], b[i])...)
+	}
+	if len(a) != len(b) {
+		out = append(out, fmt.Sprintf("%s: %d → %d entries", at, len(a), len(b)))
+	}
+	return out
+}
+
+// mapDiff is AttrDiff of the elements by key: added, removed or changed.
+func mapDiff(at string, a, b map[string]attr.Value) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		x, inA := a[k]
+		y, inB := b[k]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("%s[%q]: added %s", at, k, short(y)))
+		case !inB:
+			out = append(out, fmt.Sprintf("%s[%q]: %s removed", at, k, short(x)))
+		default:
+			out = append(out, AttrDiff(fmt.Sprintf("%s[%q]", at, k), x, y)...)
+		}
+	}
+	return out
 }
 
 func short(v attr.Value) string {
