@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/envelope"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -167,11 +166,8 @@ func (r *envelopeResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // checkKindScopes fails the plan of an object whose kind's scope, as the hub's discovery knows it,
 // contradicts its metadata.namespace: KubeFleet places it, and the members cannot apply it.
 func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelope.Document, diags *diag.Diagnostics) {
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(diags, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	if !ok {
 		return
 	}
 	var gvks []schema.GroupVersionKind
@@ -201,11 +197,8 @@ func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelop
 
 // checkNotOnHub fails the plan of a new envelope that exists already (create would fail).
 func (r *envelopeResource) checkNotOnHub(ctx context.Context, namespace, name string, diags *diag.Diagnostics) {
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(diags, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	if !ok {
 		return
 	}
 	kind := envelope.Kind(namespace)

@@ -93,3 +93,9 @@ func ReadGoneOrFailed(ctx context.Context, resp *resource.ReadResponse, err erro
 	}
 	return true
 }
+
+// ReadGoneOrBackendError is ReadGoneOrFailed where another failure is the backend's error,
+// reported as "Reading the <what>" (AddBackendError).
+func ReadGoneOrBackendError(ctx context.Context, resp *resource.ReadResponse, err error, what string, fields map[string]any) bool {
+	return ReadGoneOrFailed(ctx, resp, err, what, fields, func(err error) { AddBackendError(&resp.Diagnostics, "Reading the "+what, err) })
+}
