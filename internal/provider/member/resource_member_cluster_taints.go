@@ -129,22 +129,8 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
-	var plan, state taintsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "member_cluster", "taint")
-	if err != nil {
-		resp.Diagnostics.AddError("Comparing the configuration", err.Error())
-		return
-	}
-	if !changed {
-		plan.Preview = state.Preview
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	plan, state, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *taintsModel) { plan.Preview = state.Preview }, "member_cluster", "taint")
+	if !ok {
 		return
 	}
 	plan.ID = plan.MemberCluster
@@ -158,11 +144,8 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.MemberCluster.ValueString()
@@ -292,33 +275,25 @@ func (r *taintsResource) warnMoved(ctx context.Context, config tfsdk.Config, pla
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no
 // taints in state) claims them all.
 func (r *taintsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state taintsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	name := state.MemberCluster.ValueString()
-	mc, err := h.MemberCluster(ctx, name)
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "member cluster", map[string]any{"member_cluster": name}) {
-		return
-	}
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster", err)
-		return
-	}
-	kept := mc.Spec.Taints
-	if !state.Taints.IsNull() {
-		kept = nil
-		for _, t := range state.taints(ctx, &resp.Diagnostics) {
-			if hasTaint(mc.Spec.Taints, t) {
-				kept = append(kept, t)
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
+		name := state.MemberCluster.ValueString()
+		mc, err := h.MemberCluster(ctx, name)
+		if shared.ReadGoneOrBackendError(ctx, resp, err, "member cluster", map[string]any{"member_cluster": name}) {
+			return
+		}
+		kept := mc.Spec.Taints
+		if !state.Taints.IsNull() {
+			kept = nil
+			for _, t := range state.taints(ctx, &resp.Diagnostics) {
+				if hasTaint(mc.Spec.Taints, t) {
+					kept = append(kept, t)
+				}
 			}
 		}
-	}
-	state.ID = types.StringValue(name)
-	state.Taints = taintList(kept)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		state.ID = types.StringValue(name)
+		state.Taints = taintList(kept)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	})
 }
 
 func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -336,30 +311,26 @@ func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest,
 // Delete removes this resource's taints, keeping the others, with an Update that also releases
 // the apply's ownership of the list.
 func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state taintsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	name := state.MemberCluster.ValueString()
-	mine := state.taints(ctx, &resp.Diagnostics)
-	var err error
-	for range taintsApplyAttempts {
-		var mc *clusterv1.MemberCluster
-		if mc, err = h.MemberCluster(ctx, name); err != nil {
-			if hub.IsNotFound(err) {
-				return
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
+		name := state.MemberCluster.ValueString()
+		mine := state.taints(ctx, &resp.Diagnostics)
+		var err error
+		for range taintsApplyAttempts {
+			var mc *clusterv1.MemberCluster
+			if mc, err = h.MemberCluster(ctx, name); err != nil {
+				if hub.IsNotFound(err) {
+					return
+				}
+				break
 			}
-			break
+			if err = h.SetMemberClusterTaints(ctx, mc, desiredTaints(mc.Spec.Taints, mine, nil)); err == nil || !hub.IsConflict(err) {
+				break
+			}
 		}
-		if err = h.SetMemberClusterTaints(ctx, mc, desiredTaints(mc.Spec.Taints, mine, nil)); err == nil || !hub.IsConflict(err) {
-			break
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Removing the taints of MemberCluster %q", name), err)
 		}
-	}
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Removing the taints of MemberCluster %q", name), err)
-	}
+	})
 }
 
 // apply server-side applies the others' taints plus plan's (prior: the taints this resource set

@@ -31,33 +31,22 @@ func resourceOverrideModelOf(m *overrideModel) *resourceOverrideModel {
 	return &resourceOverrideModel{Namespace: m.Namespace, overrideModel: *m}
 }
 
+// scope decodes and saves the model of either scope.
+func (r *overrideResource) scope() shared.ScopedModel[overrideModel, resourceOverrideModel] {
+	return shared.ScopedModel[overrideModel, resourceOverrideModel]{Namespaced: r.namespaced, Shared: (*resourceOverrideModel).shared, Of: resourceOverrideModelOf}
+}
+
 // decode reads a configuration or plan holding unknown values (shared.DecodePartial).
 func (r *overrideResource) decode(ctx context.Context, cfg tfsdk.Config) (overrideModel, []path.Path, diag.Diagnostics) {
-	if !r.namespaced {
-		var m overrideModel
-		unknown, diags := shared.DecodePartial(ctx, cfg, &m, overrideComputedPaths...)
-		return m, unknown, diags
-	}
-	var rm resourceOverrideModel
-	unknown, diags := shared.DecodePartial(ctx, cfg, &rm, overrideComputedPaths...)
-	return rm.shared(), unknown, diags
+	return r.scope().Decode(ctx, cfg, overrideComputedPaths...)
 }
 
 func (r *overrideResource) get(ctx context.Context, from getter, m *overrideModel) diag.Diagnostics {
-	if !r.namespaced {
-		return from.Get(ctx, m)
-	}
-	var rm resourceOverrideModel
-	diags := from.Get(ctx, &rm)
-	*m = rm.shared()
-	return diags
+	return r.scope().Get(ctx, from, m)
 }
 
 func (r *overrideResource) set(ctx context.Context, st *tfsdk.State, m *overrideModel) diag.Diagnostics {
-	if !r.namespaced {
-		return st.Set(ctx, m)
-	}
-	return st.Set(ctx, resourceOverrideModelOf(m))
+	return r.scope().Set(ctx, st, m)
 }
 
 func (m *overrideModel) id() string { return hub.Key(m.Namespace.ValueString(), m.Name.ValueString()) }

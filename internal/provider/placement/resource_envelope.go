@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/envelope"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -167,11 +166,8 @@ func (r *envelopeResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // checkKindScopes fails the plan of an object whose kind's scope, as the hub's discovery knows it,
 // contradicts its metadata.namespace: KubeFleet places it, and the members cannot apply it.
 func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelope.Document, diags *diag.Diagnostics) {
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(diags, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	if !ok {
 		return
 	}
 	var gvks []schema.GroupVersionKind
@@ -201,11 +197,8 @@ func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelop
 
 // checkNotOnHub fails the plan of a new envelope that exists already (create would fail).
 func (r *envelopeResource) checkNotOnHub(ctx context.Context, namespace, name string, diags *diag.Diagnostics) {
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(diags, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	if !ok {
 		return
 	}
 	kind := envelope.Kind(namespace)
@@ -273,48 +266,46 @@ func addCreateError(diags *diag.Diagnostics, ns, name string, err error) {
 		diags.AddAttributeError(path.Root("namespace"), "Namespace not found",
 			fmt.Sprintf("The hub has no namespace %q: create it first (for example with the kubernetes provider's kubernetes_namespace_v1 against the hub): %v", ns, err))
 	default:
-		diags.AddError("Creating the envelope", fmt.Sprintf("Creating %s %s on the hub: %v", kind, envelopeID(ns, name), err))
+		addEnvelopeError(diags, "Creating", ns, name, err)
 	}
 }
 
+// addEnvelopeError reports the failure of op ("Creating", "Reading", "Updating", "Deleting") on an
+// envelope.
+func addEnvelopeError(diags *diag.Diagnostics, op, ns, name string, err error) {
+	diags.AddError(op+" the envelope", fmt.Sprintf("%s %s %s on the hub: %v", op, envelope.Kind(ns), envelopeID(ns, name), err))
+}
+
 func (r *envelopeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state envelopeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	fields := map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name}
-	var prior []string
-	if !state.Manifests.IsNull() && !state.Manifests.IsUnknown() {
-		resp.Diagnostics.Append(state.Manifests.ElementsAs(ctx, &prior, false)...)
-	}
-	env, err := h.Envelope(ctx, ns, name)
-	switch {
-	case err == nil:
-		manifests, keys := envelopeFromHub(envelope.Texts(env.GetData()), prior)
-		state.Manifests, state.DataKeys = stringList(manifests), stringList(keys)
-	case hub.IsNotFound(err) && !state.ReplacesConfigMap.IsNull():
-		// Not migrated yet: the ConfigMap envelope is what is on the hub.
-		if !r.readConfigMap(ctx, h, &state, prior, &resp.Diagnostics) {
-			shared.RemoveGone(ctx, resp, true, "envelope ConfigMap", fields)
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
+		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+		fields := map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name}
+		var prior []string
+		if !state.Manifests.IsNull() && !state.Manifests.IsUnknown() {
+			resp.Diagnostics.Append(state.Manifests.ElementsAs(ctx, &prior, false)...)
+		}
+		env, err := h.Envelope(ctx, ns, name)
+		switch {
+		case err == nil:
+			manifests, keys := envelopeFromHub(envelope.Texts(env.GetData()), prior)
+			state.Manifests, state.DataKeys = stringList(manifests), stringList(keys)
+		case hub.IsNotFound(err) && !state.ReplacesConfigMap.IsNull():
+			// Not migrated yet: the ConfigMap envelope is what is on the hub.
+			if !r.readConfigMap(ctx, h, state, prior, &resp.Diagnostics) {
+				shared.RemoveGone(ctx, resp, true, "envelope ConfigMap", fields)
+				return
+			}
+		default:
+			shared.ReadGoneOrFailed(ctx, resp, err, "envelope", fields, func(err error) {
+				addEnvelopeError(&resp.Diagnostics, "Reading", ns, name, err)
+			})
 			return
 		}
-	default:
-		if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "envelope", fields) {
-			return
-		}
-		resp.Diagnostics.AddError("Reading the envelope", fmt.Sprintf("Reading %s %s on the hub: %v", envelope.Kind(ns), envelopeID(ns, name), err))
-		return
-	}
-	ns = state.Namespace.ValueString() // an imported ConfigMap envelope's scope follows its objects
-	state.ID = types.StringValue(envelopeID(ns, name))
-	state.Kind = types.StringValue(envelope.Kind(ns))
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		ns = state.Namespace.ValueString() // an imported ConfigMap envelope's scope follows its objects
+		state.ID = types.StringValue(envelopeID(ns, name))
+		state.Kind = types.StringValue(envelope.Kind(ns))
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	})
 }
 
 // readConfigMap reads the ConfigMap envelope state replaces into state's manifests; false when it
@@ -359,7 +350,7 @@ func (r *envelopeResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Updating the envelope", fmt.Sprintf("Updating %s %s on the hub: %v", envelope.Kind(ns), envelopeID(ns, name), err))
+		addEnvelopeError(&resp.Diagnostics, "Updating", ns, name, err)
 		return
 	}
 	tflog.Info(ctx, "envelope updated", map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name, "keys": len(data)})
@@ -387,22 +378,15 @@ func deleteReplacedConfigMap(ctx context.Context, h *hub.Client, replaces types.
 }
 
 func (r *envelopeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state envelopeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	if err := h.DeleteEnvelope(ctx, ns, name); err != nil {
-		resp.Diagnostics.AddError("Deleting the envelope", fmt.Sprintf("Deleting %s %s on the hub: %v", envelope.Kind(ns), envelopeID(ns, name), err))
-		return
-	}
-	deleteReplacedConfigMap(ctx, h, state.ReplacesConfigMap, &resp.Diagnostics)
-	tflog.Info(ctx, "envelope deleted", map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name})
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
+		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+		if err := h.DeleteEnvelope(ctx, ns, name); err != nil {
+			addEnvelopeError(&resp.Diagnostics, "Deleting", ns, name, err)
+			return
+		}
+		deleteReplacedConfigMap(ctx, h, state.ReplacesConfigMap, &resp.Diagnostics)
+		tflog.Info(ctx, "envelope deleted", map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name})
+	})
 }
 
 // ---- models ----

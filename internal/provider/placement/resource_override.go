@@ -279,29 +279,20 @@ func (r *overrideResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *overrideResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m overrideModel
-	resp.Diagnostics.Append(r.get(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	o, err := hc.GetOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), r.kind(), map[string]any{"id": m.id()}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the override", fmt.Sprintf("Reading %s %s on the hub: %v", r.kind(), m.id(), err))
-		return
-	}
-	m.fromHub(o)
-	m.ID = types.StringValue(m.id())
-	if m.Preview.IsNull() || m.Preview.IsUnknown() {
-		m.Preview = types.ObjectNull(overridePreviewAttrTypes)
-	}
-	resp.Diagnostics.Append(r.set(ctx, &resp.State, &m)...)
+	shared.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
+		o, err := hc.GetOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+		if shared.ReadGoneOrFailed(ctx, resp, err, r.kind(), map[string]any{"id": m.id()}, func(err error) {
+			resp.Diagnostics.AddError("Reading the override", fmt.Sprintf("Reading %s %s on the hub: %v", r.kind(), m.id(), err))
+		}) {
+			return
+		}
+		m.fromHub(o)
+		m.ID = types.StringValue(m.id())
+		if m.Preview.IsNull() || m.Preview.IsUnknown() {
+			m.Preview = types.ObjectNull(overridePreviewAttrTypes)
+		}
+		resp.Diagnostics.Append(r.set(ctx, &resp.State, m)...)
+	})
 }
 
 func (r *overrideResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -309,20 +300,13 @@ func (r *overrideResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *overrideResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m overrideModel
-	resp.Diagnostics.Append(r.get(ctx, req.State, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	if err := hc.DeleteOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Deleting the override", fmt.Sprintf("Deleting %s %s on the hub: %v", r.kind(), m.id(), err))
-		return
-	}
-	tflog.Info(ctx, "override deleted", map[string]any{"kind": r.kind(), "id": m.id()})
+	shared.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
+		if err := hc.DeleteOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString()); err != nil {
+			resp.Diagnostics.AddError("Deleting the override", fmt.Sprintf("Deleting %s %s on the hub: %v", r.kind(), m.id(), err))
+			return
+		}
+		tflog.Info(ctx, "override deleted", map[string]any{"kind": r.kind(), "id": m.id()})
+	})
 }
 
 // write creates or updates the override after the checks the plan made, repeated against the hub

@@ -132,22 +132,8 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
-	var plan, state budgetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "placement", "max_unavailable", "min_available")
-	if err != nil {
-		resp.Diagnostics.AddError("Comparing the configuration", err.Error())
-		return
-	}
-	if !changed {
-		plan.Preview = state.Preview
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	plan, _, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *budgetModel) { plan.Preview = state.Preview }, "placement", "max_unavailable", "min_available")
+	if !ok {
 		return
 	}
 	plan.Preview = types.ObjectUnknown(budgetPreviewAttrTypes)
@@ -161,11 +147,8 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if !engine.IsConfigUnknown(err) {
-			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		}
+	h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := plan.Placement.ValueString()
@@ -183,7 +166,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
 		return
 	default:
-		if checkBudgetFor(p, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		if checkBudgetFor(p, *plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
 		if req.State.Raw.IsNull() {
@@ -209,9 +192,9 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 				shared.AddBackendError(&resp.Diagnostics, "Reading the placement from facts", err)
 				return
 			}
-			plan.Preview = shared.Rebind(r, pinned).preview(ctx, pp, plan, &resp.Diagnostics)
+			plan.Preview = shared.Rebind(r, pinned).preview(ctx, pp, *plan, &resp.Diagnostics)
 		default:
-			plan.Preview = r.preview(ctx, p, plan, &resp.Diagnostics)
+			plan.Preview = r.preview(ctx, p, *plan, &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
@@ -289,26 +272,22 @@ func (r *disruptionBudgetResource) ImportState(ctx context.Context, req resource
 }
 
 func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan budgetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	name := plan.Placement.ValueString()
-	if _, err := h.CreateDisruptionBudget(ctx, name, plan.spec()); err != nil {
-		if hub.IsAlreadyExists(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Disruption budget already exists",
-				fmt.Sprintf("placement: the hub already has a ClusterResourcePlacementDisruptionBudget %q: import it (terraform import with ID %q).", name, name))
+	shared.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
+		name := plan.Placement.ValueString()
+		if _, err := h.CreateDisruptionBudget(ctx, name, plan.spec()); err != nil {
+			if hub.IsAlreadyExists(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Disruption budget already exists",
+					fmt.Sprintf("placement: the hub already has a ClusterResourcePlacementDisruptionBudget %q: import it (terraform import with ID %q).", name, name))
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Creating the disruption budget", err)
 			return
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Creating the disruption budget", err)
-		return
-	}
-	plan.ID = plan.Placement
-	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+		plan.ID = plan.Placement
+		r.previewAtApply(ctx, h, plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	})
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -325,56 +304,40 @@ func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.C
 
 // Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
 func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state budgetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	name := state.Placement.ValueString()
-	b, err := h.DisruptionBudget(ctx, name)
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "disruption budget", map[string]any{"placement": name}) {
-		return
-	}
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the disruption budget", err)
-		return
-	}
-	state.ID = types.StringValue(name)
-	state.MaxUnavailable, state.MinAvailable = intOrStringValue(b.Spec.MaxUnavailable), intOrStringValue(b.Spec.MinAvailable)
-	state.Preview = types.ObjectNull(budgetPreviewAttrTypes)
-	if p, err := h.Placement(ctx, name); err == nil {
-		state.Preview = r.preview(ctx, p, state, &resp.Diagnostics)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
+		name := state.Placement.ValueString()
+		b, err := h.DisruptionBudget(ctx, name)
+		if shared.ReadGoneOrBackendError(ctx, resp, err, "disruption budget", map[string]any{"placement": name}) {
+			return
+		}
+		state.ID = types.StringValue(name)
+		state.MaxUnavailable, state.MinAvailable = intOrStringValue(b.Spec.MaxUnavailable), intOrStringValue(b.Spec.MinAvailable)
+		state.Preview = types.ObjectNull(budgetPreviewAttrTypes)
+		if p, err := h.Placement(ctx, name); err == nil {
+			state.Preview = r.preview(ctx, p, *state, &resp.Diagnostics)
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	})
 }
 
 func (r *disruptionBudgetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan budgetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	if _, err := h.UpdateDisruptionBudget(ctx, plan.Placement.ValueString(), plan.spec()); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Updating the disruption budget", err)
-		return
-	}
-	r.previewAtApply(ctx, h, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	shared.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
+		if _, err := h.UpdateDisruptionBudget(ctx, plan.Placement.ValueString(), plan.spec()); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Updating the disruption budget", err)
+			return
+		}
+		r.previewAtApply(ctx, h, plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	})
 }
 
 func (r *disruptionBudgetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state budgetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !ok {
-		return
-	}
-	if err := h.DeleteDisruptionBudget(ctx, state.Placement.ValueString()); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Deleting the disruption budget", err)
-	}
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
+		if err := h.DeleteDisruptionBudget(ctx, state.Placement.ValueString()); err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Deleting the disruption budget", err)
+		}
+	})
 }
 
 // previewAtApply fills a preview the plan left unknown (its placement did not exist yet).

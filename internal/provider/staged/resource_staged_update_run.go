@@ -346,56 +346,38 @@ func (r *stagedRunResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan stagedRunModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, stagedRunCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	kind := hub.StagedKind("run", ns)
-	if plan.Preview.IsUnknown() {
-		// The placement or strategy came with this apply: what plan could not read, read now.
-		in, err := r.scheduledInputs(ctx, plan)
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.CreateTimeout, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+		if plan.Preview.IsUnknown() {
+			// The placement or strategy came with this apply: what plan could not read, read now.
+			in, err := r.scheduledInputs(ctx, *plan)
+			if err != nil {
+				resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
+				return
+			}
+			obj, d := stagedRunPreview(staged.Initialize(stagedInputs(in, *plan)), ns, plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
+			resp.Diagnostics.Append(d...)
+			plan.Preview = obj
+		}
+		run, err := h.CreateRun(ctx, &placementv1.ClusterStagedUpdateRun{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: placementv1.UpdateRunSpec{
+				PlacementName: plan.PlacementName.ValueString(), ResourceSnapshotIndex: plan.ResourceSnapshotIndex.ValueString(),
+				StagedUpdateStrategyName: plan.StrategyName.ValueString(), State: placementv1.State(plan.State.ValueString()),
+			},
+		})
 		if err != nil {
-			resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
+			addStagedCreateError(&resp.Diagnostics, "run", ns, name, err)
 			return
 		}
-		obj, d := stagedRunPreview(staged.Initialize(stagedInputs(in, plan)), ns, plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
-		resp.Diagnostics.Append(d...)
-		plan.Preview = obj
-	}
-	run, err := h.CreateRun(ctx, &placementv1.ClusterStagedUpdateRun{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: placementv1.UpdateRunSpec{
-			PlacementName: plan.PlacementName.ValueString(), ResourceSnapshotIndex: plan.ResourceSnapshotIndex.ValueString(),
-			StagedUpdateStrategyName: plan.StrategyName.ValueString(), State: placementv1.State(plan.State.ValueString()),
-		},
+		tflog.Info(ctx, "staged update run created", map[string]any{"run": hub.Key(ns, name), "placement": plan.PlacementName.ValueString(),
+			"resource_snapshot_index": plan.ResourceSnapshotIndex.ValueString(), "state": plan.State.ValueString()})
+		plan.ID = types.StringValue(hub.Key(ns, name))
+		r.converge(ctx, h, plan, run, true, &resp.State, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+		}
 	})
-	if err != nil {
-		if hub.IsAlreadyExists(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update run already exists",
-				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", kind, hub.Key(ns, name)))
-			return
-		}
-		resp.Diagnostics.AddError("Creating the staged update run", fmt.Sprintf("Creating %s %q on the hub: %v", kind, hub.Key(ns, name), err))
-		return
-	}
-	tflog.Info(ctx, "staged update run created", map[string]any{"run": hub.Key(ns, name), "placement": plan.PlacementName.ValueString(),
-		"resource_snapshot_index": plan.ResourceSnapshotIndex.ValueString(), "state": plan.State.ValueString()})
-	plan.ID = types.StringValue(hub.Key(ns, name))
-	r.converge(ctx, h, &plan, run, true, &resp.State, &resp.Diagnostics)
-	if !resp.Diagnostics.HasError() {
-		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
-	}
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -413,127 +395,92 @@ func (r *stagedRunResource) warnMoved(ctx context.Context, config tfsdk.Config, 
 }
 
 func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state stagedRunModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns := state.Namespace.ValueString()
-	run, err := h.Run(ctx, ns, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update run", map[string]any{"run": hub.Key(ns, state.Name.ValueString())}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading %s %q: %v", hub.StagedKind("run", ns), hub.Key(ns, state.Name.ValueString()), err))
-		return
-	}
-	state.ID = types.StringValue(hub.Key(ns, run.Name))
-	state.PlacementName = types.StringValue(run.Spec.PlacementName)
-	state.ResourceSnapshotIndex = shared.StringOrNull(run.Spec.ResourceSnapshotIndex)
-	state.StrategyName = types.StringValue(run.Spec.StagedUpdateStrategyName)
-	state.State = types.StringValue(string(run.Spec.State))
-	if run.Spec.State == "" {
-		state.State = types.StringValue(string(placementv1.StateInitialize))
-	}
-	reqs, err := h.ApprovalRequests(ctx, ns, run.Name)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Listing the approval requests of run %q: %v", run.Name, err))
-		return
-	}
-	state.Status = stagedRunStatus(run, reqs, r.Clients.ListLimit(), &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
+		ns := state.Namespace.ValueString()
+		run, ok := stagedRead(ctx, resp, "run", ns, state.Name.ValueString(), h.Run)
+		if !ok {
+			return
+		}
+		state.ID = types.StringValue(hub.Key(ns, run.Name))
+		state.PlacementName = types.StringValue(run.Spec.PlacementName)
+		state.ResourceSnapshotIndex = shared.StringOrNull(run.Spec.ResourceSnapshotIndex)
+		state.StrategyName = types.StringValue(run.Spec.StagedUpdateStrategyName)
+		state.State = types.StringValue(string(run.Spec.State))
+		if run.Spec.State == "" {
+			state.State = types.StringValue(string(placementv1.StateInitialize))
+		}
+		reqs, err := h.ApprovalRequests(ctx, ns, run.Name)
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Listing the approval requests of run %q: %v", run.Name, err))
+			return
+		}
+		state.Status = stagedRunStatus(run, reqs, r.Clients.ListLimit(), &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	})
 }
 
 // Update approves newly listed stages and resumes an unfinished wait; everything else replaces.
 func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan stagedRunModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, stagedRunCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	kind := hub.StagedKind("run", ns)
-	run, err := h.Run(ctx, ns, name)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update run", fmt.Sprintf("Reading %s %q: %v", kind, hub.Key(ns, name), err))
-		return
-	}
-	if want := placementv1.State(plan.State.ValueString()); run.Spec.State != want {
-		if run, err = h.SetRunState(ctx, ns, name, want); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("state"), "Changing the staged update run's state",
-				fmt.Sprintf("Setting spec.state of %s %q to %s: %v", kind, hub.Key(ns, name), want, err))
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.UpdateTimeout, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+		kind := hub.StagedKind("run", ns)
+		run, err := h.Run(ctx, ns, name)
+		if err != nil {
+			addStagedError(&resp.Diagnostics, "Reading", "run", ns, name, err)
 			return
 		}
-		tflog.Info(ctx, "staged update run state changed", map[string]any{"run": hub.Key(ns, name), "state": string(want)})
-	}
-	r.converge(ctx, h, &plan, run, false, &resp.State, &resp.Diagnostics)
+		if want := placementv1.State(plan.State.ValueString()); run.Spec.State != want {
+			if run, err = h.SetRunState(ctx, ns, name, want); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("state"), "Changing the staged update run's state",
+					fmt.Sprintf("Setting spec.state of %s %q to %s: %v", kind, hub.Key(ns, name), want, err))
+				return
+			}
+			tflog.Info(ctx, "staged update run state changed", map[string]any{"run": hub.Key(ns, name), "state": string(want)})
+		}
+		r.converge(ctx, h, plan, run, false, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state stagedRunModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, stagedRunDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	kind := hub.StagedKind("run", ns)
-	if err := h.DeleteRun(ctx, ns, name); err != nil {
-		resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("Deleting %s %q: %v", kind, hub.Key(ns, name), err))
-		return
-	}
-	// The controller's finalizer removes the run's approval requests first.
-	tick := time.NewTicker(stagedRunPoll)
-	defer tick.Stop()
-	for {
-		there, err := h.RunExists(ctx, ns, name)
-		if err == nil && !there {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, shared.DeleteTimeout, stagedRunDeleteTimeout, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
+		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+		kind := hub.StagedKind("run", ns)
+		if err := h.DeleteRun(ctx, ns, name); err != nil {
+			addStagedError(&resp.Diagnostics, "Deleting", "run", ns, name, err)
 			return
 		}
-		select {
-		case <-ctx.Done():
-			resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("%s %q is still on the hub (%v): its finalizer has not finished.", kind, hub.Key(ns, name), context.Cause(ctx)))
-			return
-		case <-tick.C:
+		// The controller's finalizer removes the run's approval requests first.
+		tick := time.NewTicker(stagedRunPoll)
+		defer tick.Stop()
+		for {
+			there, err := h.RunExists(ctx, ns, name)
+			if err == nil && !there {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				resp.Diagnostics.AddError("Deleting the staged update run", fmt.Sprintf("%s %q is still on the hub (%v): its finalizer has not finished.", kind, hub.Key(ns, name), context.Cause(ctx)))
+				return
+			case <-tick.C:
+			}
 		}
-	}
+	})
 }
 
 type stagedRunModel struct {
-	ID                    types.String   `tfsdk:"id"`
-	Name                  types.String   `tfsdk:"name"`
-	Namespace             types.String   `tfsdk:"namespace"`
-	PlacementName         types.String   `tfsdk:"placement_name"`
-	ResourceSnapshotIndex types.String   `tfsdk:"resource_snapshot_index"`
-	StrategyName          types.String   `tfsdk:"staged_update_strategy_name"`
-	State                 types.String   `tfsdk:"state"`
-	Approvals             []string       `tfsdk:"approvals"`
-	WaitFor               types.String   `tfsdk:"wait_for"`
-	Timeouts              timeouts.Value `tfsdk:"timeouts"`
-	Preview               types.Object   `tfsdk:"preview"`
-	Facts                 types.String   `tfsdk:"facts"`
-	Status                types.Object   `tfsdk:"status"`
+	ID                    types.String `tfsdk:"id"`
+	Name                  types.String `tfsdk:"name"`
+	Namespace             types.String `tfsdk:"namespace"`
+	PlacementName         types.String `tfsdk:"placement_name"`
+	ResourceSnapshotIndex types.String `tfsdk:"resource_snapshot_index"`
+	StrategyName          types.String `tfsdk:"staged_update_strategy_name"`
+	State                 types.String `tfsdk:"state"`
+	Approvals             []string     `tfsdk:"approvals"`
+	WaitFor               types.String `tfsdk:"wait_for"`
+	shared.ResourceTimeouts
+	Preview types.Object `tfsdk:"preview"`
+	Facts   types.String `tfsdk:"facts"`
+	Status  types.Object `tfsdk:"status"`
 }
 
 // converge approves the stages the configuration approves, waits as wait_for says, and saves

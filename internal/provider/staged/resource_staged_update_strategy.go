@@ -149,37 +149,19 @@ func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.I
 }
 
 func (r *stagedStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan stagedStrategyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, stagedStrategyTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	kind := hub.StagedKind("strategy", ns)
-	got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: stagedStrategySpec(plan.Stages)})
-	if err != nil {
-		if hub.IsAlreadyExists(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Staged update strategy already exists",
-				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", kind, hub.Key(ns, name)))
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.CreateTimeout, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+		got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: stagedStrategySpec(plan.Stages)})
+		if err != nil {
+			addStagedCreateError(&resp.Diagnostics, "strategy", ns, name, err)
 			return
 		}
-		resp.Diagnostics.AddError("Creating the staged update strategy", fmt.Sprintf("Creating %s %q on the hub: %v", kind, hub.Key(ns, name), err))
-		return
-	}
-	tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
-	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
-	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+		tflog.Info(ctx, "staged update strategy created", map[string]any{"strategy": name})
+		plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
+		plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	})
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -197,75 +179,39 @@ func (r *stagedStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 }
 
 func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state stagedStrategyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns := state.Namespace.ValueString()
-	got, err := h.Strategy(ctx, ns, state.Name.ValueString())
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "staged update strategy", map[string]any{"strategy": hub.Key(ns, state.Name.ValueString())}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the staged update strategy", fmt.Sprintf("Reading %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, state.Name.ValueString()), err))
-		return
-	}
-	state.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
-	state.Stages = stagedStagesFromAPI(got.Spec, state.Stages)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
+		got, ok := stagedRead(ctx, resp, "strategy", state.Namespace.ValueString(), state.Name.ValueString(), h.Strategy)
+		if !ok {
+			return
+		}
+		state.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
+		state.Stages = stagedStagesFromAPI(got.Spec, state.Stages)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	})
 }
 
 func (r *stagedStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan stagedStrategyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, stagedStrategyTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns := plan.Namespace.ValueString()
-	got, err := h.UpdateStrategySpec(ctx, ns, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
-	if err != nil {
-		resp.Diagnostics.AddError("Updating the staged update strategy", fmt.Sprintf("Updating %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, plan.Name.ValueString()), err))
-		return
-	}
-	plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
-	plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.UpdateTimeout, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+		ns := plan.Namespace.ValueString()
+		got, err := h.UpdateStrategySpec(ctx, ns, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
+		if err != nil {
+			addStagedError(&resp.Diagnostics, "Updating", "strategy", ns, plan.Name.ValueString(), err)
+			return
+		}
+		plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
+		plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	})
 }
 
 func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state stagedStrategyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, stagedStrategyTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	h, ok := shared.HubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ns := state.Namespace.ValueString()
-	if err := h.DeleteStrategy(ctx, ns, state.Name.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Deleting the staged update strategy", fmt.Sprintf("Deleting %s %q: %v", hub.StagedKind("strategy", ns), hub.Key(ns, state.Name.ValueString()), err))
-	}
+	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, shared.DeleteTimeout, stagedStrategyTimeout, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
+		ns := state.Namespace.ValueString()
+		if err := h.DeleteStrategy(ctx, ns, state.Name.ValueString()); err != nil {
+			addStagedError(&resp.Diagnostics, "Deleting", "strategy", ns, state.Name.ValueString(), err)
+		}
+	})
 }
 
 type stagedStrategyModel struct {
@@ -273,9 +219,9 @@ type stagedStrategyModel struct {
 	Name      types.String       `tfsdk:"name"`
 	Namespace types.String       `tfsdk:"namespace"`
 	Stages    []stagedStageModel `tfsdk:"stages"`
-	Timeouts  timeouts.Value     `tfsdk:"timeouts"`
-	Facts     types.String       `tfsdk:"facts"`
-	Preview   types.Object       `tfsdk:"preview"`
+	shared.ResourceTimeouts
+	Facts   types.String `tfsdk:"facts"`
+	Preview types.Object `tfsdk:"preview"`
 }
 
 type stagedStrategyPreviewModel struct {

@@ -465,3 +465,31 @@ func stagedImport(ctx context.Context, req resource.ImportStateRequest, resp *re
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(k), v)...)
 	}
 }
+
+// stagedRead is Read's GET of a staged object (what: "run" or "strategy") with get: a gone object
+// leaves state, another failure is reported; ok comes only with the object.
+func stagedRead[T any](ctx context.Context, resp *resource.ReadResponse, what, ns, name string, get func(context.Context, string, string) (*T, error)) (*T, bool) {
+	got, err := get(ctx, ns, name)
+	if shared.ReadGoneOrFailed(ctx, resp, err, "staged update "+what, map[string]any{what: hub.Key(ns, name)}, func(err error) {
+		addStagedError(&resp.Diagnostics, "Reading", what, ns, name, err)
+	}) {
+		return nil, false
+	}
+	return got, true
+}
+
+// addStagedError reports the failure of op ("Reading", "Updating", "Deleting") on a staged object.
+func addStagedError(diags *diag.Diagnostics, op, what, ns, name string, err error) {
+	diags.AddError(op+" the staged update "+what, fmt.Sprintf("%s %s %q: %v", op, hub.StagedKind(what, ns), hub.Key(ns, name), err))
+}
+
+// addStagedCreateError reports a failed create of a staged object; one already there is to import.
+func addStagedCreateError(diags *diag.Diagnostics, what, ns, name string, err error) {
+	kind := hub.StagedKind(what, ns)
+	if hub.IsAlreadyExists(err) {
+		diags.AddAttributeError(path.Root("name"), "Staged update "+what+" already exists",
+			fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", kind, hub.Key(ns, name)))
+		return
+	}
+	diags.AddError("Creating the staged update "+what, fmt.Sprintf("Creating %s %q on the hub: %v", kind, hub.Key(ns, name), err))
+}
