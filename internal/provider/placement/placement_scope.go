@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -35,13 +36,18 @@ var (
 
 // newScopedPlacement is the constructor of a placement resource of scope s.
 func newScopedPlacement(suffix string, s *placementScope) func() resource.Resource {
-	base := shared.NewResource[placementResource](suffix)
+	return newResourceWith(shared.NewResource[placementResource](suffix), func(r *placementResource) { r.scope = s })
+}
+
+// newResourceWith is the constructor base with set applied to each resource it makes: for one
+// implementation serving several resource types, the setting that tells them apart.
+func newResourceWith[P resource.Resource](base func() resource.Resource, set func(P)) func() resource.Resource {
 	return func() resource.Resource {
-		r, ok := base().(*placementResource)
+		r, ok := base().(P)
 		if !ok {
-			panic("newScopedPlacement: shared.NewResource did not make a *placementResource") // a programming error, at provider start
+			panic(fmt.Sprintf("newResourceWith: the constructor did not make a %T", r)) // a programming error, at provider start
 		}
-		r.scope = s
+		set(r)
 		return r
 	}
 }

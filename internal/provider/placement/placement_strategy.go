@@ -99,41 +99,30 @@ func (d rollingUpdateDefault) MarkdownDescription(ctx context.Context) string {
 	return d.Description(ctx)
 }
 
-func (d rollingUpdateDefault) strategyType(ctx context.Context, plan tfsdk.Plan, p path.Path) (types.String, diag.Diagnostics) {
-	var t types.String
-	diags := plan.GetAttribute(ctx, p.ParentPath().AtName("type"), &t)
-	return t, diags
-}
-
 func (d rollingUpdateDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if !req.ConfigValue.IsNull() {
-		return
-	}
-	t, diags := d.strategyType(ctx, req.Plan, req.Path)
-	resp.Diagnostics.Append(diags...)
-	switch {
-	case t.IsUnknown():
-		resp.PlanValue = types.StringUnknown()
-	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
-		resp.PlanValue = types.StringNull()
-	default:
-		resp.PlanValue = types.StringValue(d.str)
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = rollingUpdatePlanned(ctx, req.Plan, req.Path, &resp.Diagnostics, types.StringUnknown(), types.StringNull(), types.StringValue(d.str))
 	}
 }
 
 func (d rollingUpdateDefault) PlanModifyInt64(ctx context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if !req.ConfigValue.IsNull() {
-		return
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = rollingUpdatePlanned(ctx, req.Plan, req.Path, &resp.Diagnostics, types.Int64Unknown(), types.Int64Null(), types.Int64Value(d.num))
 	}
-	t, diags := d.strategyType(ctx, req.Plan, req.Path)
-	resp.Diagnostics.Append(diags...)
+}
+
+// rollingUpdatePlanned is the planned value of the unset attribute at p, of either type: unknown
+// while the strategy's type is, null under External, the default otherwise.
+func rollingUpdatePlanned[T any](ctx context.Context, plan tfsdk.Plan, p path.Path, diags *diag.Diagnostics, unknown, null, def T) T {
+	var t types.String
+	diags.Append(plan.GetAttribute(ctx, p.ParentPath().AtName("type"), &t)...)
 	switch {
 	case t.IsUnknown():
-		resp.PlanValue = types.Int64Unknown()
+		return unknown
 	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
-		resp.PlanValue = types.Int64Null()
+		return null
 	default:
-		resp.PlanValue = types.Int64Value(d.num)
+		return def
 	}
 }
 
