@@ -175,7 +175,7 @@ func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
 // ValidateConfig checks what needs no backend: KubeFleet's policy rules, label selectors and the
 // strategy's field combinations, with attribute paths.
 func (r *placementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, unknown, diags := r.sc().decode(ctx, req.Config)
+	m, unknown, diags := r.sc().models().decode(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -224,7 +224,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	sc := r.sc()
-	plan, unknown, diags := sc.decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
+	plan, unknown, diags := sc.models().decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -232,7 +232,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	creating := req.State.Raw.IsNull()
 	var state placementModel
 	if !creating {
-		resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(sc.models().get(ctx, req.State, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -564,7 +564,7 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 			state.WaitForRollout = types.BoolValue(false) // imported
 		}
 		resp.Diagnostics.Append(state.setObserved(crp, versions, r.Clients.ListLimit())...)
-		resp.Diagnostics.Append(sc.set(ctx, &resp.State, state)...)
+		resp.Diagnostics.Append(sc.models().set(ctx, &resp.State, state)...)
 	})
 }
 
@@ -593,7 +593,7 @@ func (r *placementResource) withHub(ctx context.Context, from getter, op func(ti
 	diags *diag.Diagnostics, run func(context.Context, *hub.Client, *placementModel),
 ) {
 	var m placementModel
-	diags.Append(r.sc().get(ctx, from, &m)...)
+	diags.Append(r.sc().models().get(ctx, from, &m)...)
 	if diags.HasError() {
 		return
 	}
@@ -608,12 +608,9 @@ func (r *placementResource) withHub(ctx context.Context, from getter, op func(ti
 			return
 		}
 	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		shared.AddBackendError(diags, "Reaching the fleet hub", err)
-		return
+	if hc, ok := shared.HubAPI(ctx, r.Clients, diags); ok {
+		run(ctx, hc, &m)
 	}
-	run(ctx, hc, &m)
 }
 
 // finish saves a created or updated placement (existing: the key it had before, empty on
