@@ -664,10 +664,7 @@ type placementModel struct {
 	ResourceSnapshots    types.List              `tfsdk:"resource_snapshots"`
 }
 
-type placementLabelSelectorModel struct {
-	MatchLabels      map[string]string             `tfsdk:"match_labels"`
-	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
-}
+type placementLabelSelectorModel = shared.LabelSelectorModel
 
 type resourceSelectorModel struct {
 	Group          types.String                 `tfsdk:"group"`
