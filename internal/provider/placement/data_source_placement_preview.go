@@ -60,13 +60,9 @@ type placementPreviewDataModel struct {
 }
 
 func (d *placementPreviewDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	var m placementPreviewDataModel
-	unknown, diags := shared.DecodePartial(ctx, req.Config, &m, path.Root("id"), path.Root("preview"))
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	if m, unknown, ok := shared.DecodeConfig[placementPreviewDataModel](ctx, req.Config, &resp.Diagnostics, path.Root("id"), path.Root("preview")); ok {
+		validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
 	}
-	validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
 }
 
 func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -77,9 +73,8 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	existing := m.Placement.ValueString()
 	if existing != "" {
-		hc, err := d.Clients.HubAPI(ctx)
-		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+		hc, ok := shared.HubAPI(ctx, d.Clients, &resp.Diagnostics)
+		if !ok {
 			return
 		}
 		there, err := hc.PlacementExists(ctx, existing)

@@ -186,6 +186,17 @@ func applyPatches(ps []placementv1.PatchDetail, diags *diag.Diagnostics) types.L
 	return l
 }
 
+// applyObjects is the first n of a cluster's failed, drifted or diffed objects as values of type t.
+func applyObjects[T any](items []T, n int, t types.ObjectType, diags *diag.Diagnostics, values func(*T) map[string]attr.Value) []attr.Value {
+	out := make([]attr.Value, 0)
+	for i := range items[:n] {
+		o, d := types.ObjectValue(t.AttrTypes, values(&items[i]))
+		diags.Append(d...)
+		out = append(out, o)
+	}
+	return out
+}
+
 // applyCluster is one cluster's entry; its three object lists share the cap, failed first.
 func applyCluster(ps *placementv1.PerClusterPlacementStatus, result, msg string, limit int, diags *diag.Diagnostics) attr.Value {
 	left := limit
@@ -197,30 +208,21 @@ func applyCluster(ps *placementv1.PerClusterPlacementStatus, result, msg string,
 		left -= k
 		return k
 	}
-	failed := make([]attr.Value, 0)
-	for _, f := range ps.FailedPlacements[:take(len(ps.FailedPlacements))] {
+	failed := applyObjects(ps.FailedPlacements, take(len(ps.FailedPlacements)), applyFailedType, diags, func(f *placementv1.FailedResourcePlacement) map[string]attr.Value {
 		v := applyObjectValues(f.ResourceIdentifier)
 		v["reason"], v["message"] = types.StringValue(f.Condition.Reason), types.StringValue(f.Condition.Message)
-		o, d := types.ObjectValue(applyFailedType.AttrTypes, v)
-		diags.Append(d...)
-		failed = append(failed, o)
-	}
-	drifted := make([]attr.Value, 0)
-	for _, f := range ps.DriftedPlacements[:take(len(ps.DriftedPlacements))] {
+		return v
+	})
+	drifted := applyObjects(ps.DriftedPlacements, take(len(ps.DriftedPlacements)), applyDriftedType, diags, func(f *placementv1.DriftedResourcePlacement) map[string]attr.Value {
 		v := applyObjectValues(f.ResourceIdentifier)
 		v["observed_drifts"] = applyPatches(f.ObservedDrifts, diags)
-		o, d := types.ObjectValue(applyDriftedType.AttrTypes, v)
-		diags.Append(d...)
-		drifted = append(drifted, o)
-	}
-	diffed := make([]attr.Value, 0)
-	for _, f := range ps.DiffedPlacements[:take(len(ps.DiffedPlacements))] {
+		return v
+	})
+	diffed := applyObjects(ps.DiffedPlacements, take(len(ps.DiffedPlacements)), applyDiffedType, diags, func(f *placementv1.DiffedResourcePlacement) map[string]attr.Value {
 		v := applyObjectValues(f.ResourceIdentifier)
 		v["observed_diffs"] = applyPatches(f.ObservedDiffs, diags)
-		o, d := types.ObjectValue(applyDiffedType.AttrTypes, v)
-		diags.Append(d...)
-		diffed = append(diffed, o)
-	}
+		return v
+	})
 	omitted := len(ps.FailedPlacements) + len(ps.DriftedPlacements) + len(ps.DiffedPlacements) - len(failed) - len(drifted) - len(diffed)
 	list := func(t types.ObjectType, vs []attr.Value) types.List {
 		l, d := types.ListValue(t, vs)

@@ -51,35 +51,23 @@ func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
 		Description: "How the member agents apply the placed resources on each cluster (KubeFleet v1 `applyStrategy`); what " +
 			"they did is in `status.apply`. Default: ClientSideApply, PartialComparison, apply Always, take over Always.",
 		Attributes: map[string]rschema.Attribute{
-			"type": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultType),
-				Description: "`ClientSideApply` (three-way merge, as kubectl apply; the default), `ServerSideApply` (the member " +
-					"agent becomes the field manager) or `ReportDiff` (apply nothing; report the differences between the hub's " +
+			"type": enumAttribute(applyDefaultType,
+				"`ClientSideApply` (three-way merge, as kubectl apply; the default), `ServerSideApply` (the member "+
+					"agent becomes the field manager) or `ReportDiff` (apply nothing; report the differences between the hub's "+
 					"manifests and what each member runs in `status.apply`).",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.ApplyStrategyTypeClientSideApply),
-					string(placementv1.ApplyStrategyTypeServerSideApply), string(placementv1.ApplyStrategyTypeReportDiff))},
-			},
-			"comparison_option": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultComparison),
-				Description: "What drifts and diffs compare: `PartialComparison` (only the fields the hub's manifest sets; the " +
+				placementv1.ApplyStrategyTypeClientSideApply, placementv1.ApplyStrategyTypeServerSideApply, placementv1.ApplyStrategyTypeReportDiff),
+			"comparison_option": enumAttribute(applyDefaultComparison,
+				"What drifts and diffs compare: `PartialComparison` (only the fields the hub's manifest sets; the "+
 					"default) or `FullComparison` (every field).",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.ComparisonOptionTypePartialComparison),
-					string(placementv1.ComparisonOptionTypeFullComparison))},
-			},
-			"when_to_apply": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultWhenToApply),
-				Description: "`Always` (re-apply, overwriting changes made on the member; the default) or `IfNotDrifted` " +
+				placementv1.ComparisonOptionTypePartialComparison, placementv1.ComparisonOptionTypeFullComparison),
+			"when_to_apply": enumAttribute(applyDefaultWhenToApply,
+				"`Always` (re-apply, overwriting changes made on the member; the default) or `IfNotDrifted` "+
 					"(leave a drifted object alone and report the drift).",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.WhenToApplyTypeAlways),
-					string(placementv1.WhenToApplyTypeIfNotDrifted))},
-			},
-			"when_to_take_over": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(applyDefaultWhenToTakeOver),
-				Description: "What to do with an object that already exists on a member: `Always` take it over (the default), " +
+				placementv1.WhenToApplyTypeAlways, placementv1.WhenToApplyTypeIfNotDrifted),
+			"when_to_take_over": enumAttribute(applyDefaultWhenToTakeOver,
+				"What to do with an object that already exists on a member: `Always` take it over (the default), "+
 					"`IfNoDiff` only if it matches the hub's manifest, `Never`.",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.WhenToTakeOverTypeAlways),
-					string(placementv1.WhenToTakeOverTypeIfNoDiff), string(placementv1.WhenToTakeOverTypeNever))},
-			},
+				placementv1.WhenToTakeOverTypeAlways, placementv1.WhenToTakeOverTypeIfNoDiff, placementv1.WhenToTakeOverTypeNever),
 			"allow_co_ownership": rschema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Apply to objects that other (non-Fleet) owners also own. Default: false.",
@@ -95,6 +83,19 @@ func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
 				},
 			},
 		},
+	}
+}
+
+// enumAttribute is an optional string setting that is one of values, def when unset.
+func enumAttribute[T ~string](def, description string, values ...T) rschema.StringAttribute {
+	oneOf := make([]string, 0, len(values))
+	for _, v := range values {
+		oneOf = append(oneOf, string(v))
+	}
+	return rschema.StringAttribute{
+		Optional: true, Computed: true, Default: stringdefault.StaticString(def),
+		Description: description,
+		Validators:  []validator.String{stringvalidator.OneOf(oneOf...)},
 	}
 }
 

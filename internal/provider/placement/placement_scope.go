@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -35,13 +36,18 @@ var (
 
 // newScopedPlacement is the constructor of a placement resource of scope s.
 func newScopedPlacement(suffix string, s *placementScope) func() resource.Resource {
-	base := shared.NewResource[placementResource](suffix)
+	return newResourceWith(shared.NewResource[placementResource](suffix), func(r *placementResource) { r.scope = s })
+}
+
+// newResourceWith is the constructor base with set applied to each resource it makes: for one
+// implementation serving several resource types, the setting that tells them apart.
+func newResourceWith[P resource.Resource](base func() resource.Resource, set func(P)) func() resource.Resource {
 	return func() resource.Resource {
-		r, ok := base().(*placementResource)
+		r, ok := base().(P)
 		if !ok {
-			panic("newScopedPlacement: shared.NewResource did not make a *placementResource") // a programming error, at provider start
+			panic(fmt.Sprintf("newResourceWith: the constructor did not make a %T", r)) // a programming error, at provider start
 		}
-		r.scope = s
+		set(r)
 		return r
 	}
 }
@@ -87,17 +93,35 @@ func (s *placementScope) keyPaths() []path.Path {
 var placementComputedPaths = []path.Path{path.Root("id"), path.Root("preview"), path.Root("status"),
 	path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots")}
 
+// models decodes, reads and writes the resource's model as the shared one.
+func (s *placementScope) models() namespacedModels[placementModel, resourcePlacementModel] {
+	return namespacedModels[placementModel, resourcePlacementModel]{
+		namespaced: s.namespaced, computed: placementComputedPaths, shared: (*resourcePlacementModel).shared, of: resourcePlacementModelOf,
+	}
+}
+
+// namespacedModels is how one implementation serving a cluster-scoped resource and its namespaced
+// variant reads and writes its model M: the namespaced variant's schema differs, so it has a model
+// of its own, N, converted to M (shared) and back (of).
+type namespacedModels[M, N any] struct {
+	namespaced bool
+	// computed are the attributes unknown by nature at plan.
+	computed []path.Path
+	shared   func(*N) M
+	of       func(*M) *N
+}
+
 // decode reads a configuration or plan that may hold unknown values (shared.DecodePartial) into
 // the shared model; the computed attributes, unknown by nature at plan, are not reported.
-func (s *placementScope) decode(ctx context.Context, cfg tfsdk.Config) (placementModel, []path.Path, diag.Diagnostics) {
+func (s namespacedModels[M, N]) decode(ctx context.Context, cfg tfsdk.Config) (M, []path.Path, diag.Diagnostics) {
 	if !s.namespaced {
-		var m placementModel
-		unknown, diags := shared.DecodePartial(ctx, cfg, &m, placementComputedPaths...)
+		var m M
+		unknown, diags := shared.DecodePartial(ctx, cfg, &m, s.computed...)
 		return m, unknown, diags
 	}
-	var rm resourcePlacementModel
-	unknown, diags := shared.DecodePartial(ctx, cfg, &rm, placementComputedPaths...)
-	return rm.shared(), unknown, diags
+	var rm N
+	unknown, diags := shared.DecodePartial(ctx, cfg, &rm, s.computed...)
+	return s.shared(&rm), unknown, diags
 }
 
 // getter is a plan, a state or a configuration.
@@ -106,22 +130,22 @@ type getter interface {
 }
 
 // get reads a plan or state into the shared model.
-func (s *placementScope) get(ctx context.Context, from getter, m *placementModel) diag.Diagnostics {
+func (s namespacedModels[M, N]) get(ctx context.Context, from getter, m *M) diag.Diagnostics {
 	if !s.namespaced {
 		return from.Get(ctx, m)
 	}
-	var rm resourcePlacementModel
+	var rm N
 	diags := from.Get(ctx, &rm)
-	*m = rm.shared()
+	*m = s.shared(&rm)
 	return diags
 }
 
 // set writes the shared model into a state.
-func (s *placementScope) set(ctx context.Context, st *tfsdk.State, m *placementModel) diag.Diagnostics {
+func (s namespacedModels[M, N]) set(ctx context.Context, st *tfsdk.State, m *M) diag.Diagnostics {
 	if !s.namespaced {
 		return st.Set(ctx, m)
 	}
-	return st.Set(ctx, resourcePlacementModelOf(m))
+	return st.Set(ctx, s.of(m))
 }
 
 // placementScheduledCondition and placementAvailableCondition are the placement-level condition

@@ -14,7 +14,6 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -38,26 +37,15 @@ func placementStrategyAttribute() rschema.SingleNestedAttribute {
 		})),
 		Description: "How changes roll out to the picked clusters. Default: RollingUpdate with 25% unavailable, 25% surge, 60 s.",
 		Attributes: map[string]rschema.Attribute{
-			"type": rschema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(string(placementv1.RollingUpdateRolloutStrategyType)),
-				Description: "`RollingUpdate` (the hub rolls out by itself; the default) or `External` (staged update runs roll it out).",
-				Validators: []validator.String{stringvalidator.OneOf(string(placementv1.RollingUpdateRolloutStrategyType),
-					string(placementv1.ExternalRolloutStrategyType))},
-			},
-			"max_unavailable": rschema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "RollingUpdate: how many picked clusters may be unavailable during a rollout, a number or a " +
-					"percentage of the target (rounded up). Default: `25%`; null with External.",
-				Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
-				PlanModifiers: []planmodifier.String{rollingUpdateString(placementDefaultMaxUnavailable)},
-			},
-			"max_surge": rschema.StringAttribute{
-				Optional: true, Computed: true,
-				Description: "RollingUpdate: how many clusters above the target may have the placement during a rollout, a " +
-					"number or a percentage (rounded up). Default: `25%`; null with External.",
-				Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
-				PlanModifiers: []planmodifier.String{rollingUpdateString(placementDefaultMaxSurge)},
-			},
+			"type": enumAttribute(string(placementv1.RollingUpdateRolloutStrategyType),
+				"`RollingUpdate` (the hub rolls out by itself; the default) or `External` (staged update runs roll it out).",
+				placementv1.RollingUpdateRolloutStrategyType, placementv1.ExternalRolloutStrategyType),
+			"max_unavailable": rollingUpdateCountAttribute(placementDefaultMaxUnavailable,
+				"RollingUpdate: how many picked clusters may be unavailable during a rollout, a number or a "+
+					"percentage of the target (rounded up). Default: `25%`; null with External."),
+			"max_surge": rollingUpdateCountAttribute(placementDefaultMaxSurge,
+				"RollingUpdate: how many clusters above the target may have the placement during a rollout, a "+
+					"number or a percentage (rounded up). Default: `25%`; null with External."),
 			"unavailable_period_seconds": rschema.Int64Attribute{
 				Optional: true, Computed: true,
 				Description: "RollingUpdate: how long the hub waits before it counts a cluster whose resources it cannot " +
@@ -66,6 +54,17 @@ func placementStrategyAttribute() rschema.SingleNestedAttribute {
 				PlanModifiers: []planmodifier.Int64{rollingUpdateInt64(placementDefaultUnavailablePeriod)},
 			},
 		},
+	}
+}
+
+// rollingUpdateCountAttribute is max_unavailable or max_surge: a number or a percentage, def
+// when unset with RollingUpdate.
+func rollingUpdateCountAttribute(def, description string) rschema.StringAttribute {
+	return rschema.StringAttribute{
+		Optional: true, Computed: true,
+		Description:   description,
+		Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
+		PlanModifiers: []planmodifier.String{rollingUpdateString(def)},
 	}
 }
 
@@ -99,41 +98,30 @@ func (d rollingUpdateDefault) MarkdownDescription(ctx context.Context) string {
 	return d.Description(ctx)
 }
 
-func (d rollingUpdateDefault) strategyType(ctx context.Context, plan tfsdk.Plan, p path.Path) (types.String, diag.Diagnostics) {
-	var t types.String
-	diags := plan.GetAttribute(ctx, p.ParentPath().AtName("type"), &t)
-	return t, diags
-}
-
 func (d rollingUpdateDefault) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if !req.ConfigValue.IsNull() {
-		return
-	}
-	t, diags := d.strategyType(ctx, req.Plan, req.Path)
-	resp.Diagnostics.Append(diags...)
-	switch {
-	case t.IsUnknown():
-		resp.PlanValue = types.StringUnknown()
-	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
-		resp.PlanValue = types.StringNull()
-	default:
-		resp.PlanValue = types.StringValue(d.str)
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = rollingUpdatePlanned(ctx, req.Plan, req.Path, &resp.Diagnostics, types.StringUnknown(), types.StringNull(), types.StringValue(d.str))
 	}
 }
 
 func (d rollingUpdateDefault) PlanModifyInt64(ctx context.Context, req planmodifier.Int64Request, resp *planmodifier.Int64Response) {
-	if !req.ConfigValue.IsNull() {
-		return
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = rollingUpdatePlanned(ctx, req.Plan, req.Path, &resp.Diagnostics, types.Int64Unknown(), types.Int64Null(), types.Int64Value(d.num))
 	}
-	t, diags := d.strategyType(ctx, req.Plan, req.Path)
-	resp.Diagnostics.Append(diags...)
+}
+
+// rollingUpdatePlanned is the planned value of the unset attribute at p, of either type: unknown
+// while the strategy's type is, null under External, the default otherwise.
+func rollingUpdatePlanned[T any](ctx context.Context, plan tfsdk.Plan, p path.Path, diags *diag.Diagnostics, unknown, null, def T) T {
+	var t types.String
+	diags.Append(plan.GetAttribute(ctx, p.ParentPath().AtName("type"), &t)...)
 	switch {
 	case t.IsUnknown():
-		resp.PlanValue = types.Int64Unknown()
+		return unknown
 	case t.ValueString() == string(placementv1.ExternalRolloutStrategyType):
-		resp.PlanValue = types.Int64Null()
+		return null
 	default:
-		resp.PlanValue = types.Int64Value(d.num)
+		return def
 	}
 }
 

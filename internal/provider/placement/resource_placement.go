@@ -175,7 +175,7 @@ func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
 // ValidateConfig checks what needs no backend: KubeFleet's policy rules, label selectors and the
 // strategy's field combinations, with attribute paths.
 func (r *placementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, unknown, diags := r.sc().decode(ctx, req.Config)
+	m, unknown, diags := r.sc().models().decode(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -224,7 +224,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	sc := r.sc()
-	plan, unknown, diags := sc.decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
+	plan, unknown, diags := sc.models().decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -232,7 +232,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	creating := req.State.Raw.IsNull()
 	var state placementModel
 	if !creating {
-		resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(sc.models().get(ctx, req.State, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -507,158 +507,138 @@ func (r *placementResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *placementResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	sc := r.sc()
-	var plan placementModel
-	resp.Diagnostics.Append(sc.get(ctx, req.Plan, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, placementCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		return
-	}
-	name := sc.id(&plan)
-	created, err := hc.CreatePlacement(ctx, placementFromModel(&plan))
-	if err != nil {
-		if hub.IsAlreadyExists(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
-				fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", sc.kind, name))
+	r.withHub(ctx, req.Plan, timeouts.Value.Create, placementCreateTimeout, &resp.Diagnostics, func(ctx context.Context, hc *hub.Client, plan *placementModel) {
+		sc := r.sc()
+		name := sc.id(plan)
+		created, err := hc.CreatePlacement(ctx, placementFromModel(plan))
+		if err != nil {
+			if hub.IsAlreadyExists(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("name"), "Placement already exists",
+					fmt.Sprintf("The fleet hub already has a %s named %q: import it, or choose another name.", sc.kind, name))
+				return
+			}
+			if sc.namespaced && hub.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("namespace"), "Namespace not found",
+					fmt.Sprintf("The hub has no namespace %q: create it first (for example with the kubernetes provider's kubernetes_namespace_v1 against the hub): %v", plan.Namespace.ValueString(), err))
+				return
+			}
+			resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating %s %q on the hub: %v", sc.kind, name, err))
 			return
 		}
-		if sc.namespaced && hub.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("namespace"), "Namespace not found",
-				fmt.Sprintf("The hub has no namespace %q: create it first (for example with the kubernetes provider's kubernetes_namespace_v1 against the hub): %v", plan.Namespace.ValueString(), err))
-			return
+		tflog.Info(ctx, "placement created", map[string]any{"placement": name})
+		if plan.Preview.IsUnknown() {
+			// Unknown at plan (an input was): computed now, before the hub acts on the placement.
+			resp.Diagnostics.Append(r.fillPreview(ctx, plan, hub.PlacementKey{})...)
 		}
-		resp.Diagnostics.AddError("Creating the placement", fmt.Sprintf("Creating %s %q on the hub: %v", sc.kind, name, err))
-		return
-	}
-	tflog.Info(ctx, "placement created", map[string]any{"placement": name})
-	plan.ID = types.StringValue(name)
-	if plan.Preview.IsUnknown() {
-		// Unknown at plan (an input was): computed now, before the hub acts on the placement.
-		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, hub.PlacementKey{})...)
-	}
-	r.saveWithStatus(ctx, hc, &plan, created, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, hub.PlacementKey{}, &resp.Diagnostics) // once it is in state
-	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
-		return
-	}
-	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
+		r.finish(ctx, hc, req.Config, plan, created, hub.PlacementKey{}, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	sc := r.sc()
-	var state placementModel
-	resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		return
-	}
-	key := sc.key(&state)
-	name := key.String()
-	crp, err := hc.PlacementAt(ctx, key)
-	if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading %s %q: %v", sc.kind, name, err))
-		return
-	}
-	versions, err := hc.ResourceVersionsAt(ctx, key)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of %s %q: %v", sc.kind, name, err))
-		return
-	}
-	state.ID = types.StringValue(name)
-	if sched, err := readSchedulingFacts(ctx, hc, key); err == nil {
-		sched.Unsettled = unsettledReason(crp, name)
-		resp.Diagnostics.Append(saveSchedulingFacts(ctx, resp.Private, sched)...)
-	} else {
-		tflog.Debug(ctx, "placement scheduling state not saved", map[string]any{"placement": name, "error": err.Error()})
-	}
-	placementSpecToModel(&state, crp)
-	if state.WaitForRollout.IsNull() {
-		state.WaitForRollout = types.BoolValue(false) // imported
-	}
-	resp.Diagnostics.Append(state.setObserved(crp, versions, r.Clients.ListLimit())...)
-	resp.Diagnostics.Append(sc.set(ctx, &resp.State, &state)...)
+	r.withHub(ctx, req.State, nil, 0, &resp.Diagnostics, func(ctx context.Context, hc *hub.Client, state *placementModel) {
+		sc := r.sc()
+		key := sc.key(state)
+		name := key.String()
+		crp, err := hc.PlacementAt(ctx, key)
+		if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading %s %q: %v", sc.kind, name, err))
+			return
+		}
+		versions, err := hc.ResourceVersionsAt(ctx, key)
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the placement", fmt.Sprintf("Reading the resource snapshots of %s %q: %v", sc.kind, name, err))
+			return
+		}
+		state.ID = types.StringValue(name)
+		if sched, err := readSchedulingFacts(ctx, hc, key); err == nil {
+			sched.Unsettled = unsettledReason(crp, name)
+			resp.Diagnostics.Append(saveSchedulingFacts(ctx, resp.Private, sched)...)
+		} else {
+			tflog.Debug(ctx, "placement scheduling state not saved", map[string]any{"placement": name, "error": err.Error()})
+		}
+		placementSpecToModel(state, crp)
+		if state.WaitForRollout.IsNull() {
+			state.WaitForRollout = types.BoolValue(false) // imported
+		}
+		resp.Diagnostics.Append(state.setObserved(crp, versions, r.Clients.ListLimit())...)
+		resp.Diagnostics.Append(sc.models().set(ctx, &resp.State, state)...)
+	})
 }
 
 func (r *placementResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	sc := r.sc()
-	var plan placementModel
-	resp.Diagnostics.Append(sc.get(ctx, req.Plan, &plan)...)
-	if resp.Diagnostics.HasError() {
+	r.withHub(ctx, req.Plan, timeouts.Value.Update, placementUpdateTimeout, &resp.Diagnostics, func(ctx context.Context, hc *hub.Client, plan *placementModel) {
+		sc := r.sc()
+		name := sc.id(plan)
+		if plan.Preview.IsUnknown() {
+			resp.Diagnostics.Append(r.fillPreview(ctx, plan, sc.key(plan))...)
+		}
+		// Only the fields the provider manages are written; the hub client retries conflicts with the
+		// hub agent, which writes the placement too.
+		updated, err := hc.UpdatePlacementSpec(ctx, placementFromModel(plan))
+		if err != nil {
+			resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating %s %q: %v", sc.kind, name, err))
+			return
+		}
+		tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
+		r.finish(ctx, hc, req.Config, plan, updated, sc.key(plan), &resp.State, &resp.Diagnostics)
+	})
+}
+
+// withHub reads the plan or state into the shared model and runs an operation on it: within its
+// timeout (op picks it from the timeouts block; nil: none), with the hub client.
+func (r *placementResource) withHub(ctx context.Context, from getter, op func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+	diags *diag.Diagnostics, run func(context.Context, *hub.Client, *placementModel),
+) {
+	var m placementModel
+	diags.Append(r.sc().models().get(ctx, from, &m)...)
+	if diags.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, placementUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
+	if op != nil {
+		var cancel context.CancelFunc
+		var ok bool
+		ctx, cancel, ok = shared.WithTimeout(ctx, func(c context.Context, d time.Duration) (time.Duration, diag.Diagnostics) {
+			return op(m.Timeouts, c, d)
+		}, def, diags)
+		defer cancel()
+		if !ok {
+			return
+		}
+	}
+	if hc, ok := shared.HubAPI(ctx, r.Clients, diags); ok {
+		run(ctx, hc, &m)
+	}
+}
+
+// finish saves a created or updated placement (existing: the key it had before, empty on
+// create) with its status, says what moved since the plan's facts (once it is in state), and
+// waits for the rollout when the configuration asks for it.
+func (r *placementResource) finish(ctx context.Context, hc *hub.Client, config tfsdk.Config, plan *placementModel, got *hub.Placement, existing hub.PlacementKey, st *tfsdk.State, diags *diag.Diagnostics) {
+	plan.ID = types.StringValue(r.sc().id(plan))
+	r.saveWithStatus(ctx, hc, plan, got, st, diags)
+	r.warnMoved(ctx, config, plan, existing, diags)
+	if diags.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		return
-	}
-	name := sc.id(&plan)
-	if plan.Preview.IsUnknown() {
-		resp.Diagnostics.Append(r.fillPreview(ctx, &plan, sc.key(&plan))...)
-	}
-	// Only the fields the provider manages are written; the hub client retries conflicts with the
-	// hub agent, which writes the placement too.
-	updated, err := hc.UpdatePlacementSpec(ctx, placementFromModel(&plan))
-	if err != nil {
-		resp.Diagnostics.AddError("Updating the placement", fmt.Sprintf("Updating %s %q: %v", sc.kind, name, err))
-		return
-	}
-	tflog.Info(ctx, "placement updated", map[string]any{"placement": name, "generation": updated.Generation})
-	plan.ID = types.StringValue(name)
-	r.saveWithStatus(ctx, hc, &plan, updated, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, sc.key(&plan), &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !plan.WaitForRollout.ValueBool() {
-		return
-	}
-	r.waitAndSave(ctx, hc, &plan, &resp.State, &resp.Diagnostics)
+	r.waitAndSave(ctx, hc, plan, st, diags)
 }
 
 func (r *placementResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	sc := r.sc()
-	var state placementModel
-	resp.Diagnostics.Append(sc.get(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, placementDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		return
-	}
-	key := sc.key(&state)
-	if err := hc.DeletePlacementAt(ctx, key); err != nil {
-		resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting %s %q: %v", sc.kind, key.String(), err))
-		return
-	}
-	// The hub agent's finalizers remove the placed resources from the clusters first.
-	if err := hc.WaitPlacementGoneAt(ctx, key, time.Second); err != nil {
-		resp.Diagnostics.AddError("Deleting the placement", err.Error())
-	}
+	r.withHub(ctx, req.State, timeouts.Value.Delete, placementDeleteTimeout, &resp.Diagnostics, func(ctx context.Context, hc *hub.Client, state *placementModel) {
+		sc := r.sc()
+		key := sc.key(state)
+		if err := hc.DeletePlacementAt(ctx, key); err != nil {
+			resp.Diagnostics.AddError("Deleting the placement", fmt.Sprintf("Deleting %s %q: %v", sc.kind, key.String(), err))
+			return
+		}
+		// The hub agent's finalizers remove the placed resources from the clusters first.
+		if err := hc.WaitPlacementGoneAt(ctx, key, time.Second); err != nil {
+			resp.Diagnostics.AddError("Deleting the placement", err.Error())
+		}
+	})
 }
 
 // ---- models ----
@@ -684,10 +664,7 @@ type placementModel struct {
 	ResourceSnapshots    types.List              `tfsdk:"resource_snapshots"`
 }
 
-type placementLabelSelectorModel struct {
-	MatchLabels      map[string]string             `tfsdk:"match_labels"`
-	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
-}
+type placementLabelSelectorModel = shared.LabelSelectorModel
 
 type resourceSelectorModel struct {
 	Group          types.String                 `tfsdk:"group"`
