@@ -41,7 +41,7 @@ func (r *overrideResource) decode(ctx context.Context, cfg tfsdk.Config) (overri
 	return r.scope().Decode(ctx, cfg, overrideComputedPaths...)
 }
 
-func (r *overrideResource) get(ctx context.Context, from getter, m *overrideModel) diag.Diagnostics {
+func (r *overrideResource) get(ctx context.Context, from shared.ModelSource, m *overrideModel) diag.Diagnostics {
 	return r.scope().Get(ctx, from, m)
 }
 

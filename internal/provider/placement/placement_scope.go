@@ -1,13 +1,10 @@
 package placement
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -94,58 +91,10 @@ var placementComputedPaths = []path.Path{path.Root("id"), path.Root("preview"), 
 	path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots")}
 
 // models decodes, reads and writes the resource's model as the shared one.
-func (s *placementScope) models() namespacedModels[placementModel, resourcePlacementModel] {
-	return namespacedModels[placementModel, resourcePlacementModel]{
-		namespaced: s.namespaced, computed: placementComputedPaths, shared: (*resourcePlacementModel).shared, of: resourcePlacementModelOf,
+func (s *placementScope) models() shared.ScopedModel[placementModel, resourcePlacementModel] {
+	return shared.ScopedModel[placementModel, resourcePlacementModel]{
+		Namespaced: s.namespaced, Shared: (*resourcePlacementModel).shared, Of: resourcePlacementModelOf,
 	}
-}
-
-// namespacedModels is how one implementation serving a cluster-scoped resource and its namespaced
-// variant reads and writes its model M: the namespaced variant's schema differs, so it has a model
-// of its own, N, converted to M (shared) and back (of).
-type namespacedModels[M, N any] struct {
-	namespaced bool
-	// computed are the attributes unknown by nature at plan.
-	computed []path.Path
-	shared   func(*N) M
-	of       func(*M) *N
-}
-
-// decode reads a configuration or plan that may hold unknown values (shared.DecodePartial) into
-// the shared model; the computed attributes, unknown by nature at plan, are not reported.
-func (s namespacedModels[M, N]) decode(ctx context.Context, cfg tfsdk.Config) (M, []path.Path, diag.Diagnostics) {
-	if !s.namespaced {
-		var m M
-		unknown, diags := shared.DecodePartial(ctx, cfg, &m, s.computed...)
-		return m, unknown, diags
-	}
-	var rm N
-	unknown, diags := shared.DecodePartial(ctx, cfg, &rm, s.computed...)
-	return s.shared(&rm), unknown, diags
-}
-
-// getter is a plan, a state or a configuration.
-type getter interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-}
-
-// get reads a plan or state into the shared model.
-func (s namespacedModels[M, N]) get(ctx context.Context, from getter, m *M) diag.Diagnostics {
-	if !s.namespaced {
-		return from.Get(ctx, m)
-	}
-	var rm N
-	diags := from.Get(ctx, &rm)
-	*m = s.shared(&rm)
-	return diags
-}
-
-// set writes the shared model into a state.
-func (s namespacedModels[M, N]) set(ctx context.Context, st *tfsdk.State, m *M) diag.Diagnostics {
-	if !s.namespaced {
-		return st.Set(ctx, m)
-	}
-	return st.Set(ctx, s.of(m))
 }
 
 // placementScheduledCondition and placementAvailableCondition are the placement-level condition

@@ -178,7 +178,7 @@ func (r *placementResource) saveWithStatus(ctx context.Context, hc *hub.Client, 
 			fmt.Sprintf("Placement %q is saved, but its resource snapshots could not be read (%v); the next refresh reads them.", crp.Key().String(), err))
 	}
 	diags.Append(m.setObserved(crp, versions, r.Clients.ListLimit())...)
-	diags.Append(r.sc().models().set(ctx, state, m)...)
+	diags.Append(r.sc().models().Set(ctx, state, m)...)
 }
 
 // waitAndSave waits for the rollout and saves the final status; on failure the state is saved

@@ -175,7 +175,7 @@ func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
 // ValidateConfig checks what needs no backend: KubeFleet's policy rules, label selectors and the
 // strategy's field combinations, with attribute paths.
 func (r *placementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, unknown, diags := r.sc().models().decode(ctx, req.Config)
+	m, unknown, diags := r.sc().models().Decode(ctx, req.Config, placementComputedPaths...)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -224,7 +224,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	sc := r.sc()
-	plan, unknown, diags := sc.models().decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw})
+	plan, unknown, diags := sc.models().Decode(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, placementComputedPaths...)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -232,7 +232,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	creating := req.State.Raw.IsNull()
 	var state placementModel
 	if !creating {
-		resp.Diagnostics.Append(sc.models().get(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(sc.models().Get(ctx, req.State, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -564,7 +564,7 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 			state.WaitForRollout = types.BoolValue(false) // imported
 		}
 		resp.Diagnostics.Append(state.setObserved(crp, versions, r.Clients.ListLimit())...)
-		resp.Diagnostics.Append(sc.models().set(ctx, &resp.State, state)...)
+		resp.Diagnostics.Append(sc.models().Set(ctx, &resp.State, state)...)
 	})
 }
 
@@ -589,11 +589,11 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 
 // withHub reads the plan or state into the shared model and runs an operation on it: within its
 // timeout (op picks it from the timeouts block; nil: none), with the hub client.
-func (r *placementResource) withHub(ctx context.Context, from getter, op func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource, op func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
 	diags *diag.Diagnostics, run func(context.Context, *hub.Client, *placementModel),
 ) {
 	var m placementModel
-	diags.Append(r.sc().models().get(ctx, from, &m)...)
+	diags.Append(r.sc().models().Get(ctx, from, &m)...)
 	if diags.HasError() {
 		return
 	}

@@ -29,7 +29,7 @@ func schemaOf(t *testing.T, r resource.Resource) rschema.Schema {
 // without selection_scope; every other attribute (policy, strategy, preview, status, snapshots)
 // is the same attribute. fleet_placement has no namespace.
 func TestResourcePlacementSchema(t *testing.T) {
-	cluster := schemaOf(t, Resources()[0]())
+	cluster := schemaOf(t, newPlacement())
 	ns := schemaOf(t, newScopedPlacement("_resource_placement", namespacedPlacementScope)())
 	if _, ok := cluster.Attributes["namespace"]; ok {
 		t.Error("fleet_placement has a namespace")
