@@ -486,22 +486,28 @@ func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, e
 
 // ---- model ----
 
+// aupSettings is the profile as the Fleet API holds it (aupFromAPI): the attributes the resource
+// and the data source share.
+type aupSettings struct {
+	ID                      types.String `tfsdk:"id"`
+	Name                    types.String `tfsdk:"name"`
+	FleetID                 types.String `tfsdk:"fleet_id"`
+	Channel                 types.String `tfsdk:"channel"`
+	TargetKubernetesVersion types.String `tfsdk:"target_kubernetes_version"`
+	LongTermSupport         types.Bool   `tfsdk:"long_term_support"`
+	UpdateStrategyID        types.String `tfsdk:"update_strategy_id"`
+	NodeImageSelectionType  types.String `tfsdk:"node_image_selection_type"`
+	Disabled                types.Bool   `tfsdk:"disabled"`
+}
+
 type autoUpgradeProfileModel struct {
-	ID                      types.String   `tfsdk:"id"`
-	Name                    types.String   `tfsdk:"name"`
-	FleetID                 types.String   `tfsdk:"fleet_id"`
-	Channel                 types.String   `tfsdk:"channel"`
-	TargetKubernetesVersion types.String   `tfsdk:"target_kubernetes_version"`
-	LongTermSupport         types.Bool     `tfsdk:"long_term_support"`
-	UpdateStrategyID        types.String   `tfsdk:"update_strategy_id"`
-	NodeImageSelectionType  types.String   `tfsdk:"node_image_selection_type"`
-	Disabled                types.Bool     `tfsdk:"disabled"`
-	GenerateUpdateRun       types.Bool     `tfsdk:"generate_update_run"`
-	GeneratedUpdateRunID    types.String   `tfsdk:"generated_update_run_id"`
-	Facts                   types.String   `tfsdk:"facts"`
-	Preview                 types.Object   `tfsdk:"preview"`
-	Status                  types.Object   `tfsdk:"status"`
-	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+	aupSettings
+	GenerateUpdateRun    types.Bool     `tfsdk:"generate_update_run"`
+	GeneratedUpdateRunID types.String   `tfsdk:"generated_update_run_id"`
+	Facts                types.String   `tfsdk:"facts"`
+	Preview              types.Object   `tfsdk:"preview"`
+	Status               types.Object   `tfsdk:"status"`
+	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 }
 
 var (
@@ -526,9 +532,12 @@ var (
 // aupNullModel is a model with every attribute null (import fills the identity, Read the rest).
 func aupNullModel() autoUpgradeProfileModel {
 	return autoUpgradeProfileModel{
-		ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
-		TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
-		NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(), GenerateUpdateRun: types.BoolNull(),
+		aupSettings: aupSettings{
+			ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
+			TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
+			NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(),
+		},
+		GenerateUpdateRun:    types.BoolNull(),
 		GeneratedUpdateRunID: types.StringNull(), Facts: types.StringNull(), Preview: types.ObjectNull(aupPreviewAttrTypes), Status: types.ObjectNull(aupStatusAttrTypes),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,
