@@ -493,111 +493,122 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	}
 }
 
-func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan nodePoolDisruptionModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+// npOp is the deadline of one operation, one of timeouts.Value's Create, Read, Update and Delete.
+type npOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+
+// npDo runs each operation's work (do) on the model read from the plan or state (from), under the
+// operation's deadline (op); a model or timeout that cannot be read is an error and do does not run.
+func npDo(ctx context.Context, from interface {
+	Get(context.Context, any) diag.Diagnostics
+}, op npOp, d *diag.Diagnostics, do func(context.Context, nodePoolDisruptionModel)) {
+	var m nodePoolDisruptionModel
+	d.Append(from.Get(ctx, &m)...)
+	if d.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, npDefaultTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := shared.WithTimeout(ctx, func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) {
+		return op(m.Timeouts, ctx, def)
+	}, npDefaultTimeout, d)
 	defer cancel()
-	if !ok {
+	if ok {
+		do(ctx, m)
+	}
+}
+
+// npLive is what Read and Delete work from: the state, the member cluster's client, and the
+// NodePool as it is now or getNodePool's error.
+type npLive struct {
+	state nodePoolDisruptionModel
+	kc    *kube.Client
+	pool  *unstructured.Unstructured
+	err   error
+}
+
+// logFields name the NodePool in log lines.
+func (l npLive) logFields() map[string]any {
+	return map[string]any{"cluster": l.state.Cluster.ValueString(), "node_pool": l.state.NodePool.ValueString()}
+}
+
+// doLive is npDo from the state, with a look at the NodePool it names first; do does not run when
+// the cluster cannot be reached (an error diagnostic).
+func (r *nodePoolDisruptionResource) doLive(ctx context.Context, st tfsdk.State, op npOp, d *diag.Diagnostics, do func(context.Context, npLive)) {
+	npDo(ctx, st, op, d, func(ctx context.Context, state nodePoolDisruptionModel) {
+		cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
+		l := npLive{state: state, kc: r.cluster(ctx, cluster, d)}
+		if l.kc == nil {
+			return
+		}
+		l.pool, l.err = getNodePool(ctx, l.kc, cluster, pool)
+		do(ctx, l)
+	})
+}
+
+// save is Create's and Update's work (prior: the state, nil on create): the plan applied to the
+// NodePool and saved, with a warning when what the plan was computed from moved since (on update
+// only when the preview changed).
+func (r *nodePoolDisruptionResource) save(ctx context.Context, plan nodePoolDisruptionModel, prior *nodePoolDisruptionModel, config tfsdk.Config, state *tfsdk.State, d *diag.Diagnostics) {
+	r.apply(ctx, &plan, prior, d)
+	if d.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, nil, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+	if prior == nil {
+		plan.ID = types.StringValue(plan.Cluster.ValueString() + "/" + plan.NodePool.ValueString())
 	}
-	plan.ID = types.StringValue(plan.Cluster.ValueString() + "/" + plan.NodePool.ValueString())
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+	d.Append(state.Set(ctx, plan)...)
+	if prior == nil || !plan.Preview.Equal(prior.Preview) {
+		r.warnMoved(ctx, config, plan, d)
+	}
+}
+
+func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	npDo(ctx, req.Plan, timeouts.Value.Create, &resp.Diagnostics, func(ctx context.Context, plan nodePoolDisruptionModel) {
+		r.save(ctx, plan, nil, req.Config, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *nodePoolDisruptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state nodePoolDisruptionModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Read, npDefaultTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
-	kc := r.cluster(ctx, cluster, &resp.Diagnostics)
-	if kc == nil {
-		return
-	}
-	live, err := getNodePool(ctx, kc, cluster, pool)
-	if shared.RemoveGone(ctx, resp, isNodePoolMissing(err), "NodePool", map[string]any{"cluster": cluster, "node_pool": pool}) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the NodePool", err.Error())
-		return
-	}
-	// Drift: every managed attribute takes the NodePool's value; unmanaged ones stay null.
-	resp.Diagnostics.Append(npReadLive(ctx, &state, live, func(_ []string, managed bool) bool { return managed })...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	r.doLive(ctx, req.State, timeouts.Value.Read, &resp.Diagnostics, func(ctx context.Context, l npLive) {
+		if shared.RemoveGone(ctx, resp, isNodePoolMissing(l.err), "NodePool", l.logFields()) {
+			return
+		}
+		if l.err != nil {
+			resp.Diagnostics.AddError("Cannot read the NodePool", l.err.Error())
+			return
+		}
+		// Drift: every managed attribute takes the NodePool's value; unmanaged ones stay null.
+		resp.Diagnostics.Append(npReadLive(ctx, &l.state, l.pool, func(_ []string, managed bool) bool { return managed })...)
+		resp.Diagnostics.Append(resp.State.Set(ctx, l.state)...)
+	})
 }
 
 func (r *nodePoolDisruptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan nodePoolDisruptionModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	var prior nodePoolDisruptionModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, npDefaultTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	r.apply(ctx, &plan, &prior, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	if !plan.Preview.Equal(prior.Preview) {
-		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
-	}
+	npDo(ctx, req.Plan, timeouts.Value.Update, &resp.Diagnostics, func(ctx context.Context, plan nodePoolDisruptionModel) {
+		r.save(ctx, plan, &prior, req.Config, &resp.State, &resp.Diagnostics)
+	})
 }
 
 // Delete gives the fields back: an apply of an empty configuration under the same field manager
 // releases them, so they return to the API server's defaults or to other managers' values. The
 // NodePool stays.
 func (r *nodePoolDisruptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state nodePoolDisruptionModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Delete, npDefaultTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
-	kc := r.cluster(ctx, cluster, &resp.Diagnostics)
-	if kc == nil {
-		return
-	}
-	live, err := getNodePool(ctx, kc, cluster, pool)
-	if isNodePoolMissing(err) {
-		tflog.Info(ctx, "NodePool already gone: nothing to give back", map[string]any{"cluster": cluster, "node_pool": pool})
-		return
-	}
-	if err == nil {
-		err = npRelease(ctx, kc, live, state)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot give the NodePool's disruption settings back", err.Error())
-	}
+	r.doLive(ctx, req.State, timeouts.Value.Delete, &resp.Diagnostics, func(ctx context.Context, l npLive) {
+		if isNodePoolMissing(l.err) {
+			tflog.Info(ctx, "NodePool already gone: nothing to give back", l.logFields())
+			return
+		}
+		err := l.err
+		if err == nil {
+			err = npRelease(ctx, l.kc, l.pool, l.state)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot give the NodePool's disruption settings back", err.Error())
+		}
+	})
 }
 
 // cluster is the member cluster's client, or nil with an error diagnostic.

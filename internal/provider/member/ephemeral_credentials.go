@@ -40,6 +40,9 @@ type credentialsModel struct {
 	Kubeconfig           types.String `tfsdk:"kubeconfig"`
 }
 
+// credentials is the connection in a model (credentialsModel itself, or embedded), for openCredentials.
+func (m *credentialsModel) credentials() *credentialsModel { return m }
+
 type memberCredentialsModel struct {
 	Member string `tfsdk:"member"`
 	credentialsModel
@@ -85,22 +88,40 @@ func (e *hubCredentialsEphemeral) Schema(_ context.Context, _ ephemeral.SchemaRe
 }
 
 func (e *hubCredentialsEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
-	var m credentialsModel
+	openCredentials(ctx, e.Clients, req, resp, func(_ *credentialsModel, fleet fleetapi.FleetID, fc *fleetapi.Client) ([]byte, bool) {
+		kc, err := fc.ListCredentials(ctx, fleet)
+		if err != nil {
+			resp.Diagnostics.AddError("Getting the hub's credentials", fmt.Sprintf("listCredentials of %s: %v", fleet, err))
+			return nil, false
+		}
+		return kc, true
+	})
+}
+
+// openCredentials is what both Opens do: the configuration into M, the fleet and its Fleet API
+// client, the kubeconfig that kubeconfig fetches (false once it reported why it could not), and the
+// connection read from it into the result.
+func openCredentials[M any, P interface {
+	*M
+	credentials() *credentialsModel
+}](ctx context.Context, c *engine.Clients, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse,
+	kubeconfig func(m *M, fleet fleetapi.FleetID, fc *fleetapi.Client) ([]byte, bool)) {
+	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fleet, fc, ok := credentialsFleet(e.Clients, m.FleetID, &resp.Diagnostics)
+	creds := P(&m).credentials()
+	fleet, fc, ok := credentialsFleet(c, creds.FleetID, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	kc, err := fc.ListCredentials(ctx, fleet)
-	if err != nil {
-		resp.Diagnostics.AddError("Getting the hub's credentials", fmt.Sprintf("listCredentials of %s: %v", fleet, err))
+	kc, ok := kubeconfig(&m, fleet, fc)
+	if !ok {
 		return
 	}
-	m.FleetID = types.StringValue(fleet.String())
-	resp.Diagnostics.Append(fillCredentials(ctx, e.Clients, kc, &m)...)
+	creds.FleetID = types.StringValue(fleet.String())
+	resp.Diagnostics.Append(fillCredentials(ctx, c, kc, creds)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -124,49 +145,37 @@ func (e *memberCredentialsEphemeral) Schema(_ context.Context, _ ephemeral.Schem
 }
 
 func (e *memberCredentialsEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
-	var m memberCredentialsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	fleet, fc, ok := credentialsFleet(e.Clients, m.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	member, err := fc.GetMember(ctx, fleet, m.Member)
-	if err != nil {
-		if fleetapi.IsNotFound(err) {
-			resp.Diagnostics.AddError("Fleet member not found", fmt.Sprintf("Fleet %s has no member %q.", fleet, m.Member))
-			return
+	openCredentials(ctx, e.Clients, req, resp, func(m *memberCredentialsModel, fleet fleetapi.FleetID, fc *fleetapi.Client) ([]byte, bool) {
+		member, err := fc.GetMember(ctx, fleet, m.Member)
+		if err != nil {
+			if fleetapi.IsNotFound(err) {
+				resp.Diagnostics.AddError("Fleet member not found", fmt.Sprintf("Fleet %s has no member %q.", fleet, m.Member))
+				return nil, false
+			}
+			resp.Diagnostics.AddError("Reading the fleet member", err.Error())
+			return nil, false
 		}
-		resp.Diagnostics.AddError("Reading the fleet member", err.Error())
-		return
-	}
-	if member.Properties == nil || member.Properties.ClusterResourceID == "" {
-		resp.Diagnostics.AddError("Fleet member has no cluster", fmt.Sprintf("Member %q of %s has no clusterResourceId.", m.Member, fleet))
-		return
-	}
-	cid, err := aks.ParseClusterID(member.Properties.ClusterResourceID)
-	if err != nil {
-		resp.Diagnostics.AddError("Fleet member's cluster", fmt.Sprintf("Member %q: %v", m.Member, err))
-		return
-	}
-	ac, err := e.Clients.AKS()
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reaching AKS", err)
-		return
-	}
-	kc, err := ac.ClusterUserKubeconfig(ctx, cid)
-	if err != nil {
-		resp.Diagnostics.AddError("Getting the member's credentials", fmt.Sprintf("listClusterUserCredential of %s (member %q): %v", cid, m.Member, err))
-		return
-	}
-	m.FleetID = types.StringValue(fleet.String())
-	resp.Diagnostics.Append(fillCredentials(ctx, e.Clients, kc, &m.credentialsModel)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.Result.Set(ctx, m)...)
+		if member.Properties == nil || member.Properties.ClusterResourceID == "" {
+			resp.Diagnostics.AddError("Fleet member has no cluster", fmt.Sprintf("Member %q of %s has no clusterResourceId.", m.Member, fleet))
+			return nil, false
+		}
+		cid, err := aks.ParseClusterID(member.Properties.ClusterResourceID)
+		if err != nil {
+			resp.Diagnostics.AddError("Fleet member's cluster", fmt.Sprintf("Member %q: %v", m.Member, err))
+			return nil, false
+		}
+		ac, err := e.Clients.AKS()
+		if err != nil {
+			shared.AddBackendError(&resp.Diagnostics, "Reaching AKS", err)
+			return nil, false
+		}
+		kc, err := ac.ClusterUserKubeconfig(ctx, cid)
+		if err != nil {
+			resp.Diagnostics.AddError("Getting the member's credentials", fmt.Sprintf("listClusterUserCredential of %s (member %q): %v", cid, m.Member, err))
+			return nil, false
+		}
+		return kc, true
+	})
 }
 
 // credentialsFleet resolves the fleet (fleet_id or the provider's) and the

@@ -31,26 +31,14 @@ func (d *autoUpgradeProfileDataSource) Schema(ctx context.Context, _ datasource.
 }
 
 type autoUpgradeProfileDataModel struct {
-	ID                      types.String `tfsdk:"id"`
-	Name                    types.String `tfsdk:"name"`
-	FleetID                 types.String `tfsdk:"fleet_id"`
-	Channel                 types.String `tfsdk:"channel"`
-	TargetKubernetesVersion types.String `tfsdk:"target_kubernetes_version"`
-	LongTermSupport         types.Bool   `tfsdk:"long_term_support"`
-	UpdateStrategyID        types.String `tfsdk:"update_strategy_id"`
-	NodeImageSelectionType  types.String `tfsdk:"node_image_selection_type"`
-	Disabled                types.Bool   `tfsdk:"disabled"`
-	Preview                 types.Object `tfsdk:"preview"`
-	Status                  types.Object `tfsdk:"status"`
+	aupSettings
+	Preview types.Object `tfsdk:"preview"`
+	Status  types.Object `tfsdk:"status"`
 }
 
 func (d *autoUpgradeProfileDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg autoUpgradeProfileDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, fleet, ok := lookup(ctx, d.Clients, cfg.FleetID, cfg.Name, "auto-upgrade profile", &resp.Diagnostics, (*fleetapi.Client).GetAutoUpgradeProfile)
+	got, fleet, ok := lookup(ctx, req.Config, &cfg, d.Clients, "auto-upgrade profile", &resp.Diagnostics, (*fleetapi.Client).GetAutoUpgradeProfile)
 	if !ok {
 		return
 	}
@@ -60,10 +48,7 @@ func (d *autoUpgradeProfileDataSource) Read(ctx context.Context, req datasource.
 	m.FleetID = types.StringValue(fleet.String())
 	aupFromAPI(&m, got)
 	m.Preview = (&autoUpgradeProfileResource{ResourceBase: shared.ResourceBase{Clients: d.Clients}}).preview(ctx, m, &resp.Diagnostics)
-	out := autoUpgradeProfileDataModel{
-		ID: m.ID, Name: types.StringValue(name), FleetID: m.FleetID, Channel: m.Channel, TargetKubernetesVersion: m.TargetKubernetesVersion,
-		LongTermSupport: m.LongTermSupport, UpdateStrategyID: m.UpdateStrategyID, NodeImageSelectionType: m.NodeImageSelectionType,
-		Disabled: m.Disabled, Preview: m.Preview, Status: m.Status,
-	}
+	out := autoUpgradeProfileDataModel{aupSettings: m.aupSettings, Preview: m.Preview, Status: m.Status}
+	out.Name = types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }

@@ -8,6 +8,7 @@ import (
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine"
@@ -57,11 +58,7 @@ type updateRunDataModel struct {
 
 func (d *updateRunDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m updateRunDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	run, fleet, ok := lookup(ctx, d.Clients, m.FleetID, m.Name, "update run", &resp.Diagnostics, (*fleetapi.Client).GetUpdateRun)
+	run, fleet, ok := lookup(ctx, req.Config, &m, d.Clients, "update run", &resp.Diagnostics, (*fleetapi.Client).GetUpdateRun)
 	if !ok {
 		return
 	}
@@ -109,10 +106,18 @@ func remainingMembers(st runStatusModel) []string {
 	return out
 }
 
-// lookup reads the data source's object: name in its fleet (fleet_id, else the provider's), with
-// get; a missing one is an error on name. False once the reason is reported.
-func lookup[T any](ctx context.Context, clients *engine.Clients, fleetID, name types.String, kind string, diags *diag.Diagnostics,
+// lookup reads the data source's configuration into m and then its object: name in its fleet
+// (fleet_id, else the provider's), with get; a missing one is an error on name. False once the
+// reason is reported.
+func lookup[T any](ctx context.Context, cfg tfsdk.Config, m any, clients *engine.Clients, kind string, diags *diag.Diagnostics,
 	get func(*fleetapi.Client, context.Context, fleetapi.FleetID, string) (*T, error)) (*T, fleetapi.FleetID, bool) {
+	var fleetID, name types.String
+	diags.Append(cfg.Get(ctx, m)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("fleet_id"), &fleetID)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("name"), &name)...)
+	if diags.HasError() {
+		return nil, fleetapi.FleetID{}, false
+	}
 	fc, fleet, ok := shared.FleetClient(clients, fleetID, diags)
 	if !ok {
 		return nil, fleet, false

@@ -35,11 +35,7 @@ type updateStrategyDataModel struct {
 
 func (d *updateStrategyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m updateStrategyDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, fleet, ok := lookup(ctx, d.Clients, m.FleetID, m.Name, "update strategy", &resp.Diagnostics, (*fleetapi.Client).GetUpdateStrategy)
+	got, fleet, ok := lookup(ctx, req.Config, &m, d.Clients, "update strategy", &resp.Diagnostics, (*fleetapi.Client).GetUpdateStrategy)
 	if !ok {
 		return
 	}

@@ -329,44 +329,36 @@ func (r *autoUpgradeProfileResource) ImportState(ctx context.Context, req resour
 }
 
 func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan autoUpgradeProfileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Create, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	plan.FleetID = types.StringValue(fleet.String())
-	if plan.Preview.IsUnknown() {
-		plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+		plan.FleetID = types.StringValue(fleet.String())
+		if plan.Preview.IsUnknown() {
+			plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
+		name := plan.Name.ValueString()
+		tflog.Info(ctx, "creating auto-upgrade profile", map[string]any{"fleet": fleet.String(), "name": name})
+		poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfNoneMatch: "*"})
+		got, err := aupWait(ctx, poller, err)
+		if err != nil {
+			if fleetapi.IsPreconditionFailed(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("name"), "Auto-upgrade profile already exists",
+					fmt.Sprintf("Fleet %s already has an auto-upgrade profile %q: import it (terraform import <address> %s) or choose another name.", fleet, name, fleet.ChildID("autoUpgradeProfiles", name)))
+				return
+			}
+			resp.Diagnostics.AddError("Creating the auto-upgrade profile", err.Error())
 			return
 		}
-	}
-	name := plan.Name.ValueString()
-	tflog.Info(ctx, "creating auto-upgrade profile", map[string]any{"fleet": fleet.String(), "name": name})
-	poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfNoneMatch: "*"})
-	got, err := aupWait(ctx, poller, err)
-	if err != nil {
-		if fleetapi.IsPreconditionFailed(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Auto-upgrade profile already exists",
-				fmt.Sprintf("Fleet %s already has an auto-upgrade profile %q: import it (terraform import <address> %s) or choose another name.", fleet, name, fleet.ChildID("autoUpgradeProfiles", name)))
-			return
-		}
-		resp.Diagnostics.AddError("Creating the auto-upgrade profile", err.Error())
-		return
-	}
-	plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
-	plan.Status = aupStatus(got)
-	defer r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics) // once the profile is in state
-	// The profile exists from here on: save it before generating a run, so a failure there
-	// leaves no orphan.
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
+		plan.Status = aupStatus(got)
+		defer r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics) // once the profile is in state
+		// The profile exists from here on: save it before generating a run, so a failure there
+		// leaves no orphan.
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
 }
 
 func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -394,60 +386,48 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 }
 
 func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state autoUpgradeProfileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Update, aupDefaultTimeout, plan.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	if plan.Preview.IsUnknown() {
-		plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	name := plan.Name.ValueString()
-	cur, err := c.GetAutoUpgradeProfile(ctx, fleet, name)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
-		return
-	}
-	poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfMatch: cur.ETag})
-	got, err := aupWait(ctx, poller, err)
-	if err != nil {
-		resp.Diagnostics.AddError("Updating the auto-upgrade profile", err.Error())
-		return
-	}
-	if plan.Status.IsUnknown() {
-		plan.Status = aupStatus(got)
-	}
-	if !plan.Preview.Equal(state.Preview) {
-		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
-	}
-	r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-}
-
-func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state autoUpgradeProfileModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, c, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, aupDefaultTimeout, state.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	poller, err := c.BeginDeleteAutoUpgradeProfile(ctx, fleet, state.Name.ValueString(), nil)
-	if _, err := aupWait(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
-		resp.Diagnostics.AddError("Deleting the auto-upgrade profile", err.Error())
-	}
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+		if plan.Preview.IsUnknown() {
+			plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
+		name := plan.Name.ValueString()
+		cur, err := c.GetAutoUpgradeProfile(ctx, fleet, name)
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the auto-upgrade profile", err.Error())
+			return
+		}
+		poller, err := c.BeginCreateOrUpdateAutoUpgradeProfile(ctx, fleet, name, aupToAPI(plan), &fleetapi.Precondition{IfMatch: cur.ETag})
+		got, err := aupWait(ctx, poller, err)
+		if err != nil {
+			resp.Diagnostics.AddError("Updating the auto-upgrade profile", err.Error())
+			return
+		}
+		if plan.Status.IsUnknown() {
+			plan.Status = aupStatus(got)
+		}
+		if !plan.Preview.Equal(state.Preview) {
+			r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+		}
+		r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	})
+}
+
+func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, state autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+		poller, err := c.BeginDeleteAutoUpgradeProfile(ctx, fleet, state.Name.ValueString(), nil)
+		if _, err := aupWait(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
+			resp.Diagnostics.AddError("Deleting the auto-upgrade profile", err.Error())
+		}
+	})
 }
 
 // generate asks the profile for its run when generate_update_run is set and the plan left the ID
@@ -486,22 +466,33 @@ func aupWait[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, e
 
 // ---- model ----
 
+// aupSettings is the profile as the Fleet API holds it (aupFromAPI): the attributes the resource
+// and the data source share.
+type aupSettings struct {
+	ID                      types.String `tfsdk:"id"`
+	Name                    types.String `tfsdk:"name"`
+	FleetID                 types.String `tfsdk:"fleet_id"`
+	Channel                 types.String `tfsdk:"channel"`
+	TargetKubernetesVersion types.String `tfsdk:"target_kubernetes_version"`
+	LongTermSupport         types.Bool   `tfsdk:"long_term_support"`
+	UpdateStrategyID        types.String `tfsdk:"update_strategy_id"`
+	NodeImageSelectionType  types.String `tfsdk:"node_image_selection_type"`
+	Disabled                types.Bool   `tfsdk:"disabled"`
+}
+
 type autoUpgradeProfileModel struct {
-	ID                      types.String   `tfsdk:"id"`
-	Name                    types.String   `tfsdk:"name"`
-	FleetID                 types.String   `tfsdk:"fleet_id"`
-	Channel                 types.String   `tfsdk:"channel"`
-	TargetKubernetesVersion types.String   `tfsdk:"target_kubernetes_version"`
-	LongTermSupport         types.Bool     `tfsdk:"long_term_support"`
-	UpdateStrategyID        types.String   `tfsdk:"update_strategy_id"`
-	NodeImageSelectionType  types.String   `tfsdk:"node_image_selection_type"`
-	Disabled                types.Bool     `tfsdk:"disabled"`
-	GenerateUpdateRun       types.Bool     `tfsdk:"generate_update_run"`
-	GeneratedUpdateRunID    types.String   `tfsdk:"generated_update_run_id"`
-	Facts                   types.String   `tfsdk:"facts"`
-	Preview                 types.Object   `tfsdk:"preview"`
-	Status                  types.Object   `tfsdk:"status"`
-	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+	aupSettings
+	GenerateUpdateRun    types.Bool     `tfsdk:"generate_update_run"`
+	GeneratedUpdateRunID types.String   `tfsdk:"generated_update_run_id"`
+	Facts                types.String   `tfsdk:"facts"`
+	Preview              types.Object   `tfsdk:"preview"`
+	Status               types.Object   `tfsdk:"status"`
+	Timeouts             timeouts.Value `tfsdk:"timeouts"`
+}
+
+// FleetAndTimeouts implements shared.FleetChild.
+func (m autoUpgradeProfileModel) FleetAndTimeouts() (types.String, timeouts.Value) {
+	return m.FleetID, m.Timeouts
 }
 
 var (
@@ -526,9 +517,12 @@ var (
 // aupNullModel is a model with every attribute null (import fills the identity, Read the rest).
 func aupNullModel() autoUpgradeProfileModel {
 	return autoUpgradeProfileModel{
-		ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
-		TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
-		NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(), GenerateUpdateRun: types.BoolNull(),
+		aupSettings: aupSettings{
+			ID: types.StringNull(), Name: types.StringNull(), FleetID: types.StringNull(), Channel: types.StringNull(),
+			TargetKubernetesVersion: types.StringNull(), LongTermSupport: types.BoolNull(), UpdateStrategyID: types.StringNull(),
+			NodeImageSelectionType: types.StringNull(), Disabled: types.BoolNull(),
+		},
+		GenerateUpdateRun:    types.BoolNull(),
 		GeneratedUpdateRunID: types.StringNull(), Facts: types.StringNull(), Preview: types.ObjectNull(aupPreviewAttrTypes), Status: types.ObjectNull(aupStatusAttrTypes),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType,

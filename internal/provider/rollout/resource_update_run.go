@@ -377,48 +377,40 @@ func (r *updateRunResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *updateRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan updateRunModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Create, updateRunCreateTimeout, plan.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	if plan.Preview.IsUnknown() {
-		// Unknown at plan (an input was): computed now, before the run exists.
-		obj, _, err := r.preview(ctx, &plan)
-		if err != nil {
-			resp.Diagnostics.AddWarning("Update run preview", fmt.Sprintf("The preview could not be computed: %v", err))
-			obj = types.ObjectNull(runPreviewType.AttrTypes)
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		if plan.Preview.IsUnknown() {
+			// Unknown at plan (an input was): computed now, before the run exists.
+			obj, _, err := r.preview(ctx, &plan)
+			if err != nil {
+				resp.Diagnostics.AddWarning("Update run preview", fmt.Sprintf("The preview could not be computed: %v", err))
+				obj = types.ObjectNull(runPreviewType.AttrTypes)
+			}
+			plan.Preview = obj
 		}
-		plan.Preview = obj
-	}
-	name := plan.Name.ValueString()
-	poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), &fleetapi.Precondition{IfNoneMatch: "*"})
-	run, err := shared.PollDone(ctx, poller, err)
-	var skipped []skipModel
-	if err != nil && fleetapi.IsPreconditionFailed(err) {
-		if run, err = r.adopt(ctx, fc, fleet, &plan, &resp.Diagnostics); run == nil && err == nil {
+		name := plan.Name.ValueString()
+		poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), &fleetapi.Precondition{IfNoneMatch: "*"})
+		run, err := shared.PollDone(ctx, poller, err)
+		var skipped []skipModel
+		if err != nil && fleetapi.IsPreconditionFailed(err) {
+			if run, err = r.adopt(ctx, fc, fleet, &plan, &resp.Diagnostics); run == nil && err == nil {
+				return
+			}
+			if run != nil && runState(run) != fleetapi.UpdateStateNotStarted {
+				// The apply that made it skipped the planned targets before it started the run.
+				skipped = plan.Skip
+			}
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Creating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 			return
 		}
-		if run != nil && runState(run) != fleetapi.UpdateStateNotStarted {
-			// The apply that made it skipped the planned targets before it started the run.
-			skipped = plan.Skip
-		}
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Creating the update run", fmt.Sprintf("Update run %q: %v", name, err))
-		return
-	}
-	tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
-	defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
-	plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
-	plan.FleetID = types.StringValue(fleet.String())
-	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-	r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
+		tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
+		defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
+		plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
+		plan.FleetID = types.StringValue(fleet.String())
+		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+		r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
+	})
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -452,48 +444,44 @@ func (r *updateRunResource) adopt(ctx context.Context, fc *fleetapi.Client, flee
 }
 
 func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state updateRunModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state updateRunModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, plan.Timeouts.Update, updateRunCreateTimeout, plan.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	name := plan.Name.ValueString()
-	run, err := fc.GetUpdateRun(ctx, fleet, name)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading the update run", err.Error())
-		return
-	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update")
-	if err != nil {
-		resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
-		return
-	}
-	if changed {
-		// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
-		pre, d := shared.ETagPrecondition(ctx, req.Private)
-		resp.Diagnostics.Append(d...)
-		poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
-		if run, err = shared.PollDone(ctx, poller, err); err != nil {
-			if fleetapi.IsPreconditionFailed(err) {
-				addChangedElsewhereError(&resp.Diagnostics, "update run", name, err)
-				return
-			}
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		name := plan.Name.ValueString()
+		run, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			resp.Diagnostics.AddError("Reading the update run", err.Error())
+			return
+		}
+		changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update")
+		if err != nil {
 			resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 			return
 		}
-		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-		defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
-	}
-	// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
-	// between plan and apply is not re-started by a plan that said "nothing to retry".
-	retry := !plan.Retry.Equal(state.Retry) && statusState(ctx, state) == string(fleetapi.UpdateStateFailed)
-	r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, retry, &resp.State, resp.Private, &resp.Diagnostics)
+		if changed {
+			// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
+			pre, d := shared.ETagPrecondition(ctx, req.Private)
+			resp.Diagnostics.Append(d...)
+			poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
+			if run, err = shared.PollDone(ctx, poller, err); err != nil {
+				if fleetapi.IsPreconditionFailed(err) {
+					addChangedElsewhereError(&resp.Diagnostics, "update run", name, err)
+					return
+				}
+				resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
+				return
+			}
+			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+			defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
+		}
+		// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
+		// between plan and apply is not re-started by a plan that said "nothing to retry".
+		retry := !plan.Retry.Equal(state.Retry) && statusState(ctx, state) == string(fleetapi.UpdateStateFailed)
+		r.converge(ctx, fc, fleet, &plan, state.Skip, run, false, retry, &resp.State, resp.Private, &resp.Diagnostics)
+	})
 }
 
 func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -534,55 +522,47 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state updateRunModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, updateRunDeleteTimeout, state.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	name := state.Name.ValueString()
-	run, err := fc.GetUpdateRun(ctx, fleet, name)
-	if err != nil {
-		if fleetapi.IsNotFound(err) {
+	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateRunDeleteTimeout, &resp.Diagnostics, func(ctx context.Context, state updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		name := state.Name.ValueString()
+		run, err := fc.GetUpdateRun(ctx, fleet, name)
+		if err != nil {
+			if fleetapi.IsNotFound(err) {
+				return
+			}
+			resp.Diagnostics.AddError("Reading the update run", err.Error())
 			return
 		}
-		resp.Diagnostics.AddError("Reading the update run", err.Error())
-		return
-	}
-	if s := runState(run); s == fleetapi.UpdateStateRunning || s == fleetapi.UpdateStatePending {
-		// A running run is stopped first: member upgrades under way finish (Stopping), then it can go.
-		tflog.Info(ctx, "stopping update run before deleting it", map[string]any{"run": name, "state": string(s)})
-		poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
-		if _, err = shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
-			resp.Diagnostics.AddError("Stopping the update run", err.Error())
-			return
+		if s := runState(run); s == fleetapi.UpdateStateRunning || s == fleetapi.UpdateStatePending {
+			// A running run is stopped first: member upgrades under way finish (Stopping), then it can go.
+			tflog.Info(ctx, "stopping update run before deleting it", map[string]any{"run": name, "state": string(s)})
+			poller, err := fc.BeginStopUpdateRun(ctx, fleet, name, nil)
+			if _, err = shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsConflict(err) {
+				resp.Diagnostics.AddError("Stopping the update run", err.Error())
+				return
+			}
 		}
-	}
-	interval := pollInterval()
-	for {
-		poller, err := fc.BeginDeleteUpdateRun(ctx, fleet, name, nil)
-		_, err = shared.PollDone(ctx, poller, err)
-		if err == nil || fleetapi.IsNotFound(err) {
-			tflog.Info(ctx, "update run deleted", map[string]any{"run": name})
-			return
+		interval := pollInterval()
+		for {
+			poller, err := fc.BeginDeleteUpdateRun(ctx, fleet, name, nil)
+			_, err = shared.PollDone(ctx, poller, err)
+			if err == nil || fleetapi.IsNotFound(err) {
+				tflog.Info(ctx, "update run deleted", map[string]any{"run": name})
+				return
+			}
+			if !fleetapi.IsConflict(err) {
+				resp.Diagnostics.AddError("Deleting the update run", err.Error())
+				return
+			}
+			// Still Stopping while a member upgrade finishes.
+			tflog.Info(ctx, "update run still stopping; waiting to delete it", map[string]any{"run": name})
+			select {
+			case <-ctx.Done():
+				resp.Diagnostics.AddError("Deleting the update run", fmt.Sprintf("Update run %q is still stopping: %v", name, err))
+				return
+			case <-time.After(interval):
+			}
 		}
-		if !fleetapi.IsConflict(err) {
-			resp.Diagnostics.AddError("Deleting the update run", err.Error())
-			return
-		}
-		// Still Stopping while a member upgrade finishes.
-		tflog.Info(ctx, "update run still stopping; waiting to delete it", map[string]any{"run": name})
-		select {
-		case <-ctx.Done():
-			resp.Diagnostics.AddError("Deleting the update run", fmt.Sprintf("Update run %q is still stopping: %v", name, err))
-			return
-		case <-time.After(interval):
-		}
-	}
+	})
 }
 
 // ---- models ----
@@ -604,6 +584,11 @@ type updateRunModel struct {
 	Facts                types.String    `tfsdk:"facts"`
 	Preview              types.Object    `tfsdk:"preview"`
 	Status               types.Object    `tfsdk:"status"`
+}
+
+// FleetAndTimeouts implements shared.FleetChild.
+func (m updateRunModel) FleetAndTimeouts() (types.String, timeouts.Value) {
+	return m.FleetID, m.Timeouts
 }
 
 type mcuModel struct {

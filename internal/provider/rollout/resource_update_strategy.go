@@ -240,19 +240,11 @@ func (r *updateStrategyResource) ImportState(ctx context.Context, req resource.I
 }
 
 func (r *updateStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan updateStrategyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Create, updateStrategyTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	// If-None-Match: a strategy of that name made elsewhere is not overwritten.
-	r.put(ctx, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		// If-None-Match: a strategy of that name made elsewhere is not overwritten.
+		r.put(ctx, fc, fleet, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
+		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	})
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
@@ -276,32 +268,15 @@ func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 }
 
 func (r *updateStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan updateStrategyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, plan.Timeouts.Update, updateStrategyTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	pre, d := shared.ETagPrecondition(ctx, req.Private)
-	resp.Diagnostics.Append(d...)
-	r.put(ctx, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
-	r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		pre, d := shared.ETagPrecondition(ctx, req.Private)
+		resp.Diagnostics.Append(d...)
+		r.put(ctx, fc, fleet, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
+		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+	})
 }
 
-func (r *updateStrategyResource) put(ctx context.Context, plan *updateStrategyModel, pre *fleetapi.Precondition, private shared.PrivateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
-	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, diags)
-	if !ok {
-		return
-	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(diags, "Reaching the Fleet API", err)
-		return
-	}
+func (r *updateStrategyResource) put(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *updateStrategyModel, pre *fleetapi.Precondition, private shared.PrivateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
 	name := plan.Name.ValueString()
 	body := fleetapi.FleetUpdateStrategy{Properties: &fleetapi.FleetUpdateStrategyProperties{Strategy: stagesToAPI(plan.Stages)}}
 	poller, err := fc.BeginCreateOrUpdateUpdateStrategy(ctx, fleet, name, body, pre)
@@ -410,22 +385,14 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *updateStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state updateStrategyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, fc, fleet, ok := startFleetOp(ctx, r.Clients, state.Timeouts.Delete, updateStrategyTimeout, state.FleetID, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	poller, err := fc.BeginDeleteUpdateStrategy(ctx, fleet, state.Name.ValueString(), nil)
-	if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
-		resp.Diagnostics.AddError("Deleting the update strategy", err.Error())
-		return
-	}
-	tflog.Info(ctx, "update strategy deleted", map[string]any{"strategy": state.Name.ValueString()})
+	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, state updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		poller, err := fc.BeginDeleteUpdateStrategy(ctx, fleet, state.Name.ValueString(), nil)
+		if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
+			resp.Diagnostics.AddError("Deleting the update strategy", err.Error())
+			return
+		}
+		tflog.Info(ctx, "update strategy deleted", map[string]any{"strategy": state.Name.ValueString()})
+	})
 }
 
 // ---- models ----
@@ -438,6 +405,11 @@ type updateStrategyModel struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 	Facts    types.String   `tfsdk:"facts"`
 	Preview  types.Object   `tfsdk:"preview"`
+}
+
+// FleetAndTimeouts implements shared.FleetChild.
+func (m updateStrategyModel) FleetAndTimeouts() (types.String, timeouts.Value) {
+	return m.FleetID, m.Timeouts
 }
 
 type strategyPreviewModel struct {

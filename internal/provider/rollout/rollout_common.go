@@ -1,12 +1,10 @@
 package rollout
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -17,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -230,18 +227,6 @@ func strategyToRollout(s *fleetapi.UpdateRunStrategy) *rollout.Strategy {
 }
 
 // ---- fleet ----
-
-// startFleetOp is how a resource's operation starts: ctx bounded by its timeout (def unless
-// configured) and the fleet's client. The caller defers cancel, also when !ok.
-func startFleetOp(ctx context.Context, clients *engine.Clients, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	def time.Duration, fleetID types.String, diags *diag.Diagnostics) (context.Context, context.CancelFunc, *fleetapi.Client, fleetapi.FleetID, bool) {
-	ctx, cancel, ok := shared.WithTimeout(ctx, timeout, def, diags)
-	if !ok {
-		return ctx, cancel, nil, fleetapi.FleetID{}, false
-	}
-	fc, fleet, ok := shared.FleetClient(clients, fleetID, diags)
-	return ctx, cancel, fc, fleet, ok
-}
 
 // idDescription words an id attribute.
 func idDescription(kind string) string {

@@ -13,42 +13,38 @@ import (
 
 // fleet_update_run's status, refreshed from the run.
 
+// statusTimesModel is what the run, each stage, group and member report alike (statusFields).
+type statusTimesModel struct {
+	State     types.String `tfsdk:"state"`
+	StartTime types.String `tfsdk:"start_time"`
+	EndTime   types.String `tfsdk:"end_time"`
+	Error     types.String `tfsdk:"error"`
+}
+
 type runStatusModel struct {
-	State                     types.String          `tfsdk:"state"`
-	StartTime                 types.String          `tfsdk:"start_time"`
-	EndTime                   types.String          `tfsdk:"end_time"`
-	Error                     types.String          `tfsdk:"error"`
+	statusTimesModel
 	SelectedNodeImageVersions []string              `tfsdk:"selected_node_image_versions"`
 	Stages                    []runStageStatusModel `tfsdk:"stages"`
 }
 
 type runStageStatusModel struct {
-	Name                string                `tfsdk:"name"`
-	State               types.String          `tfsdk:"state"`
-	StartTime           types.String          `tfsdk:"start_time"`
-	EndTime             types.String          `tfsdk:"end_time"`
-	Error               types.String          `tfsdk:"error"`
+	Name string `tfsdk:"name"`
+	statusTimesModel
 	Gates               []gateStatusModel     `tfsdk:"gates"`
 	AfterStageWaitState types.String          `tfsdk:"after_stage_wait_state"`
 	Groups              []runGroupStatusModel `tfsdk:"groups"`
 }
 
 type runGroupStatusModel struct {
-	Name      string                 `tfsdk:"name"`
-	State     types.String           `tfsdk:"state"`
-	StartTime types.String           `tfsdk:"start_time"`
-	EndTime   types.String           `tfsdk:"end_time"`
-	Error     types.String           `tfsdk:"error"`
-	Gates     []gateStatusModel      `tfsdk:"gates"`
-	Members   []runMemberStatusModel `tfsdk:"members"`
+	Name string `tfsdk:"name"`
+	statusTimesModel
+	Gates   []gateStatusModel      `tfsdk:"gates"`
+	Members []runMemberStatusModel `tfsdk:"members"`
 }
 
 type runMemberStatusModel struct {
-	Name        string       `tfsdk:"name"`
-	State       types.String `tfsdk:"state"`
-	StartTime   types.String `tfsdk:"start_time"`
-	EndTime     types.String `tfsdk:"end_time"`
-	Error       types.String `tfsdk:"error"`
+	Name string `tfsdk:"name"`
+	statusTimesModel
 	Message     types.String `tfsdk:"message"`
 	OperationID types.String `tfsdk:"operation_id"`
 }
@@ -60,21 +56,19 @@ type gateStatusModel struct {
 	State       types.String `tfsdk:"state"`
 }
 
-type statusTimesModel struct{ state, start, end, err types.String }
-
 func statusFields(s *fleetapi.UpdateStatus) statusTimesModel {
 	if s == nil {
 		return statusTimesModel{types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()}
 	}
-	out := statusTimesModel{state: shared.StringOrNull(string(s.State)), start: types.StringNull(), end: types.StringNull(), err: types.StringNull()}
+	out := statusTimesModel{State: shared.StringOrNull(string(s.State)), StartTime: types.StringNull(), EndTime: types.StringNull(), Error: types.StringNull()}
 	if s.StartTime != nil {
-		out.start = shared.TimeString(*s.StartTime)
+		out.StartTime = shared.TimeString(*s.StartTime)
 	}
 	if s.CompletedTime != nil {
-		out.end = shared.TimeString(*s.CompletedTime)
+		out.EndTime = shared.TimeString(*s.CompletedTime)
 	}
 	if s.Error != nil && s.Error.Message != "" {
-		out.err = types.StringValue(s.Error.Message)
+		out.Error = types.StringValue(s.Error.Message)
 	}
 	return out
 }
@@ -83,7 +77,7 @@ func gateStatuses(timing string, gs []fleetapi.UpdateRunGateStatus) []gateStatus
 	var out []gateStatusModel
 	for _, g := range gs {
 		st := statusFields(g.Status)
-		out = append(out, gateStatusModel{Timing: timing, DisplayName: shared.StringOrNull(g.DisplayName), GateID: shared.StringOrNull(g.GateID), State: st.state})
+		out = append(out, gateStatusModel{Timing: timing, DisplayName: shared.StringOrNull(g.DisplayName), GateID: shared.StringOrNull(g.GateID), State: st.State})
 	}
 	return out
 }
@@ -95,37 +89,32 @@ func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
 		rs = run.Properties.Status
 	}
 	if rs == nil {
-		f := statusFields(&fleetapi.UpdateStatus{State: fleetapi.UpdateStateNotStarted})
-		out.State, out.StartTime, out.EndTime, out.Error = f.state, f.start, f.end, f.err
+		out.statusTimesModel = statusFields(&fleetapi.UpdateStatus{State: fleetapi.UpdateStateNotStarted})
 		return out
 	}
-	f := statusFields(rs.Status)
-	out.State, out.StartTime, out.EndTime, out.Error = f.state, f.start, f.end, f.err
+	out.statusTimesModel = statusFields(rs.Status)
 	if rs.NodeImageSelection != nil {
 		for _, v := range rs.NodeImageSelection.SelectedNodeImageVersions {
 			out.SelectedNodeImageVersions = append(out.SelectedNodeImageVersions, v.Version)
 		}
 	}
 	for _, st := range rs.Stages {
-		f := statusFields(st.Status)
-		sm := runStageStatusModel{Name: st.Name, State: f.state, StartTime: f.start, EndTime: f.end, Error: f.err, AfterStageWaitState: types.StringNull(),
+		sm := runStageStatusModel{Name: st.Name, statusTimesModel: statusFields(st.Status), AfterStageWaitState: types.StringNull(),
 			Gates: append(gateStatuses("Before", st.BeforeGates), gateStatuses("After", st.AfterGates)...), Groups: []runGroupStatusModel{}}
 		if sm.Gates == nil {
 			sm.Gates = []gateStatusModel{}
 		}
 		if st.AfterStageWaitStatus != nil {
-			sm.AfterStageWaitState = statusFields(st.AfterStageWaitStatus.Status).state
+			sm.AfterStageWaitState = statusFields(st.AfterStageWaitStatus.Status).State
 		}
 		for _, g := range st.Groups {
-			f := statusFields(g.Status)
-			gm := runGroupStatusModel{Name: g.Name, State: f.state, StartTime: f.start, EndTime: f.end, Error: f.err,
+			gm := runGroupStatusModel{Name: g.Name, statusTimesModel: statusFields(g.Status),
 				Gates: append(gateStatuses("Before", g.BeforeGates), gateStatuses("After", g.AfterGates)...), Members: []runMemberStatusModel{}}
 			if gm.Gates == nil {
 				gm.Gates = []gateStatusModel{}
 			}
 			for _, m := range g.Members {
-				f := statusFields(m.Status)
-				gm.Members = append(gm.Members, runMemberStatusModel{Name: m.Name, State: f.state, StartTime: f.start, EndTime: f.end, Error: f.err,
+				gm.Members = append(gm.Members, runMemberStatusModel{Name: m.Name, statusTimesModel: statusFields(m.Status),
 					Message: shared.StringOrNull(m.Message), OperationID: shared.StringOrNull(m.OperationID)})
 			}
 			sm.Groups = append(sm.Groups, gm)
