@@ -12,7 +12,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
-// ModelSource is what an operation reads its model from: a request's plan or state.
+// ModelSource is what an operation reads its model from: a request's plan, state or configuration.
 type ModelSource interface {
 	Get(ctx context.Context, target any) diag.Diagnostics
 }

@@ -12,11 +12,6 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-// ModelSource is where a CRUD method's model comes from: tfsdk.Plan, tfsdk.State or tfsdk.Config.
-type ModelSource interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-}
-
 // ResourceTimeouts is the timeouts block of a hub resource with one; its model embeds it where
 // the field stood, so WithHubModelTimeout finds it.
 type ResourceTimeouts struct {
@@ -30,19 +25,6 @@ type TimedModel[M any] interface {
 	*M
 	resourceTimeouts() *ResourceTimeouts
 }
-
-// TimeoutOp picks one operation's configured timeout from a timeouts block (WithTimeout's
-// configured).
-type TimeoutOp func(timeouts.Value) configuredTimeout
-
-type configuredTimeout = func(context.Context, time.Duration) (time.Duration, diag.Diagnostics)
-
-// The operations of TimeoutOp.
-var (
-	CreateTimeout TimeoutOp = func(v timeouts.Value) configuredTimeout { return v.Create }
-	UpdateTimeout TimeoutOp = func(v timeouts.Value) configuredTimeout { return v.Update }
-	DeleteTimeout TimeoutOp = func(v timeouts.Value) configuredTimeout { return v.Delete }
-)
 
 // WithHubModel is how the CRUD methods of the resources kept on the fleet hub start: it decodes
 // their model M from src and reaches the hub, and calls do with both. Nothing more happens when
@@ -65,7 +47,10 @@ func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *e
 	if diags.Append(src.Get(ctx, &m)...); diags.HasError() {
 		return
 	}
-	ctx, cancel, ok := WithTimeout(ctx, op(P(&m).resourceTimeouts().Timeouts), def, diags)
+	t := P(&m).resourceTimeouts().Timeouts
+	ctx, cancel, ok := WithTimeout(ctx, func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) {
+		return op(t, ctx, def)
+	}, def, diags)
 	defer cancel()
 	if !ok {
 		return

@@ -346,7 +346,7 @@ func (r *stagedRunResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.CreateTimeout, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		if plan.Preview.IsUnknown() {
 			// The placement or strategy came with this apply: what plan could not read, read now.
@@ -421,7 +421,7 @@ func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 
 // Update approves newly listed stages and resumes an unfinished wait; everything else replaces.
 func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.UpdateTimeout, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		kind := hub.StagedKind("run", ns)
 		run, err := h.Run(ctx, ns, name)
@@ -442,7 +442,7 @@ func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateReque
 }
 
 func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, shared.DeleteTimeout, stagedRunDeleteTimeout, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedRunDeleteTimeout, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
 		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 		kind := hub.StagedKind("run", ns)
 		if err := h.DeleteRun(ctx, ns, name); err != nil {

@@ -149,7 +149,7 @@ func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.I
 }
 
 func (r *stagedStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.CreateTimeout, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: stagedStrategySpec(plan.Stages)})
 		if err != nil {
@@ -191,7 +191,7 @@ func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *stagedStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, shared.UpdateTimeout, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
 		ns := plan.Namespace.ValueString()
 		got, err := h.UpdateStrategySpec(ctx, ns, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
 		if err != nil {
@@ -206,7 +206,7 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, shared.DeleteTimeout, stagedStrategyTimeout, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
+	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedStrategyTimeout, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
 		ns := state.Namespace.ValueString()
 		if err := h.DeleteStrategy(ctx, ns, state.Name.ValueString()); err != nil {
 			addStagedError(&resp.Diagnostics, "Deleting", "strategy", ns, state.Name.ValueString(), err)
