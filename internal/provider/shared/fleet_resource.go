@@ -21,6 +21,11 @@ type ModelSource interface {
 // as a method expression (timeouts.Value.Create).
 type TimeoutOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
 
+// configured is op's timeout in the block t, as WithTimeout reads it.
+func configured(op TimeoutOp, t timeouts.Value) func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
+	return func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) { return op(t, ctx, def) }
+}
+
 // FleetChild is the model of a Fleet API child resource (an update run, update strategy or
 // auto-upgrade profile): the fleet it belongs to and its timeouts, which every operation on it needs.
 type FleetChild interface {
@@ -41,9 +46,7 @@ func FleetOp[M any, P interface {
 		return
 	}
 	fleetID, t := P(m).FleetAndTimeouts()
-	ctx, cancel, ok := WithTimeout(ctx, func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) {
-		return op(t, ctx, def)
-	}, def, diags)
+	ctx, cancel, ok := WithTimeout(ctx, configured(op, t), def, diags)
 	defer cancel()
 	if !ok {
 		return

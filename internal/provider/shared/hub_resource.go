@@ -47,10 +47,7 @@ func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *e
 	if diags.Append(src.Get(ctx, &m)...); diags.HasError() {
 		return
 	}
-	t := P(&m).resourceTimeouts().Timeouts
-	ctx, cancel, ok := WithTimeout(ctx, func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) {
-		return op(t, ctx, def)
-	}, def, diags)
+	ctx, cancel, ok := WithTimeout(ctx, configured(op, P(&m).resourceTimeouts().Timeouts), def, diags)
 	defer cancel()
 	if !ok {
 		return
