@@ -50,12 +50,6 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 	duration := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, CustomType: npDurationType{}, Description: desc}
 	}
-	computedInt := func(desc string) schema.Int64Attribute {
-		return schema.Int64Attribute{Computed: true, Description: desc}
-	}
-	computedStr := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, Description: desc}
-	}
 	resp.Schema = schema.Schema{
 		Description: "The disruption settings of a Karpenter NodePool (`karpenter.sh/v1`) on a member cluster: consolidation, " +
 			"node expiry, termination grace period, the template's `karpenter.sh/do-not-disrupt` and disruption budgets, with a " +
@@ -150,14 +144,14 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					"the provider's clock. Computed at plan when the resource is created or its configuration changes, and " +
 					"kept as-is otherwise; unknown (with a warning) when an input is unknown until apply. Times are RFC 3339, UTC.",
 				Attributes: map[string]schema.Attribute{
-					"nodes":      computedInt("The nodes Karpenter counts for the budgets: initialized nodes of the NodePool that are not terminating."),
-					"disrupting": computedInt("Counted nodes already disrupting (NotReady, being deleted, or marked by Karpenter): they use up every reason's budget."),
+					"nodes":      shared.ComputedInt64("The nodes Karpenter counts for the budgets: initialized nodes of the NodePool that are not terminating."),
+					"disrupting": shared.ComputedInt64("Counted nodes already disrupting (NotReady, being deleted, or marked by Karpenter): they use up every reason's budget."),
 					"reasons": schema.ListNestedAttribute{
 						Computed:    true,
 						Description: "Each disruption reason (Empty, Underutilized, Drifted, and any the cluster's CRD adds).",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"reason":  computedStr("The reason."),
-							"allowed": computedInt("How many more nodes Karpenter may start disrupting for this reason now; with `unbounded`, every node not already disrupting."),
+							"reason":  shared.ComputedString("The reason."),
+							"allowed": shared.ComputedInt64("How many more nodes Karpenter may start disrupting for this reason now; with `unbounded`, every node not already disrupting."),
 							"unbounded": schema.BoolAttribute{
 								Computed:    true,
 								Description: "No budget limits this reason now: Karpenter may disrupt any number of nodes at once for it.",
@@ -172,17 +166,17 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 						Computed:    true,
 						Description: "Each scheduled budget's current window, or its next one.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"budget":    computedInt("The budget's index in `budgets`."),
-							"opens_at":  computedStr("When the window opens (or opened, if it is open now)."),
-							"closes_at": computedStr("When it closes; null when it does not close within a year."),
+							"budget":    shared.ComputedInt64("The budget's index in `budgets`."),
+							"opens_at":  shared.ComputedString("When the window opens (or opened, if it is open now)."),
+							"closes_at": shared.ComputedString("When it closes; null when it does not close within a year."),
 						}},
 					},
 					"expiring_nodes": schema.ListNestedAttribute{
 						Computed:    true,
 						Description: "Nodes whose NodeClaim expires within 24 hours (or has expired): expiry is forceful, budgets do not limit it.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"node":       computedStr("The node."),
-							"expires_at": computedStr("Its NodeClaim's creation time plus its expireAfter."),
+							"node":       shared.ComputedString("The node."),
+							"expires_at": shared.ComputedString("Its NodeClaim's creation time plus its expireAfter."),
 						}},
 					},
 					"schedule": schema.ListNestedAttribute{
@@ -193,8 +187,8 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"ranges with the same allowances are merged. In order; the first " + fmt.Sprint(disruption.ScheduleCap) + " ranges unless " +
 							"the provider's `preview_detail` is `full`.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"from": computedStr("Start of the range (inclusive); the first range starts at the current hour (UTC) of the provider's clock."),
-							"to":   computedStr("End of the range (exclusive); the last ends 7 days after the first starts."),
+							"from": shared.ComputedString("Start of the range (inclusive); the first range starts at the current hour (UTC) of the provider's clock."),
+							"to":   shared.ComputedString("End of the range (exclusive); the last ends 7 days after the first starts."),
 							"allowed": schema.MapAttribute{
 								Computed: true, ElementType: types.Int64Type,
 								Description: "Per reason, how many nodes Karpenter may start disrupting in the range; for an unbounded reason, every node not already disrupting.",
@@ -205,7 +199,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							},
 						}},
 					},
-					"schedule_omitted": computedInt("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week; always 0 with `preview_detail = \"full\"`)."),
+					"schedule_omitted": shared.ComputedInt64("How many ranges of the week `schedule` leaves out (0 unless the allowances change more than " + fmt.Sprint(disruption.ScheduleCap-1) + " times a week; always 0 with `preview_detail = \"full\"`)."),
 					"blocked_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes Karpenter will not disrupt voluntarily now, by name, with why: a pod `namespace/name` whose " +
@@ -215,16 +209,16 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"`disruptionsAllowed`, the unhealthy-pod eviction policy, a pod selected by two PDBs). The first " + fmt.Sprint(shared.SummaryListLimit) +
 							" by name unless the provider's `preview_detail` is `full`.",
 					},
-					"blocked_nodes_count":   computedInt("How many nodes `blocked_nodes` would list in full."),
-					"blocked_nodes_omitted": computedInt("How many blocked nodes `blocked_nodes` leaves out."),
+					"blocked_nodes_count":   shared.ComputedInt64("How many nodes `blocked_nodes` would list in full."),
+					"blocked_nodes_omitted": shared.ComputedInt64("How many blocked nodes `blocked_nodes` leaves out."),
 					"drifted_nodes": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "Nodes whose NodeClaim is drifted now, by name, with why: a `Drifted` condition, or a " +
 							"`karpenter.sh/nodepool-hash` that no longer matches the NodePool's current hash (Karpenter's own " +
 							"`NodePool.Hash`). Capped as `blocked_nodes`.",
 					},
-					"drifted_nodes_count":   computedInt("How many drifted nodes there are."),
-					"drifted_nodes_omitted": computedInt("How many drifted nodes `drifted_nodes` leaves out."),
+					"drifted_nodes_count":   shared.ComputedInt64("How many drifted nodes there are."),
+					"drifted_nodes_omitted": shared.ComputedInt64("How many drifted nodes `drifted_nodes` leaves out."),
 					"candidates": schema.MapAttribute{
 						Computed: true, ElementType: types.ListType{ElemType: types.StringType},
 						Description: "Nodes eligible now, by reason: `Empty` (no reschedulable pods by Karpenter's pod rules, " +
@@ -240,7 +234,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 						Computed: true, ElementType: types.Int64Type,
 						Description: "How many nodes Karpenter may take now per reason: the candidates, at most the reason's `allowed` (Expired is not budgeted).",
 					},
-					"summary": computedStr("One line: how many nodes Karpenter may start disrupting now, for which reason, and what holds the rest."),
+					"summary": shared.ComputedString("One line: how many nodes Karpenter may start disrupting now, for which reason, and what holds the rest."),
 					"warnings": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "What Karpenter will do that the settings may not intend: broken or never-firing schedules, zero durations, unbounded reasons, " +
@@ -250,9 +244,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 				},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: npDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: npDefaultTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: npDefaultTimeout, Read: npDefaultTimeout, Update: npDefaultTimeout, Delete: npDefaultTimeout}),
 	}
 }
 

@@ -243,8 +243,7 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	if factsUnknown {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(overridePreviewAttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), overridePreviewAttrTypes, shared.FactsUnknown)
 		return
 	}
 	preview, why, d := shared.Rebind(r, pinned).planPreview(ctx, &m, unknown, !req.State.Raw.IsNull())

@@ -119,9 +119,7 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				}},
 			},
 		},
-		Blocks: map[string]rschema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: placementCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: placementUpdateTimeout}, shared.TimeoutDefault{Op: "delete", Default: placementDeleteTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: placementCreateTimeout, Update: placementUpdateTimeout, Delete: placementDeleteTimeout}),
 	}
 }
 

@@ -51,9 +51,6 @@ var aupConfigAttributes = []string{"name", "fleet_id", "channel", "target_kubern
 	"update_strategy_id", "node_image_selection_type", "disabled", "generate_update_run"}
 
 func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	computedStr := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, Description: desc}
-	}
 	replace := shared.RequiresReplace()
 	resp.Schema = schema.Schema{
 		Description: "An auto-upgrade profile of a fleet (`fleets/autoUpgradeProfiles`): when AKS releases a new version in the " +
@@ -116,7 +113,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"implies now (generateUpdateRun): the run is created but not started, and the same target always gives the " +
 					"same run. Its ID is `generated_update_run_id`.",
 			},
-			"generated_update_run_id": computedStr("The ARM ID of the run the last apply generated (with `generate_update_run`); null otherwise."),
+			"generated_update_run_id": shared.ComputedString("The ARM ID of the run the last apply generated (with `generate_update_run`); null otherwise."),
 			"facts":                   shared.FactsAttribute("the preview"),
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
@@ -124,7 +121,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"a run of that target would do with each member. Computed when the profile is created or its channel settings " +
 					"change, kept as-is otherwise; unknown (with a warning) while an input is unknown.",
 				Attributes: map[string]schema.Attribute{
-					"target_kubernetes_version": computedStr("The channel's target patch version; null for NodeImage, or when the channel resolves to nothing (a warning says why)."),
+					"target_kubernetes_version": shared.ComputedString("The channel's target patch version; null for NodeImage, or when the channel resolves to nothing (a warning says why)."),
 					"target_node_image_versions": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "NodeImage channel: what runs move node pools to (`<type>-<version>`): with `Latest` (or unset) the newest image of " +
@@ -142,10 +139,10 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 						Description: "Members by name (`preview.members[\"name\"]`): with the provider's `preview_detail = \"summary\"` (the default) at most " +
 							fmt.Sprint(shared.SummaryListLimit) + ", exceptions first — `skip`, then `upgrade`, then `none`, each by name; with `full` every member.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"current_kubernetes_version": computedStr("Its cluster's current Kubernetes version."),
-							"target_kubernetes_version":  computedStr("What the channel moves it to (its current version for NodeImage)."),
-							"action":                     computedStr("`upgrade`, `none` (already at the target), `skip` (the channel leaves it alone) or `unselected` (no group of the profile's update strategy selects it)."),
-							"reason":                     computedStr("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
+							"current_kubernetes_version": shared.ComputedString("Its cluster's current Kubernetes version."),
+							"target_kubernetes_version":  shared.ComputedString("What the channel moves it to (its current version for NodeImage)."),
+							"action":                     shared.ComputedString("`upgrade`, `none` (already at the target), `skip` (the channel leaves it alone) or `unselected` (no group of the profile's update strategy selects it)."),
+							"reason":                     shared.ComputedString("Why: the move, or why the member is left alone (more than one minor behind, outside the support window, a downgrade, …)."),
 							"target_node_image_versions": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 								Description: "NodeImage channel: node pool → the image a run moves it to (its current image when it stays), by `node_image_selection_type`; null for the other channels."},
 						}},
@@ -157,9 +154,9 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 				Computed:    true,
 				Description: "The profile's last trigger, as the Fleet API reports it at refresh.",
 				Attributes: map[string]schema.Attribute{
-					"last_triggered_at":   computedStr("When the profile last created and started a run (RFC 3339, UTC)."),
-					"last_trigger_status": computedStr("`Succeeded` or `Failed`."),
-					"last_trigger_error":  computedStr("The last trigger's error, when it failed."),
+					"last_triggered_at":   shared.ComputedString("When the profile last created and started a run (RFC 3339, UTC)."),
+					"last_trigger_status": shared.ComputedString("`Succeeded` or `Failed`."),
+					"last_trigger_error":  shared.ComputedString("The last trigger's error, when it failed."),
 					"last_trigger_upgrade_versions": schema.ListAttribute{
 						Computed: true, ElementType: types.StringType,
 						Description: "The Kubernetes version or node image versions of the last trigger.",
@@ -167,9 +164,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 				},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "read", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "update", Default: aupDefaultTimeout}, shared.TimeoutDefault{Op: "delete", Default: aupDefaultTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: aupDefaultTimeout, Read: aupDefaultTimeout, Update: aupDefaultTimeout, Delete: aupDefaultTimeout}),
 	}
 }
 
@@ -290,14 +285,12 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 		}
 	}
 	if len(unknown) > 0 {
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.UnknownInputs(unknown))
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(aupPreviewAttrTypes))...)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.UnknownInputs(unknown))
 		return
 	}
 	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), types.ObjectUnknown(aupPreviewAttrTypes))...)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.FactsUnknown)
 		return
 	}
 	preview := shared.Rebind(r, pinned).preview(ctx, plan, &resp.Diagnostics)

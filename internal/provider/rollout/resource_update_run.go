@@ -194,9 +194,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"preview": runPreviewAttribute(),
 			"status":  runStatusAttribute(),
 		},
-		Blocks: map[string]rschema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: updateRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateRunDeleteTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateRunCreateTimeout, Update: updateRunCreateTimeout, Delete: updateRunDeleteTimeout}),
 	}
 }
 
@@ -320,14 +318,12 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	if len(defUnknown) > 0 {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(defUnknown))
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.UnknownInputs(defUnknown))
 		return
 	}
 	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.FactsUnknown)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.FactsUnknown)
 		return
 	}
 	if resp.Diagnostics.HasError() {
@@ -336,8 +332,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	obj, warnings, err := shared.Rebind(r, pinned).preview(ctx, &plan)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(runPreviewType.AttrTypes))...)
-			shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, err.Error())
+			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, err.Error())
 			return
 		}
 		var invalid *invalidRunError

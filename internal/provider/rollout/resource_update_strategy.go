@@ -54,9 +54,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"facts":   shared.FactsAttribute("the preview"),
 			"preview": strategyPreviewAttribute(),
 		},
-		Blocks: map[string]rschema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: updateStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: updateStrategyTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateStrategyTimeout, Update: updateStrategyTimeout, Delete: updateStrategyTimeout}),
 	}
 }
 
@@ -123,8 +121,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	previewPath := path.Root("preview")
 	setUnknown := func(why string) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(strategyPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, why)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, strategyPreviewType.AttrTypes, why)
 	}
 	fleetUnknown := shared.PathsContain(unknown, path.Root("fleet_id"))
 	var cfgFleet types.String

@@ -13,30 +13,10 @@ import (
 
 // The computed attributes of fleet_update_run: its preview and its status.
 
-func cstr(desc string) rschema.StringAttribute {
-	return rschema.StringAttribute{Computed: true, Description: desc}
-}
-
-func clist(desc string) rschema.ListAttribute {
-	return rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: desc}
-}
-
-func cmap(desc string) rschema.MapAttribute {
-	return rschema.MapAttribute{Computed: true, ElementType: types.StringType, Description: desc}
-}
-
-func cobjs(desc string, attrs map[string]rschema.Attribute) rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{Computed: true, Description: desc, NestedObject: rschema.NestedAttributeObject{Attributes: attrs}}
-}
-
 func previewGatesAttribute() rschema.ListNestedAttribute {
-	return cobjs("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
-		"timing": cstr("`Before` or `After`."), "display_name": cstr("The gate's display name."), "type": cstr("`Approval`."),
+	return shared.ComputedObjects("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
+		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."), "type": shared.ComputedString("`Approval`."),
 	})
-}
-
-func cint(desc string) rschema.Int64Attribute {
-	return rschema.Int64Attribute{Computed: true, Description: desc}
 }
 
 func cactions(what string) rschema.MapAttribute {
@@ -57,45 +37,45 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 			"Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
-			"member_count": cint("How many members the run's stages select."),
+			"member_count": shared.ComputedInt64("How many members the run's stages select."),
 			"actions":      cactions("the run"),
-			"stages": cobjs("Stages in order.", map[string]rschema.Attribute{
-				"name":                        cstr("The stage."),
+			"stages": shared.ComputedObjects("Stages in order.", map[string]rschema.Attribute{
+				"name":                        shared.ComputedString("The stage."),
 				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage; null for none."},
 				"gates":                       previewGatesAttribute(),
-				"member_count":                cint("How many members the stage's groups select."),
-				"max_concurrency":             cint("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
+				"member_count":                shared.ComputedInt64("How many members the stage's groups select."),
+				"max_concurrency":             shared.ComputedInt64("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
 				"actions":                     cactions("the stage"),
-				"groups": cobjs("Groups, updated in parallel.", map[string]rschema.Attribute{
-					"name":            cstr("The group."),
+				"groups": shared.ComputedObjects("Groups, updated in parallel.", map[string]rschema.Attribute{
+					"name":            shared.ComputedString("The group."),
 					"gates":           previewGatesAttribute(),
-					"member_count":    cint("How many members the group selects."),
-					"max_concurrency": cint("The group's batch size: how many of its members upgrade at once, resolved from `max_concurrency` (default 1) and capped by the stage's and the group's member count."),
+					"member_count":    shared.ComputedInt64("How many members the group selects."),
+					"max_concurrency": shared.ComputedInt64("The group's batch size: how many of its members upgrade at once, resolved from `max_concurrency` (default 1) and capped by the stage's and the group's member count."),
 					"actions":         cactions("the group"),
-					"members_omitted": cint("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
-					"members": cobjs("The listed members in the order the group updates them (maintenance window: open now, opening within "+
+					"members_omitted": shared.ComputedInt64("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
+					"members": shared.ComputedObjects("The listed members in the order the group updates them (maintenance window: open now, opening within "+
 						"4 hours, none, closed); `position` says where each stands in that order, so gaps show members left out. Null "+
 						"when none is listed.", map[string]rschema.Attribute{
-						"position": cint("The member's place in the group's update order, from 1."),
-						"name":     cstr("The member."),
-						"action": cstr("`upgrade`, `skip`, `pending` (waits for a window or a version; the reason says which and until when) or " +
+						"position": shared.ComputedInt64("The member's place in the group's update order, from 1."),
+						"name":     shared.ComputedString("The member."),
+						"action": shared.ComputedString("`upgrade`, `skip`, `pending` (waits for a window or a version; the reason says which and until when) or " +
 							"`fail` (AKS would reject the upgrade, e.g. skipping a minor version; a failure stops the run)."),
-						"reason":                      cstr("Why the member is upgraded, skipped, pending or fails."),
-						"current_kubernetes_version":  cstr("The cluster's version now."),
-						"target_kubernetes_version":   cstr("The version after the run."),
-						"current_node_image_versions": cmap("Node pool → node image version now (null without node pools)."),
-						"target_node_image_versions":  cmap("Node pool → node image version after the run (null without node pools)."),
-						"maintenance_window":          cstr("`open`, `opens_soon`, `none` or `closed` when the run reaches the member."),
-						"window_opens_at":             cstr("When that window opened or opens next (RFC 3339)."),
+						"reason":                      shared.ComputedString("Why the member is upgraded, skipped, pending or fails."),
+						"current_kubernetes_version":  shared.ComputedString("The cluster's version now."),
+						"target_kubernetes_version":   shared.ComputedString("The version after the run."),
+						"current_node_image_versions": shared.ComputedStringMap("Node pool → node image version now (null without node pools)."),
+						"target_node_image_versions":  shared.ComputedStringMap("Node pool → node image version after the run (null without node pools)."),
+						"maintenance_window":          shared.ComputedString("`open`, `opens_soon`, `none` or `closed` when the run reaches the member."),
+						"window_opens_at":             shared.ComputedString("When that window opened or opens next (RFC 3339)."),
 					}),
 				}),
 			}),
-			"unselected_members": clist("Members no group of the strategy selects (the run never updates them), by name: at most " +
+			"unselected_members": shared.ComputedStrings("Members no group of the strategy selects (the run never updates them), by name: at most " +
 				fmt.Sprint(shared.SummaryListLimit) + " with summary detail, all with full detail; null when there are none."),
-			"unselected_member_count":        cint("How many members no group of the strategy selects."),
-			"consistent_node_image_versions": clist("With Consistent node images: the image set the run will use; null otherwise."),
-			"outcome":                        cstr("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
-			"warnings": clist("Groups without members, predicted failures, missing consistent images, members no group selects and " +
+			"unselected_member_count":        shared.ComputedInt64("How many members no group of the strategy selects."),
+			"consistent_node_image_versions": shared.ComputedStrings("With Consistent node images: the image set the run will use; null otherwise."),
+			"outcome":                        shared.ComputedString("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
+			"warnings": shared.ComputedStrings("Groups without members, predicted failures, missing consistent images, members no group selects and " +
 				"members left out: a warning that concerns members is told once, with how many and the first names. Null when there are none."),
 		},
 	}
@@ -103,8 +83,8 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 
 func statusTimes() map[string]rschema.Attribute {
 	return map[string]rschema.Attribute{
-		"state":      cstr("NotStarted, Running, Pending, Stopping, Stopped, Skipped, Failed or Completed."),
-		"start_time": cstr("RFC 3339."), "end_time": cstr("RFC 3339."), "error": cstr("The error message, if any."),
+		"state":      shared.ComputedString("NotStarted, Running, Pending, Stopping, Stopped, Skipped, Failed or Completed."),
+		"start_time": shared.ComputedString("RFC 3339."), "end_time": shared.ComputedString("RFC 3339."), "error": shared.ComputedString("The error message, if any."),
 	}
 }
 
@@ -116,9 +96,9 @@ func withAttrs(base map[string]rschema.Attribute, extra map[string]rschema.Attri
 }
 
 func statusGatesAttribute() rschema.ListNestedAttribute {
-	return cobjs("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
-		"timing": cstr("`Before` or `After`."), "display_name": cstr("The gate's display name."),
-		"gate_id": cstr("The fleets/gates resource name, once the run reached the gate."), "state": cstr("Pending, Skipped or Completed."),
+	return shared.ComputedObjects("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
+		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."),
+		"gate_id": shared.ComputedString("The fleets/gates resource name, once the run reached the gate."), "state": shared.ComputedString("Pending, Skipped or Completed."),
 	})
 }
 
@@ -126,17 +106,17 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true, Description: "The run's status from the Fleet API.",
 		Attributes: withAttrs(statusTimes(), map[string]rschema.Attribute{
-			"selected_node_image_versions": clist("With Consistent node images: the selected versions."),
-			"stages": cobjs("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
-				"name":                   cstr("The stage."),
+			"selected_node_image_versions": shared.ComputedStrings("With Consistent node images: the selected versions."),
+			"stages": shared.ComputedObjects("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+				"name":                   shared.ComputedString("The stage."),
 				"gates":                  statusGatesAttribute(),
-				"after_stage_wait_state": cstr("The after-stage wait's state."),
-				"groups": cobjs("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
-					"name":  cstr("The group."),
+				"after_stage_wait_state": shared.ComputedString("The after-stage wait's state."),
+				"groups": shared.ComputedObjects("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+					"name":  shared.ComputedString("The group."),
 					"gates": statusGatesAttribute(),
-					"members": cobjs("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
-						"name": cstr("The member."), "message": cstr("The member update's message."),
-						"operation_id": cstr("The AKS operation ID of the member's upgrade."),
+					"members": shared.ComputedObjects("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+						"name": shared.ComputedString("The member."), "message": shared.ComputedString("The member update's message."),
+						"operation_id": shared.ComputedString("The AKS operation ID of the member's upgrade."),
 					})),
 				})),
 			})),

@@ -6,9 +6,11 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -129,6 +131,12 @@ func PathsContain(paths []path.Path, p path.Path) bool {
 func AddPreviewUnknownWarning(diags *diag.Diagnostics, preview path.Path, why string) {
 	diags.AddAttributeWarning(preview, "Preview unknown until apply",
 		fmt.Sprintf("Attribute %s is known only after apply: %s.", preview, why))
+}
+
+// PlanPreviewUnknown plans the preview at at unknown (an object of attrTypes) and says why.
+func PlanPreviewUnknown(ctx context.Context, plan *tfsdk.Plan, diags *diag.Diagnostics, at path.Path, attrTypes map[string]attr.Type, why string) {
+	diags.Append(plan.SetAttribute(ctx, at, types.ObjectUnknown(attrTypes))...)
+	AddPreviewUnknownWarning(diags, at, why)
 }
 
 // UnknownInputs words the unknown input paths for addPreviewUnknownWarning.

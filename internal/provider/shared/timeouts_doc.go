@@ -13,27 +13,31 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
-// TimeoutDefault is an operation's default timeout, for the docs.
-type TimeoutDefault struct {
-	Op      string
-	Default time.Duration
-}
+// OpTimeouts are a resource's default timeouts; an operation left zero has no timeout.
+type OpTimeouts struct{ Create, Read, Update, Delete time.Duration }
 
-// TimeoutsBlock is timeouts.Block — `timeouts { create = "60m" }`, the form azurerm users write
-// (and the form a configuration moved from azurerm already has) — with the defaults stated in its
-// description, so each resource's page says how long apply waits by default.
-func TimeoutsBlock(ctx context.Context, opts timeouts.Opts, defaults ...TimeoutDefault) rschema.Block {
+// TimeoutsBlocks is a resource schema's Blocks: timeouts.Block — `timeouts { create = "60m" }`, the
+// form azurerm users write (and the form a configuration moved from azurerm already has) — for the
+// operations d gives a default, with the defaults stated in its description, so each resource's
+// page says how long apply waits by default.
+func TimeoutsBlocks(ctx context.Context, d OpTimeouts) map[string]rschema.Block {
+	opts := timeouts.Opts{Create: d.Create > 0, Read: d.Read > 0, Update: d.Update > 0, Delete: d.Delete > 0}
 	b, ok := timeouts.Block(ctx, opts).(rschema.SingleNestedBlock)
 	if !ok {
-		return timeouts.Block(ctx, opts)
+		return map[string]rschema.Block{"timeouts": timeouts.Block(ctx, opts)}
 	}
-	parts := make([]string, 0, len(defaults))
-	for _, d := range defaults {
-		parts = append(parts, fmt.Sprintf("%s %s", d.Op, formatTimeout(d.Default)))
+	var parts []string
+	for _, op := range []struct {
+		name string
+		d    time.Duration
+	}{{"create", d.Create}, {"read", d.Read}, {"update", d.Update}, {"delete", d.Delete}} {
+		if op.d > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", op.name, formatTimeout(op.d)))
+		}
 	}
 	b.Description = "How long each operation may take, as Go durations (`\"90m\"`, `\"2h\"`), written as a block: " +
 		"`timeouts { create = \"90m\" }`. Defaults: " + strings.Join(parts, ", ") + "."
-	return b
+	return map[string]rschema.Block{"timeouts": b}
 }
 
 // ActionTimeoutsBlock is an action's `timeouts { invoke = "2h" }` block with its default stated.

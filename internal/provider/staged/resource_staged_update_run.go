@@ -86,9 +86,6 @@ var (
 )
 
 func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	str := func(desc string) rschema.StringAttribute {
-		return rschema.StringAttribute{Computed: true, Description: desc}
-	}
 	resp.Schema = rschema.Schema{
 		Description: "A KubeFleet staged update run on the fleet hub — a `ClusterStagedUpdateRun` of a `fleet_placement`, or with " +
 			"`namespace` a `StagedUpdateRun` of a ResourcePlacement in that namespace: one release of a placement's resources to the " +
@@ -155,7 +152,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"fail to initialize. Unknown at plan while the placement or strategy does not exist yet; then computed at apply.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]rschema.Attribute{
-					"resource_snapshot_index": str("The resource snapshot the run rolls out; null when the run snapshots the placement's resources itself."),
+					"resource_snapshot_index": shared.ComputedString("The resource snapshot the run rolls out; null when the run snapshots the placement's resources itself."),
 					"stages": rschema.ListNestedAttribute{
 						Computed:     true,
 						Description:  "The stages in order, each with its cluster count, the first clusters in update order (20 names shared among the stages unless `preview_detail` is `full`), their batches, and what it waits for before and after.",
@@ -164,7 +161,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"deletion_count":   rschema.Int64Attribute{Computed: true, Description: "Clusters the placement no longer schedules: the run removes the placement's resources from them after the last stage."},
 					"deletion":         rschema.ListAttribute{Computed: true, ElementType: types.StringType, Description: "The first 20 of them by name."},
 					"deletion_omitted": rschema.Int64Attribute{Computed: true, Description: "How many are not listed."},
-					"failure":          str("Why KubeFleet would refuse to initialize the run (its own message, with the clusters concerned), or null."),
+					"failure":          shared.ComputedString("Why KubeFleet would refuse to initialize the run (its own message, with the clusters concerned), or null."),
 				},
 			},
 			"status": rschema.SingleNestedAttribute{
@@ -172,15 +169,15 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Description:   "The run as the hub reports it, refreshed on every read.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 				Attributes: map[string]rschema.Attribute{
-					"state": str("`Initializing`, `InitializationFailed`, `Initialized` (waiting for `state = \"Run\"`), `Progressing`, " +
+					"state": shared.ComputedString("`Initializing`, `InitializationFailed`, `Initialized` (waiting for `state = \"Run\"`), `Progressing`, " +
 						"`Waiting` (a before- or after-stage task, or a stuck cluster), `Stopping`, `Stopped`, `Succeeded` or `Failed`."),
-					"resource_snapshot_index_used": str("The resource snapshot index the run rolls out, once initialized."),
-					"message":                      str("The message of the condition that decides the state."),
+					"resource_snapshot_index_used": shared.ComputedString("The resource snapshot index the run rolls out, once initialized."),
+					"message":                      shared.ComputedString("The message of the condition that decides the state."),
 					"conditions": rschema.ListNestedAttribute{
 						Computed: true, Description: "The run's conditions (Initialized, Progressing, Succeeded).",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"type": str("Type."), "status": str("True, False or Unknown."), "reason": str("Reason."), "message": str("Message."),
-							"last_transition_time": str("When the status last changed (RFC 3339)."),
+							"type": shared.ComputedString("Type."), "status": shared.ComputedString("True, False or Unknown."), "reason": shared.ComputedString("Reason."), "message": shared.ComputedString("Message."),
+							"last_transition_time": shared.ComputedString("When the status last changed (RFC 3339)."),
 						}},
 					},
 					"stages": rschema.ListNestedAttribute{
@@ -188,15 +185,15 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 						Description: "Each stage, then the deletion stage (`kubernetes-fleet.io/deleteStage`): its state and times, and its " +
 							"clusters by name with their state and times — failed, updating, still to update, then updated clusters, 20 in all unless `preview_detail` is `full`.",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"name": str("The stage."), "state": str("`NotStarted`, `Updating`, `Waiting`, `Succeeded` or `Failed`."),
-							"started_at": str("When the stage started."), "finished_at": str("When it finished."), "message": str("Why it waits or failed."),
+							"name": shared.ComputedString("The stage."), "state": shared.ComputedString("`NotStarted`, `Updating`, `Waiting`, `Succeeded` or `Failed`."),
+							"started_at": shared.ComputedString("When the stage started."), "finished_at": shared.ComputedString("When it finished."), "message": shared.ComputedString("Why it waits or failed."),
 							"cluster_count":   rschema.Int64Attribute{Computed: true, Description: "Clusters in the stage."},
 							"succeeded_count": rschema.Int64Attribute{Computed: true, Description: "Clusters updated."},
 							"clusters": rschema.MapNestedAttribute{
 								Computed: true, Description: "Clusters by name.",
 								NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-									"state": str("`NotStarted`, `Updating`, `Succeeded` or `Failed`."), "started_at": str("When its update started."),
-									"finished_at": str("When it finished."), "message": str("Why it failed."),
+									"state": shared.ComputedString("`NotStarted`, `Updating`, `Succeeded` or `Failed`."), "started_at": shared.ComputedString("When its update started."),
+									"finished_at": shared.ComputedString("When it finished."), "message": shared.ComputedString("Why it failed."),
 								}},
 							},
 							"clusters_omitted": rschema.Int64Attribute{Computed: true, Description: "How many clusters are not listed."},
@@ -209,9 +206,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				},
 			},
 		},
-		Blocks: map[string]rschema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedRunCreateTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedRunDeleteTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: stagedRunCreateTimeout, Update: stagedRunCreateTimeout, Delete: stagedRunDeleteTimeout}),
 	}
 }
 
@@ -271,8 +266,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	previewPath := path.Root("preview")
 	setUnknown := func(why string) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedRunPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, why)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedRunPreviewType.AttrTypes, why)
 	}
 	var inputsUnknown []path.Path
 	for _, a := range []string{"name", "namespace", "placement_name", "staged_update_strategy_name"} {

@@ -81,9 +81,7 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				},
 			},
 		},
-		Blocks: map[string]rschema.Block{
-			"timeouts": shared.TimeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, shared.TimeoutDefault{Op: "create", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "update", Default: stagedStrategyTimeout}, shared.TimeoutDefault{Op: "delete", Default: stagedStrategyTimeout}),
-		},
+		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: stagedStrategyTimeout, Update: stagedStrategyTimeout, Delete: stagedStrategyTimeout}),
 	}
 }
 
@@ -117,21 +115,18 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	previewPath := path.Root("preview")
 	if stageUnknown := relatedPaths(unknown, path.Root("stages")); len(stageUnknown) > 0 {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.UnknownInputs(stageUnknown))
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.UnknownInputs(stageUnknown))
 		return
 	}
 	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, shared.FactsUnknown)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.FactsUnknown)
 		return
 	}
 	members, err := pinned.HubMemberClusters(ctx)
 	if err != nil {
 		if engine.IsConfigUnknown(err) {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, types.ObjectUnknown(stagedStrategyPreviewType.AttrTypes))...)
-			shared.AddPreviewUnknownWarning(&resp.Diagnostics, previewPath, err.Error())
+			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, err.Error())
 			return
 		}
 		shared.AddBackendError(&resp.Diagnostics, "Reading the hub's member clusters", err)
