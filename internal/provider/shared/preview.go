@@ -133,7 +133,7 @@ func AddPreviewUnknownWarning(diags *diag.Diagnostics, preview path.Path, why st
 		fmt.Sprintf("Attribute %s is known only after apply: %s.", preview, why))
 }
 
-// PlanPreviewUnknown plans the preview at at unknown (an object of attrTypes) and says why.
+// PlanPreviewUnknown plans the preview attribute at `at` unknown (an object of attrTypes) and says why.
 func PlanPreviewUnknown(ctx context.Context, plan *tfsdk.Plan, diags *diag.Diagnostics, at path.Path, attrTypes map[string]attr.Type, why string) {
 	diags.Append(plan.SetAttribute(ctx, at, types.ObjectUnknown(attrTypes))...)
 	AddPreviewUnknownWarning(diags, at, why)
