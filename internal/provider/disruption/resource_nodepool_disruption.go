@@ -485,22 +485,15 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	}
 }
 
-// npOp is the deadline of one operation, one of timeouts.Value's Create, Read, Update and Delete.
-type npOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
-
 // npDo runs each operation's work (do) on the model read from the plan or state (from), under the
 // operation's deadline (op); a model or timeout that cannot be read is an error and do does not run.
-func npDo(ctx context.Context, from interface {
-	Get(context.Context, any) diag.Diagnostics
-}, op npOp, d *diag.Diagnostics, do func(context.Context, nodePoolDisruptionModel)) {
+func npDo(ctx context.Context, from shared.ModelSource, op shared.TimeoutOp, d *diag.Diagnostics, do func(context.Context, nodePoolDisruptionModel)) {
 	var m nodePoolDisruptionModel
 	d.Append(from.Get(ctx, &m)...)
 	if d.HasError() {
 		return
 	}
-	ctx, cancel, ok := shared.WithTimeout(ctx, func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) {
-		return op(m.Timeouts, ctx, def)
-	}, npDefaultTimeout, d)
+	ctx, cancel, ok := shared.WithTimeout(ctx, shared.Configured(op, m.Timeouts), npDefaultTimeout, d)
 	defer cancel()
 	if ok {
 		do(ctx, m)
@@ -523,7 +516,7 @@ func (l npLive) logFields() map[string]any {
 
 // doLive is npDo from the state, with a look at the NodePool it names first; do does not run when
 // the cluster cannot be reached (an error diagnostic).
-func (r *nodePoolDisruptionResource) doLive(ctx context.Context, st tfsdk.State, op npOp, d *diag.Diagnostics, do func(context.Context, npLive)) {
+func (r *nodePoolDisruptionResource) doLive(ctx context.Context, st tfsdk.State, op shared.TimeoutOp, d *diag.Diagnostics, do func(context.Context, npLive)) {
 	npDo(ctx, st, op, d, func(ctx context.Context, state nodePoolDisruptionModel) {
 		cluster, pool := state.Cluster.ValueString(), state.NodePool.ValueString()
 		l := npLive{state: state, kc: r.cluster(ctx, cluster, d)}

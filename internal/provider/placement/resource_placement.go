@@ -587,7 +587,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 
 // withHub reads the plan or state into the shared model and runs an operation on it: within its
 // timeout (op picks it from the timeouts block; nil: none), with the hub client.
-func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource, op func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource, op shared.TimeoutOp, def time.Duration,
 	diags *diag.Diagnostics, run func(context.Context, *hub.Client, *placementModel),
 ) {
 	var m placementModel
@@ -598,9 +598,7 @@ func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource
 	if op != nil {
 		var cancel context.CancelFunc
 		var ok bool
-		ctx, cancel, ok = shared.WithTimeout(ctx, func(c context.Context, d time.Duration) (time.Duration, diag.Diagnostics) {
-			return op(m.Timeouts, c, d)
-		}, def, diags)
+		ctx, cancel, ok = shared.WithTimeout(ctx, shared.Configured(op, m.Timeouts), def, diags)
 		defer cancel()
 		if !ok {
 			return

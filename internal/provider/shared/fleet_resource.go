@@ -21,8 +21,8 @@ type ModelSource interface {
 // as a method expression (timeouts.Value.Create).
 type TimeoutOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
 
-// configured is op's timeout in the block t, as WithTimeout reads it.
-func configured(op TimeoutOp, t timeouts.Value) func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
+// Configured is op's timeout in the block t, as WithTimeout reads it.
+func Configured(op TimeoutOp, t timeouts.Value) func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
 	return func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) { return op(t, ctx, def) }
 }
 
@@ -46,7 +46,7 @@ func FleetOp[M any, P interface {
 		return
 	}
 	fleetID, t := P(m).FleetAndTimeouts()
-	ctx, cancel, ok := WithTimeout(ctx, configured(op, t), def, diags)
+	ctx, cancel, ok := WithTimeout(ctx, Configured(op, t), def, diags)
 	defer cancel()
 	if !ok {
 		return

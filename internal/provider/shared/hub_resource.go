@@ -47,7 +47,7 @@ func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *e
 	if diags.Append(src.Get(ctx, &m)...); diags.HasError() {
 		return
 	}
-	ctx, cancel, ok := WithTimeout(ctx, configured(op, P(&m).resourceTimeouts().Timeouts), def, diags)
+	ctx, cancel, ok := WithTimeout(ctx, Configured(op, P(&m).resourceTimeouts().Timeouts), def, diags)
 	defer cancel()
 	if !ok {
 		return
