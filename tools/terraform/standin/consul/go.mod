@@ -2,4 +2,4 @@ module github.com/hashicorp/terraform/internal/backend/remote-state/consul
 
 go 1.25.0
 
-require github.com/hashicorp/terraform v1.15.0
+require github.com/hashicorp/terraform v1.16.0
