@@ -23,8 +23,7 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	err := tf6server.Serve("registry.terraform.io/fleetops/fleet", provider.ProtocolServerFactory(provider.New(version)()), opts...)
-	if err != nil {
+	if err := provider.Serve(version, opts); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -2,7 +2,6 @@ package acctest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
@@ -25,7 +22,7 @@ import (
 
 const (
 	cliServeEnv     = "ACCTEST_SERVE_PROVIDER"
-	providerAddress = "registry.terraform.io/fleetops/fleet"
+	providerAddress = provider.Address
 )
 
 // serveIfPlugin serves the provider as main.go does when this process is the plugin.
@@ -33,7 +30,7 @@ func serveIfPlugin() bool {
 	if os.Getenv(cliServeEnv) == "" {
 		return false
 	}
-	if err := providerserver.Serve(context.Background(), provider.New("test"), providerserver.ServeOpts{Address: providerAddress}); err != nil {
+	if err := provider.Serve("test", nil); err != nil {
 		fmt.Fprintln(os.Stderr, "serving the provider:", err)
 		os.Exit(1)
 	}

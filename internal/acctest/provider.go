@@ -68,7 +68,7 @@ func MemberAt(i int) tfjsonpath.Path { return tfjsonpath.New("members").AtSliceI
 // ProtoV6ProviderFactories serve the provider in-process, configured like a
 // user's: only the environment the local fleet exported.
 var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"fleet": provider.ProtocolServer(provider.New("test")()),
+	"fleet": provider.NewServer("test"),
 }
 
 // ExampleFleetID is a fleet's ARM ID for tests that reach no fleet.
@@ -81,7 +81,7 @@ const ExampleFleetID = "/subscriptions/00000000-0000-0000-0000-000000000001/reso
 func MoveState(t *testing.T, address, sourceType, targetType string, r fwresource.Resource, sourceJSON string, model any) []*tfprotov6.Diagnostic {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := provider.ProtocolServer(provider.New("test")())()
+	srv, err := provider.NewServer("test")()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestAccRingUpgradesModule(t *testing.T) {
 	closed := make(chan struct{})
 	const address = "registry.terraform.io/fleetops/fleet"
 	go func() {
-		if err := tf6server.Serve(address, provider.ProtocolServerFactory(provider.New("test")()), tf6server.WithDebug(ctx, reattach, closed)); err != nil {
+		if err := provider.Serve("test", []tf6server.ServeOpt{tf6server.WithDebug(ctx, reattach, closed)}); err != nil {
 			t.Errorf("serving the provider: %v", err)
 		}
 	}()

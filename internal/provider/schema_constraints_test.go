@@ -350,7 +350,7 @@ type validateHarness struct {
 
 func newValidateHarness(t *testing.T) *validateHarness {
 	t.Helper()
-	s := ProtocolServerFactory(New("test")())()
+	s := mustServer(t)
 	resp, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)

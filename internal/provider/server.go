@@ -1,98 +1,43 @@
 package provider
 
 import (
-	"context"
-	"fmt"
-	"strings"
-
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
-// ProtocolServer serves the provider over protocol 6, naming each nested
-// attribute's path in the text of the diagnostics that point at it.
-//
-// Why: Terraform shows a diagnostic on a nested attribute at the source line
-// of the enclosing resource or list (a duplicate group in `stages` is shown
-// on the resource's first line), so the path in the message is all a user
-// has to find it. One wrapper covers every resource and data source.
-func ProtocolServer(p provider.Provider) func() (tfprotov6.ProviderServer, error) {
+// Address is the registry address users install the provider from.
+const Address = "registry.terraform.io/fleetops/fleet"
+
+// NewServer is the one constructor of the provider's protocol 6 server: main.go serves it, and
+// every test that drives the provider (resource-test factories, CLI workdirs, the module test)
+// drives it, so what the tests run is what ships. TestServersAreBuiltOnce keeps it the only one.
+func NewServer(version string, opts ...Option) func() (tfprotov6.ProviderServer, error) {
+	framework := providerserver.NewProtocol6WithError(New(version, opts...)())
 	return func() (tfprotov6.ProviderServer, error) {
-		srv, err := providerserver.NewProtocol6WithError(p)()
+		srv, err := framework()
 		if err != nil {
 			return nil, err
 		}
-		return pathNamingServer{srv}, nil
+		return fleetServer{ProviderServer: srv, version: version}, nil
 	}
 }
 
-type pathNamingServer struct{ tfprotov6.ProviderServer }
-
-func (s pathNamingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	resp, err := s.ProviderServer.ValidateResourceConfig(ctx, req)
-	if resp != nil {
-		namePaths(resp.Diagnostics)
+// Serve serves NewServer(version, opts...) as a plugin process of Terraform: what main.go runs,
+// and what the tests run when their own binary is the plugin.
+func Serve(version string, serveOpts []tf6server.ServeOpt, opts ...Option) error {
+	srv, err := NewServer(version, opts...)()
+	if err != nil {
+		return err
 	}
-	return resp, err
+	return tf6server.Serve(Address, func() tfprotov6.ProviderServer { return srv }, serveOpts...)
 }
 
-func (s pathNamingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	resp, err := s.ProviderServer.ValidateDataResourceConfig(ctx, req)
-	if resp != nil {
-		namePaths(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s pathNamingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
-	if resp != nil {
-		namePaths(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-// namePaths prefixes "At <path>: " to the detail of each diagnostic on a
-// nested path (two steps or more) whose text does not already name it.
-func namePaths(diags []*tfprotov6.Diagnostic) {
-	for _, d := range diags {
-		if d == nil || d.Attribute == nil || len(d.Attribute.Steps()) < 2 {
-			continue
-		}
-		p := hclPath(d.Attribute)
-		if strings.Contains(d.Detail, p) || strings.Contains(d.Summary, p) {
-			continue
-		}
-		d.Detail = "At " + p + ": " + d.Detail
-	}
-}
-
-// hclPath writes a path the way a configuration spells it: stages[0].groups[1].name.
-func hclPath(p *tftypes.AttributePath) string {
-	var b strings.Builder
-	for _, st := range p.Steps() {
-		switch s := st.(type) {
-		case tftypes.AttributeName:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(string(s))
-		case tftypes.ElementKeyInt:
-			fmt.Fprintf(&b, "[%d]", int64(s))
-		case tftypes.ElementKeyString:
-			fmt.Fprintf(&b, "[%q]", string(s))
-		default: // a set element: no index to show
-			b.WriteString("[…]")
-		}
-	}
-	return b.String()
-}
-
-// ProtocolServerFactory is ProtocolServer for tf6server.Serve, which takes a
-// factory without an error.
-func ProtocolServerFactory(p provider.Provider) func() tfprotov6.ProviderServer {
-	srv := providerserver.NewProtocol6(p)
-	return func() tfprotov6.ProviderServer { return pathNamingServer{srv()} }
+// fleetServer is the framework's server with two additions: diagnostics on nested attributes name
+// their path (server_paths.go), and every optional server interface of the protocol is passed
+// through (server_optional.go). It embeds only tfprotov6.ProviderServer, so an interface it does
+// not declare itself would be hidden from tf6server, which asks by type assertion.
+type fleetServer struct {
+	tfprotov6.ProviderServer
+	version string
 }

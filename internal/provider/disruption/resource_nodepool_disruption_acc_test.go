@@ -64,7 +64,7 @@ func (c *npClock) Set(t time.Time) {
 
 func npFactories(c *npClock) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"fleet": provider.ProtocolServer(provider.New("test", provider.WithClock(c.Now))()),
+		"fleet": provider.NewServer("test", provider.WithClock(c.Now)),
 	}
 }
 

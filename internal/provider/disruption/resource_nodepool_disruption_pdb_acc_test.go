@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -53,7 +52,7 @@ func TestAccNodePoolDisruption_pdbsAndWeekend(t *testing.T) {
 	factories := map[string]func() (tfprotov6.ProviderServer, error){
 		"fleet": func() (tfprotov6.ProviderServer, error) {
 			instances.Add(1)
-			return providerserver.NewProtocol6WithError(provider.New("test", provider.WithClock(clock.Now))())()
+			return provider.NewServer("test", provider.WithClock(clock.Now))()
 		},
 	}
 	before := kube.PDBListRequests()

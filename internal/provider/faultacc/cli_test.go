@@ -2,7 +2,6 @@ package faultacc
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
@@ -29,7 +26,7 @@ import (
 
 const (
 	serveEnv        = "FAULTACC_SERVE_PROVIDER"
-	providerAddress = "registry.terraform.io/fleetops/fleet"
+	providerAddress = provider.Address
 )
 
 // serveProvider serves the provider as main.go does and reports whether
@@ -38,7 +35,7 @@ func serveProvider() bool {
 	if os.Getenv(serveEnv) == "" {
 		return false
 	}
-	if err := providerserver.Serve(context.Background(), provider.New("test"), providerserver.ServeOpts{Address: providerAddress}); err != nil {
+	if err := provider.Serve("test", nil); err != nil {
 		fmt.Fprintln(os.Stderr, "serving the provider:", err)
 		os.Exit(1)
 	}

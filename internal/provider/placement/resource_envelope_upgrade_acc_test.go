@@ -32,9 +32,8 @@ func reattach(t *testing.T) string {
 	configCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
 	go func() {
-		_ = tf6server.Serve(envelopeProviderAddress, provider.ProtocolServerFactory(provider.New("test")()),
-			tf6server.WithDebug(ctx, configCh, closeCh), tf6server.WithLoggingSink(t),
-			tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
+		_ = provider.Serve("test", []tf6server.ServeOpt{tf6server.WithDebug(ctx, configCh, closeCh), tf6server.WithLoggingSink(t),
+			tf6server.WithGoPluginLogger(hclog.NewNullLogger())})
 	}()
 	cfg := <-configCh
 	t.Cleanup(func() { cancel(); <-closeCh })

@@ -69,7 +69,7 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 		// command; its version in the User-Agent tells the processes apart at the hub.
 		"fleet": func() (tfprotov6.ProviderServer, error) {
 			n := instances.Add(1)
-			return provider.ProtocolServer(provider.New(fmt.Sprintf("perf-%d", n))())()
+			return provider.NewServer(fmt.Sprintf("perf-%d", n))()
 		},
 	}
 	planStart := time.Now()
