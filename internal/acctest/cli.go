@@ -52,6 +52,7 @@ type Workdir struct {
 	Dir       string
 	config    string
 	overrides map[string]string // provider address → plugin folder
+	required  map[string]string // provider address → version constraint ("": none)
 }
 
 // NewWorkdir makes a working folder with hcl (after the required_providers and provider blocks) as
@@ -59,7 +60,7 @@ type Workdir struct {
 func NewWorkdir(t *testing.T, hcl string) *Workdir {
 	t.Helper()
 	Current(t)
-	w := &Workdir{t: t, Dir: t.TempDir(), overrides: map[string]string{}}
+	w := &Workdir{t: t, Dir: t.TempDir(), overrides: map[string]string{}, required: map[string]string{}}
 	w.config = filepath.Join(t.TempDir(), "terraformrc")
 	w.OverrideProvider(providerAddress, "terraform-provider-fleet")
 	w.Write("main.tf", hcl)
@@ -80,6 +81,7 @@ func (w *Workdir) OverrideProvider(address, binary string) {
 		w.t.Fatal(err)
 	}
 	w.overrides[address] = plugins
+	w.required[address] = ""
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
 	for a, dir := range w.overrides {
@@ -92,14 +94,18 @@ func (w *Workdir) OverrideProvider(address, binary string) {
 }
 
 // Write writes a file of the working folder; main.tf gets the provider blocks first, with the
-// required_providers entry of every overridden provider.
+// required_providers entry of every provider it installs.
 func (w *Workdir) Write(name, content string) {
 	w.t.Helper()
 	if name == "main.tf" {
 		var req strings.Builder
-		for address := range w.overrides {
+		for address, constraint := range w.required {
 			source := strings.TrimPrefix(address, "registry.terraform.io/")
-			fmt.Fprintf(&req, "    %s = { source = %q }\n", source[strings.LastIndex(source, "/")+1:], source)
+			version := ""
+			if constraint != "" {
+				version = fmt.Sprintf(", version = %q", constraint)
+			}
+			fmt.Fprintf(&req, "    %s = { source = %q%s }\n", source[strings.LastIndex(source, "/")+1:], source, version)
 		}
 		content = "terraform {\n  required_providers {\n" + req.String() + "  }\n}\n\n" + ProviderConfig + content
 	}
