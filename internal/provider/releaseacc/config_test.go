@@ -169,8 +169,8 @@ output "previews" {
 }
 `
 
-// joinConfig is what the second apply adds: a managed cluster joined as a member, a taint on it, the
-// data sources that read back what Terraform did not create, and the action that starts the run.
+// joinConfig is what the second apply adds: a managed cluster joined as a member, the data sources
+// that read back what Terraform did not create, and the action that starts the run.
 const joinConfig = `
 resource "fleet_member" "spare" {
   name                = "spare-1"
@@ -179,10 +179,6 @@ resource "fleet_member" "spare" {
   labels              = { env = "spare" }
 }
 
-resource "fleet_member_cluster_taints" "spare" {
-  member_cluster = fleet_member.spare.name
-  taint          = [{ key = "maintenance", value = "kernel", effect = "NoSchedule" }]
-}
 
 action "fleet_update_run_start" "k8s" {
   config {
@@ -220,5 +216,13 @@ list "fleet_member" "prod" {
   config {
     group = "prod"
   }
+}
+`
+
+// taintConfig taints the member joined by joinConfig.
+const taintConfig = `
+resource "fleet_member_cluster_taints" "spare" {
+  member_cluster = fleet_member.spare.name
+  taint          = [{ key = "maintenance", value = "kernel", effect = "NoSchedule" }]
 }
 `

@@ -29,7 +29,7 @@ func TestReleaseCoversTheReadme(t *testing.T) {
 	if len(named) < 15 {
 		t.Fatalf("the feature list names %d types: the parse is wrong", len(named))
 	}
-	configs := savedPlanConfig + joinConfig + adoptQuery
+	configs := savedPlanConfig + joinConfig + taintConfig + adoptQuery
 	declared := map[string]bool{}
 	for _, m := range regexp.MustCompile(`(?m)^(?:resource|data|action|list|ephemeral) "(fleet_[a-z_]+)"`).FindAllStringSubmatch(configs, -1) {
 		declared[m[1]] = true

@@ -77,25 +77,31 @@ func TestAccRelease_everyFeature(t *testing.T) {
 	if got := acctest.Dig(state["fleet_placement.tools"], "status", "apply", "applied_count"); got != float64(1) {
 		t.Errorf("tools placement: status.apply.applied_count = %v, want 1 (KubeFleet's member agent on canary-east)", got)
 	}
-	if got := acctest.Dig(state["fleet_staged_update_run.api_v1"], "status", "state"); got != "Completed" {
-		t.Errorf("staged run: status.state = %v, want Completed", got)
+	if got := acctest.Dig(state["fleet_staged_update_run.api_v1"], "status", "state"); got != "Succeeded" {
+		t.Errorf("staged run: status.state = %v, want Succeeded", got)
 	}
 
-	// A member joined, its taints, the read-back data sources and the actions: a plain apply.
+	// A member joined, the read-back data sources and the actions: a plain apply; then the new
+	// member's taints (their plan reads the MemberCluster, which exists once the member joined).
 	w.Write("main.tf", savedPlanConfig+joinConfig)
 	acctest.Lines(t, w.Must("apply", "-input=false", "-auto-approve"),
 		`fleet_member.spare: Creation complete`,
+		`Apply complete! Resources: 1 added, 0 changed, 0 destroyed.`)
+	w.Write("main.tf", savedPlanConfig+joinConfig+taintConfig)
+	acctest.Lines(t, w.Must("apply", "-input=false", "-auto-approve"),
 		`fleet_member_cluster_taints.spare: Creation complete`,
-		`Apply complete! Resources: 2 added, 0 changed, 0 destroyed.`)
+		`Apply complete! Resources: 1 added, 0 changed, 0 destroyed.`)
 	if got := acctest.Dig(w.StateValues("fleet_member_cluster_taints.spare"), "member_cluster"); got != "spare-1" {
 		t.Errorf("taints: member_cluster = %v", got)
 	}
 
 	// An action invoked, with its progress lines.
 	acctest.Lines(t, w.Must("apply", "-input=false", "-auto-approve", "-invoke=action.fleet_update_run_start.k8s"),
-		`action.fleet_update_run_start.k8s: starting update run rel-k8s \(NotStarted\)`,
-		`action.fleet_update_run_start.k8s: update run rel-k8s started`,
-		`action.fleet_update_run_start.k8s: update run rel-k8s Completed`)
+		`Action started: action.fleet_update_run_start.k8s \(triggered by CLI\)`,
+		`action.fleet_update_run_start.k8s \(triggered by CLI\): starting update run rel-k8s \(NotStarted\)`,
+		`action.fleet_update_run_start.k8s \(triggered by CLI\): update run rel-k8s Running, stage canary`,
+		`action.fleet_update_run_start.k8s \(triggered by CLI\): update run rel-k8s Completed — members 3/3 done`,
+		`Apply complete! Resources: 0 added, 0 changed, 0 destroyed. Actions: 1 invoked.`)
 	// Refresh shows what the run did.
 	w.Must("apply", "-input=false", "-auto-approve", "-refresh-only")
 	if got := acctest.Dig(w.StateValues("fleet_update_run.k8s"), "status", "state"); got != "Completed" {

@@ -2,6 +2,7 @@ package staged
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -302,6 +303,14 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	// With facts, the inputs are the plan's: the apply's re-plan computes the same preview
 	// (DESIGN.md, "The plan/apply contract").
 	in, err := shared.Rebind(r, pinned).runInputs(ctx, plan)
+	var notRead *engine.FactsNotReadError
+	if errors.As(err, &notRead) {
+		// Facts read without this run's inputs (typically: the placement or strategy was created
+		// by the same plan, so the plan's preview was unknown): unknown now too, computed at
+		// apply, so the apply's re-plan agrees with the saved plan.
+		setUnknown(fmt.Sprintf("%v, so a saved plan cannot pin this preview; it is computed at apply", err))
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Planning the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
 		return
