@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -27,10 +29,14 @@ import (
 // a managed cluster joined to the fleet, with its update group and labels.
 type memberResource struct{ shared.ResourceBase }
 
+// memberTimeouts are azurerm_kubernetes_fleet_member's defaults (kubernetes_fleet_member_resource.go),
+// so a configuration moved from azurerm waits as long as it did.
+var memberTimeouts = shared.OpTimeouts{Create: 30 * time.Minute, Read: 5 * time.Minute, Update: 30 * time.Minute, Delete: 30 * time.Minute}
+
 // memberNameRe is fleets.json's fleetMemberName pattern.
 var memberNameRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *memberResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := shared.RequiresReplace()
 	resp.Schema = rschema.Schema{
 		Description: "A member of an Azure Kubernetes Fleet Manager fleet (`fleets/members`): creating it joins an AKS managed cluster " +
@@ -67,10 +73,31 @@ func (r *memberResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					stringvalidator.RegexMatches(memberNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit")},
 			},
 			"labels": rschema.MapAttribute{
-				Optional: true, ElementType: types.StringType,
-				Description: "The member's labels; Fleet Manager propagates them to the hub's MemberCluster.",
+				Optional: true, Computed: true, ElementType: types.StringType,
+				Description: "The member's labels; Fleet Manager propagates them to the hub's MemberCluster. Set, they are the member's " +
+					"labels exactly (`{}` removes all). Unset, Terraform leaves the member's labels as they are — labels set outside " +
+					"Terraform (`az fleet member update --labels`, or before a move from azurerm, which never manages them) stay and show " +
+					"here — and writes back the labels it last read when the member changes. Removing `labels` from the configuration " +
+					"therefore keeps the labels on the member (as removing any optional, computed attribute does); set `labels = {}` to remove them.",
+				PlanModifiers: []planmodifier.Map{keptWhenUnset{}},
 			},
 		},
+		Blocks: shared.TimeoutsBlocks(ctx, memberTimeouts),
+	}
+}
+
+// keptWhenUnset plans an unconfigured attribute at its prior state (null included), so that a
+// member's labels set outside Terraform are neither removed nor shown as changing; a new member
+// keeps the framework's unknown.
+type keptWhenUnset struct{}
+
+func (keptWhenUnset) Description(context.Context) string {
+	return "Unset, the value in state is kept."
+}
+func (m keptWhenUnset) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+func (keptWhenUnset) PlanModifyMap(_ context.Context, req planmodifier.MapRequest, resp *planmodifier.MapResponse) {
+	if req.ConfigValue.IsNull() && !req.State.Raw.IsNull() {
+		resp.PlanValue = req.StateValue
 	}
 }
 
@@ -129,40 +156,40 @@ func (r *memberResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 type fleetMemberModel struct {
-	ID                types.String `tfsdk:"id"`
-	Name              types.String `tfsdk:"name"`
-	FleetID           types.String `tfsdk:"fleet_id"`
-	ClusterResourceID types.String `tfsdk:"cluster_resource_id"`
-	Group             types.String `tfsdk:"group"`
-	Labels            types.Map    `tfsdk:"labels"`
+	ID                types.String   `tfsdk:"id"`
+	Name              types.String   `tfsdk:"name"`
+	FleetID           types.String   `tfsdk:"fleet_id"`
+	ClusterResourceID types.String   `tfsdk:"cluster_resource_id"`
+	Group             types.String   `tfsdk:"group"`
+	Labels            types.Map      `tfsdk:"labels"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+}
+
+// FleetAndTimeouts implements shared.FleetChild.
+func (m fleetMemberModel) FleetAndTimeouts() (types.String, timeouts.Value) {
+	return m.FleetID, m.Timeouts
 }
 
 func (r *memberResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan fleetMemberModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	// If-None-Match: a member of that name made elsewhere is not overwritten.
-	r.put(ctx, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, &resp.State, &resp.Diagnostics)
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, memberTimeouts.Create, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		r.put(ctx, fc, fleet, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *memberResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan fleetMemberModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.put(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, memberTimeouts.Update, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		r.put(ctx, fc, fleet, &plan, nil, &resp.State, &resp.Diagnostics)
+	})
 }
 
-func (r *memberResource) put(ctx context.Context, plan *fleetMemberModel, pre *fleetapi.Precondition, state *tfsdk.State, diags *diag.Diagnostics) {
-	fc, fleet, ok := shared.FleetClient(r.Clients, plan.FleetID, diags)
-	if !ok {
-		return
-	}
+// put writes the member and waits, under ctx's deadline (the create or update timeout), until
+// the Fleet API's operation ends: the join, for a new member.
+func (r *memberResource) put(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, plan *fleetMemberModel, pre *fleetapi.Precondition, state *tfsdk.State, diags *diag.Diagnostics) {
+	// Known labels are written as planned (the configured ones, or unset, the ones in state);
+	// unknown only for a new member without labels.
 	labels := map[string]string{}
-	if !plan.Labels.IsNull() {
+	if !plan.Labels.IsNull() && !plan.Labels.IsUnknown() {
 		diags.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
 	}
 	name := plan.Name.ValueString()
@@ -198,10 +225,15 @@ func memberFromAPI(ctx context.Context, m *fleetMemberModel, got *fleetapi.Fleet
 		m.ClusterResourceID = types.StringValue(p.ClusterResourceID)
 	}
 	m.Group = shared.StringOrNull(p.Group)
-	if len(p.Labels) == 0 && (m.Labels.IsNull() || len(m.Labels.Elements()) > 0) {
+	// No labels: null, unless the model holds `{}` (configured so, or so in state).
+	if len(p.Labels) == 0 && (m.Labels.IsNull() || m.Labels.IsUnknown() || len(m.Labels.Elements()) > 0) {
 		m.Labels = types.MapNull(types.StringType)
 	} else {
-		v, d := types.MapValueFrom(ctx, types.StringType, p.Labels)
+		labels := p.Labels
+		if labels == nil {
+			labels = map[string]string{} // the API may leave an empty map out; `{}` stays `{}`
+		}
+		v, d := types.MapValueFrom(ctx, types.StringType, labels)
 		diags.Append(d...)
 		m.Labels = v
 	}
@@ -211,6 +243,11 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 	var state fleetMemberModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := shared.WithTimeout(ctx, state.Timeouts.Read, memberTimeouts.Read, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
@@ -225,20 +262,13 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *memberResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state fleetMemberModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	fc, fleet, ok := shared.FleetClient(r.Clients, state.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	name := state.Name.ValueString()
-	poller, err := fc.BeginDeleteMember(ctx, fleet, name, nil)
-	if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
-		resp.Diagnostics.AddError("Removing the fleet member", fmt.Sprintf("Member %q: %v", name, err))
-		return
-	}
-	tflog.Info(ctx, "fleet member left", map[string]any{"member": name, "fleet": fleet.String()})
+	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, memberTimeouts.Delete, &resp.Diagnostics, func(ctx context.Context, state fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		name := state.Name.ValueString()
+		poller, err := fc.BeginDeleteMember(ctx, fleet, name, nil)
+		if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
+			resp.Diagnostics.AddError("Removing the fleet member", fmt.Sprintf("Member %q: %v", name, err))
+			return
+		}
+		tflog.Info(ctx, "fleet member left", map[string]any{"member": name, "fleet": fleet.String()})
+	})
 }

@@ -6,6 +6,7 @@ package memberacc
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"testing"
 
@@ -19,7 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 func TestMain(m *testing.M) {
@@ -169,6 +172,100 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 					statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "stages", 0, "groups", 0, "members"), knownvalue.ListSizeExact(2)),
 					statecheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 0, "groups", 0, "member_count"), knownvalue.Int64Exact(2)),
 				},
+			},
+		},
+	})
+}
+
+// memberWithLabels is spare-1 in group ring2 with labels set to labels, or unset when it is "".
+func memberWithLabels(labels string) string {
+	if labels != "" {
+		labels = "labels = " + labels
+	}
+	return fmt.Sprintf(`
+resource "fleet_member" "spare" {
+  name                = "spare-1"
+  cluster_resource_id = "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg-members/providers/Microsoft.ContainerService/managedClusters/spare-1"
+  group               = "ring2"
+  %s
+  timeouts {
+    create = "10m"
+  }
+}
+`, labels)
+}
+
+// TestAccMember_labelsKeptUnlessConfigured: unset, labels set outside Terraform stay and show in
+// state with an empty plan; set, they are the member's labels exactly; removed from the
+// configuration, they stay on the member; `labels = {}` removes them.
+func TestAccMember_labelsKeptUnlessConfigured(t *testing.T) {
+	fleet, err := fleetapi.ParseFleetID("/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg-members/providers/Microsoft.ContainerService/fleets/members")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	apiLabels := func(want map[string]string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			m, err := acctest.FleetAPI(t).GetMember(ctx, fleet, "spare-1")
+			if err != nil {
+				return err
+			}
+			if !maps.Equal(m.Properties.Labels, want) {
+				return fmt.Errorf("spare-1's labels in the Fleet API %v, want %v", m.Properties.Labels, want)
+			}
+			return nil
+		}
+	}
+	labels := func(kv ...string) knownvalue.Check {
+		m := map[string]knownvalue.Check{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = knownvalue.StringExact(kv[i+1])
+		}
+		return knownvalue.MapExact(m)
+	}
+	outside := map[string]string{"team": "payments", "cost-center": "42"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            memberWithLabels(""),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("fleet_member.spare", acctest.Path("labels"), knownvalue.Null())},
+			},
+			{
+				// Labelled outside Terraform (az fleet member update --labels).
+				PreConfig: func() {
+					m, err := acctest.FleetAPI(t).GetMember(ctx, fleet, "spare-1")
+					if err != nil {
+						t.Fatal(err)
+					}
+					m.Properties.Labels = outside
+					p, err := acctest.FleetAPI(t).BeginCreateOrUpdateMember(ctx, fleet, "spare-1", fleetapi.FleetMember{Properties: m.Properties}, nil)
+					if _, err := shared.PollDone(ctx, p, err); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            memberWithLabels(""),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("fleet_member.spare", acctest.Path("labels"), labels("team", "payments", "cost-center", "42"))},
+				Check:             apiLabels(outside),
+			},
+			{
+				Config:           memberWithLabels(`{ ring = "2" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("fleet_member.spare", plancheck.ResourceActionUpdate)}},
+				Check:            apiLabels(map[string]string{"ring": "2"}),
+			},
+			{
+				// Removed from the configuration: kept on the member.
+				Config:            memberWithLabels(""),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("fleet_member.spare", acctest.Path("labels"), labels("ring", "2"))},
+				Check:             apiLabels(map[string]string{"ring": "2"}),
+			},
+			{
+				Config:            memberWithLabels(`{}`),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("fleet_member.spare", plancheck.ResourceActionUpdate)}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("fleet_member.spare", acctest.Path("labels"), labels())},
+				Check:             apiLabels(map[string]string{}),
 			},
 		},
 	})

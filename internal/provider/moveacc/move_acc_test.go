@@ -1,11 +1,14 @@
 package moveacc
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // The fleet of testdata/fleet.yaml.
@@ -66,6 +69,7 @@ resource "azurerm_kubernetes_fleet_member" "spare" {
   kubernetes_fleet_id   = local.fleet_id
   kubernetes_cluster_id = "/subscriptions/00000000-0000-0000-0000-000000000025/resourceGroups/rg-moves/providers/Microsoft.ContainerService/managedClusters/spare-1"
   group                 = "canary"
+  timeouts {}
 }
 
 resource "azurerm_kubernetes_fleet_auto_upgrade_profile" "stable" {
@@ -82,8 +86,12 @@ func movedFromAzurerm(address string) string {
 }
 
 // The same objects in this provider's resources, each with the moved block the moving-from-azurerm
-// guide shows; the run's timeouts block is written as azurerm users write it.
-var fleetConfig = `
+// guide shows; the run's and the member's timeouts blocks are kept as azurerm users wrote them, and
+// the member sets no labels (those set outside Terraform stay).
+var fleetConfig = fleetConfigWithGroup("canary")
+
+func fleetConfigWithGroup(memberGroup string) string {
+	return `
 resource "fleet_update_strategy" "rings" {
   name     = "rings"
   fleet_id = local.fleet_id
@@ -111,7 +119,8 @@ resource "fleet_member" "spare" {
   name                = "spare-1"
   fleet_id            = local.fleet_id
   cluster_resource_id = "/subscriptions/00000000-0000-0000-0000-000000000025/resourceGroups/rg-moves/providers/Microsoft.ContainerService/managedClusters/spare-1"
-  group               = "canary"
+  group               = "` + memberGroup + `"
+  timeouts {}
 }
 ` + movedFromAzurerm("member.spare") + `
 resource "fleet_auto_upgrade_profile" "stable" {
@@ -121,12 +130,14 @@ resource "fleet_auto_upgrade_profile" "stable" {
   update_strategy_id = fleet_update_strategy.rings.id
 }
 ` + movedFromAzurerm("auto_upgrade_profile.stable")
+}
 
 // The moved-from-azurerm path as users hit it, through the real CLI: apply with azurerm (the
-// stand-in) writes azurerm-shaped state over real Fleet API objects; the configuration is switched to
-// fleet_* resources with moved blocks; plan shows the four moves and no other change; apply moves
-// them without a single write to the Fleet API; the next plan is empty and destroy goes through
-// this provider.
+// stand-in) writes azurerm-shaped state over real Fleet API objects, and the member gets labels
+// outside Terraform (azurerm never manages them); the configuration is switched to fleet_*
+// resources with moved blocks; plan shows the four moves and no other change (the member's labels
+// and its `timeouts {}` included); apply moves them without a single write to the Fleet API; the
+// next plan is empty; a group change keeps the outside labels; destroy goes through this provider.
 func TestAccMoveFromAzurerm(t *testing.T) {
 	w := acctest.NewWorkdir(t, "")
 	w.OverrideProvider(standinAddress, standinBinary)
@@ -146,6 +157,8 @@ func TestAccMoveFromAzurerm(t *testing.T) {
 	if len(byAddr) != 4 {
 		t.Fatalf("%d resources in state, want 4: %v", len(byAddr), byAddr)
 	}
+
+	outside := labelMember(t, "spare-1", map[string]string{"team": "payments", "cost-center": "42"})
 
 	w.Write("main.tf", fleetConfig)
 	out := w.Must("plan", "-input=false")
@@ -171,7 +184,52 @@ func TestAccMoveFromAzurerm(t *testing.T) {
 	for _, a := range []string{"fleet_update_strategy.rings", "fleet_update_run.k8s", "fleet_member.spare", "fleet_auto_upgrade_profile.stable"} {
 		acctest.Lines(t, out, `^`+strings.ReplaceAll(a, ".", `\.`)+`$`)
 	}
+	if got := fmt.Sprint(w.StateValues("fleet_member.spare")["labels"]); got != fmt.Sprint(outside) {
+		t.Fatalf("fleet_member.spare labels in state %s, want the ones set outside Terraform %s", got, fmt.Sprint(outside))
+	}
+
+	// Unset labels are written back as read when the member changes, not removed.
+	w.Write("main.tf", fleetConfigWithGroup("prod"))
+	out = w.Must("plan", "-input=false")
+	acctest.Lines(t, out, `~ group\s+= "canary" -> "prod"`, `Plan: 0 to add, 1 to change, 0 to destroy.`)
+	if strings.Contains(out, "labels") {
+		t.Fatalf("the group change plans the member's labels:\n%s", out)
+	}
+	w.Must("apply", "-auto-approve", "-input=false")
+	got, err := acctest.FleetAPI(t).GetMember(context.Background(), mustFleet(t), "spare-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, l := got.Properties.Group, fmt.Sprint(got.Properties.Labels); g != "prod" || l != fmt.Sprint(outside) {
+		t.Fatalf("spare-1 after the group change: group %q, labels %s; want prod and %s", g, l, fmt.Sprint(outside))
+	}
 	w.Must("destroy", "-auto-approve", "-input=false")
+}
+
+func mustFleet(t *testing.T) fleetapi.FleetID {
+	t.Helper()
+	f, err := fleetapi.ParseFleetID(fleetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// labelMember sets a member's labels outside Terraform (as `az fleet member update --labels` does),
+// keeping its cluster and group, and returns them.
+func labelMember(t *testing.T, name string, labels map[string]string) map[string]string {
+	t.Helper()
+	ctx, c, f := context.Background(), acctest.FleetAPI(t), mustFleet(t)
+	m, err := c.GetMember(ctx, f, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Properties.Labels = labels
+	p, err := c.BeginCreateOrUpdateMember(ctx, f, name, fleetapi.FleetMember{Properties: m.Properties}, nil)
+	if _, err := shared.PollDone(ctx, p, err); err != nil {
+		t.Fatalf("labelling %s: %v", name, err)
+	}
+	return labels
 }
 
 // fleetWrites counts the writes the Fleet API emulator has answered: PUT, PATCH, DELETE, and POST

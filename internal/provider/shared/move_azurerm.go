@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
@@ -53,25 +55,40 @@ func AzurermMover[T any](sourceType string, move func(ctx context.Context, src T
 }
 
 // moveAzurermTimeouts carries azurerm's `timeouts` block over, key by key where ours has the key
-// (azurerm's runs have `read`, ours not): a configuration moved with its `timeouts { … }` block
-// then plans no change (TestAccMoveFromAzurerm).
+// (azurerm's runs have `read`, ours not), and as an empty block where azurerm's was empty: a
+// configuration moved with its `timeouts { … }` or `timeouts {}` block then plans no change
+// (TestAccMoveFromAzurerm). A resource without a timeouts block ignores azurerm's.
 func moveAzurermTimeouts(ctx context.Context, raw []byte, st *tfsdk.State) diag.Diagnostics {
 	var src struct {
 		Timeouts map[string]*string `json:"timeouts"`
 	}
-	if err := json.Unmarshal(raw, &src); err != nil {
-		return nil // the resource's own decoding has accepted the state; no timeouts to carry
+	if err := json.Unmarshal(raw, &src); err != nil || src.Timeouts == nil {
+		return nil // no block in azurerm's state (or the resource's own decoding has accepted it)
 	}
-	var diags diag.Diagnostics
-	for k, v := range src.Timeouts {
-		p := path.Root("timeouts").AtName(k)
-		if v == nil || *v == "" {
-			continue
+	t, d := st.Schema.TypeAtPath(ctx, path.Root("timeouts"))
+	ot, ok := t.(interface {
+		basetypes.ObjectTypable
+		AttributeTypes() map[string]attr.Type
+	})
+	if d.HasError() || !ok {
+		return nil
+	}
+	attrTypes := ot.AttributeTypes()
+	vals := make(map[string]attr.Value, len(attrTypes))
+	for k := range attrTypes {
+		vals[k] = types.StringNull()
+		if v := src.Timeouts[k]; v != nil && *v != "" {
+			vals[k] = types.StringValue(*v)
 		}
-		if _, d := st.Schema.TypeAtPath(ctx, p); d.HasError() {
-			continue
-		}
-		diags.Append(st.SetAttribute(ctx, p, types.StringValue(*v))...)
+	}
+	obj, diags := types.ObjectValue(attrTypes, vals)
+	if diags.HasError() {
+		return diags
+	}
+	v, d := ot.ValueFromObject(ctx, obj)
+	diags.Append(d...)
+	if !diags.HasError() {
+		diags.Append(st.SetAttribute(ctx, path.Root("timeouts"), v)...)
 	}
 	return diags
 }
