@@ -9,7 +9,8 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
-// Terraform 1.16's action triggers on destroy (make test runs v1.16.0): a run held at a gate is
+// Terraform 1.16's action triggers on destroy (make test runs v1.16.0): a run held at a gate (before
+// its first stage, so that members other tests upgraded already do not skip the stage past it) is
 // stopped by a before_destroy trigger, its progress shown, before Terraform deletes it; a run that
 // already completed refuses the stop with its state. Terraform v1.16.0 reports that refusal and
 // destroys the run anyway, with on_failure = halt (the default) as with continue: the destroy of a
@@ -17,7 +18,7 @@ import (
 const destroyTriggersConfig = `
 resource "fleet_update_run" "held" {
   name                   = "held-run"
-  stages                 = [{ name = "canary", groups = [{ name = "canary" }], after_gates = [{ type = "Approval", display_name = "hold" }] }, { name = "prod", groups = [{ name = "prod" }] }]
+  stages                 = [{ name = "canary", groups = [{ name = "canary" }], before_gates = [{ type = "Approval", display_name = "hold" }] }, { name = "prod", groups = [{ name = "prod" }] }]
   wait_for               = "none"
   managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
   lifecycle {
@@ -64,7 +65,7 @@ func TestAccActions_destroyTriggers(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		gates := r.Properties.Status.Stages[0].AfterGates
+		gates := r.Properties.Status.Stages[0].BeforeGates
 		return len(gates) == 1 && gates[0].Status.State == fleetapi.UpdateStatePending, fmt_(r)
 	}); err != nil {
 		t.Fatal(err)
