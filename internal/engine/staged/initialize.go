@@ -536,3 +536,44 @@ func Scheduling(in Inputs) bool {
 	snaps := in.LatestPolicySnapshots
 	return len(snaps) == 0 || (len(snaps) == 1 && !scheduled(&snaps[0]))
 }
+
+// MissingSnapshotForGood is KubeFleet's refusal of a run that names a resource snapshot index its
+// External placement has no snapshot of, or "" when the index exists, the run names none, or the
+// placement is absent or not External (then another check decides). Such a run fails for good:
+// v0.18.9's placement controller takes no resource snapshot of an External placement
+// (pkg/controllers/placement/controller.go handleResourceSnapshotByStrategy), only a run naming no
+// index does (pkg/controllers/updaterun/initialization.go getResourceSnapshotObjs, which refuses a
+// missing index with errValidationFailed: "no more retries").
+func MissingSnapshotForGood(in Inputs) string {
+	if in.ResourceSnapshotIndex == "" || in.Placement == nil || in.Placement.Spec.Strategy.Type != placementv1.ExternalRolloutStrategyType {
+		return ""
+	}
+	idx, err := strconv.Atoi(in.ResourceSnapshotIndex)
+	if err != nil || idx < 0 {
+		return ""
+	}
+	for i := range in.ResourceSnapshots {
+		if in.ResourceSnapshots[i].Labels[placementv1beta1.ResourceIndexLabel] == in.ResourceSnapshotIndex {
+			return ""
+		}
+	}
+	placementKey := k8stypes.NamespacedName{Namespace: in.Namespace, Name: in.PlacementName}.String()
+	return initFailed + userError + fmt.Sprintf("no resourceSnapshots with index `%d` found for placement `%s`", idx, placementKey)
+}
+
+// SnapshotIndexes are the indexes of the placement's resource snapshots, ascending, each once (the
+// kubernetes-fleet.io/resource-index label: apis/placement/v1beta1/resourcesnapshot_types.go).
+func SnapshotIndexes(in Inputs) []string {
+	var idx []int
+	for i := range in.ResourceSnapshots {
+		if n, err := strconv.Atoi(in.ResourceSnapshots[i].Labels[placementv1beta1.ResourceIndexLabel]); err == nil && !slices.Contains(idx, n) {
+			idx = append(idx, n)
+		}
+	}
+	slices.Sort(idx)
+	out := make([]string, len(idx))
+	for i, n := range idx {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
+}

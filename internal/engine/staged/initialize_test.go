@@ -213,3 +213,50 @@ func TestSchedulingWhileThePlacementIsNew(t *testing.T) {
 		})
 	}
 }
+
+// A missing snapshot index is a refusal for good only under External rollout, where no
+// controller but a run takes snapshots; also when an earlier check fails (the policy is not
+// scheduled yet), since that does not bring the snapshot.
+func TestMissingSnapshotForGood(t *testing.T) {
+	const want = "cannot continue the updateRun: failed to validate the updateRun: failed to process the request due to a client error: " +
+		"no resourceSnapshots with index `3` found for placement `/crp`"
+	cases := []struct {
+		name string
+		edit func(*Inputs)
+		want string
+	}{
+		{"index exists", nil, ""},
+		{"index missing", func(in *Inputs) { in.ResourceSnapshotIndex = "3" }, want},
+		{"no snapshot at all (no run yet)", func(in *Inputs) { in.ResourceSnapshotIndex, in.ResourceSnapshots = "0", nil },
+			strings.Replace(want, "`3`", "`0`", 1)},
+		{"index missing, policy not scheduled yet", func(in *Inputs) { in.ResourceSnapshotIndex, in.LatestPolicySnapshots = "3", nil }, want},
+		{"no index: the run snapshots", func(in *Inputs) { in.ResourceSnapshotIndex, in.ResourceSnapshots = "", nil }, ""},
+		{"RollingUpdate: the placement controller may snapshot it", func(in *Inputs) {
+			in.ResourceSnapshotIndex = "3"
+			in.Placement.Spec.Strategy.Type = placementv1.RollingUpdateRolloutStrategyType
+		}, ""},
+		{"placement absent", func(in *Inputs) { in.ResourceSnapshotIndex, in.Placement = "3", nil }, ""},
+		{"namespaced", func(in *Inputs) { in.ResourceSnapshotIndex, in.Namespace = "3", "apps" }, strings.Replace(want, "`/crp`", "`apps/crp`", 1)},
+	}
+	if got := SnapshotIndexes(Inputs{ResourceSnapshots: []placementv1.ClusterResourceSnapshot{snapAt("10"), snapAt("2"), snapAt("2"), snapAt("x")}}); !slices.Equal(got, []string{"2", "10"}) {
+		t.Errorf("SnapshotIndexes = %q, want [2 10]", got)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture([]string{"a"}, nil, []clusterv1.MemberCluster{member("a", nil)}, placementv1.StageConfig{Name: "one", LabelSelector: &metav1.LabelSelector{}})
+			if tc.edit != nil {
+				tc.edit(&f.in)
+			}
+			if got := MissingSnapshotForGood(f.in); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if tc.want != "" && f.in.LatestPolicySnapshots != nil && Initialize(f.in).Failure != tc.want {
+				t.Errorf("Initialize fails with %q, want the same refusal", Initialize(f.in).Failure)
+			}
+		})
+	}
+}
+
+func snapAt(index string) placementv1.ClusterResourceSnapshot {
+	return placementv1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{placementv1beta1.ResourceIndexLabel: index}}}
+}

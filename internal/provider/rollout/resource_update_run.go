@@ -135,7 +135,8 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"way finish); Stopped → Running starts it again where it stopped; a started run cannot go back to NotStarted. " +
 					"Refresh reads a Stopping or Stopped run as `Stopped` (so a run stopped outside Terraform is started again by the " +
 					"next apply, which its plan says in a warning) and keeps the configured value for a run that ended Completed, " +
-					"Failed or Skipped: a Failed run is never re-started by an apply unless `retry` changes. `status.state` is the " +
+					"Failed or Skipped: a Failed run is never re-started by an apply unless `retry` changes (or Terraform replaces it: a " +
+					"run that failed in the apply that created it is tainted, see `wait_for`). `status.state` is the " +
 					"run's own state (NotStarted, Running, Stopping, Stopped, Completed, Failed, Skipped, Pending).",
 				Validators: []validator.String{stringvalidator.OneOf(runStateNotStarted, runStateRunning, runStateStopped)},
 			},
@@ -176,7 +177,11 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"once every 30 seconds and logging each state change, and fails naming each failed member and its message if the run " +
 					"ends Failed or Stopped (the state is saved either way). When a timeout or a cancelled apply stops the wait while the run " +
 					"goes on, the state is saved (a warning on create, which must not taint the run; an error on update) and the next plan is " +
-					"an in-place update whose apply resumes waiting for the same run.",
+					"an in-place update whose apply resumes waiting for the same run. A run that ends Failed or Stopped in the apply that " +
+					"created it is marked tainted by Terraform (it taints whatever a failed create leaves in state; the provider cannot " +
+					"prevent it), so the next plan replaces it: the apply deletes it and creates and starts a new run under the same " +
+					"name, which upgrades the members not at the target again, the failed one included. To keep the run instead, " +
+					"`terraform untaint` it: the next plan then changes nothing, and `retry` re-starts it in place once the cause is fixed.",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitStarted, shared.WaitCompleted)},
 			},
 			"triggers": rschema.MapAttribute{

@@ -26,12 +26,34 @@ import (
 // under 200 lines either way: the first member the run updates and the first exception.
 const RunPreviewMemberLimit = 2
 
+// RunPreviewStageLimit and RunPreviewGroupLimit are how many stages, and groups of those stages,
+// a run's preview lists in all (summary detail): those holding the listed members first, then the
+// first the run reaches. Choice: a stage takes about 10 lines of plan text (its counts, actions
+// and groups_omitted; 5 more per gate) and a group about 9, so with every one listed a 1,000-member
+// run planned 222 lines over 3 stages of 6 groups with waits, 296 over 3 stages of 12 groups with
+// waits, approvals and the stages inline, and 480 over 12 gated stages (the real CLI on a local
+// fleet); with 2 and 2 (and 5 unselected names) these planned 164, 197 and 143. Counts cover the
+// rest: stages_omitted, groups_omitted, every member_count and actions.
+const (
+	RunPreviewStageLimit = 2
+	RunPreviewGroupLimit = 2
+)
+
+// RunPreviewUnselectedLimit is how many members no group selects a run's preview names (summary
+// detail): a line each, and the warnings name the first of each update group no stage contains.
+const RunPreviewUnselectedLimit = 5
+
 // runMemberLimit is the run preview's member cap for the provider's list limit (0: all).
 func runMemberLimit(listLimit int) int {
+	return runLimit(listLimit, RunPreviewMemberLimit)
+}
+
+// runLimit is a run preview cap for the provider's list limit (0: all).
+func runLimit(listLimit, limit int) int {
 	if listLimit <= 0 {
 		return 0
 	}
-	return min(listLimit, RunPreviewMemberLimit)
+	return min(listLimit, limit)
 }
 
 // planInput is what the preview knows of a run before it exists: its strategy
@@ -271,6 +293,7 @@ type runPreviewModel struct {
 	MemberCount                 int64                  `tfsdk:"member_count"`
 	Actions                     map[string]int64       `tfsdk:"actions"`
 	Stages                      []runStagePreviewModel `tfsdk:"stages"`
+	StagesOmitted               int64                  `tfsdk:"stages_omitted"`
 	UnselectedMembers           []string               `tfsdk:"unselected_members"`
 	UnselectedMemberCount       int64                  `tfsdk:"unselected_member_count"`
 	ConsistentNodeImageVersions []string               `tfsdk:"consistent_node_image_versions"`
@@ -286,6 +309,7 @@ type runStagePreviewModel struct {
 	MaxConcurrency          int64                  `tfsdk:"max_concurrency"`
 	Actions                 map[string]int64       `tfsdk:"actions"`
 	Groups                  []runGroupPreviewModel `tfsdk:"groups"`
+	GroupsOmitted           int64                  `tfsdk:"groups_omitted"`
 }
 
 type previewGateModel struct {
@@ -355,7 +379,7 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 		ConsistentNodeImageVersions: shared.NullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
 		Outcome:                     string(p.Outcome),
 	}
-	out.UnselectedMembers, _ = shared.CapList(shared.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), listLimit)
+	out.UnselectedMembers, _ = shared.CapList(shared.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), runLimit(listLimit, RunPreviewUnselectedLimit))
 
 	// Which members to list: those that change first — upgrades, then predicted failures, then
 	// pending members, then skips — each in update order, so that members already at target never
@@ -385,8 +409,9 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 		return ra.group < rb.group
 	})
 
-	i := 0
-	for _, st := range p.Stages {
+	groupTaken, stageTaken := runListedGroups(p, refs, taken, listLimit)
+	i, gi := 0, 0
+	for si, st := range p.Stages {
 		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{},
 			MaxConcurrency: int64(st.MaxConcurrency)}
 		if st.AfterStageWaitInSeconds > 0 {
@@ -414,10 +439,19 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 				})
 			}
 			sp.MemberCount += gp.MemberCount
-			sp.Groups = append(sp.Groups, gp)
+			if groupTaken[gi] {
+				sp.Groups = append(sp.Groups, gp)
+			} else {
+				sp.GroupsOmitted++
+			}
+			gi++
 		}
 		out.MemberCount += sp.MemberCount
-		out.Stages = append(out.Stages, sp)
+		if stageTaken[si] {
+			out.Stages = append(out.Stages, sp)
+		} else {
+			out.StagesOmitted++
+		}
 	}
 
 	// Warnings: the run's own, then one per kind of member warning.
@@ -436,6 +470,45 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.Unread
 	}
 	out.Warnings = shared.NullIfEmpty(warnings)
 	return out
+}
+
+// runListedGroups marks the groups (numbered across the run) and stages the summary lists: those
+// holding a listed member first, then the first the run reaches, at most RunPreviewGroupLimit
+// groups and RunPreviewStageLimit stages (all with full detail). A group is listed only with its
+// stage; the stage limit is at least the group limit, so a listed group's stage always is.
+func runListedGroups(p rollout.Preview, refs []runMemberRef, memberTaken []bool, listLimit int) (groups, stages []bool) {
+	type groupRef struct{ stage, group int }
+	var gs []groupRef
+	first := map[groupRef]int{} // a group's index in gs
+	for si, st := range p.Stages {
+		for gi := range st.Groups {
+			first[groupRef{si, gi}] = len(gs)
+			gs = append(gs, groupRef{si, gi})
+		}
+	}
+	holds := make([]bool, len(gs))
+	for i, r := range refs {
+		if memberTaken[i] {
+			holds[first[groupRef{r.stage, r.group}]] = true
+		}
+	}
+	groups = shared.FirstToRead(len(gs), runLimit(listLimit, RunPreviewGroupLimit), func(a, b int) bool {
+		if holds[a] != holds[b] {
+			return holds[a]
+		}
+		return a < b // run order: gs is in stage, then group order
+	})
+	stageHolds := make([]bool, len(p.Stages))
+	for i, g := range gs {
+		stageHolds[g.stage] = stageHolds[g.stage] || groups[i]
+	}
+	stages = shared.FirstToRead(len(p.Stages), runLimit(listLimit, max(RunPreviewStageLimit, RunPreviewGroupLimit)), func(a, b int) bool {
+		if stageHolds[a] != stageHolds[b] {
+			return stageHolds[a]
+		}
+		return a < b
+	})
+	return groups, stages
 }
 
 func nilIfEmptyMap(m map[string]string) map[string]string {

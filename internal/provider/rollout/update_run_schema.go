@@ -37,16 +37,21 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 			"Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
-			"member_count": shared.ComputedInt64("How many members the run's stages select."),
-			"actions":      cactions("the run"),
-			"stages": shared.ComputedObjects("Stages in order.", map[string]rschema.Attribute{
+			"member_count":   shared.ComputedInt64("How many members the run's stages select."),
+			"actions":        cactions("the run"),
+			"stages_omitted": shared.ComputedInt64("How many of the run's stages `stages` leaves out (summary detail; 0 with full detail)."),
+			"stages": shared.ComputedObjects("Stages in order. With summary detail at most "+fmt.Sprint(RunPreviewStageLimit)+" stages and "+
+				fmt.Sprint(RunPreviewGroupLimit)+" groups of them are listed in all: those holding a listed member first, then the first the "+
+				"run reaches, in run order; the stages' and groups' `member_count` and `actions` still count every member, and "+
+				"`stages_omitted` and `groups_omitted` say how many are left out.", map[string]rschema.Attribute{
 				"name":                        shared.ComputedString("The stage."),
 				"after_stage_wait_in_seconds": rschema.Int64Attribute{Computed: true, Description: "Wait after the stage; null for none."},
 				"gates":                       previewGatesAttribute(),
 				"member_count":                shared.ComputedInt64("How many members the stage's groups select."),
 				"max_concurrency":             shared.ComputedInt64("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
 				"actions":                     cactions("the stage"),
-				"groups": shared.ComputedObjects("Groups, updated in parallel.", map[string]rschema.Attribute{
+				"groups_omitted":              shared.ComputedInt64("How many of the stage's groups `groups` leaves out (summary detail; 0 with full detail)."),
+				"groups": shared.ComputedObjects("Groups, updated in parallel; with summary detail only those listed (see `stages`).", map[string]rschema.Attribute{
 					"name":            shared.ComputedString("The group."),
 					"gates":           previewGatesAttribute(),
 					"member_count":    shared.ComputedInt64("How many members the group selects."),
@@ -71,7 +76,7 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 				}),
 			}),
 			"unselected_members": shared.ComputedStrings("Members no group of the strategy selects (the run never updates them), by name: at most " +
-				fmt.Sprint(shared.SummaryListLimit) + " with summary detail, all with full detail; null when there are none."),
+				fmt.Sprint(RunPreviewUnselectedLimit) + " with summary detail, all with full detail; null when there are none."),
 			"unselected_member_count":        shared.ComputedInt64("How many members no group of the strategy selects."),
 			"consistent_node_image_versions": shared.ComputedStrings("With Consistent node images: the image set the run will use; null otherwise."),
 			"outcome":                        shared.ComputedString("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),

@@ -198,7 +198,11 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 	diags.Append(setWaitPending(ctx, priv, false)...)
 	save()
 	if s := runState(run); s == fleetapi.UpdateStateFailed || s == fleetapi.UpdateStateStopped {
-		diags.AddError(fmt.Sprintf("Update run %s", s), runFailureDetail(run))
+		detail := runFailureDetail(run)
+		if creating {
+			detail = runFailureLines(run) + "\n" + createdRunEnded
+		}
+		diags.AddError(fmt.Sprintf("Update run %s", s), detail)
 	}
 }
 
@@ -360,8 +364,25 @@ func approved(approvals []approvalModel, g gateRef) bool {
 	return false
 }
 
-// runFailureDetail names each failed member with its message.
+// runFailureDetail names each failed member with its message, and says what keeps the run.
 func runFailureDetail(run *fleetapi.UpdateRun) string {
+	return runFailureLines(run) + "\n" + "The state is saved. A Failed run stays failed: fix the cause, then re-start it from the last unprocessed " +
+		"cluster by changing the run's `retry` value (or with the fleet_update_run_start action); a Stopped run is started again by " +
+		"the next apply with state = \"Running\"."
+}
+
+// createdRunEnded is what follows a run that ended Failed or Stopped in the apply that created it:
+// Terraform taints an object whose create returned an error (its apply must fail), and a tainted
+// object is replaced by the next plan — the protocol gives the provider no way to keep it.
+const createdRunEnded = "The run is saved in state, but Terraform marks a resource whose create failed as tainted: the next " +
+	"plan replaces this run. Its apply deletes the run and creates and starts a new one under the same name, which upgrades again " +
+	"every member it reaches that is not at the target yet, the failed one included, and the failed run's status is lost.\n\n" +
+	"To keep this run instead, run `terraform untaint` with this resource's address. The next plan then changes nothing for a " +
+	"Failed run (fix the cause, then change `retry` to re-start it from the last unprocessed cluster, or use the " +
+	"fleet_update_run_start action) and starts a Stopped one again."
+
+// runFailureLines names each failed member with its message (and the run's error).
+func runFailureLines(run *fleetapi.UpdateRun) string {
 	var lines []string
 	if run.Properties != nil && run.Properties.Status != nil {
 		rs := run.Properties.Status
@@ -383,9 +404,6 @@ func runFailureDetail(run *fleetapi.UpdateRun) string {
 			}
 		}
 	}
-	lines = append(lines, "The state is saved. A Failed run stays failed: fix the cause, then re-start it from the last unprocessed "+
-		"cluster by changing the run's `retry` value (or with the fleet_update_run_start action); a Stopped run is started again by "+
-		"the next apply with state = \"Running\".")
 	return strings.Join(lines, "\n")
 }
 

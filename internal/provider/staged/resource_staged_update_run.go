@@ -112,7 +112,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"before its first run); `status.resource_snapshot_index_used` then says which index it rolls out. Mind that " +
 					"KubeFleet v0.18.9 hands such a run the latest existing snapshot instead of a new one while the resources' last " +
 					"change is younger than the hub agent's `--resource-changes-collection-duration` (15 s) or the latest snapshot " +
-					"younger than `--resource-snapshot-creation-minimum-interval` (30 s).",
+					"younger than `--resource-snapshot-creation-minimum-interval` (30 s). An index that a placement under External rollout " +
+					"does not have fails the plan with KubeFleet's reason: v0.18.9 would refuse the run for good, since it takes no " +
+					"snapshot of such a placement until a run does (set the index from another run's `status.resource_snapshot_index_used` " +
+					"to roll out what that run snapshots).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
 					func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 						resp.RequiresReplace = !req.ConfigValue.IsNull()
@@ -141,7 +144,10 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"initialized for `Initialize`, stopped for `Stop` — logging each stage and cluster " +
 					"transition, and fails naming each failed cluster and its message (or KubeFleet's reason when the run fails to " +
 					"initialize). A wait stopped by a timeout or a cancelled apply saves the state, and the next apply resumes waiting " +
-					"for the same run. Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
+					"for the same run. A run that fails in the apply that created it is marked tainted by Terraform (it taints whatever a " +
+					"failed create leaves in state), so the next plan replaces it with a new run under the same name, which KubeFleet " +
+					"initializes and rolls out from the first stage; `terraform untaint` keeps the failed run and its status instead. " +
+					"Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
 			"facts": shared.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_runs`)"),
@@ -318,6 +324,10 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if missing := stagedMissing(in, plan); missing != "" {
 		setUnknown(missing + " is not on the hub yet: the preview is computed at apply, once it exists " +
 			"(reference the resource that creates it, e.g. its id, so that the run is created after it)")
+		return
+	}
+	if refusal := staged.MissingSnapshotForGood(stagedInputs(in, plan)); refusal != "" {
+		addMissingSnapshotError(&resp.Diagnostics, plan, in, refusal)
 		return
 	}
 	if staged.Scheduling(stagedInputs(in, plan)) {
@@ -554,13 +564,22 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 			return
 		case staged.StateInitializationFailed:
 			save()
-			diags.AddError("Staged update run failed to initialize", fmt.Sprintf("KubeFleet refused to start run %q: %s", name, msg))
+			detail := fmt.Sprintf("KubeFleet refused to start run %q: %s", name, msg)
+			if creating {
+				detail += "\n\n" + stagedCreatedTainted + " (deletes it and creates it anew, which KubeFleet initializes again: it " +
+					"refuses it the same way until the cause is fixed). " + stagedUntaint
+			}
+			diags.AddError("Staged update run failed to initialize", detail)
 			return
 		case staged.StateFailed:
 			save()
 			detail := msg
 			if failed := staged.FailedClusters(run); len(failed) > 0 {
 				detail += "\n\nFailed: " + strings.Join(failed, "; ")
+			}
+			if creating {
+				detail += "\n\n" + stagedCreatedTainted + " (deletes it and creates a new run under the same name, which rolls the " +
+					"placement's resources out again from the first stage: KubeFleet does not resume a Failed run). " + stagedUntaint
 			}
 			diags.AddError("Staged update run failed", fmt.Sprintf("Run %q: %s", name, detail))
 			return
@@ -592,6 +611,14 @@ func (r *stagedRunResource) converge(ctx context.Context, h *hub.Client, plan *s
 		run = got
 	}
 }
+
+// What follows a run that failed in the apply that created it: Terraform taints an object whose
+// create returned an error, and the next plan replaces a tainted object (the protocol gives the
+// provider no way to keep it).
+const (
+	stagedCreatedTainted = "The run is saved in state, but Terraform marks a resource whose create failed as tainted: the next plan replaces this run"
+	stagedUntaint        = "To keep the failed run and its status in state instead, run `terraform untaint` with this resource's address."
+)
 
 // stagedStoppedWaiting is why a wait ended before the run did: its state, the controller's message
 // (a stuck run's Progressing condition, UpdateRunStuck, names the stage and the clusters it
@@ -721,6 +748,26 @@ func (r *stagedRunResource) scheduledInputs(ctx context.Context, plan stagedRunM
 		case <-tick.C:
 		}
 	}
+}
+
+// addMissingSnapshotError fails the plan of a run naming a resource snapshot index its External
+// placement does not have: KubeFleet would refuse the run at once and for good
+// (staged.MissingSnapshotForGood), so the plan says why and how to fix it instead of creating it.
+func addMissingSnapshotError(d *diag.Diagnostics, plan stagedRunModel, in hub.RunInputs, refusal string) {
+	idx := plan.ResourceSnapshotIndex.ValueString()
+	has := "none yet"
+	if have := staged.SnapshotIndexes(stagedInputs(in, plan)); len(have) > 0 {
+		has = "indexes " + strings.Join(have, ", ")
+	}
+	placement := hub.Key(plan.Namespace.ValueString(), plan.PlacementName.ValueString())
+	d.AddAttributeError(path.Root("resource_snapshot_index"), "KubeFleet will refuse the staged update run",
+		fmt.Sprintf("Attribute resource_snapshot_index: KubeFleet v0.18.9 would fail run %q at once and for good: %s.\n\n"+
+			"Placement %q rolls out under strategy.type = \"External\", for which KubeFleet takes no resource snapshot until a run "+
+			"does, and it has no snapshot of index %s (it has %s). Leave resource_snapshot_index out to have the run snapshot the "+
+			"placement's resources itself (status.resource_snapshot_index_used then says which index), or name an index the "+
+			"placement has (its resource_snapshots list them). If another run of this configuration takes that snapshot first, set "+
+			"the index from that run's status.resource_snapshot_index_used: an index unknown at plan is checked at apply.",
+			plan.Name.ValueString(), refusal, placement, idx, has))
 }
 
 // stagedMissing names the referenced object the hub does not have yet.

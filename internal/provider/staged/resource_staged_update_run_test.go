@@ -579,3 +579,37 @@ func TestAccStagedUpdateRunNamespaced(t *testing.T) {
 		},
 	})
 }
+
+// A run naming a resource snapshot index its External placement does not have fails the plan with
+// KubeFleet's refusal and the fix, and nothing is created: v0.18.9 takes no snapshot of an External
+// placement until a run does, so the run would fail at once and for good. Without the index the
+// same run is created and snapshots the resources itself (index 0).
+func TestAccStagedUpdateRunMissingSnapshotIndex(t *testing.T) {
+	h, _ := stagedHub(t, "snapidx")
+	base := acctest.ProviderConfig + externalPlacement("snapidx") + approvalStageStrategy("snapidx-all")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			{
+				Config: base + stagedRun("pinned", "snapidx", "snapidx-all", `resource_snapshot_index = "0"
+  state                   = "Initialize"`),
+				PlanOnly: true,
+				ExpectError: acctest.WrappedRegexp(`(?s)KubeFleet will refuse the staged update run.*no resourceSnapshots with index ` +
+					"`0`" + ` found for placement ` + "`/snapidx`" + `.*it has none yet.*Leave resource_snapshot_index out`),
+			},
+			{
+				PreConfig: func() {
+					if _, err := h.Run(context.Background(), "", "pinned"); !apierrors.IsNotFound(err) {
+						t.Errorf("run pinned after the failed plan: %v, want not found", err)
+					}
+				},
+				Config: base + stagedRun("pinned", "snapidx", "snapidx-all", `state    = "Initialize"
+  wait_for = "completed"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("fleet_staged_update_run.pinned", tfjsonpath.New("status").AtMapKey("resource_snapshot_index_used"), knownvalue.StringExact("0")),
+				},
+			},
+		},
+	})
+}
