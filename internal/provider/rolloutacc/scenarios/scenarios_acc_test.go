@@ -89,7 +89,7 @@ func TestAccUpdateRun_skipMemberGroupStage(t *testing.T) {
 	})
 }
 
-// Stop while ss-1's upgrade (3 s real) is under way, then start again: the
+// Stop while ss-1's upgrade (15 s real) is under way, then start again: the
 // stopped run (Stopping until ss-1 finishes, then Stopped) is re-started and
 // completes, ss-2 included.
 func TestAccUpdateRun_stopThenStart(t *testing.T) {
