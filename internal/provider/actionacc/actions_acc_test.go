@@ -125,8 +125,10 @@ func TestAccActions_releaseDrivenByActions(t *testing.T) {
 
 	// Created NotStarted, started by the trigger; the run then waits at the canary stage's after gate.
 	out := w.Must("apply", "-auto-approve", "-input=false")
+	// Terraform 1.16 prints the resource's "Creation complete" after its after_create actions ran,
+	// 1.14 and 1.15 before them: the two are checked apart.
+	acctest.Lines(t, out, `fleet_update_run.r: Creation complete`)
 	acctest.Lines(t, out,
-		`fleet_update_run.r: Creation complete`,
 		`Action started: action.fleet_update_run_start.go \(triggered by fleet_update_run.r\)`,
 		`action.fleet_update_run_start.go \(triggered by fleet_update_run.r\): starting update run gated-run \(NotStarted\)`,
 		`action.fleet_update_run_start.go \(triggered by fleet_update_run.r\): update run gated-run started`,
