@@ -12,7 +12,8 @@ import (
 // Terraform 1.16's action triggers on destroy (make test runs v1.16.0): a run held at a gate (before
 // its first stage, so that members other tests upgraded already do not skip the stage past it) is
 // stopped by a before_destroy trigger, its progress shown, before Terraform deletes it; a run that
-// already completed refuses the stop with its state. Terraform v1.16.0 reports that refusal and
+// already ended (Completed, or Skipped when other tests upgraded its member first) refuses the stop
+// with its state. Terraform v1.16.0 reports that refusal and
 // destroys the run anyway, with on_failure = halt (the default) as with continue: the destroy of a
 // run never hangs on its stop action.
 const destroyTriggersConfig = `
@@ -74,7 +75,7 @@ func TestAccActions_destroyTriggers(t *testing.T) {
 	out := w.Must("destroy", "-auto-approve", "-input=false")
 	acctest.Lines(t, out, `action.fleet_update_run_stop.held \(triggered by fleet_update_run.held\): stopping update run held-run \(Pending\)`)
 	acctest.Lines(t, out,
-		`Action failed: action.fleet_update_run_stop.done \(triggered by fleet_update_run.done\) - Update run cannot be stopped: Update run "done-run": the update run is Completed; stop works from Running or Pending.`,
+		`Action failed: action.fleet_update_run_stop.done \(triggered by fleet_update_run.done\) - Update run cannot be stopped: Update run "done-run": the update run is (Completed|Skipped); stop works from Running or Pending.`,
 		`Destroy complete! Resources: 2 destroyed. Actions: 2 invoked, 1 failed.`)
 	for _, name := range []string{"held-run", "done-run"} {
 		if err := acctest.Eventually(30*time.Second, name+" is deleted", func() (bool, string) {
