@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,10 +42,16 @@ func (c *Clients) readStrategyFacts(ctx context.Context, fleet fleetapi.FleetID,
 }
 
 // UpdateStrategy is the stages of the fleet's update strategy name: in a pinned view those the facts
-// hold (the strategy as the plan read it), else read now; nil when it has no properties.
+// hold (the strategy as the plan read it), else read now; nil when it has no properties. A strategy
+// the facts' fleet lacks did not exist at plan, so no planned preview rests on it (its ID was
+// unknown, e.g. a strategy created in the same apply, or the plan failed): it is read now.
 func (c *Clients) UpdateStrategy(ctx context.Context, fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRunStrategy, error) {
 	if c.pinned != nil {
-		return c.pinned.strategy(fleet, name)
+		s, err := c.pinned.strategy(fleet, name)
+		if !errors.Is(err, errStrategyAbsent) {
+			return s, err
+		}
+		c = c.Live()
 	}
 	fc, err := c.Fleet()
 	if err != nil {
@@ -56,6 +63,8 @@ func (c *Clients) UpdateStrategy(ctx context.Context, fleet fleetapi.FleetID, na
 	}
 	return &s.Properties.Strategy, nil
 }
+
+var errStrategyAbsent = errors.New("update strategy absent from the facts")
 
 func (f *Facts) strategy(fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRunStrategy, error) {
 	for _, ff := range f.Fleets {
@@ -71,7 +80,7 @@ func (f *Facts) strategy(fleet fleetapi.FleetID, name string) (*fleetapi.UpdateR
 				return &out, nil
 			}
 		}
-		return nil, &FactsNotReadError{What: "update strategy " + name + " of fleet " + ff.ID + " (it did not exist when the data source was read)"}
+		return nil, errStrategyAbsent
 	}
 	return nil, &FactsNotReadError{What: "fleet " + fleet.String() + " (add it to fleet_ids)"}
 }
