@@ -96,6 +96,8 @@ type Options struct {
 	// ListLimit is how many per-cluster entries a preview lists (the provider's preview_detail);
 	// 0 lists every one. Counts are always complete.
 	ListLimit int
+	// PreviewDetail is the preview_detail ListLimit comes from, as the facts record it.
+	PreviewDetail string
 }
 
 // Clients is the bundle handed to resources and data sources. Kubernetes
@@ -135,8 +137,14 @@ func New(o Options) *Clients {
 	return &Clients{o: o, conns: &conns{clusters: map[string]*lazy[*kube.Client]{}}, inv: &inventory{}}
 }
 
-// ListLimit is how many per-cluster entries a preview lists; 0 lists all.
-func (c *Clients) ListLimit() int { return c.o.ListLimit }
+// ListLimit is how many per-cluster entries a preview lists; 0 lists all. A pinned view answers
+// with the plan's (PreviewSettings).
+func (c *Clients) ListLimit() int {
+	if c.pinned != nil && c.pinned.Settings != nil {
+		return c.pinned.Settings.ListLimit
+	}
+	return c.o.ListLimit
+}
 
 // Now is the provider's clock (disruption previews use it, as Karpenter
 // uses its controller's).

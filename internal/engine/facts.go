@@ -53,6 +53,8 @@ type Facts struct {
 	Clusters []ClusterFacts `json:"clusters,omitempty"`
 	// Regions are AKS's Kubernetes versions and node images in the members' regions.
 	Regions []RegionFacts `json:"regions,omitempty"`
+	// Settings are the provider's preview settings at plan (facts_settings.go).
+	Settings *PreviewSettings `json:"settings,omitempty"`
 }
 
 // FleetFacts are one fleet's members as the inventory reads them.
@@ -61,6 +63,11 @@ type FleetFacts struct {
 	// Windows says the members' maintenance windows were read.
 	Windows bool          `json:"windows"`
 	Members []MemberFacts `json:"members"`
+	// Strategies are the fleet's update strategies (facts_strategies.go); StrategiesRead says they
+	// were listed, StrategiesErr why not.
+	StrategiesRead bool            `json:"strategiesRead,omitempty"`
+	StrategiesErr  string          `json:"strategiesErr,omitempty"`
+	Strategies     []StrategyFacts `json:"strategies,omitempty"`
 }
 
 // MemberFacts is a Member in a form that survives JSON: the managed cluster
@@ -81,7 +88,8 @@ const factsPrefix = "fleetfacts1."
 // ReadFacts reads the facts previews need: the hub's MemberClusters and
 // placements with their bindings (when the provider has a hub), the members of each fleet, with their
 // maintenance windows when windows is set (they cost an ARM read per member),
-// and the Karpenter picture of the named member clusters.
+// the fleets' update strategies, the Karpenter picture of the named member clusters, and the
+// provider's preview settings.
 func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub, windows bool, clusters ...string) (*Facts, error) {
 	f := &Facts{}
 	if hub {
@@ -110,6 +118,7 @@ func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub,
 		for i, m := range members {
 			ff.Members[i] = memberFacts(m)
 		}
+		c.readStrategyFacts(ctx, fleet, &ff)
 		f.Fleets = append(f.Fleets, ff)
 	}
 	if err := c.readRegionFacts(ctx, f); err != nil {
@@ -123,6 +132,7 @@ func (c *Clients) ReadFacts(ctx context.Context, fleets []fleetapi.FleetID, hub,
 		f.Clusters = append(f.Clusters, cf)
 	}
 	f.TakenAt, f.FleetNow = c.Now().Truncate(time.Second), c.FleetNow().Truncate(time.Second)
+	f.Settings = c.previewSettings()
 	return f, nil
 }
 

@@ -28,13 +28,15 @@ func Moved(planned, now *Facts) []string {
 		for _, nf := range now.Fleets {
 			if strings.EqualFold(pf.ID, nf.ID) {
 				out = append(out, movedMembers(pf.Members, nf.Members, pf.Windows && nf.Windows)...)
+				out = append(out, movedStrategies(pf, nf)...)
 			}
 		}
 	}
 	out = append(out, movedStaged(planned.Staged, now.Staged)...)
 	out = append(out, movedOverrides(planned, now)...)
 	out = append(out, movedRegions(planned.Regions, now.Regions)...)
-	return append(out, movedClusters(planned.Clusters, now.Clusters)...)
+	out = append(out, movedClusters(planned.Clusters, now.Clusters)...)
+	return append(out, movedSettings(planned.Settings, now.Settings)...)
 }
 
 func movedHub(planned, now []clusterv1.MemberCluster) []string {

@@ -380,6 +380,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		UserAgent:       ua,
 		Now:             p.now,
 		ListLimit:       shared.ListLimitFor(detail),
+		PreviewDetail:   detail,
 	}
 
 	if !hub.Unknown && !hub.Config.IsZero() {

@@ -373,7 +373,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 		resp.Diagnostics.AddError("The cluster would reject these settings", err.Error())
 		return
 	}
-	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, pinned.Now(), r.Clients.ListLimit())
+	preview, drift, diags := buildNodePoolPreview(ctx, plan, v, pinned.Now(), pinned.ListLimit())
 	resp.Diagnostics.Append(diags...)
 	for _, w := range drift {
 		resp.Diagnostics.AddAttributeWarning(w.Attribute, w.Summary, w.Message)

@@ -163,19 +163,15 @@ func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m a
 		d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
 		return nil, nil, false
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		shared.AddBackendError(d, "Fleet API client", err)
-		return nil, nil, false
-	}
-	st, err := fc.GetUpdateStrategy(ctx, fleet, name)
+	// Under facts the strategy as the plan read it (engine.Clients.UpdateStrategy).
+	st, err := r.Clients.UpdateStrategy(ctx, fleet, name)
 	if err != nil {
 		shared.AddBackendError(d, "Reading the profile's update strategy", err)
 		return nil, nil, false
 	}
 	groups := map[string]bool{}
-	if st.Properties != nil {
-		for _, stage := range st.Properties.Strategy.Stages {
+	if st != nil {
+		for _, stage := range st.Stages {
 			for _, g := range stage.Groups {
 				groups[g.Name] = true
 			}

@@ -303,7 +303,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *autoUpgradeProfileResource) warnMoved(ctx context.Context, config tfsdk.Config, plan autoUpgradeProfileModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
 		return shared.Rebind(r, c).preview(ctx, plan, diags), nil
 	})
 }

@@ -416,7 +416,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *updateRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateRunModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients, _ *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *engine.Clients, _ *diag.Diagnostics) (attr.Value, error) {
 		obj, _, err := shared.Rebind(r, c).preview(ctx, plan)
 		return obj, err
 	})

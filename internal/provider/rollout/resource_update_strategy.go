@@ -175,7 +175,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
 		return
 	}
-	preview, warnings := strategyPreview(plan.Stages, memberGroups(members), r.Clients.ListLimit())
+	preview, warnings := strategyPreview(plan.Stages, memberGroups(members), pinned.ListLimit())
 	for _, w := range warnings {
 		resp.Diagnostics.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
 	}

@@ -57,7 +57,7 @@ func runLimit(listLimit, limit int) int {
 }
 
 // planInput is what the preview knows of a run before it exists: its strategy
-// (read now), update and skips, and the fleet's rollout facts.
+// (strategyOf), update and skips, and the fleet's rollout facts.
 func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, engine.RolloutFacts, error) {
 	fleet, err := r.Clients.ResolveFleet(plan.FleetID.ValueString())
 	if err != nil {
@@ -261,8 +261,8 @@ func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
 	return out
 }
 
-// strategyOf is the run's strategy: the update strategy's (read now), the
-// inline stages, or nil (members one by one).
+// strategyOf is the run's strategy: the update strategy's (as the facts hold it under facts, else
+// read now: engine.Clients.UpdateStrategy), the inline stages, or nil (members one by one).
 func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
 	if plan.Stages != nil {
 		s := stagesToAPI(plan.Stages)
@@ -275,18 +275,11 @@ func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel
 	if err != nil {
 		return nil, &invalidRunError{err}
 	}
-	fc, err := r.Clients.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	s, err := fc.GetUpdateStrategy(ctx, fleet, name)
+	s, err := r.Clients.UpdateStrategy(ctx, fleet, name)
 	if err != nil {
 		return nil, fmt.Errorf("read update strategy %s: %w", plan.UpdateStrategyID.ValueString(), err)
 	}
-	if s.Properties == nil {
-		return nil, nil
-	}
-	return &s.Properties.Strategy, nil
+	return s, nil
 }
 
 type runPreviewModel struct {

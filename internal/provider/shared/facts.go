@@ -87,17 +87,44 @@ const FactsUnknown = "facts (data.fleet_facts is read during apply)"
 // and the hub's placements with their bindings (member cluster taints, disruption budgets), those
 // and the named staged runs' inputs (staged update runs), those and the named placements' latest
 // resources and override snapshots (overrides), the
-// fleets' members (rollouts) or member clusters' Karpenter pictures; what moved elsewhere is not said.
-type FactsUse int
+// fleets' members (rollouts, with the update strategy UsesFleetStrategy names) or member clusters'
+// Karpenter pictures; what moved elsewhere is not said. The provider's preview settings are
+// compared for every use.
+type FactsUse struct {
+	kind factsKind
+	// strategy is the name of the update strategy the preview read (UsesFleetStrategy).
+	strategy string
+}
+
+type factsKind int
 
 const (
-	UsesHub FactsUse = iota
-	UsesFleetMembers
-	UsesClusters
-	UsesPlacements
-	UsesStagedRuns
-	UsesOverrides
+	usesHub factsKind = iota
+	usesFleetMembers
+	usesClusters
+	usesPlacements
+	usesStagedRuns
+	usesOverrides
 )
+
+var (
+	UsesHub          = FactsUse{kind: usesHub}
+	UsesFleetMembers = FactsUse{kind: usesFleetMembers}
+	UsesClusters     = FactsUse{kind: usesClusters}
+	UsesPlacements   = FactsUse{kind: usesPlacements}
+	UsesStagedRuns   = FactsUse{kind: usesStagedRuns}
+	UsesOverrides    = FactsUse{kind: usesOverrides}
+)
+
+// UsesFleetStrategy is UsesFleetMembers and the update strategy of strategyID (an ARM ID; "" or
+// unparsable: none), which an update run's or auto-upgrade profile's preview read.
+func UsesFleetStrategy(strategyID string) FactsUse {
+	_, name, err := fleetapi.ParseChildID(strategyID, "updateStrategies")
+	if err != nil {
+		name = ""
+	}
+	return FactsUse{kind: usesFleetMembers, strategy: name}
+}
 
 // WarnMoved is what apply says when it applies a plan computed from facts:
 // it reads the same facts of the live fleet and, when they moved, warns with
@@ -107,29 +134,30 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	if planned == nil || live == nil {
 		return
 	}
-	scope := engine.Facts{TakenAt: planned.TakenAt, FleetNow: planned.FleetNow}
+	scope := engine.Facts{TakenAt: planned.TakenAt, FleetNow: planned.FleetNow, Settings: planned.Settings}
 	var fleets []fleetapi.FleetID
 	var clusters []string
 	windows := false
-	switch use {
-	case UsesHub:
+	switch use.kind {
+	case usesHub:
 		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
-	case UsesPlacements:
+	case usesPlacements:
 		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
 		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
-	case UsesStagedRuns:
+	case usesStagedRuns:
 		scope.HubRead, scope.Hub, scope.Staged = planned.HubRead, planned.Hub, planned.Staged
-	case UsesOverrides:
+	case usesOverrides:
 		scope.HubRead, scope.Hub = planned.HubRead, planned.Hub
 		scope.PlacementsRead, scope.PlacementsErr, scope.Placements = planned.PlacementsRead, planned.PlacementsErr, planned.Placements
 		scope.Overrides, scope.OverrideSnapshots = planned.Overrides, planned.OverrideSnapshots
-	case UsesClusters:
+	case usesClusters:
 		scope.Clusters = planned.Clusters
 		for _, c := range planned.Clusters {
 			clusters = append(clusters, c.Name)
 		}
-	case UsesFleetMembers:
-		scope.Fleets, scope.Regions = planned.Fleets, planned.Regions
+	case usesFleetMembers:
+		scope.Fleets, scope.Regions = slices.Clone(planned.Fleets), planned.Regions
+		scope.OnlyStrategy(use.strategy)
 		for _, ff := range planned.Fleets {
 			id, err := fleetapi.ParseFleetID(ff.ID)
 			if err == nil {
@@ -162,13 +190,15 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	moved := engine.Moved(&scope, now)
 	// Time moves on its own: it counts only where the preview computed now differs.
 	clock, fleetClock := now.TakenAt.Sub(planned.TakenAt), time.Duration(0)
-	if use == UsesFleetMembers { // the Fleet API's clock is read only with its members
+	if use.kind == usesFleetMembers { // the Fleet API's clock is read only with its members
 		fleetClock = now.FleetNow.Sub(planned.FleetNow)
 	}
 	var diffs []string
 	holds := false
 	if livePreview != nil && reviewed != nil && (len(moved) > 0 || max(clock, fleetClock) >= time.Minute) {
-		if lp, err := livePreview(live.Live()); err == nil && lp != nil {
+		// Computed now from the live fleet with the reviewed settings: a changed preview_detail is
+		// reported as such, not as a preview that differs in every list.
+		if lp, err := livePreview(live.Live().WithSettings(planned.Settings)); err == nil && lp != nil {
 			diffs = AttrDiff("preview", reviewed, lp)
 			holds = len(diffs) == 0
 			// The preview's own figures (target, counts) before those of its members.
@@ -176,7 +206,7 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 		}
 	}
 	if len(diffs) > 0 && max(clock, fleetClock) >= time.Minute {
-		if use == UsesFleetMembers {
+		if use.kind == usesFleetMembers {
 			moved = append(moved, fmt.Sprintf("time: %s on the provider's clock, %s on the Fleet API's (%s → %s)",
 				clock.Round(time.Second), fleetClock.Round(time.Second), planned.FleetNow.Format(time.RFC3339), now.FleetNow.Format(time.RFC3339)))
 		} else {

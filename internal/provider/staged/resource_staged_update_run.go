@@ -336,7 +336,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	p := staged.Initialize(stagedInputs(in, plan))
-	obj, d := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), r.Clients.ListLimit())
+	obj, d := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), pinned.ListLimit())
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
 	if p.Failure != "" {

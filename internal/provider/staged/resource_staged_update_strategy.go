@@ -132,7 +132,7 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		shared.AddBackendError(&resp.Diagnostics, "Reading the hub's member clusters", err)
 		return
 	}
-	obj, d := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), r.Clients.ListLimit())
+	obj, d := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), pinned.ListLimit())
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
 }
