@@ -321,7 +321,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.UnknownInputs(defUnknown))
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.FactsUnknown)
 		return
