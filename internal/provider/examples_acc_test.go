@@ -15,7 +15,8 @@ import (
 // renders it from examples/ and templates/) is a complete configuration that `terraform validate`
 // accepts, copied as it stands, with the provider served from this binary (validate configures no
 // provider, so no fleet is read). A block without a terraform block gets the fleet provider's
-// required_providers, as a user's versions.tf would; the index example must carry its own. Blocks that
+// required_providers, as a user's versions.tf would; the index example must carry its own. An import
+// block is validated beside the page's Example Usage, whose resource it imports into. Blocks that
 // need another provider (the kubernetes provider configured from fleet_hub_credentials) cannot be
 // installed here: each is named in otherProviders and only parsed (`terraform fmt -check`), and any
 // other block naming a provider's resource that is not fleet's fails.
@@ -41,9 +42,17 @@ func TestAccRegistryExamplesValidate(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel("../../docs", p)
+		first := ""
 		for i, m := range fence.FindAllStringSubmatch(string(data), -1) {
 			blocks++
 			hcl := dedent(m[2], len(m[1]))
+			if i == 0 {
+				first = hcl
+			} else if strings.Contains(hcl, "import {") && !strings.Contains(hcl, "resource \"") {
+				// A resource page's import block imports into the resource its Example Usage declares,
+				// which a user's configuration has beside it.
+				hcl = first + "\n" + hcl
+			}
 			name := fmt.Sprintf("%s#%d", rel, i+1)
 			if rel == "index.md" && strings.Contains(hcl, "resource \"") && !strings.Contains(hcl, "required_providers") {
 				t.Errorf("%s: the index's example has no required_providers: copied as it stands, terraform init looks for hashicorp/fleet", name)
