@@ -30,7 +30,7 @@ func TestAccRegistryExamplesValidate(t *testing.T) {
 		"guides/moving-from-azurerm.md":             3, // moves from azurerm's resources
 	}
 	fence := regexp.MustCompile("(?ms)^( *)```terraform\n(.*?)^ *```")
-	foreign := regexp.MustCompile(`(?m)^\s*(resource|data|ephemeral|provider)\s+"(kubernetes|helm|azurerm|azapi)|\bazurerm_[a-z_]+\.`)
+	foreign := regexp.MustCompile(`(?m)^\s*(resource|data|ephemeral|provider)\s+"(kubernetes|helm|azurerm|azapi)|\bazurerm_[a-z_]+\.|source\s*=\s*"hashicorp/(kubernetes|helm|azurerm)"`)
 	blocks, validated := 0, 0
 	seenOther := map[string]int{}
 	err := filepath.WalkDir("../../docs", func(p string, d os.DirEntry, err error) error {
