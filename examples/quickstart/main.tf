@@ -42,6 +42,15 @@ resource "kubernetes_namespace" "web" {
 
 data "fleet_members" "all" {}
 
+# The fleet as this plan reads it. Each previewed resource below takes it in `facts`: its preview is
+# computed from it at plan and again when a saved plan (terraform plan -out, CI, a reviewed pull
+# request) is applied, so the reviewed plan applies after the fleet moved, and apply says what moved.
+data "fleet_facts" "this" {
+  clusters            = ["canary-east"] # fleet_nodepool_disruption's Karpenter picture
+  override_placements = ["web"]         # what fleet_cluster_resource_override.web previews
+  staged_runs         = [{ placement_name = "api", staged_update_strategy_name = "rings" }]
+}
+
 output "members" {
   description = "Each member: update group, location, Kubernetes version, maintenance window state and health."
   value = {
@@ -74,6 +83,7 @@ resource "fleet_placement" "web" {
   }
   wait_for_rollout = true
   depends_on       = [kubernetes_namespace.web]
+  facts            = data.fleet_facts.this.content
 }
 
 output "web_placement" {
@@ -105,6 +115,7 @@ resource "fleet_cluster_resource_override" "web" {
       json_patches     = [{ op = "add", path = "/metadata/labels/env", value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-env}") }]
     },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 output "web_override" {
@@ -134,6 +145,7 @@ resource "fleet_placement" "tools" {
   apply_strategy     = { type = "ServerSideApply", when_to_apply = "IfNotDrifted" }
   wait_for_rollout   = true
   depends_on         = [kubernetes_namespace.tools]
+  facts              = data.fleet_facts.this.content
 }
 
 # canary-east's own API server, through the member's credentials from the Fleet API: the namespace
@@ -190,6 +202,7 @@ resource "fleet_placement" "api" {
   }
   strategy   = { type = "External" }
   depends_on = [kubernetes_namespace.api]
+  facts      = data.fleet_facts.this.content
 }
 
 resource "fleet_staged_update_strategy" "rings" {
@@ -206,6 +219,7 @@ resource "fleet_staged_update_strategy" "rings" {
       max_concurrency = "2" # two clusters at a time
     },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 resource "fleet_staged_update_run" "api_v1" {
@@ -213,6 +227,7 @@ resource "fleet_staged_update_run" "api_v1" {
   placement_name              = fleet_placement.api.id
   staged_update_strategy_name = fleet_staged_update_strategy.rings.id
   wait_for                    = "completed"
+  facts                       = data.fleet_facts.this.content
 }
 
 output "api_rollout" {
@@ -234,6 +249,7 @@ resource "fleet_nodepool_disruption" "default" {
     { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" },
     { nodes = "20%" },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 output "canary_east_disruption" {
@@ -259,6 +275,7 @@ output "canary_east_disruption" {
 resource "fleet_auto_upgrade_profile" "stable" {
   name    = "stable"
   channel = "Stable"
+  facts   = data.fleet_facts.this.content
 }
 
 output "stable_channel" {
@@ -279,6 +296,7 @@ resource "fleet_update_strategy" "rollout" {
     { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
     { name = "prod", groups = [{ name = "prod" }] },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 # An update run over those stages (copied inline, so the plan's preview is known at the first plan),
@@ -296,6 +314,7 @@ resource "fleet_update_run" "k8s_1_32_5" {
     node_image_selection = { type = "Consistent" }
   }
   wait_for = "completed"
+  facts    = data.fleet_facts.this.content
 }
 
 output "k8s_1_32_5_rollout" {

@@ -98,6 +98,9 @@ type Options struct {
 	ListLimit int
 	// PreviewDetail is the preview_detail ListLimit comes from, as the facts record it.
 	PreviewDetail string
+	// QuietSavedPlans turns off the note that a preview computed without facts breaks a saved
+	// plan (the provider's saved_plan_warning = false).
+	QuietSavedPlans bool
 }
 
 // Clients is the bundle handed to resources and data sources. Kubernetes
@@ -130,6 +133,9 @@ type conns struct {
 
 	mu       sync.Mutex
 	clusters map[string]*lazy[*kube.Client]
+
+	// noted are the notes said once per provider process (FirstNote).
+	noted sync.Map
 }
 
 // New returns the bundle for o.
@@ -144,6 +150,16 @@ func (c *Clients) ListLimit() int {
 		return c.pinned.Settings.ListLimit
 	}
 	return c.o.ListLimit
+}
+
+// QuietSavedPlans reports the provider's saved_plan_warning = false.
+func (c *Clients) QuietSavedPlans() bool { return c.o.QuietSavedPlans }
+
+// FirstNote reports whether this is the first time the provider process (this bundle and its
+// pinned views) is asked for the note key: a note meant once per plan, not once per resource.
+func (c *Clients) FirstNote(key string) bool {
+	_, said := c.noted.LoadOrStore(key, true)
+	return !said
 }
 
 // Now is the provider's clock (disruption previews use it, as Karpenter

@@ -130,6 +130,13 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
 				Validators: []validator.String{stringvalidator.OneOf(shared.PreviewDetailSummary, shared.PreviewDetailFull)},
 			},
+			"saved_plan_warning": schema.BoolAttribute{
+				Optional: true,
+				Description: "Whether a plan says, once, that a previewed resource without `facts` computed its preview from the live fleet, " +
+					"so that a saved plan of it (`terraform plan -out`, HCP Terraform, Atlantis) fails to apply once the fleet moves, and how " +
+					"to pin it with `data \"fleet_facts\"`. Default `true`; `false` for teams that always plan and apply in one command. " +
+					"Environment: `FLEET_SAVED_PLAN_WARNING`.",
+			},
 			"clusters": schema.MapNestedAttribute{
 				Optional: true,
 				Description: "Member clusters' Kubernetes APIs by cluster name, for `fleet_nodepool_disruption`; the same attributes " +
@@ -360,6 +367,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	hub := r.resolveKube(ctx, path.Root("hub"), cfg.Hub, true)
 	clusters, clustersUnknown := r.resolveClusters(ctx, cfg.Clusters)
 	detail := r.previewDetail(cfg.PreviewDetail)
+	savedPlanWarning := r.boolean(path.Root("saved_plan_warning"), cfg.SavedPlanWarning, true, "FLEET_SAVED_PLAN_WARNING")
 	resp.Diagnostics.Append(r.diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -381,6 +389,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		Now:             p.now,
 		ListLimit:       shared.ListLimitFor(detail),
 		PreviewDetail:   detail,
+		QuietSavedPlans: !savedPlanWarning,
 	}
 
 	if !hub.Unknown && !hub.Config.IsZero() {

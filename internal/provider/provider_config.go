@@ -26,7 +26,8 @@ type providerModel struct {
 	Hub      types.Object `tfsdk:"hub"`
 	Clusters types.Map    `tfsdk:"clusters"`
 
-	PreviewDetail types.String `tfsdk:"preview_detail"`
+	PreviewDetail    types.String `tfsdk:"preview_detail"`
+	SavedPlanWarning types.Bool   `tfsdk:"saved_plan_warning"`
 }
 
 // azureModel is the azure block.

@@ -161,7 +161,7 @@ func TestMetadataAndSchema(t *testing.T) {
 		}
 	}
 	walk("", s.Attributes)
-	if count != 4+19+2*(12+4) {
+	if count != 5+19+2*(12+4) { // azure, hub, clusters, preview_detail, saved_plan_warning
 		t.Errorf("%d attributes", count)
 	}
 	if s.Description == "" {

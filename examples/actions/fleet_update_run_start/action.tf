@@ -1,8 +1,11 @@
 # A run created without starting it, started by the action once it exists; the CLI shows its
 # progress (stage, group, members being updated, gates waited on, members done of the total).
 resource "fleet_update_run" "release" {
-  name                   = "release-1-33"
-  update_strategy_id     = fleet_update_strategy.safe.id
+  name = "release-1-33"
+  stages = [
+    { name = "canary", groups = [{ name = "canary", max_concurrency = "2" }], after_stage_wait_in_seconds = 3600 },
+    { name = "prod", groups = [{ name = "prod", max_concurrency = "10%" }] },
+  ]
   state                  = "NotStarted"
   managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
   lifecycle {

@@ -6,6 +6,13 @@ locals {
   run_name = var.kubernetes_version == null ? null : "${var.name}-${replace(var.kubernetes_version, ".", "-")}"
 }
 
+# The fleet's members as this plan reads them: every preview below is computed from them at plan and
+# again when a saved plan is applied, so a reviewed plan applies after the fleet moved.
+data "fleet_facts" "this" {
+  fleet_ids = var.fleet_id == null ? null : [var.fleet_id]
+  hub       = false # rollouts read the fleet's members, not the hub
+}
+
 resource "fleet_update_strategy" "rings" {
   name     = var.name
   fleet_id = var.fleet_id
@@ -14,6 +21,7 @@ resource "fleet_update_strategy" "rings" {
     groups                      = [for g in r.groups : { name = g }]
     after_stage_wait_in_seconds = r.wait_seconds
   }]
+  facts = data.fleet_facts.this.content
 }
 
 resource "fleet_update_run" "upgrade" {
@@ -29,6 +37,7 @@ resource "fleet_update_run" "upgrade" {
   }
   state    = var.run_state
   wait_for = var.wait_for
+  facts    = data.fleet_facts.this.content
 }
 
 resource "fleet_auto_upgrade_profile" "rings" {
@@ -38,4 +47,5 @@ resource "fleet_auto_upgrade_profile" "rings" {
   channel                   = var.channel
   target_kubernetes_version = var.target_kubernetes_version
   update_strategy_id        = fleet_update_strategy.rings.id
+  facts                     = data.fleet_facts.this.content
 }

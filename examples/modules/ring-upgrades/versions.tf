@@ -1,6 +1,6 @@
 terraform {
-  # Terraform 1.7 for `terraform test` mocks-free runs with `expect_failures`; 1.5 is enough to use the module.
-  required_version = ">= 1.5"
+  # The versions this provider supports: 1.11 to 1.16.
+  required_version = ">= 1.11"
   required_providers {
     fleet = {
       source = "fleetops/fleet"

@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # Keep the fleet on the Stable channel: when AKS releases a new patch of minor N-1 (N being the
 # newest GA minor), Fleet generates and starts an update run that copies the "canary-then-prod"
 # strategy. `terraform plan` shows in `preview` the version the channel resolves to now and, for
@@ -8,6 +12,7 @@ resource "fleet_update_strategy" "canary_then_prod" {
     { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
     { name = "prod", groups = [{ name = "prod" }] },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 resource "fleet_auto_upgrade_profile" "stable" {
@@ -15,6 +20,7 @@ resource "fleet_auto_upgrade_profile" "stable" {
   channel                   = "Stable"
   update_strategy_id        = fleet_update_strategy.canary_then_prod.id
   node_image_selection_type = "Consistent"
+  facts                     = data.fleet_facts.this.content
 }
 
 # Pin a minor version: the latest patch of 1.32, as AKS releases them. long_term_support allows a
@@ -24,6 +30,7 @@ resource "fleet_auto_upgrade_profile" "pinned" {
   channel                   = "TargetKubernetesVersion"
   target_kubernetes_version = "1.32"
   disabled                  = true # created, but triggers nothing until enabled
+  facts                     = data.fleet_facts.this.content
 }
 
 # Node images only, and a run for today's target right away (created, not started: start it with a
@@ -32,6 +39,7 @@ resource "fleet_auto_upgrade_profile" "images" {
   name                = "node-images"
   channel             = "NodeImage"
   generate_update_run = true
+  facts               = data.fleet_facts.this.content
 }
 
 output "stable_channel" {

@@ -1,8 +1,14 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {
+  override_placements = ["web"] # what the override's preview reads of its placement
+}
+
 # Label the placed namespace (and everything in it) with the member cluster's name, and keep it off
 # dev clusters. "$${...}" is HCL for KubeFleet's "${...}" variables.
 resource "fleet_cluster_resource_override" "web" {
   name               = "web-served-by"
-  placement          = { name = fleet_placement.web.name }
+  placement          = { name = "web" } # an existing fleet_placement
   resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
   rules = [
     {
@@ -14,4 +20,5 @@ resource "fleet_cluster_resource_override" "web" {
       type             = "Delete" # dev clusters do not get the namespace
     },
   ]
+  facts = data.fleet_facts.this.content
 }

@@ -1,4 +1,4 @@
-# Or with an import block (Terraform 1.5 and later): <name> for a ClusterResourceEnvelope,
+# Or with an import block: <name> for a ClusterResourceEnvelope,
 # <namespace>/<name> for a ResourceEnvelope, configmap/<namespace>/<name> for a KubeFleet v0.14
 # envelope ConfigMap to migrate.
 import {

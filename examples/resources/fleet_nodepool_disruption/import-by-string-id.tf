@@ -1,4 +1,4 @@
-# Or with an import block (Terraform 1.5 and later): the ID is <cluster>/<node_pool>.
+# Or with an import block: the ID is <cluster>/<node_pool>.
 import {
   to = fleet_nodepool_disruption.default
   id = "canary-east/default"

@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # A business-hours freeze on the NodePool "default" of member cluster canary-east: no voluntary
 # disruption from 09:00 to 17:00 UTC on weekdays, at most 20% of the nodes at once otherwise, and
 # drift replacements one node at a time. Only the fields set here are managed; destroying the
@@ -24,6 +28,7 @@ resource "fleet_nodepool_disruption" "default" {
     { nodes = "20%" },                                          # always
     { nodes = "1", reasons = ["Drifted"] },                     # node image or template updates, one by one
   ]
+  facts = data.fleet_facts.this.content
 }
 
 # How many nodes Karpenter may disrupt now for each reason, and when the freeze opens and closes.

@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # Place the "web" namespace, with everything in it, on three production clusters: the ones with
 # the most nodes first, spread over the regions. `terraform plan` shows the picks in `preview`:
 # each cluster's scores, and why every other cluster is left out.
@@ -59,6 +63,7 @@ resource "fleet_placement" "web" {
     create = "10m"
     update = "10m"
   }
+  facts = data.fleet_facts.this.content
 }
 
 output "web_picks" {
@@ -72,6 +77,7 @@ resource "fleet_placement" "api" {
   name               = "api"
   resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
   strategy           = { type = "External" }
+  facts              = data.fleet_facts.this.content
 }
 
 output "api_versions" {

@@ -1,8 +1,14 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {
+  override_placements = ["web"] # what the override's preview reads of its placement
+}
+
 # Per-cluster replicas and image registry for one Deployment of the web namespace.
 resource "fleet_resource_override" "frontend" {
   namespace          = "web"
   name               = "frontend"
-  placement          = { name = fleet_placement.web.name } # scope = "Namespaced" for a fleet_resource_placement
+  placement          = { name = "web" } # scope = "Namespaced" for a fleet_resource_placement
   resource_selectors = [{ group = "apps", version = "v1", kind = "Deployment", name = "frontend" }]
   rules = [
     {
@@ -13,4 +19,5 @@ resource "fleet_resource_override" "frontend" {
       ]
     },
   ]
+  facts = data.fleet_facts.this.content
 }

@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # The platform team places the namespace alone on every cluster (a ClusterResourcePlacement):
 # a ResourcePlacement does not carry its namespace.
 resource "fleet_placement" "team_web_namespace" {
@@ -8,6 +12,7 @@ resource "fleet_placement" "team_web_namespace" {
     name            = "team-web"
     selection_scope = "NamespaceOnly"
   }]
+  facts = data.fleet_facts.this.content
 }
 
 # The application team's placement, without cluster-wide rights: the ConfigMaps labelled
@@ -39,6 +44,7 @@ resource "fleet_resource_placement" "web" {
 
   # Apply returns once every picked cluster reports the ConfigMaps applied and available.
   wait_for_rollout = true
+  facts            = data.fleet_facts.this.content
 }
 
 output "web_picks" {

@@ -1,8 +1,19 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {
+  # What KubeFleet initializes each run from (placement, snapshots, bindings, strategy).
+  staged_runs = [
+    { placement_name = "web", staged_update_strategy_name = "rings" },
+    { namespace = "team-a", placement_name = "api", staged_update_strategy_name = "team" },
+  ]
+}
+
 # A placement rolled out by staged update runs rather than all at once.
 resource "fleet_placement" "web" {
   name               = "web"
   resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
   strategy           = { type = "External" }
+  facts              = data.fleet_facts.this.content
 }
 
 # One release, stage by stage as the strategy says. Without resource_snapshot_index KubeFleet
@@ -14,10 +25,11 @@ resource "fleet_placement" "web" {
 resource "fleet_staged_update_run" "web_r3" {
   name                        = "web-r3"
   placement_name              = fleet_placement.web.id
-  staged_update_strategy_name = fleet_staged_update_strategy.rings.id
+  staged_update_strategy_name = "rings"                   # a fleet_staged_update_strategy
   state                       = "Run"                     # "Initialize": create it, start later; "Stop": pause it
   approvals                   = ["canary", "before:prod"] # a stage name approves its before- and after-stage requests
   wait_for                    = "completed"
+  facts                       = data.fleet_facts.this.content
 }
 
 output "web_r3_batches" {
@@ -29,5 +41,6 @@ resource "fleet_staged_update_run" "team" {
   name                        = "api-r1"
   namespace                   = "team-a"
   placement_name              = "api"
-  staged_update_strategy_name = fleet_staged_update_strategy.team.name
+  staged_update_strategy_name = "team"
+  facts                       = data.fleet_facts.this.content
 }

@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # Canary clusters first, then a 30-minute soak; then, once someone approves, prod clusters two at a
 # time in the integer order of their `rollout-order` label (2 before 10), and a last approval.
 # The plan's `preview` shows which joined member clusters each stage holds now, in that order and
@@ -20,6 +24,7 @@ resource "fleet_staged_update_strategy" "rings" {
       after_stage_tasks  = [{ type = "Approval" }] # <run>-after-prod
     },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 # For the ResourcePlacements of a namespace: a namespaced StagedUpdateStrategy.
@@ -30,4 +35,5 @@ resource "fleet_staged_update_strategy" "team" {
     { name = "canary", label_selector = { match_labels = { env = "canary" } } },
     { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "50%" },
   ]
+  facts = data.fleet_facts.this.content
 }

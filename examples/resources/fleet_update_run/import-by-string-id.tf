@@ -1,4 +1,4 @@
-# Or with an import block (Terraform 1.5 and later): the ID is the run's ARM resource ID. Set
+# Or with an import block: the ID is the run's ARM resource ID. Set
 # `state` to what the run is (NotStarted for a run nobody started), or apply starts it.
 import {
   to = fleet_update_run.k8s_1_33

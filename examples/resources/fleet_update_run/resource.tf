@@ -1,13 +1,20 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 resource "fleet_update_strategy" "canary_then_prod" {
   name = "canary-then-prod"
   stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
+    { name = "canary", groups = [{ name = "canary", max_concurrency = "2" }], after_stage_wait_in_seconds = 3600 },
     {
       name         = "prod"
       before_gates = [{ type = "Approval", display_name = "Canary looks healthy" }]
-      groups       = [{ name = "prod" }]
+      # A group upgrades one member after another unless max_concurrency says otherwise: 10% of an
+      # 800-member group is 80 at once.
+      groups = [{ name = "prod", max_concurrency = "10%" }]
     },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 # Upgrade every member to Kubernetes 1.33.1 with the newest node image all their regions offer.
@@ -36,7 +43,10 @@ resource "fleet_update_run" "k8s_1_33" {
   skip = [{ type = "Member", name = "prod-legacy" }]
 
   # Start it (the default; "NotStarted" creates it without starting, "Stopped" stops it) and wait
-  # until it completes: a Failed or Stopped run fails the apply naming each failed member.
+  # until it completes: a Failed or Stopped run fails the apply naming each failed member. While it
+  # waits, the CLI shows only "Still creating..."; each state change (stage, group, members done of the
+  # total) is logged at INFO (TF_LOG_PROVIDER=INFO). To see progress lines in the CLI instead, create
+  # the run with state = "NotStarted" and start it with the fleet_update_run_start action.
   state    = "Running"
   wait_for = "completed"
   timeouts { create = "6h" }
@@ -45,6 +55,7 @@ resource "fleet_update_run" "k8s_1_33" {
   # run cannot be started again, so a new value here replaces it with a new run of the same name,
   # whose plan previews what the re-run does (members already at 1.33.1 are skipped).
   triggers = { rerun = "1" }
+  facts    = data.fleet_facts.this.content
 }
 
 output "rollout_plan" {

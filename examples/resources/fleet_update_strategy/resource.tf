@@ -1,3 +1,7 @@
+# The fleet as this plan reads it: `facts` computes the preview from it at plan and again when a saved
+# plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
+data "fleet_facts" "this" {}
+
 # Canary first; an hour later (if the canary group's upgrades succeeded) the prod groups, in
 # parallel, after someone approves the gate. The plan's `preview` counts and lists (the first 20 by
 # name; every one with the provider's `preview_detail = "full"`) the members each group resolves to
@@ -16,6 +20,7 @@ resource "fleet_update_strategy" "canary_then_prod" {
       groups       = [{ name = "prod-east" }, { name = "prod-west" }]
     },
   ]
+  facts = data.fleet_facts.this.content
 }
 
 output "strategy_members" {

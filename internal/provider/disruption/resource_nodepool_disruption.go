@@ -344,7 +344,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 		shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Cannot reach cluster %q", cluster), err)
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
 		return

@@ -140,7 +140,7 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
-	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -238,7 +238,7 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !changed || r.Clients == nil {
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

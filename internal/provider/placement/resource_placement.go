@@ -74,7 +74,7 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 // placementSchema is fleet_placement's schema; resourcePlacementSchema adapts it for the namespaced scope.
 func placementSchema(ctx context.Context) rschema.Schema {
 	return rschema.Schema{
-		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1beta1`): which hub " +
+		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1`): which hub " +
 			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
 			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
 			"(v0.18.9). Changing `policy.placement_type`, removing a toleration or the policy, or changing `strategy.type` from " +
@@ -258,7 +258,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !creating && !replacing {
 		existing = sc.key(&state)
 	}
-	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -143,7 +143,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	plan.ID = plan.Placement
-	pinned, facts, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

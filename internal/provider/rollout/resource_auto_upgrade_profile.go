@@ -288,7 +288,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.UnknownInputs(unknown))
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.FactsUnknown)
 		return

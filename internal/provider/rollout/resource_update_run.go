@@ -81,7 +81,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"killed before it saved state, or made by a concurrent apply) is adopted with a warning, and any other is an error " +
 			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
 		Attributes: map[string]rschema.Attribute{
-			"id":   shared.IDAttribute(idDescription("updateRun")),
+			"id":   shared.IDAttribute(idDescription("update run", "updateRuns")),
 			"name": shared.ReplacingAttribute("The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.", shared.ChildNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true, Description: shared.FleetIDAttribute("run").Description, Validators: shared.FleetIDAttribute("run").Validators,
@@ -326,7 +326,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.UnknownInputs(defUnknown))
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.FactsUnknown)
 		return

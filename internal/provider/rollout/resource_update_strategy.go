@@ -43,7 +43,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"a strategy changed by someone else since Terraform read it is not overwritten (refresh and apply again). Create adopts a " +
 			"strategy of the same name with the planned stages (a killed or concurrent apply's) and refuses one with other stages.",
 		Attributes: map[string]rschema.Attribute{
-			"id":   shared.IDAttribute(idDescription("updateStrategie")),
+			"id":   shared.IDAttribute(idDescription("update strategy", "updateStrategies")),
 			"name": shared.ReplacingAttribute("The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.", shared.ChildNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true,
@@ -161,7 +161,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if !ok {
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		setUnknown(shared.FactsUnknown)
 		return

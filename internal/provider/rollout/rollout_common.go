@@ -228,9 +228,9 @@ func strategyToRollout(s *fleetapi.UpdateRunStrategy) *rollout.Strategy {
 
 // ---- fleet ----
 
-// idDescription words an id attribute.
-func idDescription(kind string) string {
-	return "The " + kind + "'s ARM resource ID (`<fleet ID>/" + kind + "s/<name>`); `terraform import` takes it."
+// idDescription words an id attribute: what ("update run") and its ARM collection ("updateRuns").
+func idDescription(what, collection string) string {
+	return "The " + what + "'s ARM resource ID (`<fleet ID>/" + collection + "/<name>`); `terraform import` takes it."
 }
 
 // joinNonEmpty joins the non-empty strings with sep.

@@ -65,6 +65,31 @@ func Pinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d
 	return clients.WithFacts(f), f, false
 }
 
+// SavedPlanNote is the warning a plan without `facts` carries once: its title, then its text.
+const (
+	SavedPlanNoteSummary = "A saved plan of this preview breaks when the fleet moves"
+	SavedPlanNote        = "This resource's preview was computed from the live fleet, as is every other preview in this plan without `facts`. " +
+		"Planned and applied in one command, that is fine. A plan saved and applied later (`terraform plan -out` then `terraform apply PLANFILE`, " +
+		"HCP Terraform, Atlantis, a reviewed pull request) fails to apply with Terraform's \"Provider produced inconsistent final plan\" once the " +
+		"fleet moves in between: a member relabelled, upgraded or unhealthy, a maintenance window opened, time passed.\n\n" +
+		"To pin the preview to what this plan read, add\n\n  data \"fleet_facts\" \"this\" {}\n\nand set `facts = data.fleet_facts.this.content` " +
+		"on each previewed resource: apply then applies the reviewed preview and warns what moved since.\n\n" +
+		"Teams that never save plans turn this note off with `saved_plan_warning = false` in the provider block (or FLEET_SAVED_PLAN_WARNING=false). " +
+		"It is said once per plan, for the first such resource."
+)
+
+// PlanPinned is Pinned as a previewed resource's ModifyPlan calls it when it computes a preview:
+// without `facts` the preview comes from the live fleet, so the plan says once (per provider
+// process, not per resource) that a saved plan of it breaks when the fleet moves, unless the
+// provider's saved_plan_warning is false.
+func PlanPinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d *diag.Diagnostics) (*engine.Clients, *engine.Facts, bool) {
+	pinned, facts, unknown := Pinned(ctx, clients, config, d)
+	if facts == nil && !unknown && clients != nil && !clients.QuietSavedPlans() && !d.HasError() && clients.FirstNote("saved-plan") {
+		d.AddWarning(SavedPlanNoteSummary, SavedPlanNote)
+	}
+	return pinned, facts, unknown
+}
+
 // resourceBase lets Rebind reach the embedded ResourceBase of any resource.
 func (r *ResourceBase) resourceBase() *ResourceBase { return r }
 

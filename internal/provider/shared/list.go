@@ -81,6 +81,14 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 		return
 	}
 	stream.Results = func(push func(list.ListResult) bool) {
+		// Terraform stops reading at the limit, so the warning comes first: never cut silently.
+		if req.Limit > 0 && int64(len(entries)) > req.Limit {
+			var w diag.Diagnostics
+			w.AddWarning(LimitWarningSummary, LimitWarning(l.suffix, len(entries), req.Limit))
+			if !push(list.ListResult{Diagnostics: w}) {
+				return
+			}
+		}
 		for i, e := range entries {
 			if req.Limit > 0 && int64(i) >= req.Limit {
 				return
@@ -96,6 +104,16 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 			}
 		}
 	}
+}
+
+// LimitWarningSummary is the title of the one warning a list block whose results pass its limit gets.
+const LimitWarningSummary = "More results than the list block's limit"
+
+// LimitWarning says how many of total results a list block of fleet<suffix> returns under limit,
+// and how to get them all.
+func LimitWarning(suffix string, total int, limit int64) string {
+	return fmt.Sprintf("fleet%s found %d results; Terraform returns only the first %d (the list block's `limit`, default 100). "+
+		"Set `limit` to at least %d (or narrow the filters) to list and import them all.", suffix, total, limit, total)
 }
 
 // resourceOf fills result.Resource with what `terraform import <id>` stores: the resource's

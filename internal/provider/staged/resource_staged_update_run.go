@@ -290,7 +290,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		setUnknown(shared.UnknownInputs(inputsUnknown))
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -118,7 +118,7 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.UnknownInputs(stageUnknown))
 		return
 	}
-	pinned, _, factsUnknown := shared.Pinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
+	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.FactsUnknown)
 		return
