@@ -27,9 +27,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/client-go/rest"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/member"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/placement"
@@ -352,7 +352,7 @@ func kubeAttributes(what string) map[string]schema.Attribute {
 }
 
 // Configure implements provider.Provider: it resolves the environment
-// fallbacks, validates, and hands an *engine.Clients to resources and data
+// fallbacks, validates, and hands an *session.Session to resources and data
 // sources. Nothing configured is not an error: a resource whose backend is
 // missing fails at plan, naming the block.
 func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -378,7 +378,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if req.TerraformVersion != "" {
 		ua += " terraform/" + req.TerraformVersion
 	}
-	opts := engine.Options{
+	opts := session.Options{
 		AzureUnknown:    az.Unknown,
 		DefaultFleet:    az.DefaultFleet,
 		HubUnknown:      hub.Unknown,
@@ -469,7 +469,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	}
 	tflog.Debug(ctx, "fleet provider configured", fields)
 
-	clients := engine.New(opts)
+	clients := session.New(opts)
 	resp.ResourceData = clients
 	resp.DataSourceData = clients
 	resp.EphemeralResourceData = clients

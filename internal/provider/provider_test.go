@@ -21,9 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // unknown marks a value unknown at plan in a test configuration.
@@ -91,7 +91,7 @@ func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
 }
 
 type result struct {
-	clients *engine.Clients
+	clients *session.Session
 	diags   diag.Diagnostics
 	logs    string
 }
@@ -111,7 +111,7 @@ func configure(t *testing.T, cfg map[string]any, env map[string]string, opts ...
 	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: "1.11.4", Config: tfsdk.Config{Schema: s, Raw: raw}}, &resp)
 	r := result{diags: resp.Diagnostics, logs: logs.String()}
 	if !resp.Diagnostics.HasError() {
-		c, ok := resp.ResourceData.(*engine.Clients)
+		c, ok := resp.ResourceData.(*session.Session)
 		if !ok || resp.DataSourceData != resp.ResourceData {
 			t.Fatalf("ResourceData = %T, DataSourceData = %T", resp.ResourceData, resp.DataSourceData)
 		}
@@ -221,13 +221,13 @@ func TestConfigureNothing(t *testing.T) {
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
-	if _, err := r.clients.Fleet(); !engine.IsNotConfigured(err) || !strings.Contains(err.Error(), "azure block (or ARM_* environment) is not configured") {
+	if _, err := r.clients.Fleet(); !session.IsNotConfigured(err) || !strings.Contains(err.Error(), "azure block (or ARM_* environment) is not configured") {
 		t.Errorf("Fleet: %v", err)
 	}
-	if _, err := r.clients.Hub(context.Background()); !engine.IsNotConfigured(err) {
+	if _, err := r.clients.Hub(context.Background()); !session.IsNotConfigured(err) {
 		t.Errorf("Hub: %v", err)
 	}
-	if _, err := r.clients.Cluster(context.Background(), "aks-east-1"); !engine.IsNotConfigured(err) {
+	if _, err := r.clients.Cluster(context.Background(), "aks-east-1"); !session.IsNotConfigured(err) {
 		t.Errorf("Cluster: %v", err)
 	}
 }
@@ -429,7 +429,7 @@ func TestConfigureHub(t *testing.T) {
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
-	if _, err := r.clients.Hub(ctx); !engine.IsNotConfigured(err) {
+	if _, err := r.clients.Hub(ctx); !session.IsNotConfigured(err) {
 		t.Fatalf("KUBE_* made a hub: %v", err)
 	}
 	if !strings.Contains(r.logs, "KUBE_CONFIG_PATH") || strings.Contains(r.logs, "kube-token") {
@@ -465,7 +465,7 @@ func TestConfigureHub(t *testing.T) {
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
-	if _, err := r.clients.Hub(ctx); !engine.IsConfigUnknown(err) {
+	if _, err := r.clients.Hub(ctx); !session.IsConfigUnknown(err) {
 		t.Errorf("unknown hub: %v", err)
 	}
 }
@@ -486,10 +486,10 @@ func TestConfigureClusters(t *testing.T) {
 	if err != nil || c.Config.Host != srv.URL || c.Config.BearerToken != "t1" {
 		t.Fatalf("cluster: %v %v", c, err)
 	}
-	if _, err := r.clients.Cluster(ctx, "aks-west-1"); !engine.IsConfigUnknown(err) {
+	if _, err := r.clients.Cluster(ctx, "aks-west-1"); !session.IsConfigUnknown(err) {
 		t.Errorf("unknown cluster: %v", err)
 	}
-	if _, err := r.clients.Cluster(ctx, "aks-north-1"); !engine.IsNotConfigured(err) {
+	if _, err := r.clients.Cluster(ctx, "aks-north-1"); !session.IsNotConfigured(err) {
 		t.Errorf("unlisted cluster without azure: %v", err)
 	}
 
@@ -509,10 +509,10 @@ func TestConfigureUnknownAzure(t *testing.T) {
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
 	}
-	if _, err := r.clients.Fleet(); !engine.IsConfigUnknown(err) {
+	if _, err := r.clients.Fleet(); !session.IsConfigUnknown(err) {
 		t.Errorf("Fleet: %v", err)
 	}
-	if _, err := r.clients.Hub(context.Background()); !engine.IsConfigUnknown(err) {
+	if _, err := r.clients.Hub(context.Background()); !session.IsConfigUnknown(err) {
 		t.Errorf("Hub through unknown azure: %v", err)
 	}
 }

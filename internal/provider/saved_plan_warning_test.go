@@ -10,7 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 	ctx := context.Background()
 	s := rschema.Schema{Attributes: map[string]rschema.Attribute{"facts": shared.FactsAttribute("the preview")}}
-	encoded, err := (&engine.Facts{}).Encode()
+	encoded, err := (&facts.Snapshot{}).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 		return tfsdk.Config{Schema: s, Raw: tftypes.NewValue(typ, map[string]tftypes.Value{"facts": tftypes.NewValue(tftypes.String, facts)})}
 	}
 	// plan runs the ModifyPlan step of resources planned in one provider process: with facts or not.
-	plan := func(c *engine.Clients, withFacts ...bool) (warnings []diag.Diagnostic) {
+	plan := func(c *session.Session, withFacts ...bool) (warnings []diag.Diagnostic) {
 		for _, pinned := range withFacts {
 			var d diag.Diagnostics
 			var v any
@@ -61,7 +62,7 @@ func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 		t.Errorf("the note does not say how to pin the preview and how to turn it off: %s: %s", w[0].Summary(), w[0].Detail())
 	}
 	// A pinned view shares the process's note: no second warning.
-	if w := plan(r.clients.WithFacts(&engine.Facts{}), false); len(w) != 0 {
+	if w := plan(r.clients.WithFacts(&facts.Snapshot{}), false); len(w) != 0 {
 		t.Errorf("a pinned view of the same process warned again: %v", w)
 	}
 	// The next plan is another provider process: it says it again.

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -139,7 +139,7 @@ func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string)
 
 // clusterViewFromFacts is loadClusterView over the cluster's picture as data.fleet_facts read it
 // at plan: the same decoding, so a saved plan's apply previews from what the plan saw.
-func clusterViewFromFacts(cf *engine.ClusterFacts, cluster, name string) (*npClusterView, error) {
+func clusterViewFromFacts(cf *facts.Karpenter, cluster, name string) (*npClusterView, error) {
 	var live *unstructured.Unstructured
 	for _, obj := range cf.NodePools {
 		if u := (&unstructured.Unstructured{Object: obj}); u.GetName() == name {

@@ -24,9 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -336,7 +336,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 	cluster, pool := plan.Cluster.ValueString(), plan.NodePool.ValueString()
 	kc, err := r.Clients.Cluster(ctx, cluster)
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			resp.Diagnostics.AddAttributeWarning(path.Root("preview"), "Disruption preview unknown until apply",
 				fmt.Sprintf("Cluster %q cannot be reached at plan: %v.", cluster, err))
 			return
@@ -382,7 +382,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 }
 
 // clusterView is the cluster's picture from the facts a plan read (pinned), else as it is now.
-func (r *nodePoolDisruptionResource) clusterView(ctx context.Context, pinned *engine.Clients, kc *kube.Client, cluster, pool string) (*npClusterView, error) {
+func (r *nodePoolDisruptionResource) clusterView(ctx context.Context, pinned *session.Session, kc *kube.Client, cluster, pool string) (*npClusterView, error) {
 	cf, ok, err := pinned.ClusterFacts(cluster)
 	switch {
 	case err != nil:
@@ -396,7 +396,7 @@ func (r *nodePoolDisruptionResource) clusterView(ctx context.Context, pinned *en
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *nodePoolDisruptionResource) warnMoved(ctx context.Context, config tfsdk.Config, plan nodePoolDisruptionModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesClusters, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesClusters, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		kc, err := c.Cluster(ctx, plan.Cluster.ValueString())
 		if err != nil {
 			return nil, err

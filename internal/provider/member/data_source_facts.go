@@ -16,9 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -129,7 +129,7 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	if d.Clients == nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", &engine.NotConfiguredError{Block: "azure"})
+		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", &session.NotConfiguredError{Block: "azure"})
 		return
 	}
 	var fleets []fleetapi.FleetID
@@ -168,9 +168,9 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
 		return
 	}
-	var runs []engine.StagedRun
+	var runs []facts.StagedRun
 	for _, r := range m.StagedRuns {
-		runs = append(runs, engine.StagedRun{Namespace: r.Namespace.ValueString(), Placement: r.Placement.ValueString(), Strategy: r.Strategy.ValueString()})
+		runs = append(runs, facts.StagedRun{Namespace: r.Namespace.ValueString(), Placement: r.Placement.ValueString(), Strategy: r.Strategy.ValueString()})
 	}
 	if err := d.Clients.ReadStagedFacts(ctx, facts, runs); err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reading the staged update runs' inputs", err)

@@ -10,7 +10,7 @@ import (
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/maintenance"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -149,7 +149,7 @@ type taintModel struct {
 	Effect types.String `tfsdk:"effect"`
 }
 
-func memberFromEngine(m engine.Member, mc *clusterv1.MemberCluster, fleetNow, hubNow time.Time) memberModel {
+func memberFromEngine(m facts.Member, mc *clusterv1.MemberCluster, fleetNow, hubNow time.Time) memberModel {
 	out := memberModel{
 		Name:              types.StringValue(m.Name),
 		Group:             types.StringValue(m.Group),
@@ -182,7 +182,7 @@ func memberFromEngine(m engine.Member, mc *clusterv1.MemberCluster, fleetNow, hu
 			}
 		}
 	}
-	state, opensAt := maintenance.State(m.Windows[engine.AutoUpgradeSchedule], fleetNow)
+	state, opensAt := maintenance.State(m.Windows[facts.AutoUpgradeSchedule], fleetNow)
 	out.MaintenanceWindow = types.StringValue(string(state))
 	out.WindowOpensAt = types.StringNull()
 	if state != maintenance.None {

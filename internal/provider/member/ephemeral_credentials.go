@@ -11,10 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -104,7 +104,7 @@ func (e *hubCredentialsEphemeral) Open(ctx context.Context, req ephemeral.OpenRe
 func openCredentials[M any, P interface {
 	*M
 	credentials() *credentialsModel
-}](ctx context.Context, c *engine.Clients, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse,
+}](ctx context.Context, c *session.Session, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse,
 	kubeconfig func(m *M, fleet fleetapi.FleetID, fc *fleetapi.Client) ([]byte, bool)) {
 	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -180,7 +180,7 @@ func (e *memberCredentialsEphemeral) Open(ctx context.Context, req ephemeral.Ope
 
 // credentialsFleet resolves the fleet (fleet_id or the provider's) and the
 // Fleet API client.
-func credentialsFleet(c *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, *fleetapi.Client, bool) {
+func credentialsFleet(c *session.Session, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, *fleetapi.Client, bool) {
 	if c == nil {
 		diags.AddError("Provider not configured", "The fleet provider was not configured before the ephemeral resource was opened.")
 		return fleetapi.FleetID{}, nil, false
@@ -201,7 +201,7 @@ func credentialsFleet(c *engine.Clients, fleetID types.String, diags *diag.Diagn
 // fillCredentials reads the connection out of a kubeconfig the Fleet API or
 // AKS returned. An Entra ID (kubelogin) kubeconfig gets a bearer token from
 // the provider's Azure credential for the server application it names.
-func fillCredentials(ctx context.Context, c *engine.Clients, kc []byte, m *credentialsModel) diag.Diagnostics {
+func fillCredentials(ctx context.Context, c *session.Session, kc []byte, m *credentialsModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	cfg, err := kube.FromKubeconfig(kc)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -26,7 +26,7 @@ type memberListModel struct {
 	Labels types.Map    `tfsdk:"labels"`
 }
 
-func listMembers(ctx context.Context, clients *engine.Clients, m memberListModel, diags *diag.Diagnostics) []shared.ListEntry {
+func listMembers(ctx context.Context, clients *session.Session, m memberListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	var want map[string]string
 	if diags.Append(m.Labels.ElementsAs(ctx, &want, true)...); diags.HasError() {
 		return nil

@@ -22,9 +22,9 @@ import (
 	fleetvalidator "go.goms.io/fleet/pkg/utils/validator"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -262,7 +262,7 @@ func (r *taintsResource) warnMoved(ctx context.Context, config tfsdk.Config, pla
 			expected.Hub[i].Spec.Taints = desiredTaints(expected.Hub[i].Spec.Taints, prior, mine)
 		}
 	}
-	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, shared.PreviewOrError(func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, shared.PreviewOrError(func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		mc, err := c.HubMemberCluster(ctx, name)
 		if err != nil {
 			return nil, err

@@ -5,8 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -17,7 +17,7 @@ var envelopeListSchema = shared.HubListSchema("Finds the hub's envelopes for `te
 	"`resourceenvelopes`) `.placement.kubernetes-fleet.io` on the hub.",
 	"The namespace of ResourceEnvelopes; absent for ClusterResourceEnvelopes.", "envelopes", nil)
 
-func listEnvelopes(ctx context.Context, clients *engine.Clients, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
+func listEnvelopes(ctx context.Context, clients *session.Session, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
 	names, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).EnvelopeNames,
 		"envelopes", "list on clusterresourceenvelopes / resourceenvelopes.placement.kubernetes-fleet.io")

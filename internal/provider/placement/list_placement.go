@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -29,7 +29,7 @@ type placementListModel struct {
 	Labels     types.Map    `tfsdk:"labels"`
 }
 
-func listPlacements(ctx context.Context, clients *engine.Clients, m placementListModel, diags *diag.Diagnostics) []shared.ListEntry {
+func listPlacements(ctx context.Context, clients *session.Session, m placementListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	var want map[string]string
 	if diags.Append(m.Labels.ElementsAs(ctx, &want, true)...); diags.HasError() {
 		return nil

@@ -18,9 +18,10 @@ import (
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -99,7 +100,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	}
 	c := r.Clients // a view pinned to the plan's facts when it has them
 	if _, err := c.HubAPI(ctx); err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			return none, err.Error(), diags
 		}
 		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
@@ -148,7 +149,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 	// ResourceOverrides of every namespace the placement's resources are in.
 	all := append([]override.Override{self}, others...)
 	if !r.namespaced {
-		for _, ns := range engine.ResourceNamespaces(resources) {
+		for _, ns := range facts.ResourceNamespaces(resources) {
 			ros, err := r.otherOverrides(ctx, &overrideModel{Namespace: types.StringValue(ns), Name: types.StringValue("")})
 			if err != nil {
 				diags.AddError("Reading the hub's overrides", err.Error())
@@ -185,7 +186,7 @@ func (r *overrideResource) warnMoved(ctx context.Context, config tfsdk.Config, m
 	if m.Preview.IsUnknown() || m.Preview.IsNull() {
 		return
 	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesOverrides, d, m.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesOverrides, d, m.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		obj, why, pd := shared.Rebind(r, c).planPreview(ctx, m, nil, exists)
 		diags.Append(pd...)
 		if why != "" {
@@ -349,7 +350,7 @@ func sortedKeysOf(m map[string]bool) []string {
 
 // recordPlannedSelection records the clusters a placement's planned preview selects, for the
 // previews of its overrides planned after it in the same configuration.
-func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placementPreviewModel) {
+func recordPlannedSelection(c *session.Session, key hub.PlacementKey, p placementPreviewModel) {
 	names := make([]string, 0, len(p.Selected))
 	for _, s := range p.Selected {
 		names = append(names, s.Cluster)
@@ -361,7 +362,7 @@ func recordPlannedSelection(c *engine.Clients, key hub.PlacementKey, p placement
 // rollout controller will attach to its binding (pkg/utils/overrider/overrider.go:
 // FetchAllMatchingOverridesForResourceSnapshot, then PickFromResourceMatchedOverridesForTargetCluster),
 // ResourceOverride snapshots as <namespace>/<name>; nil when it cannot tell (logged).
-func placementOverrideSnapshots(ctx context.Context, c *engine.Clients, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
+func placementOverrideSnapshots(ctx context.Context, c *session.Session, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
 	fail := func(err error) map[string][]string {
 		tflog.Info(ctx, "placement preview without override snapshots", map[string]any{"placement": key.String(), "error": err.Error()})
 		return nil
@@ -374,7 +375,7 @@ func placementOverrideSnapshots(ctx context.Context, c *engine.Clients, key hub.
 		return fail(err)
 	}
 	var all []override.Override
-	for _, ns := range append([]string{""}, engine.ResourceNamespaces(resources)...) {
+	for _, ns := range append([]string{""}, facts.ResourceNamespaces(resources)...) {
 		snaps, err := c.LatestOverrideSnapshots(ctx, ns)
 		if err != nil {
 			return fail(err)

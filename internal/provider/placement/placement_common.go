@@ -31,9 +31,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -655,7 +655,7 @@ func validatePlacementPolicy(diags *diag.Diagnostics, root path.Path, m *policyM
 // will start from (the zero key for a new one). Both scopes are scheduled by the same rules:
 // KubeFleet v0.18.9 runs one scheduler and one profile for ClusterResourcePlacements and
 // ResourcePlacements (pkg/scheduler/scheduler.go, pkg/scheduler/profile/profile.go).
-func placementPreview(ctx context.Context, clients *engine.Clients, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+func placementPreview(ctx context.Context, clients *session.Session, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	var sched *schedulingFacts
 	if existing.Name != "" {
 		hc, err := clients.HubAPI(ctx)
@@ -722,7 +722,7 @@ func loadSchedulingFacts(ctx context.Context, p shared.PrivateGetter) *schedulin
 }
 
 // placementPreviewFrom is placementPreview from the scheduling state sched (nil for a new placement).
-func placementPreviewFrom(ctx context.Context, clients *engine.Clients, sched *schedulingFacts, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+func placementPreviewFrom(ctx context.Context, clients *session.Session, sched *schedulingFacts, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	members, err := clients.HubMemberClusters(ctx)
 	if err != nil {
 		return placementPreviewModel{}, nil, err

@@ -28,9 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -287,7 +288,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingFacts, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			return preview, err.Error(), nil
 		}
 		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
@@ -334,7 +335,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	}
 	p, warnings, err := placementPreviewFrom(ctx, r.Clients, sched, plan.Policy.toAPI())
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			return preview, err.Error(), diags
 		}
 		shared.AddBackendError(&diags, "Computing the placement preview", err)
@@ -365,10 +366,10 @@ func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, 
 	withOverrides := existing.Name != "" && pinned != nil && pinned.Pinned()
 	if withOverrides {
 		_, _, err := pinned.LatestSelectedResources(ctx, existing)
-		var notRead *engine.FactsNotReadError
+		var notRead *facts.NotReadError
 		withOverrides = !errors.As(err, &notRead)
 	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
 		if err != nil {
 			return nil, err

@@ -24,9 +24,9 @@ import (
 	fleetvalidator "go.goms.io/fleet/pkg/utils/validator"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -293,7 +293,7 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *budgetModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesPlacements, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesPlacements, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		p, err := c.HubPlacement(ctx, hub.ClusterPlacement(plan.Placement.ValueString()))
 		if err != nil {
 			return nil, err

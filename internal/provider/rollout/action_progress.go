@@ -14,9 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -57,7 +57,7 @@ func fleetActionSchema(ctx context.Context, description string, attrs map[string
 }
 
 // invokeFleetAction is shared.InvokeAction for a Fleet API action: do gets its fleet and client.
-func invokeFleetAction[M any, P fleetActionModel[M]](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+func invokeFleetAction[M any, P fleetActionModel[M]](ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse,
 	do func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
 	shared.InvokeAction[M, P](ctx, req, resp, actionInvokeTimeout, func(ctx context.Context, m *M, progress shared.Progress) {
 		fc, fleet, ok := shared.FleetClient(clients, P(m).fleetAction().FleetID, &resp.Diagnostics)
@@ -87,7 +87,7 @@ func runActionSchema(ctx context.Context, description string, attrs map[string]a
 func invokeRunAction[M any, P interface {
 	fleetActionModel[M]
 	runAction() *runActionConfig
-}](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+}](ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse,
 	do func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress)) {
 	invokeFleetAction[M, P](ctx, clients, req, resp, func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
 		run, ok := readRun(ctx, fc, fleet, P(m).runAction().UpdateRun, &resp.Diagnostics)

@@ -9,9 +9,9 @@ import (
 	aschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -83,7 +83,7 @@ func (a *runTransitionAction[K]) Invoke(ctx context.Context, req action.InvokeRe
 
 // invokeRunTransition performs t, then lets wait follow the run as the
 // action's wait_for says.
-func invokeRunTransition(ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse, t runTransition,
+func invokeRunTransition(ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse, t runTransition,
 	wait func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
 	invokeRunAction(ctx, clients, req, resp, func(ctx context.Context, m *runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, run *fleetapi.UpdateRun, progress shared.Progress) {
 		name := m.UpdateRun.ValueString()

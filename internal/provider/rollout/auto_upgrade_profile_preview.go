@@ -13,10 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -38,7 +38,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 	var members []rollout.Member
 	var unreadable shared.UnreadableMembers
 	for _, im := range inv {
-		rm, ok := engine.RolloutMember(im)
+		rm, ok := view.RolloutMember(im)
 		if !ok {
 			unreadable.Add(im.Name, im.ClusterErr)
 			continue
@@ -80,7 +80,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		for l := range regions {
 			locs = append(locs, l)
 		}
-		images := engine.RegionNodeImages(ctx, ac, locs)
+		images := view.RegionNodeImages(ctx, ac, locs)
 		if w := images.Warning(); w != "" {
 			d.AddAttributeWarning(path.Root("preview"), "Node images from the members' pools only", w)
 		}
@@ -106,7 +106,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 }
 
 // aupAssumeOlderImages takes each region to offer the older images other regions list or members run, as
-// the update-run preview does (engine.AssumeOlderImagesOffered: AKS lists only each type's latest image), and
+// the update-run preview does (rollout.AssumeOlderImagesOffered: AKS lists only each type's latest image), and
 // warns when a Consistent NodeImage target rests on such an image.
 func aupAssumeOlderImages(m autoUpgradeProfileModel, members []rollout.Member, regions map[string]channel.VersionTable, listed map[string]map[string][]string, d *diag.Diagnostics) {
 	asRegions := make(map[string]rollout.Region, len(regions))
@@ -117,7 +117,7 @@ func aupAssumeOlderImages(m autoUpgradeProfileModel, members []rollout.Member, r
 		}
 		asRegions[loc] = rollout.Region{NodeImages: tab.NodeImages}
 	}
-	assumed := engine.AssumeOlderImagesOffered(asRegions, listed)
+	assumed := rollout.AssumeOlderImagesOffered(asRegions, listed)
 	for loc, reg := range asRegions {
 		tab := regions[loc]
 		tab.NodeImages = reg.NodeImages
@@ -163,7 +163,7 @@ func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m a
 		d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
 		return nil, nil, false
 	}
-	// Under facts the strategy as the plan read it (engine.Clients.UpdateStrategy).
+	// Under facts the strategy as the plan read it (session.Session.UpdateStrategy).
 	st, err := r.Clients.UpdateStrategy(ctx, fleet, name)
 	if err != nil {
 		shared.AddBackendError(d, "Reading the profile's update strategy", err)

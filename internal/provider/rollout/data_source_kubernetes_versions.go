@@ -15,9 +15,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -107,7 +107,7 @@ func (d *kubernetesVersionsDataSource) Read(ctx context.Context, req datasource.
 	if !fromConfig || !cfg.FleetID.IsNull() {
 		fleet, err := d.Clients.ResolveFleet(cfg.FleetID.ValueString())
 		if err != nil {
-			if engine.IsNotConfigured(err) {
+			if session.IsNotConfigured(err) {
 				shared.AddBackendError(&resp.Diagnostics, "No fleet", err)
 			} else {
 				resp.Diagnostics.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())

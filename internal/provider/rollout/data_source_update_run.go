@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -109,7 +109,7 @@ func remainingMembers(st runStatusModel) []string {
 // lookup reads the data source's configuration into m and then its object: name in its fleet
 // (fleet_id, else the provider's), with get; a missing one is an error on name. False once the
 // reason is reported.
-func lookup[T any](ctx context.Context, cfg tfsdk.Config, m any, clients *engine.Clients, kind string, diags *diag.Diagnostics,
+func lookup[T any](ctx context.Context, cfg tfsdk.Config, m any, clients *session.Session, kind string, diags *diag.Diagnostics,
 	get func(*fleetapi.Client, context.Context, fleetapi.FleetID, string) (*T, error)) (*T, fleetapi.FleetID, bool) {
 	var fleetID, name types.String
 	diags.Append(cfg.Get(ctx, m)...)

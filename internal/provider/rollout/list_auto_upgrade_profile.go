@@ -7,8 +7,8 @@ import (
 	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -24,7 +24,7 @@ type autoUpgradeProfileListModel struct {
 	Channel types.String `tfsdk:"channel"`
 }
 
-func listAutoUpgradeProfiles(ctx context.Context, clients *engine.Clients, m autoUpgradeProfileListModel, diags *diag.Diagnostics) []shared.ListEntry {
+func listAutoUpgradeProfiles(ctx context.Context, clients *session.Session, m autoUpgradeProfileListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	got, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListAutoUpgradeProfiles,
 		"auto-upgrade profiles", "Microsoft.ContainerService/fleets/autoUpgradeProfiles/read")
 	if !ok {

@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -33,7 +33,7 @@ type updateRunListModel struct {
 	AutoUpgradeProfile types.String `tfsdk:"auto_upgrade_profile"`
 }
 
-func listUpdateRuns(ctx context.Context, clients *engine.Clients, m updateRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
+func listUpdateRuns(ctx context.Context, clients *session.Session, m updateRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	runs, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateRuns,
 		"update runs", "Microsoft.ContainerService/fleets/updateRuns/read")
 	if !ok {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -15,7 +15,7 @@ import (
 var updateStrategyListSchema = shared.FleetListSchema("Finds the fleet's update strategies for `terraform query` (Terraform 1.14 or later). Requires "+
 	"`Microsoft.ContainerService/fleets/updateStrategies/read`.", "strategies", nil)
 
-func listUpdateStrategies(ctx context.Context, clients *engine.Clients, m shared.FleetListConfig, diags *diag.Diagnostics) []shared.ListEntry {
+func listUpdateStrategies(ctx context.Context, clients *session.Session, m shared.FleetListConfig, diags *diag.Diagnostics) []shared.ListEntry {
 	got, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateStrategies,
 		"update strategies", "Microsoft.ContainerService/fleets/updateStrategies/read")
 	if !ok {

@@ -24,9 +24,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -336,7 +336,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	obj, warnings, err := shared.Rebind(r, pinned).preview(ctx, &plan)
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, err.Error())
 			return
 		}
@@ -416,7 +416,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *updateRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateRunModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *engine.Clients, _ *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *session.Session, _ *diag.Diagnostics) (attr.Value, error) {
 		obj, _, err := shared.Rebind(r, c).preview(ctx, plan)
 		return obj, err
 	})

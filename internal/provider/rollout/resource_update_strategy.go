@@ -18,8 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -168,7 +169,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	members, err := pinned.MemberClusters(ctx, fleet)
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			setUnknown(err.Error())
 			return
 		}
@@ -250,7 +251,7 @@ func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Con
 	if d.HasError() {
 		return
 	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *engine.Clients, _ *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *session.Session, _ *diag.Diagnostics) (attr.Value, error) {
 		fleet, err := c.ResolveFleet(plan.FleetID.ValueString())
 		if err != nil {
 			return nil, err
@@ -335,7 +336,7 @@ func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.
 }
 
 // strategyPreviewObject is strategyPreview over the members' update groups.
-func strategyPreviewObject(ctx context.Context, stages []stageModel, members []engine.Member, listLimit int, diags *diag.Diagnostics) types.Object {
+func strategyPreviewObject(ctx context.Context, stages []stageModel, members []facts.Member, listLimit int, diags *diag.Diagnostics) types.Object {
 	p, _ := strategyPreview(stages, memberGroups(members), listLimit)
 	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
 	diags.Append(d...)
@@ -343,7 +344,7 @@ func strategyPreviewObject(ctx context.Context, stages []stageModel, members []e
 }
 
 // memberGroups maps update group → member names.
-func memberGroups(members []engine.Member) map[string][]string {
+func memberGroups(members []facts.Member) map[string][]string {
 	groups := map[string][]string{}
 	for _, m := range members {
 		groups[m.Group] = append(groups[m.Group], m.Name)

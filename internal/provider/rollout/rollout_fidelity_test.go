@@ -23,11 +23,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/simclock"
@@ -37,7 +37,7 @@ import (
 // TestRolloutFidelityRealPath is the update-run fidelity figure on the
 // provider's real path (SPEC §8, issue #11 item 1). For each run the preview
 // is what fleet_update_run's ModifyPlan computes (updateRunResource.preview:
-// engine.Clients over the emulator's HTTPS endpoint, RolloutFacts, the
+// session.Session over the emulator's HTTPS endpoint, RolloutFacts, the
 // provider's own model with preview_detail = "full"), taken before the run
 // exists; nothing of the emulator's fleet file (durations, planned failures,
 // node image lists, releases) reaches it. The run is then created, skipped
@@ -85,7 +85,7 @@ func TestRolloutFidelityRealPath(t *testing.T) {
 // dropped its older node images (australiaeast lists one image per type, newer than westeurope's
 // newest; its members run images it no longer offers). AKS's list shows each region's latest only,
 // and the preview assumes a region still offers the older images another region lists or its members
-// run (engine.RolloutFacts): here that assumption is wrong. Every node-image mismatch must be under the
+// run (view.RolloutFleet): here that assumption is wrong. Every node-image mismatch must be under the
 // preview's warning about assumed images, and none may be an error.
 func TestRolloutFidelityRealPathDroppedImages(t *testing.T) {
 	const fleets = 4
@@ -430,7 +430,7 @@ func (rf *realPathFleet) drawPlan(t *testing.T) (updateRunModel, string) {
 }
 
 // providerPreview is ModifyPlan's preview for plan: a fresh provider process
-// (engine.Clients on an azure.Session over the emulator's HTTPS endpoint, as
+// (session.Session on an azure.Session over the emulator's HTTPS endpoint, as
 // provider.Configure builds it) at the Fleet API's time.
 func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (runPreviewModel, rollout.PlanInput, time.Time) {
 	t.Helper()
@@ -442,7 +442,7 @@ func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (ru
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &updateRunResource{ResourceBase: shared.ResourceBase{Clients: engine.New(engine.Options{Azure: sess, ListLimit: 0})}}
+	r := &updateRunResource{ResourceBase: shared.ResourceBase{Clients: session.New(session.Options{Azure: sess, ListLimit: 0})}}
 	obj, _, err := r.preview(ctx, plan)
 	if err != nil {
 		t.Fatalf("fleet %d: preview: %v", rf.seed, err)

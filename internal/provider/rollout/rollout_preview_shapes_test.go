@@ -14,9 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
@@ -342,9 +342,9 @@ func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 func TestUpdateRunPreviewGroupsMemberWarnings(t *testing.T) {
 	members, regions := bigFleet(60, 30)
 	p := planOf(t, threeStages(), members, regions, shapesNow)
-	var unreadable []engine.UnreadableMember
+	var unreadable []view.UnreadableMember
 	for i := 0; i < 12; i++ {
-		unreadable = append(unreadable, engine.UnreadableMember{Name: fmt.Sprintf("gone%02d", i), Err: errors.New("403 Forbidden")})
+		unreadable = append(unreadable, view.UnreadableMember{Name: fmt.Sprintf("gone%02d", i), Err: errors.New("403 Forbidden")})
 	}
 	got := runPreviewFrom(p, shared.SummaryListLimit, unreadable)
 	var noGroup, gone int

@@ -9,9 +9,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -58,19 +58,19 @@ func runLimit(listLimit, limit int) int {
 
 // planInput is what the preview knows of a run before it exists: its strategy
 // (strategyOf), update and skips, and the fleet's rollout facts.
-func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, engine.RolloutFacts, error) {
+func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, view.RolloutFleet, error) {
 	fleet, err := r.Clients.ResolveFleet(plan.FleetID.ValueString())
 	if err != nil {
-		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
 	strategy, err := r.strategyOf(ctx, plan)
 	if err != nil {
-		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
 	// Only the members the run reaches need their maintenance windows read.
 	facts, err := r.Clients.RolloutFactsFor(ctx, fleet, rollout.Reaches(strategyToRollout(strategy)))
 	if err != nil {
-		return rollout.PlanInput{}, engine.RolloutFacts{}, err
+		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
 	return rollout.PlanInput{
 		Strategy: strategyToRollout(strategy), Update: plan.ManagedClusterUpdate.toRollout(),
@@ -181,8 +181,8 @@ func releaseWarnings(p rollout.Preview, u rollout.Update) []string {
 
 // assumedImageWarning is the one warning for members whose target node image
 // their region offers only by the provider's assumption (AKS lists just the
-// latest image of each type: engine.RolloutFacts), or "".
-func assumedImageWarning(p rollout.Preview, facts engine.RolloutFacts) string {
+// latest image of each type: view.RolloutFleet), or "".
+func assumedImageWarning(p rollout.Preview, facts view.RolloutFleet) string {
 	location := map[string]string{}
 	for _, m := range facts.Members {
 		location[m.Name] = m.Location
@@ -262,7 +262,7 @@ func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
 }
 
 // strategyOf is the run's strategy: the update strategy's (as the facts hold it under facts, else
-// read now: engine.Clients.UpdateStrategy), the inline stages, or nil (members one by one).
+// read now: session.Session.UpdateStrategy), the inline stages, or nil (members one by one).
 func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
 	if plan.Stages != nil {
 		s := stagesToAPI(plan.Stages)
@@ -364,7 +364,7 @@ type runMemberRef struct{ stage, group, position int }
 // runPreviewFrom maps rollout.Plan's preview for the provider's list limit (0: everything):
 // at most runMemberLimit(listLimit) members of the whole run are listed, and every one counted. Actions are the rules' own: upgrade, skip, pending, and fail
 // (a predicted failure, also in warnings). unreadable are the members the facts left out.
-func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []engine.UnreadableMember) runPreviewModel {
+func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.UnreadableMember) runPreviewModel {
 	limit := runMemberLimit(listLimit)
 	out := runPreviewModel{
 		Actions:                     map[string]int64{},

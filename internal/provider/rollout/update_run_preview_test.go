@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 )
 
 // The preview's warning about node images AKS's list does not show (it lists each region's latest
@@ -13,7 +13,7 @@ import (
 // one, and a member held Pending for an image older than its region's newest.
 func TestAssumedImageWarning(t *testing.T) {
 	const ub = "AKSUbuntu-2204gen2containerd-"
-	facts := engine.RolloutFacts{
+	facts := view.RolloutFleet{
 		Members: []rollout.Member{{Name: "a", Location: "eastus"}, {Name: "b", Location: "australiaeast"}},
 		Regions: map[string]rollout.Region{
 			"eastus":        {NodeImages: map[string][]string{"AKSUbuntu-2204gen2containerd": {"202512.02.0", "202511.04.0"}}},

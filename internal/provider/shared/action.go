@@ -9,14 +9,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // ActionBase is ResourceBase for actions (Terraform >= 1.14).
 type ActionBase struct {
 	named
-	Clients *engine.Clients
+	Clients *session.Session
 }
 
 // Configure implements action.ActionWithConfigure.
@@ -68,7 +68,7 @@ func InvokeAction[M any, P ActionModel[M]](ctx context.Context, req action.Invok
 }
 
 // InvokeHubAction is InvokeAction for an action on the hub's objects: do gets the hub's client.
-func InvokeHubAction[M any, P ActionModel[M]](ctx context.Context, clients *engine.Clients, req action.InvokeRequest, resp *action.InvokeResponse,
+func InvokeHubAction[M any, P ActionModel[M]](ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse,
 	def time.Duration, do func(ctx context.Context, m *M, h *hub.Client, progress Progress)) {
 	InvokeAction[M, P](ctx, req, resp, def, func(ctx context.Context, m *M, progress Progress) {
 		h, ok := HubAPI(ctx, clients, &resp.Diagnostics)

@@ -18,9 +18,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // The plan/apply contract (DESIGN.md): a resource with a preview takes the
@@ -48,7 +49,7 @@ func FactsAttribute(preview string) schema.StringAttribute {
 // from (a view answering from the facts when they are set), the facts (nil
 // when not set), and whether they are unknown at plan (then the preview must
 // stay unknown: apply would compute it from facts the plan did not see).
-func Pinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d *diag.Diagnostics) (*engine.Clients, *engine.Facts, bool) {
+func Pinned(ctx context.Context, clients *session.Session, config tfsdk.Config, d *diag.Diagnostics) (*session.Session, *facts.Snapshot, bool) {
 	var v types.String
 	d.Append(config.GetAttribute(ctx, FactsPath, &v)...)
 	if v.IsUnknown() {
@@ -57,7 +58,7 @@ func Pinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d
 	if v.IsNull() || v.ValueString() == "" || clients == nil {
 		return clients, nil, false
 	}
-	f, err := engine.DecodeFacts(v.ValueString())
+	f, err := facts.Decode(v.ValueString())
 	if err != nil {
 		d.AddAttributeError(FactsPath, "Invalid facts", err.Error())
 		return clients, nil, false
@@ -82,7 +83,7 @@ const (
 // without `facts` the preview comes from the live fleet, so the plan says once (per provider
 // process, not per resource) that a saved plan of it breaks when the fleet moves, unless the
 // provider's saved_plan_warning is false.
-func PlanPinned(ctx context.Context, clients *engine.Clients, config tfsdk.Config, d *diag.Diagnostics) (*engine.Clients, *engine.Facts, bool) {
+func PlanPinned(ctx context.Context, clients *session.Session, config tfsdk.Config, d *diag.Diagnostics) (*session.Session, *facts.Snapshot, bool) {
 	pinned, facts, unknown := Pinned(ctx, clients, config, d)
 	if facts == nil && !unknown && clients != nil && !clients.QuietSavedPlans() && !d.HasError() && clients.FirstNote("saved-plan") {
 		d.AddWarning(SavedPlanNoteSummary, SavedPlanNote)
@@ -98,7 +99,7 @@ func (r *ResourceBase) resourceBase() *ResourceBase { return r }
 func Rebind[T any, PT interface {
 	*T
 	resourceBase() *ResourceBase
-}](r PT, c *engine.Clients) PT {
+}](r PT, c *session.Session) PT {
 	rr := PT(new(T))
 	*rr = *r
 	rr.resourceBase().Clients = c
@@ -155,11 +156,11 @@ func UsesFleetStrategy(strategyID string) FactsUse {
 // it reads the same facts of the live fleet and, when they moved, warns with
 // what moved and, when livePreview is given, where the preview computed now
 // differs from the reviewed one (kept in state: it is what was reviewed).
-func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts, use FactsUse, d *diag.Diagnostics, reviewed attr.Value, livePreview func(*engine.Clients) (attr.Value, error)) {
+func WarnMoved(ctx context.Context, live *session.Session, planned *facts.Snapshot, use FactsUse, d *diag.Diagnostics, reviewed attr.Value, livePreview func(*session.Session) (attr.Value, error)) {
 	if planned == nil || live == nil {
 		return
 	}
-	scope := engine.Facts{TakenAt: planned.TakenAt, FleetNow: planned.FleetNow, Settings: planned.Settings}
+	scope := facts.Snapshot{TakenAt: planned.TakenAt, FleetNow: planned.FleetNow, Settings: planned.Settings}
 	var fleets []fleetapi.FleetID
 	var clusters []string
 	windows := false
@@ -193,7 +194,7 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 	}
 	now, err := live.Live().ReadFacts(ctx, fleets, scope.HubRead, windows, clusters...)
 	if err == nil && len(scope.Staged) > 0 {
-		runs := make([]engine.StagedRun, len(scope.Staged))
+		runs := make([]facts.StagedRun, len(scope.Staged))
 		for i := range scope.Staged {
 			runs[i] = scope.Staged[i].StagedRun
 		}
@@ -212,7 +213,7 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 			planned.TakenAt.Format(time.RFC3339), err))
 		return
 	}
-	moved := engine.Moved(&scope, now)
+	moved := facts.Moved(&scope, now)
 	// Time moves on its own: it counts only where the preview computed now differs.
 	clock, fleetClock := now.TakenAt.Sub(planned.TakenAt), time.Duration(0)
 	if use.kind == usesFleetMembers { // the Fleet API's clock is read only with its members
@@ -265,16 +266,16 @@ func WarnMoved(ctx context.Context, live *engine.Clients, planned *engine.Facts,
 // WarnMovedSince is a resource's warnMoved as apply calls it: the facts are the configuration's
 // (Pinned), and livePreview, the resource's own preview computed through c, reports its problems
 // in diags, which make it fail ("the preview: …") as an error does (WarnMoved).
-func WarnMovedSince(ctx context.Context, clients *engine.Clients, config tfsdk.Config, use FactsUse, d *diag.Diagnostics, reviewed attr.Value,
-	livePreview func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error)) {
+func WarnMovedSince(ctx context.Context, clients *session.Session, config tfsdk.Config, use FactsUse, d *diag.Diagnostics, reviewed attr.Value,
+	livePreview func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error)) {
 	_, facts, _ := Pinned(ctx, clients, config, d)
 	WarnMoved(ctx, clients, facts, use, d, reviewed, PreviewOrError(livePreview))
 }
 
 // PreviewOrError is a live preview that reports its problems in diagnostics as WarnMoved takes it:
 // diagnostics with an error fail it ("the preview: …").
-func PreviewOrError(livePreview func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error)) func(*engine.Clients) (attr.Value, error) {
-	return func(c *engine.Clients) (attr.Value, error) {
+func PreviewOrError(livePreview func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error)) func(*session.Session) (attr.Value, error) {
+	return func(c *session.Session) (attr.Value, error) {
 		var diags diag.Diagnostics
 		obj, err := livePreview(c, &diags)
 		if err != nil {

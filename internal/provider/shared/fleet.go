@@ -13,8 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // childNameRe is fleets.json's name pattern of update runs and strategies.
@@ -48,15 +48,15 @@ func PollDone[T any](ctx context.Context, p *runtime.Poller[T], err error) (*T, 
 // ResolveFleet resolves fleet_id (null: the provider's default fleet). A provider
 // configuration known only after apply is a warning, not an error: at plan
 // the caller leaves fleet_id and the preview unknown (at apply it is known).
-func ResolveFleet(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, bool) {
+func ResolveFleet(clients *session.Session, fleetID types.String, diags *diag.Diagnostics) (fleetapi.FleetID, bool) {
 	f, err := clients.ResolveFleet(fleetID.ValueString())
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			// Planned, not an error: fleet_id and the preview stay unknown until apply knows the fleet.
 			AddPreviewUnknownWarning(diags, path.Root("preview"), err.Error())
 			return fleetapi.FleetID{}, false
 		}
-		if engine.IsNotConfigured(err) {
+		if session.IsNotConfigured(err) {
 			AddBackendError(diags, "No fleet", err)
 		} else {
 			diags.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
@@ -77,7 +77,7 @@ func FleetIDAttribute(what string) rschema.StringAttribute {
 }
 
 // FleetClient resolves fleet_id (the provider's fleet when null) and the Fleet API client.
-func FleetClient(clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
+func FleetClient(clients *session.Session, fleetID types.String, diags *diag.Diagnostics) (*fleetapi.Client, fleetapi.FleetID, bool) {
 	if clients == nil {
 		diags.AddError("Provider not configured", "The fleet provider was not configured. Please report this issue to the provider developers.")
 		return nil, fleetapi.FleetID{}, false
@@ -98,7 +98,7 @@ func FleetClient(clients *engine.Clients, fleetID types.String, diags *diag.Diag
 // clusters said and no earlier resource of this plan showed (for example
 // that listing was forbidden and the clusters were read one by one, at what
 // cost in ARM reads).
-func AddInventoryWarnings(clients *engine.Clients, diags *diag.Diagnostics) {
+func AddInventoryWarnings(clients *session.Session, diags *diag.Diagnostics) {
 	if clients == nil {
 		return
 	}

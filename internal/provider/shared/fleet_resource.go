@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // ModelSource is what an operation reads its model from: a request's plan, state or configuration.
@@ -39,7 +39,7 @@ type FleetChild interface {
 func FleetOp[M any, P interface {
 	*M
 	FleetChild
-}](ctx context.Context, clients *engine.Clients, from ModelSource, op TimeoutOp, def time.Duration, diags *diag.Diagnostics,
+}](ctx context.Context, clients *session.Session, from ModelSource, op TimeoutOp, def time.Duration, diags *diag.Diagnostics,
 	do func(ctx context.Context, m M, fc *fleetapi.Client, fleet fleetapi.FleetID)) {
 	m := new(M)
 	if diags.Append(from.Get(ctx, m)...); diags.HasError() {

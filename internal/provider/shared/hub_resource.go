@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // ResourceTimeouts is the timeouts block of a hub resource with one; its model embeds it where
@@ -29,7 +29,7 @@ type TimedModel[M any] interface {
 // WithHubModel is how the CRUD methods of the resources kept on the fleet hub start: it decodes
 // their model M from src and reaches the hub, and calls do with both. Nothing more happens when
 // M does not decode (the hub is not reached) or the hub cannot be reached; diags say why.
-func WithHubModel[M any](ctx context.Context, clients *engine.Clients, src ModelSource, diags *diag.Diagnostics,
+func WithHubModel[M any](ctx context.Context, clients *session.Session, src ModelSource, diags *diag.Diagnostics,
 	do func(ctx context.Context, m *M, h *hub.Client)) {
 	var m M
 	if diags.Append(src.Get(ctx, &m)...); diags.HasError() {
@@ -41,7 +41,7 @@ func WithHubModel[M any](ctx context.Context, clients *engine.Clients, src Model
 // WithHubModelTimeout is WithHubModel for an operation with a timeouts block: ctx, with which the
 // hub is reached and do runs, is bounded by op's timeout in M's block, def when unset
 // (WithTimeout).
-func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *engine.Clients, src ModelSource, diags *diag.Diagnostics,
+func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *session.Session, src ModelSource, diags *diag.Diagnostics,
 	op TimeoutOp, def time.Duration, do func(ctx context.Context, m *M, h *hub.Client)) {
 	var m M
 	if diags.Append(src.Get(ctx, &m)...); diags.HasError() {
@@ -55,7 +55,7 @@ func WithHubModelTimeout[M any, P TimedModel[M]](ctx context.Context, clients *e
 	withHub(ctx, clients, &m, diags, do)
 }
 
-func withHub[M any](ctx context.Context, clients *engine.Clients, m *M, diags *diag.Diagnostics, do func(ctx context.Context, m *M, h *hub.Client)) {
+func withHub[M any](ctx context.Context, clients *session.Session, m *M, diags *diag.Diagnostics, do func(ctx context.Context, m *M, h *hub.Client)) {
 	h, ok := HubAPI(ctx, clients, diags)
 	if !ok {
 		return

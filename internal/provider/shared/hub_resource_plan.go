@@ -6,16 +6,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // PlanHubAPI is HubAPI at plan time: false without a word while the provider's configuration is
 // unknown (the apply reaches the hub, the plan cannot yet), false with the reason otherwise.
-func PlanHubAPI(ctx context.Context, clients *engine.Clients, diags *diag.Diagnostics) (*hub.Client, bool) {
+func PlanHubAPI(ctx context.Context, clients *session.Session, diags *diag.Diagnostics) (*hub.Client, bool) {
 	h, err := clients.HubAPI(ctx)
 	if err != nil {
-		if !engine.IsConfigUnknown(err) {
+		if !session.IsConfigUnknown(err) {
 			AddBackendError(diags, "Reaching the fleet hub", err)
 		}
 		return nil, false

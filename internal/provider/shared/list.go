@@ -16,9 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // List resources (Terraform >= 1.14, `terraform query`): each lists the IDs of what exists, with
@@ -30,11 +30,11 @@ import (
 type ListEntry struct{ ID, DisplayName string }
 
 // ListFunc lists what exists, filtered by the list block's config m.
-type ListFunc[M any] func(ctx context.Context, clients *engine.Clients, m M, diags *diag.Diagnostics) []ListEntry
+type ListFunc[M any] func(ctx context.Context, clients *session.Session, m M, diags *diag.Diagnostics) []ListEntry
 
 // NewListResource is the list resource fleet<suffix>, for the resource newResource makes.
 func NewListResource[M any](suffix string, newResource func() resource.Resource, schema lschema.Schema, fn ListFunc[M]) func() list.ListResource {
-	listFn := func(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry {
+	listFn := func(ctx context.Context, clients *session.Session, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry {
 		var m M
 		if diags.Append(config.Get(ctx, &m)...); diags.HasError() {
 			return nil
@@ -50,8 +50,8 @@ type listResource struct {
 	suffix      string
 	newResource func() resource.Resource
 	schema      lschema.Schema
-	list        func(ctx context.Context, clients *engine.Clients, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry
-	clients     *engine.Clients
+	list        func(ctx context.Context, clients *session.Session, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry
+	clients     *session.Session
 }
 
 var _ list.ListResourceWithConfigure = (*listResource)(nil)
@@ -200,7 +200,7 @@ func HasPrefix(name string, prefix types.String) bool {
 
 // ListFleetChildren lists a fleet's children with list (a fleetapi.Client method), reporting a
 // failure with AddListError (what, permission).
-func ListFleetChildren[T any](ctx context.Context, clients *engine.Clients, fleetID types.String, diags *diag.Diagnostics,
+func ListFleetChildren[T any](ctx context.Context, clients *session.Session, fleetID types.String, diags *diag.Diagnostics,
 	list func(*fleetapi.Client, context.Context, fleetapi.FleetID) ([]T, error), what, permission string) ([]T, fleetapi.FleetID, bool) {
 	fc, fleet, ok := FleetClient(clients, fleetID, diags)
 	if !ok {
@@ -216,7 +216,7 @@ func ListFleetChildren[T any](ctx context.Context, clients *engine.Clients, flee
 
 // ListHubObjects lists the hub's objects in namespace ns ("": cluster-scoped) with list (a
 // hub.Client method), reporting a failure with AddListError (what, permission).
-func ListHubObjects[T any](ctx context.Context, clients *engine.Clients, ns string, diags *diag.Diagnostics,
+func ListHubObjects[T any](ctx context.Context, clients *session.Session, ns string, diags *diag.Diagnostics,
 	list func(*hub.Client, context.Context, string) ([]T, error), what, permission string) ([]T, bool) {
 	h, ok := HubAPI(ctx, clients, diags)
 	if !ok {

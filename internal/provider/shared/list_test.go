@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // A list block whose results pass its limit gets one warning with the total, before the results:
@@ -32,8 +32,8 @@ func TestListPastItsLimitWarnsOnceWithTheTotal(t *testing.T) {
 		for i := range c.found {
 			entries = append(entries, ListEntry{ID: fmt.Sprintf("member-%03d", i), DisplayName: fmt.Sprintf("member-%03d", i)})
 		}
-		lr := &listResource{suffix: "_member", clients: engine.New(engine.Options{}),
-			list: func(context.Context, *engine.Clients, tfsdk.Config, *diag.Diagnostics) []ListEntry { return entries }}
+		lr := &listResource{suffix: "_member", clients: session.New(session.Options{}),
+			list: func(context.Context, *session.Session, tfsdk.Config, *diag.Diagnostics) []ListEntry { return entries }}
 		req := list.ListRequest{Limit: int64(c.limit), ResourceSchema: schema.Schema{}, ResourceIdentitySchema: identitySchema}
 		var stream list.ListResultsStream
 		lr.List(ctx, req, &stream)

@@ -3,7 +3,7 @@ package shared
 import (
 	"sync"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // Placements planned in this provider process, by the clients that planned them and the
@@ -13,17 +13,17 @@ import (
 var plannedPlacements sync.Map // plannedKey -> []string
 
 type plannedKey struct {
-	clients *engine.Clients
+	clients *session.Session
 	key     string
 }
 
 // RecordPlannedPlacement records the clusters the planned preview of placement key selects.
-func RecordPlannedPlacement(c *engine.Clients, key string, clusters []string) {
+func RecordPlannedPlacement(c *session.Session, key string, clusters []string) {
 	plannedPlacements.Store(plannedKey{c.Live(), key}, append([]string(nil), clusters...))
 }
 
 // PlannedPlacement is the selection recorded for placement key, if it was planned in this process.
-func PlannedPlacement(c *engine.Clients, key string) ([]string, bool) {
+func PlannedPlacement(c *session.Session, key string) ([]string, bool) {
 	v, ok := plannedPlacements.Load(plannedKey{c.Live(), key})
 	if !ok {
 		return nil, false

@@ -12,20 +12,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // ClientsFromProviderData is the Configure step every resource and data
-// source shares: the provider hands over *engine.Clients, or nil before the
+// source shares: the provider hands over *session.Session, or nil before the
 // provider is configured (validate).
-func ClientsFromProviderData(data any, diags *diag.Diagnostics) *engine.Clients {
+func ClientsFromProviderData(data any, diags *diag.Diagnostics) *session.Session {
 	if data == nil {
 		return nil
 	}
-	c, ok := data.(*engine.Clients)
+	c, ok := data.(*session.Session)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *engine.Clients, got %T. Please report this issue to the provider developers.", data))
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *session.Session, got %T. Please report this issue to the provider developers.", data))
 		return nil
 	}
 	return c
@@ -34,7 +34,7 @@ func ClientsFromProviderData(data any, diags *diag.Diagnostics) *engine.Clients 
 // AddBackendError reports an engine error; a missing backend names the
 // provider block to configure.
 func AddBackendError(diags *diag.Diagnostics, summary string, err error) {
-	if engine.IsNotConfigured(err) {
+	if session.IsNotConfigured(err) {
 		diags.AddError("Provider backend not configured", err.Error())
 		return
 	}
@@ -42,7 +42,7 @@ func AddBackendError(diags *diag.Diagnostics, summary string, err error) {
 }
 
 // HubAPI is the hub's typed client, or false once the reason it cannot be reached is reported.
-func HubAPI(ctx context.Context, c *engine.Clients, diags *diag.Diagnostics) (*hub.Client, bool) {
+func HubAPI(ctx context.Context, c *session.Session, diags *diag.Diagnostics) (*hub.Client, bool) {
 	if c == nil {
 		diags.AddError("Reaching the fleet hub", "The provider is not configured.")
 		return nil, false
@@ -71,7 +71,7 @@ func withTypeName[P interface{ setTypeName(string) }](p P, suffix string) P {
 // names the resource.
 type ResourceBase struct {
 	named
-	Clients *engine.Clients
+	Clients *session.Session
 }
 
 // Configure implements resource.ResourceWithConfigure.
@@ -101,7 +101,7 @@ func NewResource[T any, P interface {
 // DataSourceBase is ResourceBase for data sources.
 type DataSourceBase struct {
 	named
-	Clients *engine.Clients
+	Clients *session.Session
 }
 
 // Configure implements datasource.DataSourceWithConfigure.
@@ -126,7 +126,7 @@ func NewDataSource[T any, P interface {
 // EphemeralBase is ResourceBase for ephemeral resources.
 type EphemeralBase struct {
 	named
-	Clients *engine.Clients
+	Clients *session.Session
 }
 
 // Configure implements ephemeral.EphemeralResourceWithConfigure.

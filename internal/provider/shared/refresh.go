@@ -7,8 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
 // RemoveGone is Read's answer to an object that no longer exists (gone: the
@@ -26,7 +26,7 @@ func RemoveGone(ctx context.Context, resp *resource.ReadResponse, gone bool, wha
 // ReadFleetChild is Read's GET of a fleet's child (what: "update run") with get, a fleetapi.Client
 // method: a gone child leaves state (RemoveGone, logFields), any other failure is an error, and ok
 // comes only with the child.
-func ReadFleetChild[T any](ctx context.Context, clients *engine.Clients, resp *resource.ReadResponse, fleetID types.String, name string,
+func ReadFleetChild[T any](ctx context.Context, clients *session.Session, resp *resource.ReadResponse, fleetID types.String, name string,
 	get func(*fleetapi.Client, context.Context, fleetapi.FleetID, string) (*T, error), what string, logFields map[string]any) (*T, fleetapi.FleetID, bool) {
 	fc, fleet, ok := FleetClient(clients, fleetID, &resp.Diagnostics)
 	if !ok {

@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -31,7 +31,7 @@ type stagedRunListModel struct {
 	State     types.String `tfsdk:"state"`
 }
 
-func listStagedRuns(ctx context.Context, clients *engine.Clients, m stagedRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
+func listStagedRuns(ctx context.Context, clients *session.Session, m stagedRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
 	got, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Runs,
 		"staged update runs", "list on "+hub.StagedKind("run", ns)+" objects of placement.kubernetes-fleet.io")

@@ -6,8 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -18,7 +18,7 @@ var stagedStrategyListSchema = shared.HubListSchema("Finds the hub's staged upda
 	"`clusterstagedupdatestrategies` (or `stagedupdatestrategies`) `.placement.kubernetes-fleet.io` on the hub.",
 	"The namespace of namespaced strategies; absent for cluster-scoped ones.", "strategies", nil)
 
-func listStagedStrategies(ctx context.Context, clients *engine.Clients, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
+func listStagedStrategies(ctx context.Context, clients *session.Session, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
 	got, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Strategies,
 		"staged update strategies", "list on "+hub.StagedKind("strategy", ns)+" objects of placement.kubernetes-fleet.io")

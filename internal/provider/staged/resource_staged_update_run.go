@@ -28,8 +28,9 @@ import (
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -299,7 +300,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	if _, err := r.Clients.HubAPI(ctx); err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			setUnknown(err.Error())
 			return
 		}
@@ -309,7 +310,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	// With facts, the inputs are the plan's: the apply's re-plan computes the same preview
 	// (DESIGN.md, "The plan/apply contract").
 	in, err := shared.Rebind(r, pinned).runInputs(ctx, plan)
-	var notRead *engine.FactsNotReadError
+	var notRead *facts.NotReadError
 	if errors.As(err, &notRead) {
 		// Facts read without this run's inputs (typically: the placement or strategy was created
 		// by the same plan, so the plan's preview was unknown): unknown now too, computed at
@@ -396,7 +397,7 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *stagedRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedRunModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesStagedRuns, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesStagedRuns, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		in, err := shared.Rebind(r, c).runInputs(ctx, *plan)
 		if err != nil {
 			return nil, err

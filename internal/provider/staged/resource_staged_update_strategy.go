@@ -22,8 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -125,7 +125,7 @@ func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	members, err := pinned.HubMemberClusters(ctx)
 	if err != nil {
-		if engine.IsConfigUnknown(err) {
+		if session.IsConfigUnknown(err) {
 			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, err.Error())
 			return
 		}
@@ -162,7 +162,7 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
 // would differ now (shared.WarnMoved).
 func (r *stagedStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedStrategyModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *engine.Clients, diags *diag.Diagnostics) (attr.Value, error) {
+	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
 		members, err := c.HubMemberClusters(ctx)
 		if err != nil {
 			return nil, err

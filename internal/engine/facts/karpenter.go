@@ -1,23 +1,20 @@
-package engine
+package facts
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 )
 
-// ClusterFacts are a member cluster's Karpenter picture as fleet_nodepool_disruption's preview
+// Karpenter are a member cluster's Karpenter picture as fleet_nodepool_disruption's preview
 // reads it: its NodePools and NodeClaims as the API server serves them, its Nodes, Pods and
 // PodDisruptionBudgets, and the NodePool CRD (whose enums differ between Karpenter versions). Each
 // *Err says a read failed, as the live preview would have seen it fail. Managed fields are left out.
-type ClusterFacts struct {
+type Karpenter struct {
 	Name        string           `json:"name"`
 	NodePools   []map[string]any `json:"nodePools,omitempty"`
 	NodeClaims  []map[string]any `json:"nodeClaims,omitempty"`
@@ -30,78 +27,9 @@ type ClusterFacts struct {
 	CRDErr      string           `json:"crdErr,omitempty"`
 }
 
-var (
-	karpenterNodePools  = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
-	karpenterNodeClaims = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}
-	crds                = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-)
-
-// readClusterFacts reads one member cluster's Karpenter picture; NodePools and NodeClaims that
-// cannot be listed fail it (the preview could not be computed either).
-func (c *Clients) readClusterFacts(ctx context.Context, name string) (ClusterFacts, error) {
-	out := ClusterFacts{Name: name}
-	kc, err := c.Cluster(ctx, name)
-	if err != nil {
-		return out, err
-	}
-	for _, l := range []struct {
-		gvr  schema.GroupVersionResource
-		into *[]map[string]any
-	}{{karpenterNodePools, &out.NodePools}, {karpenterNodeClaims, &out.NodeClaims}} {
-		list, err := kc.Dynamic.Resource(l.gvr).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return out, fmt.Errorf("cluster %q: listing %s: %w", name, l.gvr.Resource, err)
-		}
-		for i := range list.Items {
-			list.Items[i].SetManagedFields(nil)
-			*l.into = append(*l.into, list.Items[i].Object)
-		}
-	}
-	nodes, err := kc.Kubernetes.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return out, fmt.Errorf("cluster %q: listing Nodes: %w", name, err)
-	}
-	out.Nodes = nodes.Items
-	if pods, err := kc.Kubernetes.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err != nil {
-		out.PodsErr = fmt.Sprintf("listing Pods: %v", err)
-	} else {
-		out.Pods = pods.Items
-	}
-	for i := range out.Nodes {
-		out.Nodes[i].ManagedFields = nil
-	}
-	for i := range out.Pods {
-		out.Pods[i].ManagedFields = nil
-	}
-	if out.PDBs, err = kc.PodDisruptionBudgets(ctx); err != nil {
-		out.PDBsErr = err.Error()
-	}
-	if crd, err := kc.Dynamic.Resource(crds).Get(ctx, "nodepools.karpenter.sh", metav1.GetOptions{}); err != nil {
-		out.CRDErr = err.Error()
-	} else {
-		crd.SetManagedFields(nil)
-		out.NodePoolCRD = crd.Object
-	}
-	return out, nil
-}
-
-// ClusterFacts is the Karpenter picture of cluster the facts hold: ok is false when the bundle is
-// not pinned; a pinned bundle whose facts lack the cluster answers FactsNotReadError.
-func (c *Clients) ClusterFacts(name string) (*ClusterFacts, bool, error) {
-	if c.pinned == nil {
-		return nil, false, nil
-	}
-	for i := range c.pinned.Clusters {
-		if c.pinned.Clusters[i].Name == name {
-			return &c.pinned.Clusters[i], true, nil
-		}
-	}
-	return nil, true, &FactsNotReadError{What: fmt.Sprintf("cluster %q (add it to clusters)", name)}
-}
-
 // movedClusters says how each cluster's nodes, NodeClaims, pods and PodDisruptionBudgets moved.
-func movedClusters(planned, now []ClusterFacts) []string {
-	byName := map[string]ClusterFacts{}
+func movedClusters(planned, now []Karpenter) []string {
+	byName := map[string]Karpenter{}
 	for _, c := range now {
 		byName[c.Name] = c
 	}

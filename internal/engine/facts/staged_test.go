@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-func testStagedFacts() *Facts {
+func testStagedFacts() *Snapshot {
 	f := testFacts()
 	b := testBinding("", "web", "c1", true)
 	b.Spec.SchedulingPolicySnapshotName = "web-0"
-	f.Staged = []StagedFacts{{StagedRun: StagedRun{Placement: "web", Strategy: "rings"}, Inputs: hub.RunInputs{
+	f.Staged = []StagedInputs{{StagedRun: StagedRun{Placement: "web", Strategy: "rings"}, Inputs: hub.RunInputs{
 		Placement:       &placementv1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 1}},
 		Strategy:        &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "rings", Generation: 1}},
 		PolicySnapshots: []placementv1.ClusterSchedulingPolicySnapshot{{ObjectMeta: metav1.ObjectMeta{Name: "web-0"}}},
@@ -34,7 +34,7 @@ func TestStagedFactsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := DecodeFacts(s)
+	f, err := Decode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestStagedFactsPinned(t *testing.T) {
 	if again, _ := c.RunInputs(t.Context(), "", "web", "rings"); again.Bindings[0].Spec.TargetCluster != "c1" {
 		t.Fatalf("RunInputs handed out the facts themselves")
 	}
-	var notRead *FactsNotReadError
+	var notRead *NotReadError
 	if _, err := c.RunInputs(t.Context(), "", "web", "other"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "staged_runs") {
 		t.Fatalf("a run the facts lack: %v", err)
 	}

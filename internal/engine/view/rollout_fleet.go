@@ -1,20 +1,22 @@
-package engine
+package view
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 )
 
-// RolloutFacts is what an update-run or update-strategy preview needs: the
+// RolloutFleet is what an update-run or update-strategy preview needs: the
 // fleet's members as rollout.Member (from the member inventory) and what AKS
 // offers in their regions.
-type RolloutFacts struct {
+type RolloutFleet struct {
 	Members []rollout.Member
 	Regions map[string]rollout.Region
 	// Unreadable are the members left out because their managed cluster could not be read, in
@@ -32,9 +34,9 @@ type RolloutFacts struct {
 
 // Assumed reports whether the full node image version is offered in location
 // only by assumption.
-func (f RolloutFacts) Assumed(location, fullImage string) bool {
+func (f RolloutFleet) Assumed(location, fullImage string) bool {
 	family, version := rollout.SplitNodeImage(fullImage)
-	return contains(f.AssumedNodeImages[location][family], version)
+	return slices.Contains(f.AssumedNodeImages[location][family], version)
 }
 
 // UnreadableMember is a member whose managed cluster could not be read.
@@ -43,7 +45,7 @@ type UnreadableMember struct {
 	Err  error
 }
 
-// RolloutFacts reads a fleet's members (the inventory, once per provider
+// RolloutFleet reads a fleet's members (the inventory, once per provider
 // process) and, per region of their clusters, AKS's Kubernetes versions and
 // node images.
 //
@@ -65,23 +67,23 @@ type UnreadableMember struct {
 // TestPreviewMatchesExecution instead feeds rollout.Plan the emulator's own
 // inputs (durations, failures, every image, releases) and so compares the
 // engine with itself, not these facts with the service.
-func (c *Clients) RolloutFacts(ctx context.Context, fleet fleetapi.FleetID) (RolloutFacts, error) {
-	return c.RolloutFactsFor(ctx, fleet, nil)
+func ReadRolloutFleet(ctx context.Context, v Fleet, fleet fleetapi.FleetID) (RolloutFleet, error) {
+	return ReadRolloutFleetFor(ctx, v, fleet, nil)
 }
 
-// RolloutFactsFor is RolloutFacts with the maintenance windows of only the
+// RolloutFleetFor is RolloutFleet with the maintenance windows of only the
 // members in group (nil: all), e.g. rollout.Reaches of a run's strategy: the
 // others' windows are not read (MembersWithWindowsOf).
-func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, inGroup func(group string) bool) (RolloutFacts, error) {
-	var need func(Member) bool
+func ReadRolloutFleetFor(ctx context.Context, v Fleet, fleet fleetapi.FleetID, inGroup func(group string) bool) (RolloutFleet, error) {
+	var need func(facts.Member) bool
 	if inGroup != nil {
-		need = func(m Member) bool { return inGroup(m.Group) }
+		need = func(m facts.Member) bool { return inGroup(m.Group) }
 	}
-	members, err := c.MembersWithWindowsOf(ctx, fleet, need)
+	members, err := v.MembersWithWindowsOf(ctx, fleet, need)
 	if err != nil {
-		return RolloutFacts{}, err
+		return RolloutFleet{}, err
 	}
-	out := RolloutFacts{Regions: map[string]rollout.Region{}}
+	out := RolloutFleet{Regions: map[string]rollout.Region{}}
 	locations := map[string]bool{}
 	for _, m := range members {
 		rm, ok := RolloutMember(m)
@@ -95,19 +97,15 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 	if len(locations) == 0 {
 		return out, nil
 	}
-	ac, err := c.Regions()
-	if err != nil {
-		return RolloutFacts{}, err
-	}
 	names := make([]string, 0, len(locations))
 	for l := range locations {
 		names = append(names, l)
 	}
 	sort.Strings(names)
 	for _, loc := range names {
-		values, err := ac.ListKubernetesVersions(ctx, loc)
+		values, err := v.KubernetesVersions(ctx, loc)
 		if err != nil {
-			return RolloutFacts{}, fmt.Errorf("list the Kubernetes versions of region %s: %w", loc, err)
+			return RolloutFleet{}, fmt.Errorf("list the Kubernetes versions of region %s: %w", loc, err)
 		}
 		reg := rollout.Region{NodeImages: map[string][]string{}}
 		for _, kv := range values {
@@ -121,7 +119,7 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 		sort.Strings(reg.KubernetesVersions)
 		out.Regions[loc] = reg
 	}
-	images := RegionNodeImages(ctx, ac, names)
+	images := RegionNodeImages(ctx, v, names)
 	out.NodeImageWarning = images.Warning()
 	for loc, byFamily := range images.Images {
 		reg := out.Regions[loc]
@@ -136,7 +134,7 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 		reg := out.Regions[m.Location]
 		for _, p := range m.NodePools {
 			family, v := rollout.SplitNodeImage(p.NodeImageVersion)
-			if family == "" || contains(reg.NodeImages[family], v) {
+			if family == "" || slices.Contains(reg.NodeImages[family], v) {
 				continue
 			}
 			reg.NodeImages[family] = append(reg.NodeImages[family], v)
@@ -148,7 +146,7 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 			}
 		}
 	}
-	out.AssumedNodeImages = assumeOlderImagesOffered(out.Regions, images.Images)
+	out.AssumedNodeImages = rollout.AssumeOlderImagesOffered(out.Regions, images.Images)
 	for loc, byFamily := range runOnly {
 		if out.AssumedNodeImages[loc] == nil {
 			out.AssumedNodeImages[loc] = map[string][]string{}
@@ -158,58 +156,6 @@ func (c *Clients) RolloutFactsFor(ctx context.Context, fleet fleetapi.FleetID, i
 		}
 	}
 	return out, nil
-}
-
-// assumeOlderImagesOffered adds to each region whose list was read the older
-// versions of an image type that another region lists or a member elsewhere
-// runs, and returns what it added.
-//
-// AKS's list holds only the latest version of each image type (Node Image
-// Versions - List: "Only returns the latest version of each node image"), but
-// Consistent picks "image versions that are currently available in all Azure
-// regions where the clusters in this run are located"
-// (concepts-update-orchestration.md): when regions' latest differ, the common
-// version is an older one the faster regions do not list. Node images reach
-// regions progressively and stay available after newer ones, so a region that
-// lists 202512.02.0 is taken to offer a 202511.04.0 seen elsewhere. Previews
-// built on an assumed version say so (TestRolloutFidelityRealPath measures it).
-func assumeOlderImagesOffered(regions map[string]rollout.Region, listed map[string]map[string][]string) map[string]map[string][]string {
-	known := map[string][]string{} // image type → every version seen in any region
-	for _, reg := range regions {
-		for family, vs := range reg.NodeImages {
-			for _, v := range vs {
-				if !contains(known[family], v) {
-					known[family] = append(known[family], v)
-				}
-			}
-		}
-	}
-	for _, vs := range known {
-		sort.Slice(vs, func(i, j int) bool { return rollout.CompareImageVersions(vs[i], vs[j]) < 0 })
-	}
-	assumed := map[string]map[string][]string{}
-	for loc, byFamily := range listed {
-		reg := regions[loc]
-		for family, latest := range byFamily {
-			newest := ""
-			for _, v := range latest {
-				if newest == "" || rollout.CompareImageVersions(v, newest) > 0 {
-					newest = v
-				}
-			}
-			for _, v := range known[family] {
-				if rollout.CompareImageVersions(v, newest) >= 0 || contains(reg.NodeImages[family], v) {
-					continue
-				}
-				reg.NodeImages[family] = append(reg.NodeImages[family], v)
-				if assumed[loc] == nil {
-					assumed[loc] = map[string][]string{}
-				}
-				assumed[loc][family] = append(assumed[loc][family], v)
-			}
-		}
-	}
-	return assumed
 }
 
 // NodeImages are the node images AKS lists for some locations.
@@ -230,7 +176,7 @@ func RegionNodeImages(ctx context.Context, ac RegionLists, locations []string) N
 	sorted := append([]string(nil), locations...)
 	sort.Strings(sorted)
 	for _, loc := range sorted {
-		list, err := ac.ListNodeImageVersions(ctx, loc)
+		list, err := ac.NodeImageVersions(ctx, loc)
 		if err != nil {
 			out.Failed = append(out.Failed, loc)
 			if out.Err == nil {
@@ -241,7 +187,7 @@ func RegionNodeImages(ctx context.Context, ac RegionLists, locations []string) N
 		byFamily := map[string][]string{}
 		for _, v := range list {
 			family, version := rollout.SplitNodeImage(v.FullName)
-			if family == "" || version == "" || contains(byFamily[family], version) {
+			if family == "" || version == "" || slices.Contains(byFamily[family], version) {
 				continue
 			}
 			byFamily[family] = append(byFamily[family], version)
@@ -264,7 +210,7 @@ func (n NodeImages) Warning() string {
 }
 
 // RolloutMember converts an inventory member; false when its cluster is unreadable.
-func RolloutMember(m Member) (rollout.Member, bool) {
+func RolloutMember(m facts.Member) (rollout.Member, bool) {
 	mc := m.Cluster
 	if m.ClusterErr != nil || mc == nil || mc.Properties == nil {
 		return rollout.Member{}, false
@@ -286,18 +232,9 @@ func RolloutMember(m Member) (rollout.Member, bool) {
 		}
 		rm.NodePools = append(rm.NodePools, np)
 	}
-	rm.AutoUpgradeWindow = m.Windows[AutoUpgradeSchedule]
-	rm.NodeOSUpgradeWindow = m.Windows[NodeOSUpgradeSchedule]
+	rm.AutoUpgradeWindow = m.Windows[facts.AutoUpgradeSchedule]
+	rm.NodeOSUpgradeWindow = m.Windows[facts.NodeOSUpgradeSchedule]
 	return rm, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func deref[T any](p *T) T {
@@ -306,10 +243,4 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-// AssumeOlderImagesOffered is assumeOlderImagesOffered for a preview that reads its regions itself
-// (fleet_auto_upgrade_profile's), so that its Consistent image is the update run's.
-func AssumeOlderImagesOffered(regions map[string]rollout.Region, listed map[string]map[string][]string) map[string]map[string][]string {
-	return assumeOlderImagesOffered(regions, listed)
 }

@@ -1,12 +1,10 @@
-package engine
+package facts
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -17,22 +15,22 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-// PlacementFacts are one placement (a ClusterResourcePlacement, or a ResourcePlacement when
+// Placement are one placement (a ClusterResourcePlacement, or a ResourcePlacement when
 // Namespace is set) cut to what the previews of member cluster taints and placement disruption
 // budgets read of it: its policy and its bindings. The whole objects are not kept: a binding is a
 // few KB of spec and status, and a PickAll placement has one per member.
-type PlacementFacts struct {
+type Placement struct {
 	Namespace  string                       `json:"namespace,omitempty"`
 	Name       string                       `json:"name"`
 	Generation int64                        `json:"generation,omitempty"`
 	Policy     *placementv1.PlacementPolicy `json:"policy,omitempty"`
-	Bindings   []BindingFacts               `json:"bindings,omitempty"`
+	Bindings   []Binding                    `json:"bindings,omitempty"`
 }
 
-// BindingFacts is a binding cut to what those previews read (not its name): its target cluster and state,
+// Binding is a binding cut to what those previews read (not its name): its target cluster and state,
 // whether it is being deleted, and its conditions' type, status and observed generation
 // (the eviction controller's availability check, pkg/utils/condition: IsConditionStatusTrue).
-type BindingFacts struct {
+type Binding struct {
 	TargetCluster string                   `json:"cluster"`
 	State         placementv1.BindingState `json:"state,omitempty"`
 	Generation    int64                    `json:"generation,omitempty"`
@@ -47,36 +45,14 @@ type BindingCondition struct {
 	ObservedGeneration int64                  `json:"gen,omitempty"`
 }
 
-// readPlacementFacts reads every placement of both scopes with its bindings (grouped by the
-// placement tracking label; a binding whose placement is gone is left out: no preview reads it).
-// A failed read is kept as PlacementsErr, for the previews that need the placements to report.
-func (c *Clients) readPlacementFacts(ctx context.Context, f *Facts) {
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		f.PlacementsErr = err.Error()
-		return
-	}
-	placements, err := h.AllPlacements(ctx)
-	if err != nil {
-		f.PlacementsErr = fmt.Sprintf("listing the placements: %v", err)
-		return
-	}
-	bindings, err := h.AllBindings(ctx)
-	if err != nil {
-		f.PlacementsErr = fmt.Sprintf("listing the bindings: %v", err)
-		return
-	}
-	f.PlacementsRead = true
-	f.Placements = placementFacts(placements, bindings)
-}
-
-func placementFacts(placements []placementv1.ClusterResourcePlacement, bindings []placementv1.ClusterResourceBinding) []PlacementFacts {
-	out := make([]PlacementFacts, 0, len(placements))
+// PlacementsOf cuts placements and their bindings to what the snapshot keeps.
+func PlacementsOf(placements []placementv1.ClusterResourcePlacement, bindings []placementv1.ClusterResourceBinding) []Placement {
+	out := make([]Placement, 0, len(placements))
 	at := map[hub.PlacementKey]int{}
 	for i := range placements {
 		p := &placements[i]
 		at[hub.PlacementKey{Namespace: p.Namespace, Name: p.Name}] = len(out)
-		out = append(out, PlacementFacts{Namespace: p.Namespace, Name: p.Name, Generation: p.Generation, Policy: p.Spec.Policy.DeepCopy()})
+		out = append(out, Placement{Namespace: p.Namespace, Name: p.Name, Generation: p.Generation, Policy: p.Spec.Policy.DeepCopy()})
 	}
 	for i := range bindings {
 		b := &bindings[i]
@@ -84,7 +60,7 @@ func placementFacts(placements []placementv1.ClusterResourcePlacement, bindings 
 		if !ok {
 			continue
 		}
-		bf := BindingFacts{TargetCluster: b.Spec.TargetCluster, State: b.Spec.State, Generation: b.Generation, Deleting: b.DeletionTimestamp != nil}
+		bf := Binding{TargetCluster: b.Spec.TargetCluster, State: b.Spec.State, Generation: b.Generation, Deleting: b.DeletionTimestamp != nil}
 		for _, c := range b.Status.Conditions {
 			bf.Conditions = append(bf.Conditions, BindingCondition{Type: c.Type, Status: c.Status, ObservedGeneration: c.ObservedGeneration})
 		}
@@ -102,21 +78,21 @@ func placementFacts(placements []placementv1.ClusterResourcePlacement, bindings 
 	return out
 }
 
-func (p *PlacementFacts) key() hub.PlacementKey {
+func (p *Placement) Key() hub.PlacementKey {
 	return hub.PlacementKey{Namespace: p.Namespace, Name: p.Name}
 }
 
 // placement is the placement as the hub serves it, cut to what the facts hold.
-func (p *PlacementFacts) placement() *hub.Placement {
+func (p *Placement) AsPlacement() *hub.Placement {
 	out := &hub.Placement{}
 	out.Name, out.Namespace, out.Generation = p.Name, p.Namespace, p.Generation
-	out.Kind = p.key().Kind()
+	out.Kind = p.Key().Kind()
 	out.Spec.Policy = p.Policy.DeepCopy()
 	return out
 }
 
 // bindings are the placement's bindings as the hub serves them, cut to what the facts hold.
-func (p *PlacementFacts) bindings() []placementv1.ClusterResourceBinding {
+func (p *Placement) AsBindings() []placementv1.ClusterResourceBinding {
 	out := make([]placementv1.ClusterResourceBinding, len(p.Bindings))
 	for i, b := range p.Bindings {
 		o := &out[i]
@@ -133,126 +109,26 @@ func (p *PlacementFacts) bindings() []placementv1.ClusterResourceBinding {
 	return out
 }
 
-func (f *Facts) placements() ([]PlacementFacts, error) {
+func (f *Snapshot) PlacementList() ([]Placement, error) {
 	if !f.PlacementsRead {
 		why := "the provider had no hub when it was read"
 		if f.PlacementsErr != "" {
 			why = f.PlacementsErr
 		}
-		return nil, &FactsNotReadError{What: "the hub's placements and their bindings (" + why + ")"}
+		return nil, &NotReadError{What: "the hub's placements and their bindings (" + why + ")"}
 	}
 	return f.Placements, nil
 }
 
 var placementGroupResource = schema.GroupResource{Group: placementv1beta1.GroupVersion.Group, Resource: "clusterresourceplacements"}
 
-// HubMemberCluster is the hub's MemberCluster name; a pinned view answers from the facts.
-func (c *Clients) HubMemberCluster(ctx context.Context, name string) (*clusterv1.MemberCluster, error) {
-	if c.pinned != nil {
-		mcs, err := c.pinned.hubMemberClusters()
-		if err != nil {
-			return nil, err
-		}
-		for i := range mcs {
-			if mcs[i].Name == name {
-				return &mcs[i], nil
-			}
-		}
-		return nil, apierrors.NewNotFound(schema.GroupResource{Group: clusterv1.GroupVersion.Group, Resource: "memberclusters"}, name)
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return h.MemberCluster(ctx, name)
-}
-
-// HubPlacements lists every placement of both scopes (hub.Client.AllPlacements); a pinned view
-// answers from the facts.
-func (c *Clients) HubPlacements(ctx context.Context) ([]placementv1.ClusterResourcePlacement, error) {
-	if c.pinned != nil {
-		ps, err := c.pinned.placements()
-		if err != nil {
-			return nil, err
-		}
-		out := make([]placementv1.ClusterResourcePlacement, len(ps))
-		for i := range ps {
-			out[i] = ps[i].placement().ClusterResourcePlacement
-		}
-		return out, nil
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return h.AllPlacements(ctx)
-}
-
-// HubBindings lists every binding of both scopes (hub.Client.AllBindings); a pinned view answers
-// from the facts.
-func (c *Clients) HubBindings(ctx context.Context) ([]placementv1.ClusterResourceBinding, error) {
-	if c.pinned != nil {
-		ps, err := c.pinned.placements()
-		if err != nil {
-			return nil, err
-		}
-		var out []placementv1.ClusterResourceBinding
-		for i := range ps {
-			out = append(out, ps[i].bindings()...)
-		}
-		return out, nil
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return h.AllBindings(ctx)
-}
-
-// HubPlacement reads the placement key names (hub.Client.PlacementAt); a pinned view answers
-// from the facts, NotFound when they lack it.
-func (c *Clients) HubPlacement(ctx context.Context, key hub.PlacementKey) (*hub.Placement, error) {
-	if c.pinned != nil {
-		p, err := c.pinned.placement(key)
-		if err != nil {
-			return nil, err
-		}
-		return p.placement(), nil
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return h.PlacementAt(ctx, key)
-}
-
-// HubPlacementBindings lists the bindings of the placement key names (hub.Client.BindingsAt); a
-// pinned view answers from the facts.
-func (c *Clients) HubPlacementBindings(ctx context.Context, key hub.PlacementKey) ([]placementv1.ClusterResourceBinding, error) {
-	if c.pinned != nil {
-		p, err := c.pinned.placement(key)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return p.bindings(), nil
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return h.BindingsAt(ctx, key)
-}
-
-func (f *Facts) placement(key hub.PlacementKey) (*PlacementFacts, error) {
-	ps, err := f.placements()
+func (f *Snapshot) PlacementAt(key hub.PlacementKey) (*Placement, error) {
+	ps, err := f.PlacementList()
 	if err != nil {
 		return nil, err
 	}
 	for i := range ps {
-		if ps[i].key() == key {
+		if ps[i].Key() == key {
 			return &ps[i], nil
 		}
 	}
@@ -265,9 +141,9 @@ func (f *Facts) placement(key hub.PlacementKey) (*PlacementFacts, error) {
 
 // movedPlacements says how each placement's policy and bindings moved: clusters bound or
 // unbound, and clusters whose binding became available or unavailable.
-func movedPlacements(planned, now []PlacementFacts) []string {
-	return pairUp(planned, now, func(p PlacementFacts) string { return p.key().String() }, "placement", "the hub",
-		func(name string, b, a PlacementFacts) []string {
+func movedPlacements(planned, now []Placement) []string {
+	return pairUp(planned, now, func(p Placement) string { return p.Key().String() }, "placement", "the hub",
+		func(name string, b, a Placement) []string {
 			var out []string
 			if !equality.Semantic.DeepEqual(b.Policy, a.Policy) {
 				out = append(out, fmt.Sprintf("placement %s: policy %s → %s", name, policyText(b.Policy), policyText(a.Policy)))
@@ -308,7 +184,7 @@ func policyText(p *placementv1.PlacementPolicy) string {
 	return s
 }
 
-func boundClusters(p PlacementFacts) []string {
+func boundClusters(p Placement) []string {
 	out := make([]string, 0, len(p.Bindings))
 	for _, b := range p.Bindings {
 		if !b.Deleting && b.State != placementv1.BindingStateUnscheduled {
@@ -319,7 +195,7 @@ func boundClusters(p PlacementFacts) []string {
 }
 
 // bindingStates is each binding's cluster → its state and whether it is Available.
-func bindingStates(p PlacementFacts) map[string]string {
+func bindingStates(p Placement) map[string]string {
 	out := map[string]string{}
 	for _, b := range p.Bindings {
 		s := string(b.State)

@@ -1,4 +1,4 @@
-package engine_test
+package session_test
 
 import (
 	"context"
@@ -15,10 +15,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -35,7 +36,7 @@ const (
 type meteredFleet struct {
 	srv     *emulator.Server
 	file    *fleetfile.File
-	clients *engine.Clients
+	clients *session.Session
 	session *azure.Session
 	fleet   fleetapi.FleetID
 }
@@ -72,7 +73,7 @@ func newMeteredFleet(t *testing.T) *meteredFleet {
 	s := azure.NewTestSession(f.Fleet.SubscriptionID, cl, cred, hc)
 	fid := fleetapi.FleetID{SubscriptionID: f.Fleet.SubscriptionID, ResourceGroupName: f.Fleet.ResourceGroup, Name: f.Fleet.Name}
 	return &meteredFleet{srv: srv, file: f, session: s, fleet: fid,
-		clients: engine.New(engine.Options{Azure: s, DefaultFleet: &fid})}
+		clients: session.New(session.Options{Azure: s, DefaultFleet: &fid})}
 }
 
 // TestPacedReadsSurfaceNo429: reading a 300-member fleet's inventory and
@@ -323,7 +324,7 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 	// The same windows as a process that reads them all at once, while a run's preview asks for
 	// the canary members' at the same moment: still one list per member.
 	fresh := newMeteredFleet(t)
-	var want []engine.Member
+	var want []facts.Member
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Add(2)
@@ -344,7 +345,7 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 	t.Logf("%d of %d members' maintenance configurations read for the canary run, the other %d when every member's were needed", inCanary, len(all), len(all)-inCanary)
 }
 
-func windowsText(m engine.Member) string {
+func windowsText(m facts.Member) string {
 	b, _ := json.Marshal(m.Windows)
 	return string(b)
 }

@@ -1,7 +1,6 @@
-package engine
+package facts
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -24,91 +23,22 @@ func (s StagedRun) String() string {
 	return fmt.Sprintf("placement %s with strategy %s", hub.Key(s.Namespace, s.Placement), hub.Key(s.Namespace, s.Strategy))
 }
 
-// StagedFacts are what KubeFleet's controller initializes a staged update run from
+// StagedInputs are what KubeFleet's controller initializes a staged update run from
 // (hub.Client.RunInputs: the placement, its latest policy snapshots, bindings and resource
 // snapshots' metadata, the strategy), as fleet_staged_update_run's preview reads them, without
 // the member clusters (the facts' Hub holds them) and managed fields. They are whole objects, so
 // only the runs the data source names are read.
-type StagedFacts struct {
+type StagedInputs struct {
 	StagedRun
 	Inputs hub.RunInputs `json:"inputs"`
-}
-
-// ReadStagedFacts adds to f the inputs of each named run.
-func (c *Clients) ReadStagedFacts(ctx context.Context, f *Facts, runs []StagedRun) error {
-	if len(runs) == 0 {
-		return nil
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		return err
-	}
-	for _, r := range runs {
-		in, err := h.RunInputs(ctx, r.Namespace, r.Placement, r.Strategy)
-		if err != nil {
-			return err
-		}
-		in.MemberClusters = nil
-		if in.Placement != nil {
-			in.Placement.ManagedFields = nil
-		}
-		if in.Strategy != nil {
-			in.Strategy.ManagedFields = nil
-		}
-		for i := range in.PolicySnapshots {
-			in.PolicySnapshots[i].ManagedFields = nil
-		}
-		for i := range in.Bindings {
-			in.Bindings[i].ManagedFields = nil
-		}
-		for i := range in.ResourceSnapshots {
-			in.ResourceSnapshots[i].ManagedFields = nil
-		}
-		f.Staged = append(f.Staged, StagedFacts{StagedRun: r, Inputs: in})
-	}
-	return nil
-}
-
-// RunInputs is what KubeFleet's controller initializes a run in ns of placement with strategy
-// from (hub.Client.RunInputs), with the hub's member clusters; a pinned view answers from the
-// facts.
-func (c *Clients) RunInputs(ctx context.Context, ns, placement, strategy string) (hub.RunInputs, error) {
-	var in hub.RunInputs
-	if c.pinned != nil {
-		want := StagedRun{Namespace: ns, Placement: placement, Strategy: strategy}
-		found := false
-		for _, s := range c.pinned.Staged {
-			if s.StagedRun == want {
-				in, found = copyRunInputs(s.Inputs), true
-				break
-			}
-		}
-		if !found {
-			return in, &FactsNotReadError{What: "the inputs of a staged update run of " + want.String() + " (add it to staged_runs)"}
-		}
-	} else {
-		h, err := c.HubAPI(ctx)
-		if err != nil {
-			return in, err
-		}
-		if in, err = h.RunInputs(ctx, ns, placement, strategy); err != nil {
-			return in, err
-		}
-	}
-	if in.Placement == nil {
-		return in, nil
-	}
-	var err error
-	in.MemberClusters, err = c.HubMemberClusters(ctx)
-	return in, err
 }
 
 // movedStaged says how each run's inputs moved: bindings (cluster, state, policy snapshot), the
 // latest policy snapshot, resource snapshot indexes removed, the placement's and strategy's
 // generations.
-func movedStaged(planned, now []StagedFacts) []string {
-	return pairUp(planned, now, func(s StagedFacts) string { return s.String() }, "staged run inputs of", "the facts",
-		func(name string, b, a StagedFacts) []string {
+func movedStaged(planned, now []StagedInputs) []string {
+	return pairUp(planned, now, func(s StagedInputs) string { return s.String() }, "staged run inputs of", "the facts",
+		func(name string, b, a StagedInputs) []string {
 			var out []string
 			if d := mapDiff(stagedSummary(b.Inputs), stagedSummary(a.Inputs)); d != "" {
 				out = append(out, fmt.Sprintf("%s: %s", name, d))
@@ -166,7 +96,7 @@ func stagedBindings(in hub.RunInputs) map[string]string {
 	return out
 }
 
-func copyRunInputs(in hub.RunInputs) hub.RunInputs {
+func CopyRunInputs(in hub.RunInputs) hub.RunInputs {
 	out := hub.RunInputs{Placement: in.Placement.DeepCopy(), Strategy: in.Strategy.DeepCopy()}
 	out.PolicySnapshots = make([]placementv1.ClusterSchedulingPolicySnapshot, len(in.PolicySnapshots))
 	for i := range in.PolicySnapshots {

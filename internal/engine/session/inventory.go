@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -21,7 +21,9 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 )
 
 // The inventory: what the fleet's members are, read once per provider
@@ -30,32 +32,12 @@ import (
 
 var memberClustersGVR = schema.GroupVersionResource{Group: clusterv1.GroupVersion.Group, Version: clusterv1.GroupVersion.Version, Resource: "memberclusters"}
 
-// Maintenance configuration names AKS uses for the schedules update runs honour
-// (Fleet docs, concepts-update-orchestration.md "Planned maintenance").
-const (
-	AutoUpgradeSchedule   = "aksManagedAutoUpgradeSchedule"
-	NodeOSUpgradeSchedule = "aksManagedNodeOSUpgradeSchedule"
-)
-
-// Member is one fleet member as the Fleet API and AKS see it.
-type Member struct {
-	Name              string
-	Group             string
-	Labels            map[string]string
-	ClusterResourceID string
-	// Cluster is the member's managed cluster; nil when ClusterErr is set.
-	Cluster    *armcontainerservice.ManagedCluster
-	ClusterErr error
-	// Windows by maintenance configuration name (AutoUpgradeSchedule, NodeOSUpgradeSchedule).
-	Windows map[string]*armcontainerservice.MaintenanceWindow
-}
-
 type inventory struct {
 	hub lazy[[]clusterv1.MemberCluster]
 	mu  sync.Mutex
 	// members are the members with their clusters; windows their maintenance windows by
 	// member name, read as previews need them (windowsSem: one reader per fleet at a time).
-	members     map[fleetapi.FleetID]*lazy[[]Member]
+	members     map[fleetapi.FleetID]*lazy[[]facts.Member]
 	windows     map[fleetapi.FleetID]map[string]memberWindows
 	windowsSem  map[fleetapi.FleetID]chan struct{}
 	windowReads int
@@ -70,10 +52,7 @@ type inventory struct {
 }
 
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
-func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
-	if c.pinned != nil {
-		return c.pinned.hubMemberClusters()
-	}
+func (c *Session) hubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 		hub, err := c.Hub(ctx)
 		if err != nil {
@@ -97,48 +76,18 @@ func (c *Clients) HubMemberClusters(ctx context.Context) ([]clusterv1.MemberClus
 	})
 }
 
-// MaintenanceWindowReads is how many members' maintenance configurations
-// this process listed.
-func (c *Clients) MaintenanceWindowReads() int {
-	c.inv.mu.Lock()
-	defer c.inv.mu.Unlock()
-	return c.inv.windowReads
-}
-
-// HubMemberClusterLists is how many times this process listed the hub's
-// member clusters.
-func (c *Clients) HubMemberClusterLists() int {
-	c.inv.mu.Lock()
-	defer c.inv.mu.Unlock()
-	return c.inv.hubLists
-}
-
-// Members reads a fleet's members with their managed clusters and
-// maintenance windows, once per provider process. Previews that do not
-// need the windows (a strategy's groups, regions' versions) call
-// MemberClusters, which spares a read per member; previews that need the
-// windows of some members only call MembersWithWindowsOf.
-func (c *Clients) Members(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
-	return c.MembersWithWindowsOf(ctx, fleet, nil)
-}
-
-// MembersWithWindowsOf is Members with the maintenance windows of only the
+// membersWithWindowsOf is the members with the maintenance windows of only the
 // members need selects (nil: all); the others' Windows are nil. Each member's
 // windows are read once per process, whichever preview asks first, so a plan
 // reads the union of what its previews need (issue 24: "maintenance
 // configurations only for the members whose previews need them").
-func (c *Clients) MembersWithWindowsOf(ctx context.Context, fleet fleetapi.FleetID, need func(Member) bool) ([]Member, error) {
-	if c.pinned != nil {
-		// The facts hold every member's windows (data.fleet_facts' maintenance_windows).
-		members, err := c.pinned.members(fleet, true)
-		return c.withPlannedGroups(fleet, members), err
-	}
-	members, err := c.MemberClusters(ctx, fleet)
+func (c *Session) membersWithWindowsOf(ctx context.Context, fleet fleetapi.FleetID, need func(facts.Member) bool) ([]facts.Member, error) {
+	members, err := c.memberClusters(ctx, fleet)
 	if err != nil {
 		return nil, err
 	}
 	if need == nil {
-		need = func(Member) bool { return true }
+		need = func(facts.Member) bool { return true }
 	}
 	wanted := make([]bool, len(members))
 	for i := range members {
@@ -148,7 +97,7 @@ func (c *Clients) MembersWithWindowsOf(ctx context.Context, fleet fleetapi.Fleet
 	if err != nil {
 		return nil, err
 	}
-	out := append([]Member(nil), members...)
+	out := append([]facts.Member(nil), members...)
 	for i := range out {
 		if !wanted[i] {
 			continue
@@ -159,49 +108,48 @@ func (c *Clients) MembersWithWindowsOf(ctx context.Context, fleet fleetapi.Fleet
 	return out, nil
 }
 
-// MemberClusters reads a fleet's members with their managed clusters but
+// memberClusters reads a fleet's members with their managed clusters but
 // not their maintenance windows (Windows is nil), once per provider process.
-func (c *Clients) MemberClusters(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
-	if c.pinned != nil {
-		members, err := c.pinned.members(fleet, false)
-		return c.withPlannedGroups(fleet, members), err
-	}
-	members, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]Member, error) { return c.readMembers(ctx, fleet) })
-	return c.withPlannedGroups(fleet, members), err
+func (c *Session) memberClusters(ctx context.Context, fleet fleetapi.FleetID) ([]facts.Member, error) {
+	members, err := c.inventoryLazy(&c.inv.members, fleet).get(ctx, func(ctx context.Context) ([]facts.Member, error) { return c.readMembers(ctx, fleet) })
+	return view.WithGroups(members, c.plannedGroups(fleet)), err
 }
 
-func (c *Clients) inventoryLazy(m *map[fleetapi.FleetID]*lazy[[]Member], fleet fleetapi.FleetID) *lazy[[]Member] {
+// MaintenanceWindowReads is how many members' maintenance configurations
+// this process listed.
+func (c *Session) MaintenanceWindowReads() int {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	return c.inv.windowReads
+}
+
+// HubMemberClusterLists is how many times this process listed the hub's
+// member clusters.
+func (c *Session) HubMemberClusterLists() int {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	return c.inv.hubLists
+}
+
+func (c *Session) inventoryLazy(m *map[fleetapi.FleetID]*lazy[[]facts.Member], fleet fleetapi.FleetID) *lazy[[]facts.Member] {
 	c.inv.mu.Lock()
 	defer c.inv.mu.Unlock()
 	if *m == nil {
-		*m = map[fleetapi.FleetID]*lazy[[]Member]{}
+		*m = map[fleetapi.FleetID]*lazy[[]facts.Member]{}
 	}
 	l, ok := (*m)[fleet]
 	if !ok {
-		l = &lazy[[]Member]{}
+		l = &lazy[[]facts.Member]{}
 		(*m)[fleet] = l
 	}
 	return l
 }
 
-func (c *Clients) withPlannedGroups(fleet fleetapi.FleetID, members []Member) []Member {
-	inv := c.inv
-	if c.live != nil {
-		inv = c.live.inv // fleet_member plans record groups on the provider's own bundle
-	}
-	inv.mu.Lock()
-	planned := maps.Clone(inv.plannedGroups[fleet])
-	inv.mu.Unlock()
-	if len(planned) == 0 || members == nil {
-		return members
-	}
-	out := append([]Member(nil), members...)
-	for i := range out {
-		if g, ok := planned[out[i].Name]; ok {
-			out[i].Group = g
-		}
-	}
-	return out
+// plannedGroups are the update groups PlanMemberGroup recorded for fleet's members.
+func (c *Session) plannedGroups(fleet fleetapi.FleetID) map[string]string {
+	c.inv.mu.Lock()
+	defer c.inv.mu.Unlock()
+	return maps.Clone(c.inv.plannedGroups[fleet])
 }
 
 // PlanMemberGroup records that this run of terraform moves a member to an
@@ -209,7 +157,7 @@ func (c *Clients) withPlannedGroups(fleet fleetapi.FleetID, members []Member) []
 // previews planned after it — those that depend on the member, as Terraform
 // orders plans along dependencies — show the member where apply puts it, at
 // plan and again at apply.
-func (c *Clients) PlanMemberGroup(fleet fleetapi.FleetID, member, group string) {
+func (c *Session) PlanMemberGroup(fleet fleetapi.FleetID, member, group string) {
 	c.inv.mu.Lock()
 	defer c.inv.mu.Unlock()
 	if c.inv.plannedGroups == nil {
@@ -232,7 +180,7 @@ const memberReadConcurrency = 8
 // Reads at 1,000 members in one resource group: 1 members list and 1 cluster
 // list (per page the RP serves), plus 1,000 maintenance configuration lists
 // where windows are needed, against 2,001 with a GET per cluster.
-func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Member, error) {
+func (c *Session) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]facts.Member, error) {
 	fc, err := c.Fleet()
 	if err != nil {
 		return nil, err
@@ -245,7 +193,7 @@ func (c *Clients) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]Me
 	if err != nil {
 		return nil, err
 	}
-	members := make([]Member, len(list))
+	members := make([]facts.Member, len(list))
 	ids := make([]aks.ClusterID, len(list))
 	groups := map[resourceGroupKey][]int{}
 	for i, fm := range list {
@@ -315,7 +263,7 @@ type memberWindows struct {
 // before in this process and returns the wanted members' windows. One caller reads at a
 // time per fleet, so two previews planned at once never read a member twice.
 // Throttling and a cancelled context are not cached: the plan fails on them.
-func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, members []Member, wanted []bool) (map[string]memberWindows, error) {
+func (c *Session) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, members []facts.Member, wanted []bool) (map[string]memberWindows, error) {
 	c.inv.mu.Lock()
 	if c.inv.windowsSem == nil {
 		c.inv.windowsSem, c.inv.windows = map[fleetapi.FleetID]chan struct{}{}, map[fleetapi.FleetID]map[string]memberWindows{}
@@ -385,7 +333,7 @@ func (c *Clients) readWindowsOf(ctx context.Context, fleet fleetapi.FleetID, mem
 
 // throttled is the one error of reads that ARM's throttling, or the end of
 // the context, cut short: the plan's failure, not one member's each.
-func throttled(ctx context.Context, members []Member) error {
+func throttled(ctx context.Context, members []facts.Member) error {
 	for i := range members {
 		if azure.IsThrottled(members[i].ClusterErr) {
 			return members[i].ClusterErr
@@ -420,7 +368,7 @@ func parallel(ctx context.Context, idx []int, f func(i int)) {
 }
 
 // warnListForbidden says once per resource group what reading its clusters one by one costs.
-func (c *Clients) warnListForbidden(ctx context.Context, k resourceGroupKey, n int, err error) {
+func (c *Session) warnListForbidden(ctx context.Context, k resourceGroupKey, n int, err error) {
 	msg := fmt.Sprintf("The principal may not list the managed clusters of resource group %s (%v). "+
 		"Reading its %d members' clusters one by one costs %d ARM reads instead of 1 (about %ds more at ARM's refill rate of %d reads a second once the bucket of %d is spent). "+
 		"Grant Microsoft.ContainerService/managedClusters/read on the resource group (e.g. Reader) to read them in one list.",
@@ -440,7 +388,7 @@ func shortError(err error) string {
 }
 
 // InventoryWarnings are the warnings reading the inventory gave (each once per process).
-func (c *Clients) InventoryWarnings() []string {
+func (c *Session) InventoryWarnings() []string {
 	c.inv.mu.Lock()
 	defer c.inv.mu.Unlock()
 	return append([]string(nil), c.inv.warnings...)
@@ -448,7 +396,7 @@ func (c *Clients) InventoryWarnings() []string {
 
 // TakeInventoryWarnings returns the inventory warnings not handed out before:
 // a plan shows each once, on the first resource whose preview read it.
-func (c *Clients) TakeInventoryWarnings() []string {
+func (c *Session) TakeInventoryWarnings() []string {
 	c.inv.mu.Lock()
 	defer c.inv.mu.Unlock()
 	out := append([]string(nil), c.inv.warnings[c.inv.reported:]...)
@@ -459,7 +407,7 @@ func (c *Clients) TakeInventoryWarnings() []string {
 // logProgress logs, at INFO, what n reads will cost and then their progress
 // every 10 seconds, so a user with TF_LOG_PROVIDER=INFO sees why a plan waits.
 // It returns the function to call after each read.
-func (c *Clients) logProgress(ctx context.Context, what string, n int) func() {
+func (c *Session) logProgress(ctx context.Context, what string, n int) func() {
 	if n > azure.ARMReadBucket {
 		tflog.Info(ctx, fmt.Sprintf("Reading %d %s: %d ARM reads, paced to ARM's read budget (a bucket of %d refilled at %d a second), so at least %ds",
 			n, what, n, azure.ARMReadBucket, azure.ARMReadRefillPerSecond, (n-azure.ARMReadBucket)/azure.ARMReadRefillPerSecond))
@@ -487,7 +435,7 @@ func readWindows(ctx context.Context, ac *aks.Client, id aks.ClusterID) (map[str
 		if cfg == nil || cfg.Name == nil || cfg.Properties == nil || cfg.Properties.MaintenanceWindow == nil {
 			continue
 		}
-		for _, name := range []string{AutoUpgradeSchedule, NodeOSUpgradeSchedule} {
+		for _, name := range []string{facts.AutoUpgradeSchedule, facts.NodeOSUpgradeSchedule} {
 			if strings.EqualFold(*cfg.Name, name) {
 				windows[name] = cfg.Properties.MaintenanceWindow
 			}

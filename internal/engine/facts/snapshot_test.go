@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"errors"
@@ -14,17 +14,17 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
-func testFacts() *Facts {
+func testFacts() *Snapshot {
 	mc := &armcontainerservice.ManagedCluster{Name: to.Ptr("c1"), Location: to.Ptr("eastus"), Properties: &armcontainerservice.ManagedClusterProperties{
 		CurrentKubernetesVersion: to.Ptr("1.32.5"),
 		AgentPoolProfiles:        []*armcontainerservice.ManagedClusterAgentPoolProfile{{Name: to.Ptr("system"), NodeImageVersion: to.Ptr("AKSUbuntu-2204gen2containerd-202510.01.0")}},
 	}}
-	return &Facts{
+	return &Snapshot{
 		TakenAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), FleetNow: time.Date(2026, 11, 25, 10, 0, 1, 0, time.UTC),
 		HubRead: true,
 		Hub: []clusterv1.MemberCluster{{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"env": "prod"}},
 			Status: clusterv1.MemberClusterStatus{Conditions: []metav1.Condition{{Type: "Joined", Status: metav1.ConditionTrue}}}}},
-		Fleets: []FleetFacts{{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true, Members: []MemberFacts{
+		Fleets: []Fleet{{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true, Members: []MemberRecord{
 			memberFacts(Member{Name: "c1", Group: "prod", Cluster: mc}),
 			memberFacts(Member{Name: "c2", ClusterErr: errors.New("forbidden")}),
 		}}},
@@ -38,7 +38,7 @@ func TestFactsEncodeDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeFacts(s)
+	got, err := Decode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestFactsEncodeDecode(t *testing.T) {
 		t.Fatalf("decoded facts differ: %s vs %s", got.Digest(), f.Digest())
 	}
 	fleet, _ := fleetapi.ParseFleetID(f.Fleets[0].ID)
-	members, err := got.members(fleet, true)
+	members, err := got.Members(fleet, true)
 	if err != nil || len(members) != 2 || members[1].ClusterErr == nil || *members[0].Cluster.Properties.CurrentKubernetesVersion != "1.32.5" {
 		t.Fatalf("members: %+v, %v", members, err)
 	}
 	for _, bad := range []string{"", "fleetfacts1.!!!", "fleetfacts1." + "aGVsbG8=", "something else"} {
-		if _, err := DecodeFacts(bad); err == nil || !strings.Contains(err.Error(), "data.fleet_facts") {
-			t.Errorf("DecodeFacts(%q) = %v, want an error naming data.fleet_facts", bad, err)
+		if _, err := Decode(bad); err == nil || !strings.Contains(err.Error(), "data.fleet_facts") {
+			t.Errorf("Decode(%q) = %v, want an error naming data.fleet_facts", bad, err)
 		}
 	}
 }
@@ -65,7 +65,7 @@ func TestWithFacts(t *testing.T) {
 		t.Fatalf("clocks: %v %v", c.Now(), c.FleetNow())
 	}
 	other, _ := fleetapi.ParseFleetID("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/other")
-	var notRead *FactsNotReadError
+	var notRead *NotReadError
 	if _, err := c.Members(t.Context(), other); !errors.As(err, &notRead) {
 		t.Fatalf("a fleet the facts lack: %v", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func testBinding(ns, placement, cluster string, available bool) placementv1.Clus
 	return b
 }
 
-func testPlacementFacts() *Facts {
+func testPlacementFacts() *Snapshot {
 	f := testFacts()
 	f.Hub[0].Spec.Taints = []clusterv1.Taint{{Key: "a", Value: "b", Effect: "NoSchedule"}}
 	placements := []placementv1.ClusterResourcePlacement{
@@ -55,7 +55,7 @@ func TestPlacementFactsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeFacts(s)
+	got, err := Decode(s)
 	if err != nil || got.Digest() != f.Digest() {
 		t.Fatalf("decoded: %v, digest %s vs %s", err, got.Digest(), f.Digest())
 	}
@@ -100,9 +100,9 @@ func TestPlacementFactsPinned(t *testing.T) {
 	if pb, err := c.HubPlacementBindings(ctx, hub.ClusterPlacement("gone")); err != nil || len(pb) != 0 {
 		t.Fatalf("bindings of a placement the facts lack: %v %v", pb, err)
 	}
-	// Facts read without placements say so, with why.
+	// Snapshot read without placements say so, with why.
 	got.PlacementsRead, got.PlacementsErr = false, "listing the placements: forbidden"
-	var notRead *FactsNotReadError
+	var notRead *NotReadError
 	if _, err := c.HubPlacements(ctx); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "forbidden") {
 		t.Fatalf("placements not read: %v", err)
 	}
@@ -157,7 +157,7 @@ func TestPlacementFactsEncodedSize(t *testing.T) {
 			bindings = append(bindings, b)
 		}
 	}
-	f := &Facts{PlacementsRead: true, Placements: placementFacts(placements, bindings)}
+	f := &Snapshot{PlacementsRead: true, Placements: placementFacts(placements, bindings)}
 	s, err := f.Encode()
 	if err != nil {
 		t.Fatal(err)

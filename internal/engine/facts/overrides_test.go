@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
 
-func testOverrideFacts() *Facts {
+func testOverrideFacts() *Snapshot {
 	f := testPlacementFacts()
-	f.Overrides = []OverrideFacts{{Placement: "web", Index: "3", Resources: []json.RawMessage{
+	f.Overrides = []SelectedResources{{Placement: "web", Index: "3", Resources: []json.RawMessage{
 		json.RawMessage(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"web"}}`),
 		json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"web"}}`),
 	}}}
-	f.OverrideSnapshots = []OverrideSnapshotFacts{
+	f.OverrideSnapshots = []OverrideSnapshots{
 		{Snapshots: []hub.OverrideSnapshot{{Name: "tier-0", Override: "tier", Spec: placementv1.ClusterResourceOverrideSpec{
 			Policy: &placementv1.OverridePolicy{OverrideRules: []placementv1.OverrideRule{{OverrideType: placementv1.DeleteOverrideType}}}}}}},
 		{Namespace: "web"},
@@ -33,7 +33,7 @@ func TestOverrideFactsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeFacts(s)
+	got, err := Decode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestOverrideFactsPinned(t *testing.T) {
 	if ok, err := c.HubPlacementExists(ctx, hub.ClusterPlacement("nope")); err != nil || ok {
 		t.Fatalf("nope exists: %v %v", ok, err)
 	}
-	var notRead *FactsNotReadError
+	var notRead *NotReadError
 	if _, _, err := c.LatestSelectedResources(ctx, hub.PlacementKey{Namespace: "team", Name: "app"}); !errors.As(err, &notRead) ||
 		!strings.Contains(err.Error(), `add "team/app" to override_placements`) {
 		t.Fatalf("resources of a placement not named: %v", err)

@@ -1,8 +1,8 @@
-// Package engine is the provider's shared engine: the rules (subpackages
-// scheduling, rollout, maintenance, channel, disruption) and, in this file,
-// the bundle of backend clients the provider hands to every resource and
-// data source.
-package engine
+// Package session is the provider's backend session: its connections to the Fleet API, AKS, the
+// hub and the member clusters (built on first use, cached for the provider process), the member
+// inventory read once per process, the live view of the fleet (View) and the reading of a
+// snapshot of it (Read). Previews never see a Session: they receive a view.Fleet.
+package session
 
 import (
 	"context"
@@ -103,21 +103,17 @@ type Options struct {
 	QuietSavedPlans bool
 }
 
-// Clients is the bundle handed to resources and data sources. Kubernetes
+// Session is the backend session handed to resources and data sources. Kubernetes
 // clients are built on first use and cached for the provider process; the
 // hub's and members' credentials come from the Fleet API and AKS when the
 // hub / clusters blocks do not give them.
-type Clients struct {
+type Session struct {
 	o Options
 	*conns
 	inv *inventory
-	// pinned, when set, are the facts a plan read (WithFacts): the inventory and the clocks answer from them.
-	pinned *Facts
-	// live is the provider's own bundle behind a pinned view (nil otherwise).
-	live *Clients
 }
 
-// conns are the backend connections, shared by a bundle and its pinned views.
+// conns are the backend connections.
 type conns struct {
 	fleetOnce sync.Once
 	fleet     *fleetapi.Client
@@ -139,35 +135,27 @@ type conns struct {
 }
 
 // New returns the bundle for o.
-func New(o Options) *Clients {
-	return &Clients{o: o, conns: &conns{clusters: map[string]*lazy[*kube.Client]{}}, inv: &inventory{}}
-}
-
-// ListLimit is how many per-cluster entries a preview lists; 0 lists all. A pinned view answers
-// with the plan's (PreviewSettings).
-func (c *Clients) ListLimit() int {
-	if c.pinned != nil && c.pinned.Settings != nil {
-		return c.pinned.Settings.ListLimit
-	}
-	return c.o.ListLimit
+func New(o Options) *Session {
+	return &Session{o: o, conns: &conns{clusters: map[string]*lazy[*kube.Client]{}}, inv: &inventory{}}
 }
 
 // QuietSavedPlans reports the provider's saved_plan_warning = false.
-func (c *Clients) QuietSavedPlans() bool { return c.o.QuietSavedPlans }
+func (c *Session) QuietSavedPlans() bool { return c.o.QuietSavedPlans }
 
 // FirstNote reports whether this is the first time the provider process (this bundle and its
 // pinned views) is asked for the note key: a note meant once per plan, not once per resource.
-func (c *Clients) FirstNote(key string) bool {
+func (c *Session) FirstNote(key string) bool {
 	_, said := c.noted.LoadOrStore(key, true)
 	return !said
 }
 
-// Now is the provider's clock (disruption previews use it, as Karpenter
-// uses its controller's).
-func (c *Clients) Now() time.Time {
-	if c.pinned != nil {
-		return c.pinned.TakenAt
-	}
+// ListLimit is how many per-cluster entries a preview lists (preview_detail); 0 lists all.
+func (c *Session) ListLimit() int {
+	return c.o.ListLimit
+}
+
+// Now is the provider's clock.
+func (c *Session) Now() time.Time {
 	if c.o.Now != nil {
 		return c.o.Now().UTC()
 	}
@@ -177,17 +165,14 @@ func (c *Clients) Now() time.Time {
 // FleetNow is the Fleet API's current time: the Date of its latest
 // response (fleet previews are computed at it), or the provider's clock
 // before any response.
-func (c *Clients) FleetNow() time.Time {
-	if c.pinned != nil {
-		return c.pinned.FleetNow
-	}
+func (c *Session) FleetNow() time.Time {
 	if c.o.Azure == nil {
 		return c.Now()
 	}
 	return c.o.Azure.Clock.Now(c.Now)
 }
 
-func (c *Clients) azureSession() (*azure.Session, error) {
+func (c *Session) azureSession() (*azure.Session, error) {
 	if c.o.AzureUnknown {
 		return nil, &ConfigUnknownError{Block: "azure"}
 	}
@@ -198,10 +183,10 @@ func (c *Clients) azureSession() (*azure.Session, error) {
 }
 
 // AzureSession is the ARM session (cloud, credential, pipeline options).
-func (c *Clients) AzureSession() (*azure.Session, error) { return c.azureSession() }
+func (c *Session) AzureSession() (*azure.Session, error) { return c.azureSession() }
 
 // Fleet is the Fleet API client.
-func (c *Clients) Fleet() (*fleetapi.Client, error) {
+func (c *Session) Fleet() (*fleetapi.Client, error) {
 	s, err := c.azureSession()
 	if err != nil {
 		return nil, err
@@ -211,7 +196,7 @@ func (c *Clients) Fleet() (*fleetapi.Client, error) {
 }
 
 // AKS is the managed clusters client.
-func (c *Clients) AKS() (*aks.Client, error) {
+func (c *Session) AKS() (*aks.Client, error) {
 	s, err := c.azureSession()
 	if err != nil {
 		return nil, err
@@ -222,7 +207,7 @@ func (c *Clients) AKS() (*aks.Client, error) {
 
 // DefaultFleet is the provider's fleet (azure.resource_group_name and
 // fleet_name, or FLEET_RESOURCE_GROUP_NAME and FLEET_NAME).
-func (c *Clients) DefaultFleet() (fleetapi.FleetID, error) {
+func (c *Session) DefaultFleet() (fleetapi.FleetID, error) {
 	if _, err := c.azureSession(); err != nil {
 		return fleetapi.FleetID{}, err
 	}
@@ -239,7 +224,7 @@ func (c *Clients) DefaultFleet() (fleetapi.FleetID, error) {
 
 // ResolveFleet parses a resource's fleet_id, or returns the default fleet
 // when it is empty.
-func (c *Clients) ResolveFleet(fleetID string) (fleetapi.FleetID, error) {
+func (c *Session) ResolveFleet(fleetID string) (fleetapi.FleetID, error) {
 	if fleetID == "" {
 		f, err := c.DefaultFleet()
 		if err != nil && IsNotConfigured(err) && c.o.Azure != nil {
@@ -253,7 +238,7 @@ func (c *Clients) ResolveFleet(fleetID string) (fleetapi.FleetID, error) {
 
 // Hub is the fleet hub's clients: from the hub block, or else from the
 // default fleet's listCredentials.
-func (c *Clients) Hub(ctx context.Context) (*kube.Client, error) {
+func (c *Session) Hub(ctx context.Context) (*kube.Client, error) {
 	if c.o.HubUnknown {
 		return nil, &ConfigUnknownError{Block: "hub"}
 	}
@@ -291,7 +276,7 @@ func (c *Clients) Hub(ctx context.Context) (*kube.Client, error) {
 // the fleet member of that name in the default fleet, whose managed
 // cluster's user credentials AKS gives.
 // HubAPI is the typed KubeFleet client of the hub (Hub's connection).
-func (c *Clients) HubAPI(ctx context.Context) (*hub.Client, error) {
+func (c *Session) HubAPI(ctx context.Context) (*hub.Client, error) {
 	kc, err := c.Hub(ctx)
 	if err != nil {
 		return nil, err
@@ -304,7 +289,7 @@ func (c *Clients) HubAPI(ctx context.Context) (*hub.Client, error) {
 	return c.hubAPI, nil
 }
 
-func (c *Clients) Cluster(ctx context.Context, name string) (*kube.Client, error) {
+func (c *Session) Cluster(ctx context.Context, name string) (*kube.Client, error) {
 	if name == "" {
 		return nil, errors.New("no cluster name given")
 	}
@@ -369,7 +354,7 @@ func (c *Clients) Cluster(ctx context.Context, name string) (*kube.Client, error
 }
 
 // ClusterNames lists the clusters block's keys.
-func (c *Clients) ClusterNames() []string {
+func (c *Session) ClusterNames() []string {
 	names := make([]string, 0, len(c.o.Clusters))
 	for n := range c.o.Clusters {
 		names = append(names, n)
@@ -378,7 +363,7 @@ func (c *Clients) ClusterNames() []string {
 	return names
 }
 
-func (c *Clients) clusterList() string {
+func (c *Session) clusterList() string {
 	names := c.ClusterNames()
 	if len(names) == 0 {
 		return "none"
@@ -395,7 +380,7 @@ func (c *Clients) clusterList() string {
 
 // fromKubeconfig reads a kubeconfig the Fleet API or AKS gave; one that
 // wants kubelogin is served with the provider's own Azure credential.
-func (c *Clients) fromKubeconfig(kc []byte) (*rest.Config, error) {
+func (c *Session) fromKubeconfig(kc []byte) (*rest.Config, error) {
 	cfg, err := kube.FromKubeconfig(kc)
 	if err != nil {
 		return nil, err

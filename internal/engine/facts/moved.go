@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"fmt"
@@ -12,31 +12,42 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Moved lists what changed between the facts a plan read and the fleet as it
-// is now, one line per member and kind of change, in member order: what an
-// apply of a saved plan tells the user moved since the review. Heartbeat
-// times, which move every minute, count only through the conditions they set.
-func Moved(planned, now *Facts) []string {
+// Moved lists what changed between the snapshot a plan read and the fleet as it is now, one line
+// per input, member and kind of change, each starting with the input it is of ("hub member
+// clusters: member cluster a: labels …"), in member order: what an apply of a saved plan tells
+// the user moved since the review. Heartbeat times, which move every minute, count only through
+// the conditions they set. Both snapshots are scoped alike (Only).
+func Moved(planned, now *Snapshot) []string {
 	var out []string
+	add := func(in Input, lines []string) {
+		for _, l := range lines {
+			out = append(out, string(in)+": "+l)
+		}
+	}
+	add(InputSettings, movedSettings(planned.Settings, now.Settings))
 	if planned.HubRead && now.HubRead {
-		out = append(out, movedHub(planned.Hub, now.Hub)...)
+		add(InputHubMembers, movedHub(planned.Hub, now.Hub))
 	}
 	if planned.PlacementsRead && now.PlacementsRead {
-		out = append(out, movedPlacements(planned.Placements, now.Placements)...)
+		add(InputPlacements, movedPlacements(planned.Placements, now.Placements))
 	}
+	add(InputRunInputs, movedStaged(planned.Staged, now.Staged))
+	add(InputSelectedResources, movedResources(planned.Overrides, now.Overrides))
+	add(InputOverrideSnapshots, movedOverrideSnapshots(planned.OverrideSnapshots, now.OverrideSnapshots))
 	for _, pf := range planned.Fleets {
 		for _, nf := range now.Fleets {
 			if strings.EqualFold(pf.ID, nf.ID) {
-				out = append(out, movedMembers(pf.Members, nf.Members, pf.Windows && nf.Windows)...)
-				out = append(out, movedStrategies(pf, nf)...)
+				add(InputFleetMembers, movedMembers(pf.Members, nf.Members))
+				if pf.Windows && nf.Windows {
+					add(InputWindows, movedWindows(pf.Members, nf.Members))
+				}
+				add(InputStrategies, movedStrategies(pf, nf))
 			}
 		}
 	}
-	out = append(out, movedStaged(planned.Staged, now.Staged)...)
-	out = append(out, movedOverrides(planned, now)...)
-	out = append(out, movedRegions(planned.Regions, now.Regions)...)
-	out = append(out, movedClusters(planned.Clusters, now.Clusters)...)
-	return append(out, movedSettings(planned.Settings, now.Settings)...)
+	add(InputRegions, movedRegions(planned.Regions, now.Regions))
+	add(InputKarpenter, movedClusters(planned.Clusters, now.Clusters))
+	return out
 }
 
 func movedHub(planned, now []clusterv1.MemberCluster) []string {
@@ -59,9 +70,9 @@ func movedHub(planned, now []clusterv1.MemberCluster) []string {
 		})
 }
 
-func movedMembers(planned, now []MemberFacts, windows bool) []string {
-	return pairUp(planned, now, func(m MemberFacts) string { return m.Name }, "member", "the fleet",
-		func(name string, b, a MemberFacts) []string {
+func movedMembers(planned, now []MemberRecord) []string {
+	return pairUp(planned, now, func(m MemberRecord) string { return m.Name }, "member", "the fleet",
+		func(name string, b, a MemberRecord) []string {
 			var out []string
 			if b.Group != a.Group {
 				out = append(out, fmt.Sprintf("member %s: update group %q → %q", name, b.Group, a.Group))
@@ -72,12 +83,18 @@ func movedMembers(planned, now []MemberFacts, windows bool) []string {
 			if d := mapDiff(versionsOf(b), versionsOf(a)); d != "" {
 				out = append(out, fmt.Sprintf("member %s: versions %s", name, d))
 			}
-			if windows {
-				if d := mapDiff(windowsOf(b), windowsOf(a)); d != "" {
-					out = append(out, fmt.Sprintf("member %s: maintenance windows %s", name, d))
-				}
-			}
 			return out
+		})
+}
+
+// movedWindows says whose maintenance windows changed (members that left or joined are movedMembers').
+func movedWindows(planned, now []MemberRecord) []string {
+	return pairUp(planned, now, func(m MemberRecord) string { return m.Name }, "", "",
+		func(name string, b, a MemberRecord) []string {
+			if d := mapDiff(windowsOf(b), windowsOf(a)); d != "" {
+				return []string{fmt.Sprintf("member %s: maintenance windows %s", name, d)}
+			}
+			return nil
 		})
 }
 
@@ -96,6 +113,7 @@ func pairUp[T any](planned, now []T, name func(T) string, what, where string, ch
 		b, inB := before[n]
 		a, inA := after[n]
 		switch {
+		case what == "" && (!inA || !inB): // said by another input
 		case !inA:
 			out = append(out, fmt.Sprintf("%s %s: left %s", what, n, where))
 		case !inB:
@@ -172,7 +190,7 @@ func propertiesOf(mc clusterv1.MemberCluster) map[string]string {
 	return out
 }
 
-func versionsOf(m MemberFacts) map[string]string {
+func versionsOf(m MemberRecord) map[string]string {
 	out := map[string]string{}
 	if m.ClusterErr != "" {
 		out["cluster"] = "unreadable"
@@ -192,7 +210,7 @@ func versionsOf(m MemberFacts) map[string]string {
 	return out
 }
 
-func windowsOf(m MemberFacts) map[string]string {
+func windowsOf(m MemberRecord) map[string]string {
 	out := map[string]string{}
 	for name, w := range m.Windows {
 		if w != nil {
@@ -226,4 +244,12 @@ func quantities(l corev1.ResourceList) map[string]string {
 		out[string(name)] = q.String()
 	}
 	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

@@ -1,4 +1,4 @@
-package engine
+package facts
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
-func ringsStrategy(stages ...string) StrategyFacts {
-	s := StrategyFacts{Name: "rings"}
+func ringsStrategy(stages ...string) Strategy {
+	s := Strategy{Name: "rings"}
 	for _, st := range stages {
 		s.Strategy.Stages = append(s.Strategy.Stages, fleetapi.UpdateStage{Name: st, Groups: []fleetapi.UpdateGroup{{Name: st}}})
 	}
@@ -22,13 +22,13 @@ func ringsStrategy(stages ...string) StrategyFacts {
 func TestFactsStrategiesAndSettingsPinned(t *testing.T) {
 	f := testFacts()
 	f.Fleets[0].StrategiesRead = true
-	f.Fleets[0].Strategies = []StrategyFacts{ringsStrategy("canary", "prod")}
-	f.Settings = &PreviewSettings{PreviewDetail: "full", ListLimit: 0}
+	f.Fleets[0].Strategies = []Strategy{ringsStrategy("canary", "prod")}
+	f.Settings = &Settings{PreviewDetail: "full", ListLimit: 0}
 	s, err := f.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	decoded, err := DecodeFacts(s)
+	decoded, err := Decode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestFactsStrategiesAndSettingsPinned(t *testing.T) {
 	if err != nil || stagesText(*st) != "canary[canary], prod[prod]" {
 		t.Fatalf("strategy: %v %v", st, err)
 	}
-	var notRead *FactsNotReadError
+	var notRead *NotReadError
 	// A strategy the facts lack is read now (here: no Azure configured, so the live bundle says so).
 	var notConfigured *NotConfiguredError
 	if _, err := c.UpdateStrategy(t.Context(), fleet, "other"); !errors.As(err, &notConfigured) {
@@ -58,7 +58,7 @@ func TestFactsStrategiesAndSettingsPinned(t *testing.T) {
 	if _, err := c.UpdateStrategy(t.Context(), other, "rings"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "fleet_ids") {
 		t.Fatalf("a fleet the facts lack: %v", err)
 	}
-	if w := c.WithSettings(&PreviewSettings{PreviewDetail: "summary", ListLimit: 20}); w.FleetNow() != c.FleetNow() || New(Options{}).WithSettings(&PreviewSettings{ListLimit: 7}).ListLimit() != 7 {
+	if w := c.WithSettings(&Settings{PreviewDetail: "summary", ListLimit: 20}); w.FleetNow() != c.FleetNow() || New(Options{}).WithSettings(&Settings{ListLimit: 7}).ListLimit() != 7 {
 		t.Fatal("WithSettings")
 	}
 }
@@ -68,15 +68,15 @@ func TestFactsStrategiesAndSettingsPinned(t *testing.T) {
 func TestMovedStrategiesAndSettings(t *testing.T) {
 	planned := testFacts()
 	planned.Fleets[0].StrategiesRead = true
-	planned.Fleets[0].Strategies = []StrategyFacts{ringsStrategy("canary", "prod"), {Name: "other"}}
-	planned.Settings = &PreviewSettings{PreviewDetail: "full"}
+	planned.Fleets[0].Strategies = []Strategy{ringsStrategy("canary", "prod"), {Name: "other"}}
+	planned.Settings = &Settings{PreviewDetail: "full"}
 	now := testFacts()
 	now.Fleets[0].StrategiesRead = true
-	now.Fleets[0].Strategies = []StrategyFacts{ringsStrategy("prod", "canary")}
-	now.Settings = &PreviewSettings{PreviewDetail: "summary", ListLimit: 20}
+	now.Fleets[0].Strategies = []Strategy{ringsStrategy("prod", "canary")}
+	now.Settings = &Settings{PreviewDetail: "summary", ListLimit: 20}
 
 	scope := *planned
-	scope.Fleets = append([]FleetFacts(nil), planned.Fleets...)
+	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
 	scope.OnlyStrategy("rings")
 	want := []string{
 		"update strategy rings: stages canary[canary], prod[prod] → prod[prod], canary[canary]",
@@ -89,13 +89,13 @@ func TestMovedStrategiesAndSettings(t *testing.T) {
 		t.Fatal("OnlyStrategy changed the planned facts")
 	}
 	// "other" was not read by the preview; gone, it would be named only when it was.
-	scope.Fleets = append([]FleetFacts(nil), planned.Fleets...)
+	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
 	scope.OnlyStrategy("other")
 	scope.Settings = now.Settings
 	if got := Moved(&scope, now); len(got) != 1 || got[0] != "update strategy other: deleted" {
 		t.Fatalf("Moved: %q", got)
 	}
-	scope.Fleets = append([]FleetFacts(nil), planned.Fleets...)
+	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
 	scope.OnlyStrategy("")
 	if got := Moved(&scope, now); len(got) != 0 {
 		t.Fatalf("a preview that read no strategy: %q", got)
@@ -120,14 +120,14 @@ func TestFactsStrategiesEncodedSize(t *testing.T) {
 	}
 	base.Fleets[0].StrategiesRead = true
 	for i := 0; i < 10; i++ {
-		s := StrategyFacts{Name: fmt.Sprintf("strategy-%d", i)}
+		s := Strategy{Name: fmt.Sprintf("strategy-%d", i)}
 		for j, st := range []string{"canary", "prod", "rest"} {
 			s.Strategy.Stages = append(s.Strategy.Stages, fleetapi.UpdateStage{Name: st, AfterStageWaitInSeconds: int32(600 * j),
 				Groups: []fleetapi.UpdateGroup{{Name: st + "-east"}, {Name: st + "-west", MaxConcurrency: "25%"}}})
 		}
 		base.Fleets[0].Strategies = append(base.Fleets[0].Strategies, s)
 	}
-	base.Settings = &PreviewSettings{PreviewDetail: "summary", ListLimit: 20}
+	base.Settings = &Settings{PreviewDetail: "summary", ListLimit: 20}
 	with, err := base.Encode()
 	if err != nil {
 		t.Fatal(err)
