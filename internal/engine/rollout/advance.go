@@ -27,8 +27,8 @@ const maxSteps = 1_000_000
 // Advance moves the run forward to now, processing everything that happens in between in
 // time order (upgrades ending, waits elapsing, pending members re-checked), and returns what
 // happened. The emulator calls it whenever its simulated clock moves (NextWake says when
-// something is due); calling it more often changes nothing. facts are read as they are now.
-func (r *Run) Advance(f Facts, now time.Time) []Event {
+// something is due); calling it more often changes nothing. f is read as it is now.
+func (r *Run) Advance(f Fleet, now time.Time) []Event {
 	if !r.active() {
 		return nil
 	}
@@ -36,7 +36,7 @@ func (r *Run) Advance(f Facts, now time.Time) []Event {
 }
 
 // advance is Advance with the members already indexed by name (Plan keeps one index).
-func (r *Run) advance(f Facts, idx map[string]*Member, now time.Time) []Event {
+func (r *Run) advance(f Fleet, idx map[string]*Member, now time.Time) []Event {
 	var evs []Event
 	if !r.active() {
 		return evs
@@ -56,7 +56,7 @@ func (r *Run) advance(f Facts, idx map[string]*Member, now time.Time) []Event {
 	return evs
 }
 
-// FactsChanged tells the run that the region offerings changed outside the facts it was given
+// FactsChanged tells the run that the region offerings changed outside the Fleet it was given
 // (a release nobody announced): members Pending for a version or image their region did not
 // offer are polled again at their next poll. faq.md: "Fleet Manager polls for open maintenance
 // windows every 60 minutes"; concepts-update-orchestration.md "Pending status": "Target
@@ -84,7 +84,7 @@ func (r *Run) FactsChanged(now time.Time) {
 
 // NextWake returns the next instant after the run's clock at which something happens on its
 // own (an upgrade ends, a wait elapses, a pending member's re-check can succeed). ok is false
-// when nothing will happen without an action (approval, start, skip) or a change of facts.
+// when nothing will happen without an action (approval, start, skip) or a change of the Fleet.
 func (r *Run) NextWake() (time.Time, bool) {
 	if !r.active() {
 		return time.Time{}, false
@@ -153,7 +153,7 @@ func due(m *MemberStatus, t time.Time) bool {
 }
 
 // processAt brings the run to a fixed point at instant t.
-func (r *Run) processAt(f Facts, idx map[string]*Member, t time.Time, evs *[]Event) {
+func (r *Run) processAt(f Fleet, idx map[string]*Member, t time.Time, evs *[]Event) {
 	r.Status.Clock = t
 	for i := 0; i < maxSteps; i++ {
 		changed := r.finishMembers(t, evs)

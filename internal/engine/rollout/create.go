@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// NewRun creates a NotStarted run of update over the members in facts, as a PUT of
+// NewRun creates a NotStarted run of update over the members in fleet, as a PUT of
 // fleets/updateRuns does. strategy nil means members one by one. warnings name the
 // concurrency values that were clamped.
-func NewRun(strategy *Strategy, update Update, facts Facts, now time.Time) (*Run, []string, error) {
-	return newRun(strategy, update, facts, now, true)
+func NewRun(strategy *Strategy, update Update, fleet Fleet, now time.Time) (*Run, []string, error) {
+	return newRun(strategy, update, fleet, now, true)
 }
 
-func newRun(strategy *Strategy, update Update, facts Facts, now time.Time, strict bool) (*Run, []string, error) {
+func newRun(strategy *Strategy, update Update, fleet Fleet, now time.Time, strict bool) (*Run, []string, error) {
 	if err := ValidateUpdate(update); err != nil {
 		return nil, nil, err
 	}
@@ -39,7 +39,7 @@ func newRun(strategy *Strategy, update Update, facts Facts, now time.Time, stric
 		total := 0
 		for _, g := range st.Groups {
 			gs := GroupStatus{Name: g.Name, State: NotStarted, BeforeGates: gateStatuses(g.BeforeGates), AfterGates: gateStatuses(g.AfterGates)}
-			for _, m := range facts.Members {
+			for _, m := range fleet.Members {
 				if r.OneByOne || m.Group == g.Name {
 					gs.Members = append(gs.Members, MemberStatus{Name: m.Name, State: NotStarted})
 				}
@@ -83,7 +83,7 @@ func newRun(strategy *Strategy, update Update, facts Facts, now time.Time, stric
 	// faq.md: "The update run lists the selected node images used for the run. You can access this
 	// information even if the update run hasn't started."
 	if selectionOf(update) == Consistent && update.Upgrade != ControlPlaneOnly {
-		sel, _ := ConsistentNodeImages(r.runMembers(facts), facts.Regions, now)
+		sel, _ := ConsistentNodeImages(r.runMembers(fleet), fleet.Regions, now)
 		r.Status.SelectedNodeImageVersions = selectedList(sel)
 	}
 	return r, warnings, nil
@@ -97,8 +97,8 @@ func gateStatuses(gs []Gate) []GateStatus {
 	return out
 }
 
-// runMembers returns the facts of the members the run updates.
-func (r *Run) runMembers(f Facts) []Member {
+// runMembers returns the Fleet members the run updates.
+func (r *Run) runMembers(f Fleet) []Member {
 	idx := f.memberIndex()
 	var out []Member
 	for _, st := range r.Status.Stages {

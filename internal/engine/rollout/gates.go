@@ -9,7 +9,7 @@ import (
 // GateType Approval: "An approval gate is completed by setting its state to be Completed."
 // faq.md: "Can I preapprove an approval? No." — a gate the run has not reached cannot be completed.
 // Completing a gate that is already Completed is a no-op.
-func (r *Run) CompleteGate(ref GateRef, f Facts, now time.Time) ([]Event, error) {
+func (r *Run) CompleteGate(ref GateRef, f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
 	g := r.Gate(ref)

@@ -12,7 +12,7 @@ import (
 // last unprocessed cluster."
 // Choice: on restart every member that is not Completed or Skipped (Failed, Stopped, Pending) is
 // NotStarted again and is tried anew in its turn; stopped after-stage waits start over.
-func (r *Run) Start(f Facts, now time.Time) ([]Event, error) {
+func (r *Run) Start(f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
 	switch r.Status.State {
@@ -59,7 +59,7 @@ func (r *Run) Start(f Facts, now time.Time) ([]Event, error) {
 // member shows Stopping as in the official UpdateRuns_Stop example.
 // Choice: Pending members become Stopped; NotStarted ones stay NotStarted; a running after-stage
 // wait becomes Stopped.
-func (r *Run) Stop(f Facts, now time.Time) ([]Event, error) {
+func (r *Run) Stop(f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
 	if r.Status.State != Running && r.Status.State != Pending {

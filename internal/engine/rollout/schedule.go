@@ -7,7 +7,7 @@ import (
 )
 
 // progress takes the next steps in the current stage: the first stage that is not finished.
-func (r *Run) progress(f Facts, idx map[string]*Member, t time.Time, evs *[]Event) bool {
+func (r *Run) progress(f Fleet, idx map[string]*Member, t time.Time, evs *[]Event) bool {
 	for i := range r.Status.Stages {
 		st := &r.Status.Stages[i]
 		if stageFinished(st) {
@@ -137,7 +137,7 @@ func (r *Run) progress(f Facts, idx map[string]*Member, t time.Time, evs *[]Even
 // another" — up to the group's maxConcurrency (default 1) and the stage's (default 50).
 // Pending: concepts-update-orchestration.md "When a cluster moves to Pending, the update run
 // attempts to upgrade the next cluster in the group.".
-func (r *Run) schedule(f Facts, st *StageStatus, g *GroupStatus, idx map[string]*Member, stageRunning *int, t time.Time, evs *[]Event) bool {
+func (r *Run) schedule(f Fleet, st *StageStatus, g *GroupStatus, idx map[string]*Member, stageRunning *int, t time.Time, evs *[]Event) bool {
 	groupRunning := 0
 	for _, m := range g.Members {
 		if m.State.InFlight() {

@@ -31,7 +31,7 @@ type SkipTarget struct {
 // tells users to skip a Pending cluster to continue.
 // Choice: skip is refused while the run is Stopping or finished, and for a member whose upgrade is
 // under way (it cannot be undone); skipping what is already Skipped is a no-op.
-func (r *Run) Skip(targets []SkipTarget, f Facts, now time.Time) ([]Event, error) {
+func (r *Run) Skip(targets []SkipTarget, f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
 	switch r.Status.State {
