@@ -27,23 +27,23 @@ import (
 // KubeFleet v0.18.9 runs one scheduler and one profile for ClusterResourcePlacements and
 // ResourcePlacements (pkg/scheduler/scheduler.go, pkg/scheduler/profile/profile.go).
 func placementPreview(ctx context.Context, clients *engine.Clients, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
-	var sched *schedulingFacts
+	var sched *schedulingState
 	if existing.Name != "" {
 		hc, err := clients.HubAPI(ctx)
 		if err != nil {
 			return placementPreviewModel{}, nil, err
 		}
-		if sched, err = readSchedulingFacts(ctx, hc, existing); err != nil {
+		if sched, err = readSchedulingState(ctx, hc, existing); err != nil {
 			return placementPreviewModel{}, nil, err
 		}
 	}
 	return placementPreviewFrom(ctx, clients, sched, policy)
 }
 
-// schedulingFacts are what the hub's scheduler starts from for an existing placement: its bindings
-// and latest policy snapshot. The plan's refresh keeps them in private state (Read), so that
+// schedulingState is what the hub's scheduler starts from for an existing placement: its bindings
+// and latest policy snapshot. The plan's refresh keeps it in private state (Read), so that
 // with `facts` the apply's re-plan previews an update from what the plan saw (shared/facts.go).
-type schedulingFacts struct {
+type schedulingState struct {
 	// Unsettled says why the hub agent had not finished scheduling the current spec ("" when it had).
 	Unsettled string `json:"unsettled,omitempty"`
 	// Policy is the latest policy snapshot's policy; HasSnapshot says there was one.
@@ -52,15 +52,16 @@ type schedulingFacts struct {
 	Bindings    []scheduling.Binding         `json:"bindings,omitempty"`
 }
 
-const schedulingFactsKey = "scheduling_facts"
+// schedulingStateKey keeps its earlier name: private state already saved carries it.
+const schedulingStateKey = "scheduling_facts"
 
-// readSchedulingFacts reads an existing placement's scheduling state from the hub.
-func readSchedulingFacts(ctx context.Context, hc *hub.Client, key hub.PlacementKey) (*schedulingFacts, error) {
+// readSchedulingState reads an existing placement's scheduling state from the hub.
+func readSchedulingState(ctx context.Context, hc *hub.Client, key hub.PlacementKey) (*schedulingState, error) {
 	snapshot, bindings, err := placementSchedulingState(ctx, hc, key)
 	if err != nil {
 		return nil, err
 	}
-	out := &schedulingFacts{}
+	out := &schedulingState{}
 	latest := ""
 	if snapshot != nil {
 		latest, out.HasSnapshot, out.Policy = snapshot.Name, true, snapshot.Spec.Policy
@@ -69,31 +70,31 @@ func readSchedulingFacts(ctx context.Context, hc *hub.Client, key hub.PlacementK
 	return out, nil
 }
 
-func saveSchedulingFacts(ctx context.Context, p shared.PrivateSetter, f *schedulingFacts) diag.Diagnostics {
-	b, err := json.Marshal(f)
+func saveSchedulingState(ctx context.Context, p shared.PrivateSetter, s *schedulingState) diag.Diagnostics {
+	b, err := json.Marshal(s)
 	if err != nil {
 		var d diag.Diagnostics
 		d.AddError("Saving the placement's scheduling state", err.Error())
 		return d
 	}
-	return p.SetKey(ctx, schedulingFactsKey, b)
+	return p.SetKey(ctx, schedulingStateKey, b)
 }
 
-// loadSchedulingFacts is what the plan's refresh saved, or nil.
-func loadSchedulingFacts(ctx context.Context, p shared.PrivateGetter) *schedulingFacts {
-	b, diags := p.GetKey(ctx, schedulingFactsKey)
+// loadSchedulingState is what the plan's refresh saved, or nil.
+func loadSchedulingState(ctx context.Context, p shared.PrivateGetter) *schedulingState {
+	b, diags := p.GetKey(ctx, schedulingStateKey)
 	if diags.HasError() || len(b) == 0 {
 		return nil
 	}
-	var f schedulingFacts
-	if json.Unmarshal(b, &f) != nil {
+	var s schedulingState
+	if json.Unmarshal(b, &s) != nil {
 		return nil
 	}
-	return &f
+	return &s
 }
 
 // placementPreviewFrom is placementPreview from the scheduling state sched (nil for a new placement).
-func placementPreviewFrom(ctx context.Context, clients *engine.Clients, sched *schedulingFacts, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+func placementPreviewFrom(ctx context.Context, clients *engine.Clients, sched *schedulingState, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	members, err := clients.HubMemberClusters(ctx)
 	if err != nil {
 		return placementPreviewModel{}, nil, err
