@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,4 +64,59 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The layout's other rule (DESIGN.md): no file passes 900 lines. Every non-test
+// .go file under the module's internal/ directory is held to it.
+func TestNoFileOverNineHundredLines(t *testing.T) {
+	const limit = 900
+	root := moduleRoot(t)
+	checked := 0
+	err := filepath.WalkDir(filepath.Join(root, "internal"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		checked++
+		n := bytes.Count(b, []byte("\n"))
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			n++
+		}
+		if n > limit {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s has %d lines; no file passes %d: split it by concern", filepath.ToSlash(rel), n, limit)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d files under %s: want the whole internal/ tree", checked, filepath.Join(root, "internal"))
+	}
+}
+
+// moduleRoot is the nearest directory at or above the working directory that holds go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
 }

@@ -7,10 +7,10 @@ import (
 
 // runIn drives a real run (NewRun, Start, Stop and the simulated clock, as the emulator does)
 // into state want: m1 upgrades for 30 minutes, m2 waits its turn in the same group.
-func runIn(t *testing.T, want State) (*Run, Facts, time.Time) {
+func runIn(t *testing.T, want State) (*Run, Fleet, time.Time) {
 	t.Helper()
 	d := takes(30 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{member("m1", "g", eastus, "1.32.5", d), member("m2", "g", eastus, "1.32.5", d)}}
+	f := Fleet{Regions: regions(), Members: []Member{member("m1", "g", eastus, "1.32.5", d), member("m2", "g", eastus, "1.32.5", d)}}
 	switch want {
 	case Failed:
 		f.Members[0].Upgrade.Fail, f.Members[0].Upgrade.Message = true, "drain blocked"
@@ -25,7 +25,7 @@ func runIn(t *testing.T, want State) (*Run, Facts, time.Time) {
 		t.Fatal(err)
 	}
 	now := t0
-	step := func(fn func(Facts, time.Time) ([]Event, error), after time.Duration) {
+	step := func(fn func(Fleet, time.Time) ([]Event, error), after time.Duration) {
 		now = now.Add(after)
 		if _, err := fn(f, now); err != nil {
 			t.Fatalf("reaching %s: %v", want, err)

@@ -13,7 +13,7 @@ func oneGroup(name string) *Strategy {
 	return &Strategy{Stages: []Stage{{Name: "s", Groups: []Group{{Name: name}}}}}
 }
 
-func start(t *testing.T, s *Strategy, u Update, f Facts, now time.Time) (*Run, []Event) {
+func start(t *testing.T, s *Strategy, u Update, f Fleet, now time.Time) (*Run, []Event) {
 	t.Helper()
 	r, _, err := NewRun(s, u, f, now)
 	if err != nil {
@@ -26,9 +26,9 @@ func start(t *testing.T, s *Strategy, u Update, f Facts, now time.Time) (*Run, [
 	return r, evs
 }
 
-func windowFleet() Facts {
+func windowFleet() Fleet {
 	d := takes(30 * time.Minute)
-	return Facts{Regions: regions(), Members: []Member{
+	return Fleet{Regions: regions(), Members: []Member{
 		member("a-closed", "g", eastus, "1.32.5", autoWindow(saturdays()), d),
 		member("b-none", "g", eastus, "1.32.5", d),
 		member("c-soon", "g", eastus, "1.32.5", autoWindow(opensSoon), d),
@@ -80,7 +80,7 @@ func TestMaintenanceWindowOrder(t *testing.T) {
 // "The Pending status ... Target Kubernetes or node image version isn't yet available in the cluster's
 // Azure region." A Pending member starts at the first 60-minute poll after the release.
 func TestPendingUntilVersionReleased(t *testing.T) {
-	f := Facts{Regions: regions(), Members: []Member{member("w", "g", westeu, "1.32.5", takes(time.Hour))}}
+	f := Fleet{Regions: regions(), Members: []Member{member("w", "g", westeu, "1.32.5", takes(time.Hour))}}
 	r, evs := start(t, oneGroup("g"), full("1.33.1"), f, at("2026-11-23T00:15:00Z"))
 	evs = append(evs, drive(t, r, &f, at("2026-11-30T00:00:00Z"), false)...)
 	wantLines(t, trace(evs, memberKinds...), []string{
@@ -94,7 +94,7 @@ func TestPendingUntilVersionReleased(t *testing.T) {
 // The UpdateRun status will show a single UpdateStage and a single UpdateGroup targeting all members.".
 func TestOneByOne(t *testing.T) {
 	d := takes(10 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("z", "", eastus, "1.32.5", d), member("x", "prod", eastus, "1.32.5", d), member("y", "canary", eastus, "1.32.5", d),
 	}}
 	r, evs := start(t, nil, full("1.33.1"), f, t0)
@@ -113,7 +113,7 @@ func TestOneByOne(t *testing.T) {
 // a stage are executed in parallel. Member clusters within a group are updated sequentially one after another.".
 func TestStagesSequentialGroupsParallel(t *testing.T) {
 	d := takes(10 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("m1", "g1", eastus, "1.32.5", d), member("m2", "g1", eastus, "1.32.5", d),
 		member("m3", "g2", eastus, "1.32.5", d), member("m4", "g3", eastus, "1.32.5", d),
 	}}
@@ -143,7 +143,7 @@ func TestStagesSequentialGroupsParallel(t *testing.T) {
 // acts as the overall ceiling"; group default 1.
 func TestMaxConcurrency(t *testing.T) {
 	d := takes(10 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("a1", "a", eastus, "1.32.5", d), member("a2", "a", eastus, "1.32.5", d), member("a3", "a", eastus, "1.32.5", d),
 		member("b1", "b", eastus, "1.32.5", d), member("b2", "b", eastus, "1.32.5", d),
 	}}
@@ -178,7 +178,7 @@ func TestMaxConcurrency(t *testing.T) {
 // must be completed before the update run continues." concepts: stage/run Pending "if it has a Pending gate".
 func TestGatesAndAfterStageWait(t *testing.T) {
 	d := takes(10 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{member("m1", "c", eastus, "1.32.5", d), member("m2", "p", eastus, "1.32.5", d)}}
+	f := Fleet{Regions: regions(), Members: []Member{member("m1", "c", eastus, "1.32.5", d), member("m2", "p", eastus, "1.32.5", d)}}
 	s := &Strategy{Stages: []Stage{
 		{Name: "canary", Groups: []Group{{Name: "c"}}, AfterStageWaitInSeconds: 3600,
 			BeforeGates: []Gate{{DisplayName: "start", Type: Approval}}, AfterGates: []Gate{{DisplayName: "healthy?", Type: Approval}}},
@@ -242,7 +242,7 @@ func TestGatesAndAfterStageWait(t *testing.T) {
 // restart a failed or stopped update run at any time. The restarted update run begins with the last
 // unprocessed cluster.".
 func TestFailureStopsRunAndRestart(t *testing.T) {
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("m1", "g1", eastus, "1.32.5", takes(10*time.Minute), fails("PDB blocked drain")),
 		member("m2", "g1", eastus, "1.32.5", takes(10*time.Minute)),
 		member("m3", "g2", eastus, "1.32.5", takes(30*time.Minute)),
@@ -294,7 +294,7 @@ func TestFailureStopsRunAndRestart(t *testing.T) {
 // member shows Stopping (official example UpdateRuns_Stop.json) and its upgrade is not canceled.
 func TestStopLeavesInFlightUpgrade(t *testing.T) {
 	d := takes(30 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("m1", "g", eastus, "1.32.5", d), member("m2", "g", eastus, "1.32.5", d),
 		member("m3", "g", eastus, "1.32.5", d, autoWindow(saturdays())),
 	}}
@@ -344,7 +344,7 @@ func TestStopLeavesInFlightUpgrade(t *testing.T) {
 // skip the cluster."; update-strategies-gates-approvals.md: skipped stage/group → gates Skipped.
 func TestSkip(t *testing.T) {
 	d := takes(10 * time.Minute)
-	f := Facts{Regions: regions(), Members: []Member{
+	f := Fleet{Regions: regions(), Members: []Member{
 		member("m1", "g1", eastus, "1.32.5", d, autoWindow(saturdays())),
 		member("m2", "g1", eastus, "1.32.5", d),
 		member("m3", "g2", eastus, "1.32.5", d),
@@ -411,7 +411,7 @@ func TestSkip(t *testing.T) {
 // stages were Skipped." Gates of a skipped group move to Skipped.
 func TestEverythingAlreadyAtTargetIsSkipped(t *testing.T) {
 	done := pools(NodePool{Name: "system", NodeImageVersion: newImg})
-	f := Facts{Regions: regions(), Members: []Member{member("m1", "g", eastus, "1.33.1", done), member("m2", "g", eastus, "1.33.1", done)}}
+	f := Fleet{Regions: regions(), Members: []Member{member("m1", "g", eastus, "1.33.1", done), member("m2", "g", eastus, "1.33.1", done)}}
 	s := &Strategy{Stages: []Stage{{Name: "s", Groups: []Group{{Name: "g", AfterGates: []Gate{{Type: Approval}}}}}}}
 	r, evs := start(t, s, full("1.33.1"), f, t0)
 	if r.Status.State != Skipped || r.Status.Stages[0].State != Skipped || r.Status.Stages[0].Groups[0].AfterGates[0].State != Skipped {
@@ -426,7 +426,7 @@ func TestEverythingAlreadyAtTargetIsSkipped(t *testing.T) {
 // upgrade-aks-control-plane.md: "you can't skip Kubernetes minor versions"; AKS refuses the upgrade,
 // so the member fails when reached and, fail-fast, so does the run.
 func TestRejectedUpgradeFailsRun(t *testing.T) {
-	f := Facts{Regions: regions(), Members: []Member{member("old", "g", eastus, "1.31.9"), member("ok", "g", eastus, "1.32.5")}}
+	f := Fleet{Regions: regions(), Members: []Member{member("old", "g", eastus, "1.31.9"), member("ok", "g", eastus, "1.32.5")}}
 	r, evs := start(t, oneGroup("g"), full("1.33.1"), f, t0)
 	wantLines(t, trace(evs, memberKinds...), []string{"11-23T00:00 ok NotStarted>Running", "11-23T00:00 ok Running>Completed", "11-23T00:00 old NotStarted>Failed"})
 	if r.Status.State != Failed || !strings.Contains(r.Status.Error, "AKS does not skip Kubernetes minor versions") {
@@ -437,7 +437,7 @@ func TestRejectedUpgradeFailsRun(t *testing.T) {
 // The emulator may call Advance at any time: one call far in the future must give exactly what
 // stepping through every NextWake gives.
 func TestAdvanceCatchUpEqualsStepping(t *testing.T) {
-	build := func() (*Run, Facts) {
+	build := func() (*Run, Fleet) {
 		f := windowFleet()
 		f.Members = append(f.Members, member("e-west", "h", westeu, "1.32.5", takes(45*time.Minute)), member("f-fail", "h2", eastus, "1.32.5", takes(5*time.Minute)))
 		s := &Strategy{Stages: []Stage{
@@ -469,7 +469,7 @@ func TestAdvanceCatchUpEqualsStepping(t *testing.T) {
 }
 
 func TestNewRun(t *testing.T) {
-	f := Facts{Regions: regions(), Members: []Member{member("b", "g", westeu, "1.32.5"), member("a", "g", eastus, "1.32.5")}}
+	f := Fleet{Regions: regions(), Members: []Member{member("b", "g", westeu, "1.32.5"), member("a", "g", eastus, "1.32.5")}}
 	// UpdateGroup.name: "It must match a group name of an existing fleet member."
 	if _, _, err := NewRun(oneGroup("missing"), full("1.33.1"), f, t0); err == nil || err.Error() != `strategy: group "missing" of stage "s" matches no fleet member's group` {
 		t.Fatalf("err %v", err)

@@ -118,8 +118,8 @@ func lts(m *Member) { m.LongTermSupport = true }
 func full(v string) Update { return Update{Upgrade: Full, KubernetesVersion: v} }
 
 // drive plays the emulator: it advances the run to each NextWake until until, approving gates
-// when approve is set, and applies finished upgrades to the facts. It returns all events.
-func drive(t *testing.T, r *Run, f *Facts, until time.Time, approve bool) []Event {
+// when approve is set, and applies finished upgrades to the fleet. It returns all events.
+func drive(t *testing.T, r *Run, f *Fleet, until time.Time, approve bool) []Event {
 	t.Helper()
 	var all []Event
 	applyEvents := func(evs []Event) {

@@ -154,9 +154,9 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		return Preview{}, err
 	}
 	p := Preview{}
-	facts := Facts{Members: cloneMembers(in.Members), Regions: in.Regions}
+	fleet := Fleet{Members: cloneMembers(in.Members), Regions: in.Regions}
 	current := cloneMembers(in.Members)
-	currentIdx := Facts{Members: current}.memberIndex()
+	currentIdx := Fleet{Members: current}.memberIndex()
 
 	// Members no group selects (SPEC §5 fleet_update_strategy.preview / fleet_update_run.preview).
 	if in.Strategy != nil {
@@ -193,14 +193,14 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		}
 	}
 
-	run, warnings, err := newRun(in.Strategy, in.Update, facts, now, false)
+	run, warnings, err := newRun(in.Strategy, in.Update, fleet, now, false)
 	if err != nil {
 		return Preview{}, err
 	}
 	p.Warnings = append(p.Warnings, warnings...)
 	if len(in.Skip) > 0 {
 		// The provider skips its configured targets before it starts the run.
-		if _, err := run.Skip(in.Skip, facts, now); err != nil {
+		if _, err := run.Skip(in.Skip, fleet, now); err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("skip: %v; the Fleet API rejects it", err))
 		}
 	}
@@ -220,7 +220,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 			seq++
 		}
 	}
-	idx := facts.memberIndex() // facts.Members is never reallocated below
+	idx := fleet.memberIndex() // fleet.Members is never reallocated below
 	apply := func(evs []Event) {
 		for _, e := range evs {
 			switch {
@@ -236,7 +236,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		}
 	}
 
-	evs, err := run.Start(facts, now)
+	evs, err := run.Start(fleet, now)
 	if err != nil {
 		return Preview{}, err
 	}
@@ -248,19 +248,19 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		for si := range run.Status.Stages {
 			st := &run.Status.Stages[si]
 			for k := range st.BeforeGates {
-				approved = approve(run, facts, GateRef{Stage: st.Name, Timing: Before, Index: k}, t, apply) || approved
+				approved = approve(run, fleet, GateRef{Stage: st.Name, Timing: Before, Index: k}, t, apply) || approved
 			}
 			for gi := range st.Groups {
 				g := &st.Groups[gi]
 				for k := range g.BeforeGates {
-					approved = approve(run, facts, GateRef{Stage: st.Name, Group: g.Name, Timing: Before, Index: k}, t, apply) || approved
+					approved = approve(run, fleet, GateRef{Stage: st.Name, Group: g.Name, Timing: Before, Index: k}, t, apply) || approved
 				}
 				for k := range g.AfterGates {
-					approved = approve(run, facts, GateRef{Stage: st.Name, Group: g.Name, Timing: After, Index: k}, t, apply) || approved
+					approved = approve(run, fleet, GateRef{Stage: st.Name, Group: g.Name, Timing: After, Index: k}, t, apply) || approved
 				}
 			}
 			for k := range st.AfterGates {
-				approved = approve(run, facts, GateRef{Stage: st.Name, Timing: After, Index: k}, t, apply) || approved
+				approved = approve(run, fleet, GateRef{Stage: st.Name, Timing: After, Index: k}, t, apply) || approved
 			}
 		}
 		if approved {
@@ -271,12 +271,12 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 			break
 		}
 		t = next
-		apply(run.advance(facts, idx, t))
+		apply(run.advance(fleet, idx, t))
 	}
 
 	p.ConsistentNodeImageVersions = append([]string(nil), run.Status.SelectedNodeImageVersions...)
 	if selectionOf(in.Update) == Consistent && in.Update.Upgrade != ControlPlaneOnly {
-		if _, missing := ConsistentNodeImages(run.runMembers(Facts{Members: current}), in.Regions, now); len(missing) > 0 {
+		if _, missing := ConsistentNodeImages(run.runMembers(Fleet{Members: current}), in.Regions, now); len(missing) > 0 {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("no node image version is common to every region for image type(s) %s; members with such node pools are skipped", strings.Join(missing, ", ")))
 		}
 	}
@@ -360,7 +360,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 	return p, nil
 }
 
-func approve(run *Run, f Facts, ref GateRef, t time.Time, apply func([]Event)) bool {
+func approve(run *Run, f Fleet, ref GateRef, t time.Time, apply func([]Event)) bool {
 	g := run.Gate(ref)
 	if g == nil || g.State != Pending {
 		return false

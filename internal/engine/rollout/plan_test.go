@@ -96,7 +96,7 @@ func TestPlanEqualsEmulatorExecution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := Facts{Members: cloneMembers(members), Regions: regions()}
+			f := Fleet{Members: cloneMembers(members), Regions: regions()}
 			r, _, err := newRun(planStrategy(), u, f, t0, false)
 			if err != nil {
 				t.Fatal(err)

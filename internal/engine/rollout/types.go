@@ -182,15 +182,15 @@ type Release struct {
 	NodeImageVersion string
 }
 
-// Facts is the world an update run acts on at one moment: the fleet's members and the
+// Fleet is the world an update run acts on at one moment: the fleet's members and the
 // regions' offerings. Regions is keyed by location.
-type Facts struct {
+type Fleet struct {
 	Members []Member
 	Regions map[string]Region
 }
 
 // memberIndex maps names to members for repeated lookups.
-func (f Facts) memberIndex() map[string]*Member {
+func (f Fleet) memberIndex() map[string]*Member {
 	idx := make(map[string]*Member, len(f.Members))
 	for i := range f.Members {
 		idx[f.Members[i].Name] = &f.Members[i]

@@ -158,8 +158,8 @@ func active(s rollout.State) bool {
 // facts is the fleet as the rules see it now: the members (their update
 // group from the Fleet API member, the rest from their managed clusters)
 // and the regions' offerings. The caller holds w.mu.
-func (s *Server) facts() rollout.Facts {
-	f := rollout.Facts{Regions: s.runner.regions}
+func (s *Server) facts() rollout.Fleet {
+	f := rollout.Fleet{Regions: s.runner.regions}
 	for _, rec := range s.world.store.children(s.fleetResourceID(), typeFleetMembers) {
 		m := memberView(rec)
 		c, ok := s.world.memberCluster(m.Name)

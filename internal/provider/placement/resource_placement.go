@@ -263,9 +263,9 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var saved *schedulingFacts
+	var saved *schedulingState
 	if facts != nil && existing.Name != "" {
-		saved = loadSchedulingFacts(ctx, req.Private) // as the plan's refresh read it
+		saved = loadSchedulingState(ctx, req.Private) // as the plan's refresh read it
 	}
 	preview, why, diags := shared.Rebind(r, pinned).planPreview(ctx, &plan, existing, saved, unknown)
 	resp.Diagnostics.Append(diags...)
@@ -285,7 +285,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // planPreview runs the checks that need the hub and computes the preview of a new placement
 // (existing "") or of an update of an existing one, from its scheduling state as saved (when
 // given) or as the hub has it now; why says why it stays unknown until apply.
-func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingFacts, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
+func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingState, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
 	hc, err := r.Clients.HubAPI(ctx)
 	if err != nil {
 		if session.IsConfigUnknown(err) {
@@ -322,7 +322,7 @@ func (r *placementResource) planPreview(ctx context.Context, plan *placementMode
 	sched := saved
 	if existing.Name != "" && sched == nil {
 		var err error
-		if sched, err = readSchedulingFacts(ctx, hc, existing); err != nil {
+		if sched, err = readSchedulingState(ctx, hc, existing); err != nil {
 			shared.AddBackendError(&diags, "Computing the placement preview", err)
 			return preview, "", diags
 		}
@@ -552,9 +552,9 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 			return
 		}
 		state.ID = types.StringValue(name)
-		if sched, err := readSchedulingFacts(ctx, hc, key); err == nil {
+		if sched, err := readSchedulingState(ctx, hc, key); err == nil {
 			sched.Unsettled = unsettledReason(crp, name)
-			resp.Diagnostics.Append(saveSchedulingFacts(ctx, resp.Private, sched)...)
+			resp.Diagnostics.Append(saveSchedulingState(ctx, resp.Private, sched)...)
 		} else {
 			tflog.Debug(ctx, "placement scheduling state not saved", map[string]any{"placement": name, "error": err.Error()})
 		}
