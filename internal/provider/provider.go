@@ -33,6 +33,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/member"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/placement"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/staged"
@@ -387,7 +388,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		Clusters:        map[string]*rest.Config{},
 		UserAgent:       ua,
 		Now:             p.now,
-		ListLimit:       shared.ListLimitFor(detail),
+		ListLimit:       preview.ListLimitFor(detail),
 		PreviewDetail:   detail,
 		QuietSavedPlans: !savedPlanWarning,
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -20,7 +21,7 @@ import (
 // nothing, and saved_plan_warning = false (or FLEET_SAVED_PLAN_WARNING=false) silences it.
 func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 	ctx := context.Background()
-	s := rschema.Schema{Attributes: map[string]rschema.Attribute{"facts": shared.FactsAttribute("the preview")}}
+	s := rschema.Schema{Attributes: map[string]rschema.Attribute{"facts": preview.FactsAttribute("the preview")}}
 	encoded, err := (&facts.Snapshot{}).Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 	if len(w) != 1 {
 		t.Fatalf("three resources without facts in one plan: %d warnings, want 1: %v", len(w), w)
 	}
-	if w[0].Summary() != shared.SavedPlanNoteSummary || !strings.Contains(w[0].Detail(), `facts = data.fleet_facts.this.content`) ||
+	if w[0].Summary() != preview.SavedPlanNoteSummary || !strings.Contains(w[0].Detail(), `facts = data.fleet_facts.this.content`) ||
 		!strings.Contains(w[0].Detail(), "saved_plan_warning = false") {
 		t.Errorf("the note does not say how to pin the preview and how to turn it off: %s: %s", w[0].Summary(), w[0].Detail())
 	}

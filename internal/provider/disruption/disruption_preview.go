@@ -20,6 +20,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -369,12 +370,12 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 		Candidates: map[string][]string{}, CandidateCount: map[string]int64{}, DisruptableNow: map[string]int64{},
 		Summary: p.Summary, Warnings: append([]string{}, p.Warnings...),
 	}
-	blocked, omitted := shared.CapList(p.Blocked, limit)
+	blocked, omitted := preview.CapList(p.Blocked, limit)
 	for _, b := range blocked {
 		out.Blocked[b.Node] = b.Why
 	}
 	out.BlockedCount, out.BlockedOmitted = int64(len(p.Blocked)), omitted
-	drifted, omitted := shared.CapList(p.Drifted, limit)
+	drifted, omitted := preview.CapList(p.Drifted, limit)
 	for _, d := range drifted {
 		out.Drifted[d.Node] = d.Why
 	}
@@ -384,7 +385,7 @@ func npPreviewOf(p disruption.Preview, limit int) npPreviewModel {
 		out.CandidateCount[string(r)] = int64(len(nodes))
 		out.DisruptableNow[string(r)] = int64(p.DisruptableNow[r])
 		if len(nodes) > 0 {
-			listed, _ := shared.CapList(nodes, limit)
+			listed, _ := preview.CapList(nodes, limit)
 			out.Candidates[string(r)] = listed
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -52,7 +53,7 @@ func TestNodePoolPreviewBounds(t *testing.T) {
 	if _, ok := summary.Candidates["Empty"]; ok || summary.CandidateCount["Empty"] != 0 || summary.DisruptableNow["Drifted"] != 3 || len(summary.DisruptableNow) != 3 {
 		t.Errorf("empty reasons: candidates %v, counts %v, disruptable %v", summary.Candidates, summary.CandidateCount, summary.DisruptableNow)
 	}
-	full := npPreviewOf(p, shared.ListLimitFor(shared.PreviewDetailFull))
+	full := npPreviewOf(p, preview.ListLimitFor(shared.PreviewDetailFull))
 	if len(full.Blocked) != 500 || full.BlockedOmitted != 0 || len(full.Candidates["Drifted"]) != 500 || len(full.Drifted) != 500 || len(full.Schedule) != 300 || full.ScheduleOmit != 0 {
 		t.Errorf("full: %d blocked, %d omitted, %d candidates", len(full.Blocked), full.BlockedOmitted, len(full.Candidates["Drifted"]))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -109,7 +110,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					},
 				},
 			},
-			"facts": shared.FactsAttribute("the preview (read the cluster with `clusters = [\"<cluster>\"]` on the data source)"),
+			"facts": preview.FactsAttribute("the preview (read the cluster with `clusters = [\"<cluster>\"]` on the data source)"),
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What Karpenter would do with these settings, from the cluster's NodePool, NodeClaims, Nodes, Pods and PodDisruptionBudgets at " +

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/maintenance"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -103,7 +104,7 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	fleetNow, hubNow := d.Clients.FleetNow(), d.Clients.Now()
 	state := membersModel{ID: types.StringValue(fleet.String()), FleetID: types.StringValue(fleet.String()), Members: []memberModel{}}
-	var unreadable shared.UnreadableMembers
+	var unreadable preview.UnreadableMembers
 	for _, m := range members {
 		if m.ClusterErr != nil {
 			unreadable.Add(m.Name, m.ClusterErr)

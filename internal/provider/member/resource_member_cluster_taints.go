@@ -25,6 +25,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -77,7 +78,7 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 						Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},
 			},
-			"facts": shared.FactsAttribute("the preview (the MemberCluster's taints, the placements and their bindings)"),
+			"facts": preview.FactsAttribute("the preview (the MemberCluster's taints, the placements and their bindings)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "At plan (from `facts` when set), the placements (cluster-scoped by name, ResourcePlacements as `namespace/name`) bound to the cluster " +
@@ -167,7 +168,7 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	switch {
 	case factsUnknown:
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), preview.FactsUnknown)
 	case facts != nil:
 		// The preview is of the cluster, placements and bindings the plan's facts hold: the
 		// apply's re-plan computes the same (DESIGN.md, "The plan/apply contract").
@@ -198,7 +199,7 @@ func (r *taintsResource) preview(ctx context.Context, mc *clusterv1.MemberCluste
 		return types.ObjectNull(taintsPreviewAttrType)
 	}
 	losses := scheduling.NoLongerPicking(placements, bindings, mc.Name, mc.Spec.Taints, desired)
-	listed, omitted := shared.CapList(losses, r.Clients.ListLimit())
+	listed, omitted := preview.CapList(losses, r.Clients.ListLimit())
 	m := map[string]attr.Value{}
 	names := make([]string, 0, len(losses))
 	for _, l := range listed {
@@ -216,7 +217,7 @@ func (r *taintsResource) preview(ctx context.Context, mc *clusterv1.MemberCluste
 			fmt.Sprintf("%s bound to %s would not pick it on their next scheduling (a policy change, a PickN re-pick): %s. "+
 				"KubeFleet's taints do not evict: what they have bound on %s stays (the scheduler never deselects a cluster, "+
 				"pkg/scheduler/watchers/membercluster/watcher.go); evict with fleet_placement_evict to move them.",
-				shared.Plural(len(losses), "placement"), mc.Name, shared.NameSample(names), mc.Name))
+				preview.Plural(len(losses), "placement"), mc.Name, preview.NameSample(names), mc.Name))
 	}
 	tflog.Debug(ctx, "member cluster taints preview", map[string]any{"member_cluster": mc.Name, "no_longer_picking": len(losses)})
 	return types.ObjectValueMust(taintsPreviewAttrType, map[string]attr.Value{

@@ -98,7 +98,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	limit := d.Clients.ListLimit()
 	if !m.Detail.IsNull() {
-		limit = shared.ListLimitFor(m.Detail.ValueString())
+		limit = preview.ListLimitFor(m.Detail.ValueString())
 	}
 	obj, diags := preview.object(limit)
 	resp.Diagnostics.Append(diags...)

@@ -22,6 +22,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -116,7 +117,7 @@ func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, un
 		return none, "", diags
 	}
 	key := m.placementKey()
-	planned, isPlanned := shared.PlannedPlacement(r.Clients, key.String())
+	planned, isPlanned := preview.PlannedPlacement(r.Clients, key.String())
 	onHub, err := c.HubPlacementExists(ctx, key)
 	if err != nil || (!onHub && !isPlanned) {
 		addPlacementNotFound(&diags, key, err)
@@ -270,7 +271,7 @@ func warnConflicts(diags *diag.Diagnostics, res []override.ResourcePreview) {
 				diags.AddAttributeWarning(path.Root("rules"), "Several overrides change one resource",
 					fmt.Sprintf("%s is changed by override snapshots %s on %s: KubeFleet applies ClusterResourceOverrides by snapshot name, then "+
 						"ResourceOverrides by namespace and name, each on the result of the one before, so where two set one field the later wins.",
-						rp.Target, strings.Join(rp.Overrides, ", "), shared.Plural(len(g.Clusters), "cluster")))
+						rp.Target, strings.Join(rp.Overrides, ", "), preview.Plural(len(g.Clusters), "cluster")))
 				break
 			}
 		}
@@ -289,7 +290,7 @@ func overridePreviewObject(placement, from, snapshot string, nClusters int, res 
 		return types.ListValueMust(types.StringType, vs)
 	}
 	failed := map[string]bool{}
-	shownRes, resOmitted := shared.CapList(res, limit)
+	shownRes, resOmitted := preview.CapList(res, limit)
 	resources := make([]attr.Value, 0, len(shownRes))
 	for _, rp := range res {
 		for _, g := range rp.Groups {
@@ -301,10 +302,10 @@ func overridePreviewObject(placement, from, snapshot string, nClusters int, res 
 		}
 	}
 	for _, rp := range shownRes {
-		shownGroups, groupsOmitted := shared.CapList(rp.Groups, limit)
+		shownGroups, groupsOmitted := preview.CapList(rp.Groups, limit)
 		groups := make([]attr.Value, 0, len(shownGroups))
 		for _, g := range shownGroups {
-			cl, clOmitted := shared.CapList(g.Clusters, limit)
+			cl, clOmitted := preview.CapList(g.Clusters, limit)
 			patch, errText, manifest := types.StringNull(), types.StringNull(), types.StringNull()
 			if g.Patch != nil {
 				b, _ := json.Marshal(g.Patch)
@@ -328,7 +329,7 @@ func overridePreviewObject(placement, from, snapshot string, nClusters int, res 
 		}))
 	}
 	failedNames := sortedKeysOf(failed)
-	shownFailed, _ := shared.CapList(failedNames, limit)
+	shownFailed, _ := preview.CapList(failedNames, limit)
 	obj, d := types.ObjectValue(overridePreviewAttrTypes, map[string]attr.Value{
 		"placement": types.StringValue(placement), "clusters_from": types.StringValue(from), "clusters_count": types.Int64Value(int64(nClusters)),
 		"snapshot": types.StringValue(snapshot), "failed_clusters_count": types.Int64Value(int64(len(failedNames))), "failed_clusters": strs(shownFailed),
@@ -355,7 +356,7 @@ func recordPlannedSelection(c *session.Session, key hub.PlacementKey, p placemen
 	for _, s := range p.Selected {
 		names = append(names, s.Cluster)
 	}
-	shared.RecordPlannedPlacement(c, key.String(), names)
+	preview.RecordPlannedPlacement(c, key.String(), names)
 }
 
 // placementOverrideSnapshots is, per pick of a placement on the hub, the override snapshots the

@@ -3,6 +3,7 @@ package placement
 import (
 	"sort"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -10,8 +11,6 @@ import (
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // status.apply: per cluster, what the member agent's work applier said, as the hub agent gathers
@@ -262,7 +261,7 @@ func placementApplyStatus(crp *placementv1.ClusterResourcePlacement, limit int, 
 		}
 		return entries[i].ps.ClusterName < entries[j].ps.ClusterName
 	})
-	listed, omitted := shared.CapList(entries, limit)
+	listed, omitted := preview.CapList(entries, limit)
 	clusters := make([]attr.Value, 0, len(listed))
 	for _, e := range listed {
 		clusters = append(clusters, applyCluster(e.ps, e.result, e.msg, limit, diags))

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -103,7 +104,7 @@ var (
 // 50 placements over a thousand clusters costs seconds.
 func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	shown, selectedOmitted := shared.CapList(p.Selected, PickLimit(limit))
+	shown, selectedOmitted := preview.CapList(p.Selected, PickLimit(limit))
 	selected := make([]attr.Value, 0, len(shown))
 	for _, s := range shown {
 		o, d := types.ObjectValue(placementPickType.AttrTypes, map[string]attr.Value{
@@ -113,7 +114,7 @@ func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics
 		diags.Append(d...)
 		selected = append(selected, o)
 	}
-	trimmedShown, trimmedOmitted := shared.CapList(p.Trimmed, limit)
+	trimmedShown, trimmedOmitted := preview.CapList(p.Trimmed, limit)
 	trimmed := make([]attr.Value, 0, len(trimmedShown))
 	for _, c := range trimmedShown {
 		trimmed = append(trimmed, types.StringValue(c))
@@ -122,7 +123,7 @@ func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics
 	for _, e := range p.Excluded {
 		byReason[e.Class]++
 	}
-	excludedShown, excludedOmitted := shared.CapList(exclusionsByCommonClass(p.Excluded, byReason), limit)
+	excludedShown, excludedOmitted := preview.CapList(exclusionsByCommonClass(p.Excluded, byReason), limit)
 	excluded := make(map[string]attr.Value, len(excludedShown))
 	for _, e := range excludedShown {
 		excluded[e.Cluster] = types.StringValue(e.Reason)
@@ -137,7 +138,7 @@ func (p placementPreviewModel) object(limit int) (types.Object, diag.Diagnostics
 		"fulfilled": types.BoolValue(p.Fulfilled), "message": types.StringValue(p.Message),
 		"selected_count": types.Int64Value(int64(len(p.Selected))), "selected": sl, "selected_omitted": types.Int64Value(selectedOmitted),
 		"trimmed_count": types.Int64Value(int64(len(p.Trimmed))), "trimmed": tl, "trimmed_omitted": types.Int64Value(trimmedOmitted),
-		"excluded_count": types.Int64Value(int64(len(p.Excluded))), "excluded_by_reason": shared.CountMap(byReason),
+		"excluded_count": types.Int64Value(int64(len(p.Excluded))), "excluded_by_reason": preview.CountMap(byReason),
 		"excluded": em, "excluded_omitted": types.Int64Value(excludedOmitted),
 		"override_snapshots": overrideSnapshotsValue(p.OverrideSnapshots, shown),
 	})
@@ -159,7 +160,7 @@ func PickLimit(limit int) int {
 // within a class), so the first entries show every reason.
 func exclusionsByCommonClass(in []scheduling.Exclusion, byReason map[string]int) []scheduling.Exclusion {
 	rank := map[string]int{}
-	for i, c := range shared.ByCountThenKey(byReason) {
+	for i, c := range preview.ByCountThenKey(byReason) {
 		rank[c] = i
 	}
 	out := append([]scheduling.Exclusion(nil), in...)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -147,7 +148,7 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					}}},
 			}}},
 		"preview": overridePreviewAttribute(),
-		"facts": shared.FactsAttribute("the preview (the placement's latest resources and bindings, the member clusters' labels, " +
+		"facts": preview.FactsAttribute("the preview (the placement's latest resources and bindings, the member clusters' labels, " +
 			"the hub's override snapshots; name the placement in the data source's `override_placements`)"),
 	}
 	if r.namespaced {
@@ -243,7 +244,7 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), overridePreviewAttrTypes, shared.FactsUnknown)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), overridePreviewAttrTypes, preview.FactsUnknown)
 		return
 	}
 	preview, why, d := shared.Rebind(r, pinned).planPreview(ctx, &m, unknown, !req.State.Raw.IsNull())

@@ -32,6 +32,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -99,7 +100,7 @@ func placementSchema(ctx context.Context) rschema.Schema {
 					"picked cluster (within the create or update timeout). Needs the RollingUpdate strategy and an `apply_strategy.type` " +
 					"other than ReportDiff (which applies nothing). Default: false.",
 			},
-			"facts":   shared.FactsAttribute("the preview"),
+			"facts":   preview.FactsAttribute("the preview"),
 			"preview": placementPreviewAttribute(),
 			"status":  placementStatusAttribute(),
 			"latest_resource_snapshot_index": rschema.StringAttribute{
@@ -273,7 +274,7 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	if why == "" && factsUnknown {
-		why = shared.FactsUnknown
+		why = preview.FactsUnknown
 	}
 	if why != "" {
 		preview = types.ObjectUnknown(placementPreviewAttrTypes)

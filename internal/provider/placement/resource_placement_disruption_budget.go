@@ -27,6 +27,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -77,7 +78,7 @@ func (r *disruptionBudgetResource) Schema(_ context.Context, _ resource.SchemaRe
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")),
 			"max_unavailable": value("The most of the placement's clusters that may be unavailable (not Available, or evicted) at once."),
 			"min_available":   value("The fewest of the placement's clusters that must stay Available."),
-			"facts":           shared.FactsAttribute("the preview (the placement's policy and bindings)"),
+			"facts":           preview.FactsAttribute("the preview (the placement's policy and bindings)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the eviction controller would decide now, at plan (from `facts` when set) and on refresh: counts always, the " +
@@ -155,7 +156,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 	p, err := h.Placement(ctx, name)
 	switch {
 	case hub.IsNotFound(err):
-		if _, planned := shared.PlannedPlacement(r.Clients, name); !planned {
+		if _, planned := preview.PlannedPlacement(r.Clients, name); !planned {
 			resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found",
 				fmt.Sprintf("placement: the hub has no ClusterResourcePlacement %q, and none of that name is planned in this configuration: a budget for it would guard nothing.", name))
 			return
@@ -178,7 +179,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		}
 		switch {
 		case factsUnknown:
-			shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), shared.FactsUnknown)
+			shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), preview.FactsUnknown)
 		case facts != nil:
 			// The preview is of the placement and bindings the plan's facts hold: the apply's
 			// re-plan computes the same (DESIGN.md, "The plan/apply contract").
@@ -240,7 +241,7 @@ func (r *disruptionBudgetResource) preview(ctx context.Context, p *hub.Placement
 		}
 	}
 	sort.Strings(unavailable)
-	listed, omitted := shared.CapList(unavailable, r.Clients.ListLimit())
+	listed, omitted := preview.CapList(unavailable, r.Clients.ListLimit())
 	desired := types.Int64Null()
 	if v.Desired > 0 || (p.Spec.Policy != nil && p.Spec.Policy.PlacementType == "PickN") {
 		desired = types.Int64Value(int64(v.Desired))

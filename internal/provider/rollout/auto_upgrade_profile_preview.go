@@ -17,6 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -36,7 +37,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}
 	var members []rollout.Member
-	var unreadable shared.UnreadableMembers
+	var unreadable preview.UnreadableMembers
 	for _, im := range inv {
 		rm, ok := view.RolloutMember(im)
 		if !ok {
@@ -239,7 +240,7 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 	for _, a := range rows {
 		counts[string(a.Action)]++
 	}
-	taken := shared.FirstToRead(len(rows), listLimit, func(i, j int) bool {
+	taken := preview.FirstToRead(len(rows), listLimit, func(i, j int) bool {
 		if ri, rj := aupActionRank(rows[i].Action), aupActionRank(rows[j].Action); ri != rj {
 			return ri < rj
 		}
@@ -258,7 +259,7 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 		"target_kubernetes_version":  target,
 		"target_node_image_versions": types.ListValueMust(types.StringType, images),
 		"member_count":               types.Int64Value(int64(len(rows))),
-		"actions":                    shared.CountMap(counts),
+		"actions":                    preview.CountMap(counts),
 		"members":                    types.MapValueMust(types.ObjectType{AttrTypes: aupMemberAttrTypes}, listed),
 		"members_omitted":            types.Int64Value(int64(omitted)),
 	})

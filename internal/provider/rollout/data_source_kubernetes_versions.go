@@ -18,6 +18,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -154,7 +155,7 @@ func (d *kubernetesVersionsDataSource) memberLocations(ctx context.Context, flee
 	}
 	seen := map[string]bool{}
 	locations := []string{}
-	var unreadable shared.UnreadableMembers
+	var unreadable preview.UnreadableMembers
 	defer unreadable.Warn(diags, ": their locations are not listed")
 	for _, m := range members {
 		if m.ClusterErr != nil || m.Cluster == nil {

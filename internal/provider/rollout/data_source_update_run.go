@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -81,7 +82,7 @@ func (d *updateRunDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(diags...)
 	m.Status = obj
 	remaining := remainingMembers(st)
-	listed, omitted := shared.CapList(remaining, d.Clients.ListLimit())
+	listed, omitted := preview.CapList(remaining, d.Clients.ListLimit())
 	m.RemainingMembers = append([]string{}, listed...)
 	m.RemainingMemberCount = types.Int64Value(int64(len(remaining)))
 	m.RemainingOmitted = types.Int64Value(omitted)

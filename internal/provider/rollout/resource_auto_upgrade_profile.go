@@ -24,6 +24,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -114,7 +115,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"same run. Its ID is `generated_update_run_id`.",
 			},
 			"generated_update_run_id": shared.ComputedString("The ARM ID of the run the last apply generated (with `generate_update_run`); null otherwise."),
-			"facts":                   shared.FactsAttribute("the preview"),
+			"facts":                   preview.FactsAttribute("the preview"),
 			"preview": schema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the channel resolves to over the AKS version lists of the members' regions at plan, and what " +
@@ -290,7 +291,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 	}
 	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.FactsUnknown)
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, preview.FactsUnknown)
 		return
 	}
 	preview := shared.Rebind(r, pinned).preview(ctx, plan, &resp.Diagnostics)

@@ -15,6 +15,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
@@ -213,7 +214,7 @@ func TestAutoUpgradeProfileUnreadableWarningOnce(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("m%03d", i)
 	}
-	var u shared.UnreadableMembers
+	var u preview.UnreadableMembers
 	for _, n := range names {
 		u.Add(n, errors.New("403"))
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -52,7 +53,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				PlanModifiers: shared.KeptOrReplaced(),
 			},
 			"stages":  stagesAttribute(true, ""),
-			"facts":   shared.FactsAttribute("the preview"),
+			"facts":   preview.FactsAttribute("the preview"),
 			"preview": strategyPreviewAttribute(),
 		},
 		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateStrategyTimeout, Update: updateStrategyTimeout, Delete: updateStrategyTimeout}),
@@ -164,7 +165,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
 	if factsUnknown {
-		setUnknown(shared.FactsUnknown)
+		setUnknown(preview.FactsUnknown)
 		return
 	}
 	members, err := pinned.MemberClusters(ctx, fleet)
@@ -201,7 +202,7 @@ func strategyPreview(stages []stageModel, groups map[string][]string, listLimit 
 				warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name.ValueString(), sp.Name))
 			}
 			selected[g.Name.ValueString()] = true
-			listed, omitted := shared.CapList(shared.NullIfEmpty(names), perGroup)
+			listed, omitted := preview.CapList(preview.NullIfEmpty(names), perGroup)
 			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), MemberCount: int64(len(names)), Members: listed, MembersOmitted: omitted})
 		}
 		out.Stages = append(out.Stages, sp)
@@ -214,7 +215,7 @@ func strategyPreview(stages []stageModel, groups map[string][]string, listLimit 
 	}
 	sort.Strings(unselected)
 	out.UnselectedMemberCount = int64(len(unselected))
-	out.UnselectedMembers, _ = shared.CapList(unselected, listLimit)
+	out.UnselectedMembers, _ = preview.CapList(unselected, listLimit)
 	return out, warnings
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -138,11 +139,11 @@ func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
 	var out []string
 	if len(gates) > 0 {
 		out = append(out, fmt.Sprintf("%d approval gate(s) no `approvals` entry covers (%s): the run waits at each until it is approved "+
-			"outside this configuration, and an apply with wait_for = \"completed\" waits there until its timeout", len(gates), shared.NameSample(gates)))
+			"outside this configuration, and an apply with wait_for = \"completed\" waits there until its timeout", len(gates), preview.NameSample(gates)))
 	}
 	if len(failing) > 0 {
 		out = append(out, fmt.Sprintf("%d member(s) are predicted to fail (%s), which stops the run there; first: %s",
-			len(failing), shared.NameSample(failing), firstFailure))
+			len(failing), preview.NameSample(failing), firstFailure))
 	}
 	return out
 }
@@ -234,7 +235,7 @@ func assumedImageWarning(p rollout.Preview, facts view.RolloutFleet) string {
 		return fmt.Sprintf("the Consistent node image set rests on images a region's AKS list does not show (%s): %s", strings.Join(common, ", "), why)
 	}
 	return fmt.Sprintf("%d member(s) (%s) get a node image their region's AKS list does not show (%s): %s",
-		len(names), shared.NameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "), why)
+		len(names), preview.NameSample(names), strings.Join(slices.Sorted(maps.Keys(images)), ", "), why)
 }
 
 // hiddenOlder reports whether a node image is not among those reg offers as far as the provider reads
@@ -369,10 +370,10 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.Unreadab
 	out := runPreviewModel{
 		Actions:                     map[string]int64{},
 		UnselectedMemberCount:       int64(len(p.UnselectedMembers)),
-		ConsistentNodeImageVersions: shared.NullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
+		ConsistentNodeImageVersions: preview.NullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
 		Outcome:                     string(p.Outcome),
 	}
-	out.UnselectedMembers, _ = shared.CapList(shared.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), runLimit(listLimit, RunPreviewUnselectedLimit))
+	out.UnselectedMembers, _ = preview.CapList(preview.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), runLimit(listLimit, RunPreviewUnselectedLimit))
 
 	// Which members to list: those that change first — upgrades, then predicted failures, then
 	// pending members, then skips — each in update order, so that members already at target never
@@ -388,7 +389,7 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.Unreadab
 		}
 	}
 	tier := func(i int) int { return listRank(actions[i]) }
-	taken := shared.FirstToRead(len(refs), limit, func(a, b int) bool {
+	taken := preview.FirstToRead(len(refs), limit, func(a, b int) bool {
 		ra, rb := refs[a], refs[b]
 		if ta, tb := tier(a), tier(b); ta != tb {
 			return ta < tb
@@ -449,19 +450,19 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.Unreadab
 
 	// Warnings: the run's own, then one per kind of member warning.
 	warnings := append([]string{}, p.Warnings...)
-	var grouped shared.MemberWarnings
+	var grouped preview.MemberWarnings
 	for _, w := range p.MemberWarnings {
 		grouped.Add(w.Summary(), w.Member)
 	}
 	warnings = append(warnings, grouped.Messages()...)
 	if len(unreadable) > 0 {
-		var u shared.UnreadableMembers
+		var u preview.UnreadableMembers
 		for _, m := range unreadable {
 			u.Add(m.Name, m.Err)
 		}
 		warnings = append(warnings, u.Message(": they are left out of the preview"))
 	}
-	out.Warnings = shared.NullIfEmpty(warnings)
+	out.Warnings = preview.NullIfEmpty(warnings)
 	return out
 }
 
@@ -485,7 +486,7 @@ func runListedGroups(p rollout.Preview, refs []runMemberRef, memberTaken []bool,
 			holds[first[groupRef{r.stage, r.group}]] = true
 		}
 	}
-	groups = shared.FirstToRead(len(gs), runLimit(listLimit, RunPreviewGroupLimit), func(a, b int) bool {
+	groups = preview.FirstToRead(len(gs), runLimit(listLimit, RunPreviewGroupLimit), func(a, b int) bool {
 		if holds[a] != holds[b] {
 			return holds[a]
 		}
@@ -495,7 +496,7 @@ func runListedGroups(p rollout.Preview, refs []runMemberRef, memberTaken []bool,
 	for i, g := range gs {
 		stageHolds[g.stage] = stageHolds[g.stage] || groups[i]
 	}
-	stages = shared.FirstToRead(len(p.Stages), runLimit(listLimit, max(RunPreviewStageLimit, RunPreviewGroupLimit)), func(a, b int) bool {
+	stages = preview.FirstToRead(len(p.Stages), runLimit(listLimit, max(RunPreviewStageLimit, RunPreviewGroupLimit)), func(a, b int) bool {
 		if stageHolds[a] != stageHolds[b] {
 			return stageHolds[a]
 		}

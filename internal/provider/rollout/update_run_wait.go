@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -523,10 +524,10 @@ func waitingOn(run *fleetapi.UpdateRun) string {
 	}
 	var parts []string
 	if len(gates) > 0 {
-		parts = append(parts, fmt.Sprintf("%d gate(s) pending approval (%s)", len(gates), shared.NameSample(gates)))
+		parts = append(parts, fmt.Sprintf("%d gate(s) pending approval (%s)", len(gates), preview.NameSample(gates)))
 	}
 	if len(members) > 0 {
-		parts = append(parts, fmt.Sprintf("%d member(s) upgrading (%s)", len(members), shared.NameSample(members)))
+		parts = append(parts, fmt.Sprintf("%d member(s) upgrading (%s)", len(members), preview.NameSample(members)))
 	}
 	parts = append(parts, waits...)
 	if len(parts) == 0 {

@@ -32,6 +32,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -151,7 +152,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
-			"facts": shared.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_runs`)"),
+			"facts": preview.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_runs`)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "How KubeFleet will initialize the run, computed at plan from the hub, or from `facts` when set (KubeFleet v0.18.9's rules " +
@@ -296,7 +297,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	if factsUnknown {
-		setUnknown(shared.FactsUnknown)
+		setUnknown(preview.FactsUnknown)
 		return
 	}
 	if _, err := r.Clients.HubAPI(ctx); err != nil {

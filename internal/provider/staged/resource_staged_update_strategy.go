@@ -22,9 +22,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -61,7 +63,7 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"namespace": stagedNamespaceAttribute("strategy"),
 			"stages":    stagedStagesAttribute(),
-			"facts":     shared.FactsAttribute("the preview"),
+			"facts":     preview.FactsAttribute("the preview"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "What the stages hold now (computed at plan from the hub's joined member clusters, when the strategy is " +
@@ -95,46 +97,36 @@ func (r *stagedStrategyResource) ValidateConfig(ctx context.Context, req resourc
 	validateStagedStages(&resp.Diagnostics, path.Root("stages"), cfg.Stages, unknown)
 }
 
+// stagedStrategyPreview is the strategy's preview: which member clusters each stage selects.
+var stagedStrategyPreviewSpec = preview.Spec[stagedStrategyModel]{
+	What:      "the staged update strategy preview",
+	AttrTypes: stagedStrategyPreviewType.AttrTypes,
+	Follows:   stagedStrategyConfigAttributes,
+	Reads:     []facts.Input{facts.InputHubMembers, facts.InputSettings},
+	Compute: func(ctx context.Context, v view.Fleet, plan *stagedStrategyModel, d *diag.Diagnostics) (attr.Value, error) {
+		members, err := v.HubMemberClusters(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the hub's member clusters: %w", err)
+		}
+		obj, ds := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), v.ListLimit())
+		d.Append(ds...)
+		return obj, nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *stagedStrategyResource) PreviewInputs() []facts.Input {
+	return stagedStrategyPreviewSpec.Inputs()
+}
+
 func (r *stagedStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, stagedStrategyConfigAttributes...)
-	if err != nil {
-		resp.Diagnostics.AddError("Planning the staged update strategy", err.Error())
-		return
-	}
-	if !changed {
-		return
-	}
 	var plan stagedStrategyModel
-	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, path.Root("preview"), path.Root("id"))
+	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, preview.Path, path.Root("id"))
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	previewPath := path.Root("preview")
-	if stageUnknown := relatedPaths(unknown, path.Root("stages")); len(stageUnknown) > 0 {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.UnknownInputs(stageUnknown))
-		return
-	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, shared.FactsUnknown)
-		return
-	}
-	members, err := pinned.HubMemberClusters(ctx)
-	if err != nil {
-		if session.IsConfigUnknown(err) {
-			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedStrategyPreviewType.AttrTypes, err.Error())
-			return
-		}
-		shared.AddBackendError(&resp.Diagnostics, "Reading the hub's member clusters", err)
-		return
-	}
-	obj, d := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), pinned.ListLimit())
-	resp.Diagnostics.Append(d...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+	stagedStrategyPreviewSpec.Plan(ctx, r.Clients, req, resp, &plan, unknown)
 }
 
 func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -155,21 +147,7 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 		plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 		plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
-	})
-}
-
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *stagedStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedStrategyModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		members, err := c.HubMemberClusters(ctx)
-		if err != nil {
-			return nil, err
-		}
-		obj, ds := stagedStrategyPreview(plan.Namespace.ValueString(), plan.Name.ValueString(), stagedStrategySpec(plan.Stages), joinedMembers(members), c.ListLimit())
-		diags.Append(ds...)
-		return obj, nil
+		stagedStrategyPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, plan, plan.Preview, &resp.Diagnostics)
 	})
 }
 
@@ -196,7 +174,7 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 		plan.ID = types.StringValue(hub.Key(got.Namespace, got.Name))
 		plan.Stages = stagedStagesFromAPI(got.Spec, plan.Stages)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+		stagedStrategyPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, plan, plan.Preview, &resp.Diagnostics)
 	})
 }
 
@@ -249,10 +227,10 @@ func stagedStrategyPreview(ns, name string, spec placementv1.UpdateStrategySpec,
 			plan[i].Tasks = append(plan[i].Tasks, staged.TaskOf(t))
 		}
 	}
-	unstaged, omitted := shared.CapList(serr.Unstaged, listLimit)
+	unstaged, omitted := preview.CapList(serr.Unstaged, listLimit)
 	m := stagedStrategyPreviewModel{
 		MemberCount: int64(len(members)), Stages: stagedStagePreviews(plan, listLimit, ns),
-		UnstagedCount: int64(len(serr.Unstaged)), Unstaged: shared.NullIfEmpty(unstaged), UnstagedOmitted: omitted,
+		UnstagedCount: int64(len(serr.Unstaged)), Unstaged: preview.NullIfEmpty(unstaged), UnstagedOmitted: omitted,
 		Problem: stagedProblem(serr.Message, serr.Duplicated, serr.Unstaged),
 	}
 	return types.ObjectValueFrom(context.Background(), stagedStrategyPreviewType.AttrTypes, m)
@@ -265,10 +243,10 @@ func stagedProblem(msg string, duplicated, unstaged []string) types.String {
 		return types.StringNull()
 	}
 	if len(duplicated) > 1 {
-		msg += fmt.Sprintf(" (%s in more than one stage: %s)", shared.Plural(len(duplicated), "cluster"), shared.NameSample(duplicated))
+		msg += fmt.Sprintf(" (%s in more than one stage: %s)", preview.Plural(len(duplicated), "cluster"), preview.NameSample(duplicated))
 	}
 	if len(unstaged) > 0 {
-		msg += fmt.Sprintf(" (%s in no stage: %s)", shared.Plural(len(unstaged), "cluster"), shared.NameSample(unstaged))
+		msg += fmt.Sprintf(" (%s in no stage: %s)", preview.Plural(len(unstaged), "cluster"), preview.NameSample(unstaged))
 	}
 	return types.StringValue(msg)
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -366,7 +367,7 @@ func stagedStagePreviews(stages []staged.Stage, listLimit int, ns string) []stag
 			entries = append(entries, entry{i, j})
 		}
 	}
-	taken := shared.FirstToRead(len(entries), listLimit, func(a, b int) bool {
+	taken := preview.FirstToRead(len(entries), listLimit, func(a, b int) bool {
 		if entries[a].pos != entries[b].pos {
 			return entries[a].pos < entries[b].pos
 		}
@@ -391,10 +392,10 @@ func stagedStagePreviews(stages []staged.Stage, listLimit int, ns string) []stag
 				out[i].Batches = append(out[i].Batches, b)
 			}
 		}
-		out[i].Batches = shared.NullIfEmpty(out[i].Batches)
-		out[i].BeforeStage = shared.NullIfEmpty(out[i].BeforeStage)
-		out[i].Clusters = shared.NullIfEmpty(out[i].Clusters)
-		out[i].AfterStage = shared.NullIfEmpty(out[i].AfterStage)
+		out[i].Batches = preview.NullIfEmpty(out[i].Batches)
+		out[i].BeforeStage = preview.NullIfEmpty(out[i].BeforeStage)
+		out[i].Clusters = preview.NullIfEmpty(out[i].Clusters)
+		out[i].AfterStage = preview.NullIfEmpty(out[i].AfterStage)
 	}
 	return out
 }

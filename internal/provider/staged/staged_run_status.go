@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -23,10 +24,10 @@ type stagedRunPreviewModel struct {
 }
 
 func stagedRunPreview(p staged.Plan, ns, index string, listLimit int) (types.Object, diag.Diagnostics) {
-	deletion, omitted := shared.CapList(p.Deletion, listLimit)
+	deletion, omitted := preview.CapList(p.Deletion, listLimit)
 	m := stagedRunPreviewModel{
-		ResourceSnapshotIndex: shared.StringOrNull(index), Stages: shared.NullIfEmpty(stagedStagePreviews(p.Stages, listLimit, ns)),
-		DeletionCount: int64(len(p.Deletion)), Deletion: shared.NullIfEmpty(deletion), DeletionOmitted: omitted,
+		ResourceSnapshotIndex: shared.StringOrNull(index), Stages: preview.NullIfEmpty(stagedStagePreviews(p.Stages, listLimit, ns)),
+		DeletionCount: int64(len(p.Deletion)), Deletion: preview.NullIfEmpty(deletion), DeletionOmitted: omitted,
 		Failure: stagedProblem(p.Failure, p.Duplicated, p.Unstaged),
 	}
 	return types.ObjectValueFrom(context.Background(), stagedRunPreviewType.AttrTypes, m)
@@ -95,7 +96,7 @@ func stagedRunStatus(run *placementv1.ClusterStagedUpdateRun, reqs []placementv1
 		}
 		m.Stages = append(m.Stages, ss)
 	}
-	taken := shared.FirstToRead(len(entries), listLimit, func(a, b int) bool {
+	taken := preview.FirstToRead(len(entries), listLimit, func(a, b int) bool {
 		ea, eb := entries[a], entries[b]
 		if ea.rank != eb.rank {
 			return ea.rank < eb.rank

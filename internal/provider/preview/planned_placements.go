@@ -1,4 +1,4 @@
-package shared
+package preview
 
 import (
 	"sync"
@@ -19,12 +19,12 @@ type plannedKey struct {
 
 // RecordPlannedPlacement records the clusters the planned preview of placement key selects.
 func RecordPlannedPlacement(c *session.Session, key string, clusters []string) {
-	plannedPlacements.Store(plannedKey{c.Live(), key}, append([]string(nil), clusters...))
+	plannedPlacements.Store(plannedKey{c, key}, append([]string(nil), clusters...))
 }
 
 // PlannedPlacement is the selection recorded for placement key, if it was planned in this process.
 func PlannedPlacement(c *session.Session, key string) ([]string, bool) {
-	v, ok := plannedPlacements.Load(plannedKey{c.Live(), key})
+	v, ok := plannedPlacements.Load(plannedKey{c, key})
 	if !ok {
 		return nil, false
 	}
