@@ -2,8 +2,6 @@ package facts
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -91,48 +89,4 @@ func objectNames(objs []map[string]any) []string {
 		}
 	}
 	return out
-}
-
-// setDiff says what a and b do not share ("added x, y; removed z"), "" when they are the same set.
-func setDiff(a, b []string) string {
-	in := func(s []string) map[string]bool {
-		m := map[string]bool{}
-		for _, x := range s {
-			m[x] = true
-		}
-		return m
-	}
-	ina, inb := in(a), in(b)
-	var added, removed []string
-	for x := range inb {
-		if !ina[x] {
-			added = append(added, x)
-		}
-	}
-	for x := range ina {
-		if !inb[x] {
-			removed = append(removed, x)
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+sample(added))
-	}
-	if len(removed) > 0 {
-		parts = append(parts, "removed "+sample(removed))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, "; ")
-}
-
-func sample(names []string) string {
-	const limit = 3
-	if len(names) <= limit {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:limit], ", "), len(names)-limit)
 }

@@ -2,8 +2,6 @@ package facts
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
@@ -96,62 +94,6 @@ func movedWindows(planned, now []MemberRecord) []string {
 			}
 			return nil
 		})
-}
-
-// pairUp pairs planned and now by name, in name order: what left or joined (what, where: "member
-// cluster", "the hub"), and what changed of each pair.
-func pairUp[T any](planned, now []T, name func(T) string, what, where string, changed func(name string, b, a T) []string) []string {
-	before, after := map[string]T{}, map[string]T{}
-	for _, x := range planned {
-		before[name(x)] = x
-	}
-	for _, x := range now {
-		after[name(x)] = x
-	}
-	var out []string
-	for _, n := range unionKeys(before, after) {
-		b, inB := before[n]
-		a, inA := after[n]
-		switch {
-		case what == "" && (!inA || !inB): // said by another input
-		case !inA:
-			out = append(out, fmt.Sprintf("%s %s: left %s", what, n, where))
-		case !inB:
-			out = append(out, fmt.Sprintf("%s %s: joined %s", what, n, where))
-		default:
-			out = append(out, changed(n, b, a)...)
-		}
-	}
-	return out
-}
-
-func unionKeys[V any](a, b map[string]V) []string {
-	keys := slices.Collect(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// mapDiff says how b differs from a ("env: prod → staging, tier: added gold"), or "" when equal.
-func mapDiff(a, b map[string]string) string {
-	var parts []string
-	for _, k := range unionKeys(a, b) {
-		av, inA := a[k]
-		bv, inB := b[k]
-		switch {
-		case !inB:
-			parts = append(parts, fmt.Sprintf("%s: %s removed", k, av))
-		case !inA:
-			parts = append(parts, fmt.Sprintf("%s: added %s", k, bv))
-		case av != bv:
-			parts = append(parts, fmt.Sprintf("%s: %s → %s", k, av, bv))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 func taintsText(ts []clusterv1.Taint) string {
@@ -252,4 +194,28 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// movedStrategies names each strategy of planned whose stages changed or that is gone now.
+func movedStrategies(planned, now Fleet) []string {
+	if !planned.StrategiesRead || !now.StrategiesRead {
+		return nil
+	}
+	var out []string
+	for _, b := range planned.Strategies {
+		found := false
+		for _, a := range now.Strategies {
+			if !strings.EqualFold(a.Name, b.Name) {
+				continue
+			}
+			found = true
+			if bt, at := stagesText(b.Strategy), stagesText(a.Strategy); bt != at {
+				out = append(out, fmt.Sprintf("update strategy %s: stages %s → %s", b.Name, bt, at))
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("update strategy %s: deleted", b.Name))
+		}
+	}
+	return out
 }

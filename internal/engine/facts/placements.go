@@ -8,9 +8,7 @@ import (
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 )
@@ -107,36 +105,6 @@ func (p *Placement) AsBindings() []placementv1.ClusterResourceBinding {
 		}
 	}
 	return out
-}
-
-func (f *Snapshot) PlacementList() ([]Placement, error) {
-	if !f.PlacementsRead {
-		why := "the provider had no hub when it was read"
-		if f.PlacementsErr != "" {
-			why = f.PlacementsErr
-		}
-		return nil, &NotReadError{What: "the hub's placements and their bindings (" + why + ")"}
-	}
-	return f.Placements, nil
-}
-
-var placementGroupResource = schema.GroupResource{Group: placementv1beta1.GroupVersion.Group, Resource: "clusterresourceplacements"}
-
-func (f *Snapshot) PlacementAt(key hub.PlacementKey) (*Placement, error) {
-	ps, err := f.PlacementList()
-	if err != nil {
-		return nil, err
-	}
-	for i := range ps {
-		if ps[i].Key() == key {
-			return &ps[i], nil
-		}
-	}
-	gr := placementGroupResource
-	if key.Namespace != "" {
-		gr.Resource = "resourceplacements"
-	}
-	return nil, apierrors.NewNotFound(gr, key.String())
 }
 
 // movedPlacements says how each placement's policy and bindings moved: clusters bound or

@@ -22,16 +22,6 @@ type Region struct {
 // NormalizeRegion compares locations as Azure does: case and spaces aside.
 func NormalizeRegion(l string) string { return strings.ReplaceAll(strings.ToLower(l), " ", "") }
 
-// RegionAt is the lists of location the snapshot holds.
-func (f *Snapshot) RegionAt(location string) (*Region, error) {
-	for i := range f.Regions {
-		if NormalizeRegion(f.Regions[i].Location) == NormalizeRegion(location) {
-			return &f.Regions[i], nil
-		}
-	}
-	return nil, &NotReadError{What: fmt.Sprintf("region %s (no member read ran there)", location)}
-}
-
 // Versions are the region's Kubernetes versions, or the error reading them gave.
 func (r *Region) Versions() ([]*armcontainerservice.KubernetesVersion, error) {
 	if r.VersionsErr != "" {

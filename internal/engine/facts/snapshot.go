@@ -1,12 +1,9 @@
 package facts
 
 import (
-	"strings"
 	"time"
 
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
-
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
 
 // Snapshot are what previews read of the fleet, taken once at plan (the
@@ -60,40 +57,3 @@ type Fleet struct {
 }
 
 const encodingPrefix = "fleetfacts1."
-
-// NotReadError says the facts lack what a preview needs.
-type NotReadError struct{ What string }
-
-func (e *NotReadError) Error() string {
-	return "data.fleet_facts did not read " + e.What
-}
-
-// HubMemberClusters are the hub's member clusters the snapshot holds (copies).
-func (f *Snapshot) HubMemberClusters() ([]clusterv1.MemberCluster, error) {
-	if !f.HubRead {
-		return nil, &NotReadError{What: "the hub's member clusters (the provider had no hub when it was read)"}
-	}
-	out := make([]clusterv1.MemberCluster, len(f.Hub))
-	for i := range f.Hub {
-		out[i] = *f.Hub[i].DeepCopy()
-	}
-	return out, nil
-}
-
-// Members are the members of fleet the snapshot holds; windows asks for their maintenance windows.
-func (f *Snapshot) Members(fleet fleetapi.FleetID, windows bool) ([]Member, error) {
-	for _, ff := range f.Fleets {
-		if !strings.EqualFold(ff.ID, fleet.String()) {
-			continue
-		}
-		if windows && !ff.Windows {
-			return nil, &NotReadError{What: "the maintenance windows of fleet " + ff.ID + " (set maintenance_windows = true)"}
-		}
-		out := make([]Member, len(ff.Members))
-		for i, m := range ff.Members {
-			out[i] = m.Member()
-		}
-		return out, nil
-	}
-	return nil, &NotReadError{What: "fleet " + fleet.String() + " (add it to fleet_ids)"}
-}

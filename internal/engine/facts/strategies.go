@@ -20,50 +20,6 @@ type Strategy struct {
 // ErrStrategyAbsent says the fleet had no update strategy of that name when the snapshot was taken.
 var ErrStrategyAbsent = errors.New("update strategy absent from the facts")
 
-// StrategyOf is the update strategy name of fleet as the snapshot holds it.
-func (f *Snapshot) StrategyOf(fleet fleetapi.FleetID, name string) (*fleetapi.UpdateRunStrategy, error) {
-	for _, ff := range f.Fleets {
-		if !strings.EqualFold(ff.ID, fleet.String()) {
-			continue
-		}
-		if !ff.StrategiesRead {
-			return nil, &NotReadError{What: "the update strategies of fleet " + ff.ID + ": " + ff.StrategiesErr}
-		}
-		for _, s := range ff.Strategies {
-			if strings.EqualFold(s.Name, name) {
-				out := s.Strategy
-				return &out, nil
-			}
-		}
-		return nil, ErrStrategyAbsent
-	}
-	return nil, &NotReadError{What: "fleet " + fleet.String() + " (add it to fleet_ids)"}
-}
-
-// movedStrategies names each strategy of planned whose stages changed or that is gone now.
-func movedStrategies(planned, now Fleet) []string {
-	if !planned.StrategiesRead || !now.StrategiesRead {
-		return nil
-	}
-	var out []string
-	for _, b := range planned.Strategies {
-		found := false
-		for _, a := range now.Strategies {
-			if !strings.EqualFold(a.Name, b.Name) {
-				continue
-			}
-			found = true
-			if bt, at := stagesText(b.Strategy), stagesText(a.Strategy); bt != at {
-				out = append(out, fmt.Sprintf("update strategy %s: stages %s → %s", b.Name, bt, at))
-			}
-		}
-		if !found {
-			out = append(out, fmt.Sprintf("update strategy %s: deleted", b.Name))
-		}
-	}
-	return out
-}
-
 // stagesText is a strategy's stages in a line, in order: "canary[canary], prod[prod-east, prod-west; wait 3600s]".
 func stagesText(s fleetapi.UpdateRunStrategy) string {
 	stages := make([]string, len(s.Stages))

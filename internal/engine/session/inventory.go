@@ -32,25 +32,6 @@ import (
 
 var memberClustersGVR = schema.GroupVersionResource{Group: clusterv1.GroupVersion.Group, Version: clusterv1.GroupVersion.Version, Resource: "memberclusters"}
 
-type inventory struct {
-	hub lazy[[]clusterv1.MemberCluster]
-	mu  sync.Mutex
-	// members are the members with their clusters; windows their maintenance windows by
-	// member name, read as previews need them (windowsSem: one reader per fleet at a time).
-	members     map[fleetapi.FleetID]*lazy[[]facts.Member]
-	windows     map[fleetapi.FleetID]map[string]memberWindows
-	windowsSem  map[fleetapi.FleetID]chan struct{}
-	windowReads int
-	// planned update groups by fleet and member name: see PlanMemberGroup.
-	plannedGroups map[fleetapi.FleetID]map[string]string
-
-	// HubLists counts the hub's MemberCluster list requests (tests assert the bar).
-	hubLists int
-	// warnings said while reading (InventoryWarnings); reported counts those TakeInventoryWarnings handed out.
-	warnings []string
-	reported int
-}
-
 // HubMemberClusters lists the hub's MemberClusters once per provider process.
 func (c *Session) hubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
 	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1.MemberCluster, error) {
@@ -252,11 +233,6 @@ func (c *Session) readMembers(ctx context.Context, fleet fleetapi.FleetID) ([]fa
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	return members, nil
-}
-
-type memberWindows struct {
-	windows map[string]*armcontainerservice.MaintenanceWindow
-	err     error
 }
 
 // readWindowsOf reads the maintenance windows of the wanted members not read

@@ -12,10 +12,13 @@ import (
 	"sync"
 	"time"
 
+	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
@@ -111,6 +114,31 @@ type Session struct {
 	o Options
 	*conns
 	inv *inventory
+}
+
+// inventory is what the fleet's members are, read once per provider process (inventory.go).
+type inventory struct {
+	hub lazy[[]clusterv1.MemberCluster]
+	mu  sync.Mutex
+	// members are the members with their clusters; windows their maintenance windows by
+	// member name, read as previews need them (windowsSem: one reader per fleet at a time).
+	members     map[fleetapi.FleetID]*lazy[[]facts.Member]
+	windows     map[fleetapi.FleetID]map[string]memberWindows
+	windowsSem  map[fleetapi.FleetID]chan struct{}
+	windowReads int
+	// planned update groups by fleet and member name: see PlanMemberGroup.
+	plannedGroups map[fleetapi.FleetID]map[string]string
+
+	// HubLists counts the hub's MemberCluster list requests (tests assert the bar).
+	hubLists int
+	// warnings said while reading (InventoryWarnings); reported counts those TakeInventoryWarnings handed out.
+	warnings []string
+	reported int
+}
+
+type memberWindows struct {
+	windows map[string]*armcontainerservice.MaintenanceWindow
+	err     error
 }
 
 // conns are the backend connections.
