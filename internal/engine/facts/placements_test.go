@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,12 +8,7 @@ import (
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 )
 
 func testBinding(ns, placement, cluster string, available bool) placementv1.ClusterResourceBinding {
@@ -41,75 +35,11 @@ func testPlacementFacts() *Snapshot {
 		testBinding("", "gone", "c1", true), // its placement is gone: left out
 	}
 	f.PlacementsRead = true
-	f.Placements = placementFacts(placements, bindings)
+	f.Placements = PlacementsOf(placements, bindings)
 	return f
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// The placements survive the encoding, and the pinned view answers the previews' reads from them
-// as the hub does (what the taints and budget previews compute comes out the same).
-func TestPlacementFactsPinned(t *testing.T) {
-	f := testPlacementFacts()
-	s, err := f.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Decode(s)
-	if err != nil || got.Digest() != f.Digest() {
-		t.Fatalf("decoded: %v, digest %s vs %s", err, got.Digest(), f.Digest())
-	}
-	c := New(Options{}).WithFacts(got)
-	ctx := t.Context()
-	ps, err := c.HubPlacements(ctx)
-	if err != nil || len(ps) != 2 || ps[0].Name != "web" || ps[1].Namespace != "team" {
-		t.Fatalf("placements: %+v %v", ps, err)
-	}
-	bs, err := c.HubBindings(ctx)
-	if err != nil || len(bs) != 3 {
-		t.Fatalf("bindings: %d %v", len(bs), err)
-	}
-	mc, err := c.HubMemberCluster(ctx, "c1")
-	if err != nil || len(mc.Spec.Taints) != 1 {
-		t.Fatalf("member cluster: %+v %v", mc, err)
-	}
-	if _, err := c.HubMemberCluster(ctx, "nope"); !apierrors.IsNotFound(err) {
-		t.Fatalf("a member cluster the facts lack: %v", err)
-	}
-	// The taints preview: c1 would lose both placements to an untolerated NoSchedule taint.
-	losses := scheduling.NoLongerPicking(ps, bs, "c1", nil, []clusterv1.Taint{{Key: "x", Effect: "NoSchedule"}})
-	if len(losses) != 2 || losses[0].Placement != "web" || losses[1].Placement != "team/app" {
-		t.Fatalf("NoLongerPicking from facts: %+v", losses)
-	}
-	p, err := c.HubPlacement(ctx, hub.ClusterPlacement("web"))
-	if err != nil || p.Spec.Policy.PlacementType != placementv1.PickNPlacementType {
-		t.Fatalf("placement: %+v %v", p, err)
-	}
-	pb, err := c.HubPlacementBindings(ctx, hub.ClusterPlacement("web"))
-	if err != nil || len(pb) != 2 {
-		t.Fatalf("placement bindings: %d %v", len(pb), err)
-	}
-	// The budget preview: one of two clusters Available.
-	v := placementbudget.Evaluate(p.Spec.Policy, pb, placementbudget.Spec{MinAvailable: nil, MaxUnavailable: nil})
-	if v.Total != 2 || v.Available != 1 || v.Desired != 2 {
-		t.Fatalf("budget verdict from facts: %+v", v)
-	}
-	if _, err := c.HubPlacement(ctx, hub.PlacementKey{Namespace: "team", Name: "web"}); !apierrors.IsNotFound(err) {
-		t.Fatalf("a placement the facts lack: %v", err)
-	}
-	if pb, err := c.HubPlacementBindings(ctx, hub.ClusterPlacement("gone")); err != nil || len(pb) != 0 {
-		t.Fatalf("bindings of a placement the facts lack: %v %v", pb, err)
-	}
-	// Snapshot read without placements say so, with why.
-	got.PlacementsRead, got.PlacementsErr = false, "listing the placements: forbidden"
-	var notRead *NotReadError
-	if _, err := c.HubPlacements(ctx); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "forbidden") {
-		t.Fatalf("placements not read: %v", err)
-	}
-	if _, err := c.HubPlacement(ctx, hub.ClusterPlacement("web")); !errors.As(err, &notRead) {
-		t.Fatalf("placement not read: %v", err)
-	}
-}
 
 // Moved names what moved of placements: policy, bound clusters, availability; nothing when
 // nothing did; and placements are compared only when both reads have them.
@@ -119,18 +49,18 @@ func TestMovedPlacements(t *testing.T) {
 		t.Fatalf("unmoved: %v", got)
 	}
 	after := testPlacementFacts()
-	after.Placements = placementFacts(
+	after.Placements = PlacementsOf(
 		[]placementv1.ClusterResourcePlacement{
 			{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: placementv1.PlacementSpec{Policy: &placementv1.PlacementPolicy{PlacementType: placementv1.PickNPlacementType, NumberOfClusters: ptr(int32(3))}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "new"}},
 		},
 		[]placementv1.ClusterResourceBinding{testBinding("", "web", "c1", false), testBinding("", "web", "c3", true)})
 	want := []string{
-		"placement new: joined the hub",
-		"placement team/app: left the hub",
-		"placement web: policy PickN(2) → PickN(3)",
-		"placement web: bound clusters 2 → 2 (added c3; removed c2)",
-		"placement web: bindings c1: Bound, available → Bound, not available, c2: Bound, not available removed, c3: added Bound, available",
+		"hub placements: placement new: joined the hub",
+		"hub placements: placement team/app: left the hub",
+		"hub placements: placement web: policy PickN(2) → PickN(3)",
+		"hub placements: placement web: bound clusters 2 → 2 (added c3; removed c2)",
+		"hub placements: placement web: bindings c1: Bound, available → Bound, not available, c2: Bound, not available removed, c3: added Bound, available",
 	}
 	got := Moved(before, after)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -157,7 +87,7 @@ func TestPlacementFactsEncodedSize(t *testing.T) {
 			bindings = append(bindings, b)
 		}
 	}
-	f := &Snapshot{PlacementsRead: true, Placements: placementFacts(placements, bindings)}
+	f := &Snapshot{PlacementsRead: true, Placements: PlacementsOf(placements, bindings)}
 	s, err := f.Encode()
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,11 @@ func (f *Snapshot) Only(reads []Read) *Snapshot {
 				kept.Strategies = append(kept.Strategies, s)
 			}
 		}
-		kept.StrategiesRead = ff.StrategiesRead && len(kept.Strategies) > 0
+		// Read and absent now (deleted since) is a move: the list stays read when any of it was.
+		readStrategy := slices.ContainsFunc(reads, func(r Read) bool {
+			return r.Input == InputStrategies && strings.HasPrefix(r.Key, k+"/")
+		})
+		kept.StrategiesRead = ff.StrategiesRead && readStrategy
 		if members || windows || kept.StrategiesRead {
 			out.Fleets = append(out.Fleets, kept)
 		}

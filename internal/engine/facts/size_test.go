@@ -33,7 +33,7 @@ func TestFactsEncodedSize(t *testing.T) {
 			Properties: &armcontainerservice.ManagedClusterProperties{KubernetesVersion: to.Ptr("1.32.5"), CurrentKubernetesVersion: to.Ptr("1.32.5"),
 				AgentPoolProfiles: []*armcontainerservice.ManagedClusterAgentPoolProfile{{Name: to.Ptr("system"), NodeImageVersion: to.Ptr("AKSUbuntu-2204gen2containerd-202510.01.0"), OrchestratorVersion: to.Ptr("1.32.5"), CurrentOrchestratorVersion: to.Ptr("1.32.5")}}}}
 		w := &armcontainerservice.MaintenanceWindow{StartTime: to.Ptr("02:00"), DurationHours: to.Ptr[int32](4), UTCOffset: to.Ptr("+00:00"), Schedule: &armcontainerservice.Schedule{Weekly: &armcontainerservice.WeeklySchedule{DayOfWeek: to.Ptr(armcontainerservice.WeekDaySaturday), IntervalWeeks: to.Ptr[int32](1)}}}
-		ff.Members = append(ff.Members, memberFacts(Member{Name: name, Group: []string{"canary", "prod", "staging"}[i%3], Labels: map[string]string{"env": "prod", "tier": "gold"}, ClusterResourceID: *mc.ID, Cluster: mc, Windows: map[string]*armcontainerservice.MaintenanceWindow{AutoUpgradeSchedule: w}}))
+		ff.Members = append(ff.Members, RecordOf(Member{Name: name, Group: []string{"canary", "prod", "staging"}[i%3], Labels: map[string]string{"env": "prod", "tier": "gold"}, ClusterResourceID: *mc.ID, Cluster: mc, Windows: map[string]*armcontainerservice.MaintenanceWindow{AutoUpgradeSchedule: w}}))
 	}
 	f.Fleets = []Fleet{ff}
 	s, err := f.Encode()

@@ -25,8 +25,8 @@ func testFacts() *Snapshot {
 		Hub: []clusterv1.MemberCluster{{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"env": "prod"}},
 			Status: clusterv1.MemberClusterStatus{Conditions: []metav1.Condition{{Type: "Joined", Status: metav1.ConditionTrue}}}}},
 		Fleets: []Fleet{{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true, Members: []MemberRecord{
-			memberFacts(Member{Name: "c1", Group: "prod", Cluster: mc}),
-			memberFacts(Member{Name: "c2", ClusterErr: errors.New("forbidden")}),
+			RecordOf(Member{Name: "c1", Group: "prod", Cluster: mc}),
+			RecordOf(Member{Name: "c2", ClusterErr: errors.New("forbidden")}),
 		}}},
 	}
 }
@@ -57,32 +57,7 @@ func TestFactsEncodeDecode(t *testing.T) {
 	}
 }
 
-// A view answers from the facts and says what they lack; the clocks are the facts'.
-func TestWithFacts(t *testing.T) {
-	f := testFacts()
-	c := New(Options{}).WithFacts(f)
-	if !c.Now().Equal(f.TakenAt) || !c.FleetNow().Equal(f.FleetNow) {
-		t.Fatalf("clocks: %v %v", c.Now(), c.FleetNow())
-	}
-	other, _ := fleetapi.ParseFleetID("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/other")
-	var notRead *NotReadError
-	if _, err := c.Members(t.Context(), other); !errors.As(err, &notRead) {
-		t.Fatalf("a fleet the facts lack: %v", err)
-	}
-	f.Fleets[0].Windows = false
-	fleet, _ := fleetapi.ParseFleetID(f.Fleets[0].ID)
-	if _, err := c.Members(t.Context(), fleet); !errors.As(err, &notRead) {
-		t.Fatalf("windows the facts lack: %v", err)
-	}
-	if m, err := c.MemberClusters(t.Context(), fleet); err != nil || len(m) != 2 {
-		t.Fatalf("member clusters: %v %v", m, err)
-	}
-	if hub, err := c.HubMemberClusters(t.Context()); err != nil || len(hub) != 1 {
-		t.Fatalf("hub: %v %v", hub, err)
-	}
-}
-
-// Moved names each fact that changed, per member, and nothing when nothing did.
+// Moved names each fact that changed, per input and member, and nothing when nothing did.
 func TestMoved(t *testing.T) {
 	before := testFacts()
 	if got := Moved(before, testFacts()); len(got) != 0 {
@@ -96,12 +71,12 @@ func TestMoved(t *testing.T) {
 	after.Fleets[0].Members[0].Group = "canary"
 	after.Fleets[0].Members = after.Fleets[0].Members[:1]
 	want := []string{
-		"member cluster c1: labels env: prod → staging",
-		"member cluster c1: conditions Joined: True → False",
-		"member cluster c3: joined the hub",
-		`member c1: update group "prod" → "canary"`,
-		"member c1: versions kubernetes: 1.32.5 → 1.33.1",
-		"member c2: left the fleet",
+		"hub member clusters: member cluster c1: labels env: prod → staging",
+		"hub member clusters: member cluster c1: conditions Joined: True → False",
+		"hub member clusters: member cluster c3: joined the hub",
+		`fleet members: member c1: update group "prod" → "canary"`,
+		"fleet members: member c1: versions kubernetes: 1.32.5 → 1.33.1",
+		"fleet members: member c2: left the fleet",
 	}
 	got := Moved(before, after)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -27,33 +26,6 @@ func testStagedFacts() *Snapshot {
 	return f
 }
 
-// A staged run's inputs survive the encoding; the pinned view answers RunInputs from them, with
-// the facts' member clusters, and says when the facts lack the run.
-func TestStagedFactsPinned(t *testing.T) {
-	s, err := testStagedFacts().Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Decode(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(Options{}).WithFacts(f)
-	in, err := c.RunInputs(t.Context(), "", "web", "rings")
-	if err != nil || in.Placement.Name != "web" || in.Strategy.Name != "rings" || len(in.Bindings) != 1 ||
-		in.Bindings[0].Spec.SchedulingPolicySnapshotName != "web-0" || len(in.MemberClusters) != 1 {
-		t.Fatalf("run inputs: %+v %v", in, err)
-	}
-	in.Bindings[0].Spec.TargetCluster = "changed" // a copy: the facts stay as read
-	if again, _ := c.RunInputs(t.Context(), "", "web", "rings"); again.Bindings[0].Spec.TargetCluster != "c1" {
-		t.Fatalf("RunInputs handed out the facts themselves")
-	}
-	var notRead *NotReadError
-	if _, err := c.RunInputs(t.Context(), "", "web", "other"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "staged_runs") {
-		t.Fatalf("a run the facts lack: %v", err)
-	}
-}
-
 // Moved names a staged run's bindings and snapshots that moved, and nothing when nothing did or
 // when only a resource snapshot was added (a run naming no index cuts one itself).
 func TestMovedStaged(t *testing.T) {
@@ -72,9 +44,9 @@ func TestMovedStaged(t *testing.T) {
 	in.Bindings[0].Spec.SchedulingPolicySnapshotName = "web-1"
 	in.ResourceSnapshots = nil
 	want := []string{
-		"placement web with strategy rings: latest policy snapshot: web-0 → web-1",
-		"placement web with strategy rings: bindings c1: Bound for web-0 → Bound for web-1",
-		"placement web with strategy rings: resource snapshot indexes removed 0",
+		"staged run inputs: placement web with strategy rings: latest policy snapshot: web-0 → web-1",
+		"staged run inputs: placement web with strategy rings: bindings c1: Bound for web-0 → Bound for web-1",
+		"staged run inputs: placement web with strategy rings: resource snapshot indexes removed 0",
 	}
 	if got := Moved(testStagedFacts(), after); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("Moved:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

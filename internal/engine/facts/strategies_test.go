@@ -1,7 +1,6 @@
 package facts
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,52 +16,6 @@ func ringsStrategy(stages ...string) Strategy {
 	return s
 }
 
-// A pinned view answers a strategy from the facts, through their encoding, and says what they lack;
-// the settings the plan ran with are the view's.
-func TestFactsStrategiesAndSettingsPinned(t *testing.T) {
-	f := testFacts()
-	f.Fleets[0].StrategiesRead = true
-	f.Fleets[0].Strategies = []Strategy{ringsStrategy("canary", "prod")}
-	f.Settings = &Settings{PreviewDetail: "full", ListLimit: 0}
-	s, err := f.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	decoded, err := Decode(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(Options{ListLimit: 20, PreviewDetail: "summary"}).WithFacts(decoded)
-	if c.ListLimit() != 0 {
-		t.Fatalf("pinned list limit %d, want the plan's 0 (full)", c.ListLimit())
-	}
-	if got := New(Options{ListLimit: 20}).ListLimit(); got != 20 {
-		t.Fatalf("live list limit %d", got)
-	}
-	fleet, _ := fleetapi.ParseFleetID(f.Fleets[0].ID)
-	st, err := c.UpdateStrategy(t.Context(), fleet, "RINGS")
-	if err != nil || stagesText(*st) != "canary[canary], prod[prod]" {
-		t.Fatalf("strategy: %v %v", st, err)
-	}
-	var notRead *NotReadError
-	// A strategy the facts lack is read now (here: no Azure configured, so the live bundle says so).
-	var notConfigured *NotConfiguredError
-	if _, err := c.UpdateStrategy(t.Context(), fleet, "other"); !errors.As(err, &notConfigured) {
-		t.Fatalf("a strategy the facts lack: %v", err)
-	}
-	decoded.Fleets[0].StrategiesRead, decoded.Fleets[0].StrategiesErr = false, "403 Forbidden"
-	if _, err := c.UpdateStrategy(t.Context(), fleet, "rings"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "403 Forbidden") {
-		t.Fatalf("strategies not listed: %v", err)
-	}
-	other, _ := fleetapi.ParseFleetID("/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/other")
-	if _, err := c.UpdateStrategy(t.Context(), other, "rings"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "fleet_ids") {
-		t.Fatalf("a fleet the facts lack: %v", err)
-	}
-	if w := c.WithSettings(&Settings{PreviewDetail: "summary", ListLimit: 20}); w.FleetNow() != c.FleetNow() || New(Options{}).WithSettings(&Settings{ListLimit: 7}).ListLimit() != 7 {
-		t.Fatal("WithSettings")
-	}
-}
-
 // What moved names the strategy a preview read whose stages changed (or that is gone), none it did
 // not read, and a preview setting that differs from the plan's.
 func TestMovedStrategiesAndSettings(t *testing.T) {
@@ -75,29 +28,38 @@ func TestMovedStrategiesAndSettings(t *testing.T) {
 	now.Fleets[0].Strategies = []Strategy{ringsStrategy("prod", "canary")}
 	now.Settings = &Settings{PreviewDetail: "summary", ListLimit: 20}
 
-	scope := *planned
-	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
-	scope.OnlyStrategy("rings")
-	want := []string{
-		"update strategy rings: stages canary[canary], prod[prod] → prod[prod], canary[canary]",
-		"preview_detail was full at plan and is summary now; the reviewed plan's detail is kept",
+	fleet := planned.Fleets[0].ID
+	// What a preview read (Only): the fleet's members, one strategy, and the settings when read.
+	reads := func(strategy string, settings bool) []Read {
+		r := []Read{{Input: InputFleetMembers, Key: FleetKey(fleet)}}
+		if strategy != "" {
+			r = append(r, Read{Input: InputStrategies, Key: StrategyKey(fleet, strategy)})
+		}
+		if settings {
+			r = append(r, Read{Input: InputSettings})
+		}
+		return r
 	}
-	if got := Moved(&scope, now); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	scope := planned.Only(reads("RINGS", true))
+	want := []string{
+		"preview settings: preview_detail was full at plan and is summary now; the reviewed plan's detail is kept",
+		"update strategies: update strategy rings: stages canary[canary], prod[prod] → prod[prod], canary[canary]",
+	}
+	if got := Moved(scope, now.Only(reads("RINGS", true))); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("Moved:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(planned.Fleets[0].Strategies) != 2 {
-		t.Fatal("OnlyStrategy changed the planned facts")
+	if len(planned.Fleets[0].Strategies) != 2 || planned.Settings.PreviewDetail != "full" {
+		t.Fatal("Only changed the planned facts")
 	}
-	// "other" was not read by the preview; gone, it would be named only when it was.
-	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
-	scope.OnlyStrategy("other")
-	scope.Settings = now.Settings
-	if got := Moved(&scope, now); len(got) != 1 || got[0] != "update strategy other: deleted" {
+	// "other" was not read by the preview; gone, it would be named only when it was. (The planned
+	// side alone is scoped here: Only drops a strategy absent now, and with it the fact that the
+	// strategies were listed, so both scoped alike say nothing: TestMovedStrategyDeletedScopedAlike.)
+	scope = planned.Only(reads("other", false))
+	if got := Moved(scope, now); len(got) != 1 || got[0] != "update strategies: update strategy other: deleted" {
 		t.Fatalf("Moved: %q", got)
 	}
-	scope.Fleets = append([]Fleet(nil), planned.Fleets...)
-	scope.OnlyStrategy("")
-	if got := Moved(&scope, now); len(got) != 0 {
+	scope = planned.Only(reads("", false))
+	if got := Moved(scope, now.Only(reads("", false))); len(got) != 0 {
 		t.Fatalf("a preview that read no strategy: %q", got)
 	}
 	// Every part of a stage counts: waits, concurrency and gates.

@@ -20,6 +20,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/fleetfile"
 )
@@ -81,22 +82,22 @@ func newMeteredFleet(t *testing.T) *meteredFleet {
 // are bulk (one cluster list, not 300 GETs) and paced on the remaining-reads
 // header, so no 429 reaches the caller — none is even received — and the
 // bucket keeps the pacer's reserve for the subscription's other tools.
-// A 429 reaching a diagnostic fails this test (RolloutFacts returns it).
+// A 429 reaching a diagnostic fails this test (view.ReadRolloutFleet returns it).
 func TestPacedReadsSurfaceNo429(t *testing.T) {
 	mf := newMeteredFleet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	facts, err := mf.clients.RolloutFacts(ctx, mf.fleet)
+	rf, err := view.ReadRolloutFleet(ctx, mf.clients.View(), mf.fleet)
 	if err != nil {
-		t.Fatalf("RolloutFacts under ARM's read limits: %v", err)
+		t.Fatalf("ReadRolloutFleet under ARM's read limits: %v", err)
 	}
 	elapsed := time.Since(start)
-	if len(facts.Members) != 300 || len(facts.Unreadable) != 0 {
-		t.Fatalf("%d members read, %d unreadable; want 300 and 0", len(facts.Members), len(facts.Unreadable))
+	if len(rf.Members) != 300 || len(rf.Unreadable) != 0 {
+		t.Fatalf("%d members read, %d unreadable; want 300 and 0", len(rf.Members), len(rf.Unreadable))
 	}
 	windows := 0
-	for _, m := range facts.Members {
+	for _, m := range rf.Members {
 		if m.AutoUpgradeWindow != nil {
 			windows++
 		}
@@ -140,11 +141,11 @@ func TestPacedReadsSurfaceNo429(t *testing.T) {
 		t.Errorf("%v for %d reads: faster than the bucket refills (floor %v), so ARM would have throttled", elapsed, total, floor)
 	}
 	// Once per process: a second preview reads nothing more.
-	if _, err := mf.clients.RolloutFacts(ctx, mf.fleet); err != nil {
+	if _, err := view.ReadRolloutFleet(ctx, mf.clients.View(), mf.fleet); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := mf.srv.Metering(); sum(again.Reads) != sum(st.Reads) {
-		t.Errorf("a second RolloutFacts read %d more", sum(again.Reads)-sum(st.Reads))
+		t.Errorf("a second ReadRolloutFleet read %d more", sum(again.Reads)-sum(st.Reads))
 	}
 }
 
@@ -170,7 +171,7 @@ func Test429StormEndsInOneClearError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := mf.clients.Members(ctx, mf.fleet)
+	_, err := view.Members(ctx, mf.clients.View(), mf.fleet)
 	elapsed := time.Since(start)
 	if err == nil {
 		t.Fatal("Members succeeded through a 429 storm")
@@ -201,7 +202,7 @@ func Test429StormEndsInOneClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	_, err = mf2.clients.Members(short, mf2.fleet)
+	_, err = view.Members(short, mf2.clients.View(), mf2.fleet)
 	if err == nil || !strings.Contains(err.Error(), "would pass the configured timeout") {
 		t.Errorf("with a 2.5 s deadline and Retry-After: 5: %v", err)
 	}
@@ -224,7 +225,7 @@ func TestForbiddenListFallsBackWithOneWarning(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	members, err := mf.clients.Members(ctx, mf.fleet)
+	members, err := view.Members(ctx, mf.clients.View(), mf.fleet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestMaintenanceConfigurationsOnlyWhenNeeded(t *testing.T) {
 	mf := newMeteredFleet(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	members, err := mf.clients.MemberClusters(ctx, mf.fleet)
+	members, err := mf.clients.View().MemberClusters(ctx, mf.fleet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,10 +269,10 @@ func TestMaintenanceConfigurationsOnlyWhenNeeded(t *testing.T) {
 	if n := sum(st.Reads); n != 2 {
 		t.Errorf("MemberClusters of 300 members: %d reads (%v), want 2", n, st.Reads)
 	}
-	if _, err := mf.clients.Members(ctx, mf.fleet); err != nil {
+	if _, err := view.Members(ctx, mf.clients.View(), mf.fleet); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mf.clients.MemberClusters(ctx, mf.fleet); err != nil {
+	if _, err := mf.clients.View().MemberClusters(ctx, mf.fleet); err != nil {
 		t.Fatal(err)
 	}
 	st, _ = mf.srv.Metering()
@@ -291,12 +292,12 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 	defer cancel()
 	const class = "GET Microsoft.ContainerService/managedClusters/*/maintenanceConfigurations"
 	canary := rollout.Reaches(&rollout.Strategy{Stages: []rollout.Stage{{Name: "canary", Groups: []rollout.Group{{Name: "canary"}}}}})
-	facts, err := mf.clients.RolloutFactsFor(ctx, mf.fleet, canary)
+	rf, err := view.ReadRolloutFleetFor(ctx, mf.clients.View(), mf.fleet, canary)
 	if err != nil {
 		t.Fatal(err)
 	}
 	inCanary, withWindow := 0, 0
-	for _, m := range facts.Members {
+	for _, m := range rf.Members {
 		if m.Group == "canary" {
 			inCanary++
 		} else if m.AutoUpgradeWindow != nil || m.NodeOSUpgradeWindow != nil {
@@ -307,13 +308,13 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 		}
 	}
 	st, _ := mf.srv.Metering()
-	if inCanary == 0 || inCanary == len(facts.Members) || st.Reads[class] != inCanary || mf.clients.MaintenanceWindowReads() != inCanary {
-		t.Fatalf("%d maintenance configuration lists (%d counted by the process) for %d canary members of %d", st.Reads[class], mf.clients.MaintenanceWindowReads(), inCanary, len(facts.Members))
+	if inCanary == 0 || inCanary == len(rf.Members) || st.Reads[class] != inCanary || mf.clients.MaintenanceWindowReads() != inCanary {
+		t.Fatalf("%d maintenance configuration lists (%d counted by the process) for %d canary members of %d", st.Reads[class], mf.clients.MaintenanceWindowReads(), inCanary, len(rf.Members))
 	}
 	if withWindow == 0 {
 		t.Fatal("no canary member has a window: the fleet file should give 70% of them one")
 	}
-	all, err := mf.clients.Members(ctx, mf.fleet)
+	all, err := view.Members(ctx, mf.clients.View(), mf.fleet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +329,11 @@ func TestWindowsReadOnlyForTheMembersNeeded(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Add(2)
-	go func() { defer wg.Done(); want, errs[0] = fresh.clients.Members(ctx, fresh.fleet) }()
-	go func() { defer wg.Done(); _, errs[1] = fresh.clients.RolloutFactsFor(ctx, fresh.fleet, canary) }()
+	go func() { defer wg.Done(); want, errs[0] = view.Members(ctx, fresh.clients.View(), fresh.fleet) }()
+	go func() {
+		defer wg.Done()
+		_, errs[1] = view.ReadRolloutFleetFor(ctx, fresh.clients.View(), fresh.fleet, canary)
+	}()
 	wg.Wait()
 	if errs[0] != nil || errs[1] != nil {
 		t.Fatal(errs)
