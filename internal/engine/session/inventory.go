@@ -32,29 +32,32 @@ import (
 
 var memberClustersGVR = schema.GroupVersionResource{Group: clusterv1.GroupVersion.Group, Version: clusterv1.GroupVersion.Version, Resource: "memberclusters"}
 
-// HubMemberClusters lists the hub's MemberClusters once per provider process.
+// hubMemberClusters lists the hub's MemberClusters once per provider process.
 func (c *Session) hubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
-	return c.inv.hub.get(ctx, func(ctx context.Context) ([]clusterv1.MemberCluster, error) {
-		hub, err := c.Hub(ctx)
-		if err != nil {
-			return nil, err
+	return c.inv.hub.get(ctx, c.listHubMemberClusters)
+}
+
+// listHubMemberClusters lists the hub's MemberClusters now.
+func (c *Session) listHubMemberClusters(ctx context.Context) ([]clusterv1.MemberCluster, error) {
+	hub, err := c.Hub(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.inv.mu.Lock()
+	c.inv.hubLists++
+	c.inv.mu.Unlock()
+	list, err := hub.Dynamic.Resource(memberClustersGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the hub's member clusters: %w", err)
+	}
+	out := make([]clusterv1.MemberCluster, len(list.Items))
+	for i := range list.Items {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &out[i]); err != nil {
+			return nil, fmt.Errorf("member cluster %s: %w", list.Items[i].GetName(), err)
 		}
-		c.inv.mu.Lock()
-		c.inv.hubLists++
-		c.inv.mu.Unlock()
-		list, err := hub.Dynamic.Resource(memberClustersGVR).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("list the hub's member clusters: %w", err)
-		}
-		out := make([]clusterv1.MemberCluster, len(list.Items))
-		for i := range list.Items {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &out[i]); err != nil {
-				return nil, fmt.Errorf("member cluster %s: %w", list.Items[i].GetName(), err)
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		return out, nil
-	})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }
 
 // membersWithWindowsOf is the members with the maintenance windows of only the

@@ -23,9 +23,21 @@ import (
 // picture of the clusters, the clocks and the provider's preview settings. It reads with the same
 // readers as the live view, so a snapshot is what a live preview would have read.
 func (c *Session) Read(ctx context.Context, r facts.Request) (*facts.Snapshot, error) {
+	return c.read(ctx, r, c.hubMemberClusters)
+}
+
+// ReadAgain is Read after an apply's own writes, to say what moved since the plan: the hub's
+// MemberClusters are listed anew (one request; this apply may have tainted one since the process
+// first listed them), the rest comes from the inventory as Read's does (members are ARM reads,
+// paced; none of this apply's writes changes them).
+func (c *Session) ReadAgain(ctx context.Context, r facts.Request) (*facts.Snapshot, error) {
+	return c.read(ctx, r, c.listHubMemberClusters)
+}
+
+func (c *Session) read(ctx context.Context, r facts.Request, hubMemberClusters func(context.Context) ([]clusterv1.MemberCluster, error)) (*facts.Snapshot, error) {
 	f := &facts.Snapshot{}
 	if r.Hub {
-		mcs, err := c.hubMemberClusters(ctx)
+		mcs, err := hubMemberClusters(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -105,7 +105,7 @@ func warnMoved(ctx context.Context, s *session.Session, planned *facts.Snapshot,
 	}
 	reads := rec.Reads()
 	scope := planned.Only(reads)
-	read, err := s.Read(ctx, scope.Request())
+	read, err := s.ReadAgain(ctx, scope.Request())
 	if err != nil {
 		d.AddWarning("The fleet could not be read again after the plan", fmt.Sprintf(
 			"This apply followed a plan computed from the fleet as it was at %s; reading it again to say what moved since failed: %v",
