@@ -23,6 +23,10 @@ import (
 const (
 	cliServeEnv     = "ACCTEST_SERVE_PROVIDER"
 	providerAddress = provider.Address
+	// EnvProviderClockOffset, set in a working folder's environment (Workdir.SetEnv) to a Go
+	// duration, moves the served provider's clock (provider.WithClock) that far from real time: a
+	// test's "time passed" between a plan and its apply without waiting for it.
+	EnvProviderClockOffset = "ACCTEST_PROVIDER_CLOCK_OFFSET"
 )
 
 // serveIfPlugin serves the provider as main.go does when this process is the plugin.
@@ -30,7 +34,16 @@ func serveIfPlugin() bool {
 	if os.Getenv(cliServeEnv) == "" {
 		return false
 	}
-	if err := provider.Serve("test", nil); err != nil {
+	var opts []provider.Option
+	if v := os.Getenv(EnvProviderClockOffset); v != "" {
+		offset, err := time.ParseDuration(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s=%q: %v\n", EnvProviderClockOffset, v, err)
+			os.Exit(1)
+		}
+		opts = append(opts, provider.WithClock(func() time.Time { return time.Now().Add(offset) }))
+	}
+	if err := provider.Serve("test", nil, opts...); err != nil {
 		fmt.Fprintln(os.Stderr, "serving the provider:", err)
 		os.Exit(1)
 	}
@@ -53,6 +66,21 @@ type Workdir struct {
 	config    string
 	overrides map[string]string // provider address → plugin folder
 	required  map[string]string // provider address → version constraint ("": none)
+	env       map[string]string // SetEnv: what the next runs add to the test's environment
+}
+
+// SetEnv sets an environment variable of the terraform runs (and the provider they serve) of this
+// working folder from now on, without touching the test process's environment: parallel tests each
+// plan and apply under their own. An empty value unsets what SetEnv set.
+func (w *Workdir) SetEnv(key, value string) {
+	if w.env == nil {
+		w.env = map[string]string{}
+	}
+	if value == "" {
+		delete(w.env, key)
+		return
+	}
+	w.env[key] = value
 }
 
 // NewWorkdir makes a working folder with hcl (after the required_providers and provider blocks) as
@@ -120,6 +148,9 @@ func (w *Workdir) Run(args ...string) (string, error) {
 	cmd := exec.Command(TerraformPath(), append(args, "-no-color")...)
 	cmd.Dir = w.Dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", cliServeEnv+"=1")
+	for k, v := range w.env {
+		cmd.Env = append(cmd.Env, k+"="+v) // the last of duplicate keys wins
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
