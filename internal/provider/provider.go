@@ -123,13 +123,13 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			},
 			"preview_detail": schema.StringAttribute{
 				Optional: true,
-				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(shared.SummaryListLimit) +
+				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(preview.SummaryListLimit) +
 					" clusters or members per list (KubeFleet's own limit for listed scheduling decisions; fewer where each entry takes " +
-					"several lines of plan: a placement's top " + fmt.Sprint(placement.PickLimit(shared.SummaryListLimit)) + " picks, an update run's " +
+					"several lines of plan: a placement's top " + fmt.Sprint(placement.PickLimit(preview.SummaryListLimit)) + " picks, an update run's " +
 					fmt.Sprint(rollout.RunPreviewMemberLimit) + " members in all), the ones a reader needs first, with exact counts of " +
 					"everything (so plans stay readable on fleets of thousands of clusters); `full` lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
 					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
-				Validators: []validator.String{stringvalidator.OneOf(shared.PreviewDetailSummary, shared.PreviewDetailFull)},
+				Validators: []validator.String{stringvalidator.OneOf(preview.PreviewDetailSummary, preview.PreviewDetailFull)},
 			},
 			"saved_plan_warning": schema.BoolAttribute{
 				Optional: true,

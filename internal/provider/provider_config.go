@@ -17,7 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 )
 
 // providerModel is the provider block.
@@ -461,14 +461,14 @@ func (r *resolver) resolveClusters(ctx context.Context, m types.Map) (map[string
 // previewDetail resolves preview_detail: the attribute, else FLEET_PREVIEW_DETAIL, else summary.
 func (r *resolver) previewDetail(v types.String) string {
 	p := path.Root("preview_detail")
-	s := r.str(p, v, shared.EnvPreviewDetail)
+	s := r.str(p, v, preview.EnvPreviewDetail)
 	switch s {
 	case "":
-		return shared.PreviewDetailSummary
-	case shared.PreviewDetailSummary, shared.PreviewDetailFull:
+		return preview.PreviewDetailSummary
+	case preview.PreviewDetailSummary, preview.PreviewDetailFull:
 		return s
 	}
-	r.diags.AddAttributeError(p, "Invalid "+shared.EnvPreviewDetail,
-		fmt.Sprintf("%s=%q: preview_detail must be %q or %q.", shared.EnvPreviewDetail, s, shared.PreviewDetailSummary, shared.PreviewDetailFull))
-	return shared.PreviewDetailSummary
+	r.diags.AddAttributeError(p, "Invalid "+preview.EnvPreviewDetail,
+		fmt.Sprintf("%s=%q: preview_detail must be %q or %q.", preview.EnvPreviewDetail, s, preview.PreviewDetailSummary, preview.PreviewDetailFull))
+	return preview.PreviewDetailSummary
 }

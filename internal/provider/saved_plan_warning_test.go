@@ -13,7 +13,6 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // A plan whose previewed resources lack `facts` says once per provider process (one plan), not once
@@ -38,9 +37,9 @@ func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 			if pinned {
 				v = encoded
 			}
-			_, facts, _ := shared.PlanPinned(ctx, c, config(v), &d)
+			_, facts, _ := preview.PlanView(ctx, c, config(v), &d)
 			if d.HasError() || (facts != nil) != pinned {
-				t.Fatalf("PlanPinned(facts=%v): facts %v, %v", pinned, facts, d)
+				t.Fatalf("PlanView(facts=%v): facts %v, %v", pinned, facts, d)
 			}
 			warnings = append(warnings, d.Warnings()...)
 		}
@@ -62,9 +61,9 @@ func TestSavedPlanWarningOncePerPlan(t *testing.T) {
 		!strings.Contains(w[0].Detail(), "saved_plan_warning = false") {
 		t.Errorf("the note does not say how to pin the preview and how to turn it off: %s: %s", w[0].Summary(), w[0].Detail())
 	}
-	// A pinned view shares the process's note: no second warning.
-	if w := plan(r.clients.WithFacts(&facts.Snapshot{}), false); len(w) != 0 {
-		t.Errorf("a pinned view of the same process warned again: %v", w)
+	// The process said it: another resource's plan does not say it again.
+	if w := plan(r.clients, false); len(w) != 0 {
+		t.Errorf("the same process warned again: %v", w)
 	}
 	// The next plan is another provider process: it says it again.
 	if w := plan(configure(t, map[string]any{}, nil).clients, false); len(w) != 1 {

@@ -11,7 +11,8 @@ import (
 // Karpenter are a member cluster's Karpenter picture as fleet_nodepool_disruption's preview
 // reads it: its NodePools and NodeClaims as the API server serves them, its Nodes, Pods and
 // PodDisruptionBudgets, and the NodePool CRD (whose enums differ between Karpenter versions). Each
-// *Err says a read failed, as the live preview would have seen it fail. Managed fields are left out.
+// *Err says a read failed, as the live preview would have seen it fail. Managed fields are left
+// out, but for the NodePools' (what the resource's apply hands back depends on who owns a field).
 type Karpenter struct {
 	Name        string           `json:"name"`
 	NodePools   []map[string]any `json:"nodePools,omitempty"`

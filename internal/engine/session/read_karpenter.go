@@ -17,7 +17,9 @@ var (
 )
 
 // readKarpenter reads one member cluster's Karpenter picture; NodePools and NodeClaims that
-// cannot be listed fail it (the preview could not be computed either).
+// cannot be listed fail it (the preview could not be computed either). The NodePools keep their
+// managed fields: which fields the resource's field manager alone owns decides what its apply
+// hands back to the API server's defaults, and so the preview.
 func (c *Session) readKarpenter(ctx context.Context, name string) (facts.Karpenter, error) {
 	out := facts.Karpenter{Name: name}
 	kc, err := c.Cluster(ctx, name)
@@ -25,15 +27,18 @@ func (c *Session) readKarpenter(ctx context.Context, name string) (facts.Karpent
 		return out, err
 	}
 	for _, l := range []struct {
-		gvr  schema.GroupVersionResource
-		into *[]map[string]any
-	}{{karpenterNodePools, &out.NodePools}, {karpenterNodeClaims, &out.NodeClaims}} {
+		gvr           schema.GroupVersionResource
+		into          *[]map[string]any
+		managedFields bool
+	}{{karpenterNodePools, &out.NodePools, true}, {karpenterNodeClaims, &out.NodeClaims, false}} {
 		list, err := kc.Dynamic.Resource(l.gvr).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return out, fmt.Errorf("cluster %q: listing %s: %w", name, l.gvr.Resource, err)
 		}
 		for i := range list.Items {
-			list.Items[i].SetManagedFields(nil)
+			if !l.managedFields {
+				list.Items[i].SetManagedFields(nil)
+			}
 			*l.into = append(*l.into, list.Items[i].Object)
 		}
 	}

@@ -41,7 +41,7 @@ type npBudgetModel struct {
 var npFieldManagerAttrTypes = map[string]attr.Type{"name": types.StringType, "force_conflicts": types.BoolType}
 
 // fieldManager is the configured field_manager, defaults filled in (unknown parts are defaults too:
-// npUnknownInput keeps an unknown field_manager from reaching the cluster at plan).
+// npUnknownPaths keeps an unknown field_manager from reaching the cluster at plan).
 func (m nodePoolDisruptionModel) fieldManager() npFieldManager {
 	mgr := defaultFieldManager
 	if m.FieldManager.IsNull() || m.FieldManager.IsUnknown() {
@@ -168,48 +168,6 @@ func npStrings(l types.List) (values []string, known bool) {
 		values = append(values, s.ValueString())
 	}
 	return values, true
-}
-
-// npUnknownInput names the first setting not known at plan, or "".
-func npUnknownInput(m nodePoolDisruptionModel) string {
-	for _, a := range []struct {
-		name  string
-		value attr.Value
-	}{
-		{"cluster", m.Cluster}, {"node_pool", m.NodePool}, {"consolidation_policy", m.ConsolidationPolicy},
-		{"consolidate_after", m.ConsolidateAfter}, {"expire_after", m.ExpireAfter},
-		{"termination_grace_period", m.TerminationGracePeriod}, {"budgets", m.Budgets}, {"do_not_disrupt", m.DoNotDisrupt},
-		{"field_manager", m.FieldManager},
-	} {
-		if a.value.IsUnknown() {
-			return a.name
-		}
-	}
-	if !m.FieldManager.IsNull() {
-		for name, a := range m.FieldManager.Attributes() {
-			if a.IsUnknown() {
-				return "field_manager." + name
-			}
-		}
-	}
-	for i, e := range m.Budgets.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok || obj.IsUnknown() {
-			return fmt.Sprintf("budgets[%d]", i)
-		}
-		attrs := obj.Attributes()
-		for _, name := range []string{"nodes", "schedule", "duration", "reasons"} {
-			if a, ok := attrs[name]; ok && a.IsUnknown() {
-				return fmt.Sprintf("budgets[%d].%s", i, name)
-			}
-		}
-		if l, ok := attrs["reasons"].(types.List); ok {
-			if _, known := npStrings(l); !known {
-				return fmt.Sprintf("budgets[%d].reasons", i)
-			}
-		}
-	}
-	return ""
 }
 
 // npSameSettings reports whether two models hold the same settings, durations compared by value.

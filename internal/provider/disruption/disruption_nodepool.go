@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,11 +36,7 @@ type npFieldManager struct {
 // defaultFieldManager is the field manager of a resource that sets no field_manager.
 var defaultFieldManager = npFieldManager{Name: nodePoolFieldManager}
 
-var (
-	nodePoolGVR  = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
-	nodeClaimGVR = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}
-	crdGVR       = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-)
+var nodePoolGVR = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
 
 const nodePoolCRDName = "nodepools.karpenter.sh"
 
@@ -120,18 +115,6 @@ type nodePoolCRDEnums struct {
 	Policies []string // consolidationPolicy (v1.14 adds Balanced)
 }
 
-// readNodePoolCRDEnums reads the enums from the CRD's served karpenter.sh/v1 schema. ok is false when
-// the CRD cannot be read (reading CRDs needs a cluster-wide permission many users lack): the
-// caller then leaves those checks to the API server.
-func readNodePoolCRDEnums(ctx context.Context, kc *kube.Client) (nodePoolCRDEnums, bool) {
-	crd, err := kc.Dynamic.Resource(crdGVR).Get(ctx, nodePoolCRDName, metav1.GetOptions{})
-	if err != nil {
-		tflog.Debug(ctx, "NodePool CRD not readable; its enums are left to the API server", map[string]any{"error": err.Error()})
-		return nodePoolCRDEnums{}, false
-	}
-	return nodePoolCRDEnumsOf(crd)
-}
-
 // nodePoolCRDEnumsOf reads the enums of the CRD's served karpenter.sh/v1 schema.
 func nodePoolCRDEnumsOf(crd *unstructured.Unstructured) (nodePoolCRDEnums, bool) {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
@@ -148,30 +131,6 @@ func nodePoolCRDEnumsOf(crd *unstructured.Unstructured) (nodePoolCRDEnums, bool)
 	return nodePoolCRDEnums{}, false
 }
 
-// listPods lists the cluster's pods (all namespaces): what is on the pool's nodes decides which are
-// empty and which are held by karpenter.sh/do-not-disrupt.
-func listPods(ctx context.Context, kc *kube.Client) ([]corev1.Pod, error) {
-	l, err := kc.Kubernetes.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Pods: %w", err)
-	}
-	return l.Items, nil
-}
-
-// listNodeClaims lists the cluster's NodeClaims (all of them: Karpenter pairs them with Nodes before
-// grouping by NodePool).
-func listNodeClaims(ctx context.Context, kc *kube.Client) ([]karpv1.NodeClaim, error) {
-	l, err := kc.Dynamic.Resource(nodeClaimGVR).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing NodeClaims: %w", err)
-	}
-	b, err := json.Marshal(l.UnstructuredContent())
-	if err != nil {
-		return nil, err
-	}
-	return decodeNodeClaims(b)
-}
-
 // decodeNodeClaims decodes a NodeClaim list's JSON as Karpenter's types.
 func decodeNodeClaims(b []byte) ([]karpv1.NodeClaim, error) {
 	var list karpv1.NodeClaimList
@@ -179,14 +138,6 @@ func decodeNodeClaims(b []byte) ([]karpv1.NodeClaim, error) {
 		return nil, fmt.Errorf("decoding NodeClaims: %w", err)
 	}
 	return list.Items, nil
-}
-
-func listNodes(ctx context.Context, kc *kube.Client) ([]corev1.Node, error) {
-	l, err := kc.Kubernetes.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Nodes: %w", err)
-	}
-	return l.Items, nil
 }
 
 // fieldOwner is one managedFields entry.

@@ -12,7 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -20,6 +22,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -103,9 +106,9 @@ type npExpiringModel struct {
 	ExpiresAt types.String `tfsdk:"expires_at"`
 }
 
-// npClusterView is what a preview reads from the member cluster.
+// npClusterView is what a preview reads of the member cluster, decoded from its Karpenter picture.
 type npClusterView struct {
-	live       *unstructured.Unstructured
+	live       *unstructured.Unstructured // the NodePool as the picture holds it (releasedBy reads its managed fields)
 	pool       *karpv1.NodePool
 	claims     []karpv1.NodeClaim
 	nodes      []corev1.Node
@@ -116,33 +119,26 @@ type npClusterView struct {
 	enumsKnown bool
 }
 
-func loadClusterView(ctx context.Context, kc *kube.Client, cluster, name string) (*npClusterView, error) {
-	live, err := getNodePool(ctx, kc, cluster, name)
+// readClusterView reads the cluster's Karpenter picture through v (the live cluster, or as
+// data.fleet_facts read it at plan) and decodes it (clusterViewOf). A cluster whose API server does
+// not know NodePools at all (the list is NotFound) has no NodePool CRD.
+func readClusterView(ctx context.Context, v view.Fleet, cluster, name string) (*npClusterView, error) {
+	k, err := v.Karpenter(ctx, cluster)
+	if apierrors.IsNotFound(err) {
+		return nil, &nodePoolMissingError{Cluster: cluster, NodePool: name, NoCRD: true}
+	}
 	if err != nil {
 		return nil, err
 	}
-	pool, err := typedNodePool(live)
-	if err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
-	}
-	v := &npClusterView{live: live, pool: pool}
-	if v.claims, err = listNodeClaims(ctx, kc); err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
-	}
-	if v.nodes, err = listNodes(ctx, kc); err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
-	}
-	v.pods, v.podsErr = listPods(ctx, kc)
-	v.pdbs = readPDBs(ctx, kc)
-	v.enums, v.enumsKnown = readNodePoolCRDEnums(ctx, kc)
-	return v, nil
+	return clusterViewOf(ctx, k, cluster, name)
 }
 
-// clusterViewFromFacts is loadClusterView over the cluster's picture as data.fleet_facts read it
-// at plan: the same decoding, so a saved plan's apply previews from what the plan saw.
-func clusterViewFromFacts(cf *facts.Karpenter, cluster, name string) (*npClusterView, error) {
+// clusterViewOf decodes the cluster's Karpenter picture as Karpenter decodes the objects: the one
+// decoding of both the live cluster and the facts, so a saved plan's apply previews from what the
+// plan saw.
+func clusterViewOf(ctx context.Context, k *facts.Karpenter, cluster, name string) (*npClusterView, error) {
 	var live *unstructured.Unstructured
-	for _, obj := range cf.NodePools {
+	for _, obj := range k.NodePools {
 		if u := (&unstructured.Unstructured{Object: obj}); u.GetName() == name {
 			live = u.DeepCopy()
 		}
@@ -154,30 +150,24 @@ func clusterViewFromFacts(cf *facts.Karpenter, cluster, name string) (*npCluster
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
 	}
-	v := &npClusterView{live: live, pool: pool, nodes: cf.Nodes, pods: cf.Pods}
-	if b, err := json.Marshal(map[string]any{"items": cf.NodeClaims}); err != nil {
+	v := &npClusterView{live: live, pool: pool, nodes: k.Nodes, pods: k.Pods}
+	if b, err := json.Marshal(map[string]any{"items": k.NodeClaims}); err != nil {
 		return nil, err
 	} else if v.claims, err = decodeNodeClaims(b); err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
 	}
-	if cf.PodsErr != "" {
-		v.podsErr = errors.New(cf.PodsErr)
+	if k.PodsErr != "" {
+		v.podsErr = errors.New(k.PodsErr)
 	}
-	v.pdbs = pdbsOf(cf.PDBs, cf.PDBsErr)
-	if cf.NodePoolCRD != nil {
-		v.enums, v.enumsKnown = nodePoolCRDEnumsOf(&unstructured.Unstructured{Object: cf.NodePoolCRD})
+	v.pdbs = pdbsOf(k.PDBs, k.PDBsErr)
+	// A CRD that cannot be read (reading CRDs needs a cluster-wide permission many users lack)
+	// leaves its enums to the API server.
+	if k.NodePoolCRD != nil {
+		v.enums, v.enumsKnown = nodePoolCRDEnumsOf(&unstructured.Unstructured{Object: k.NodePoolCRD})
+	} else {
+		tflog.Debug(ctx, "NodePool CRD not readable; its enums are left to the API server", map[string]any{"cluster": cluster, "error": k.CRDErr})
 	}
 	return v, nil
-}
-
-// readPDBs reads the cluster's PodDisruptionBudgets, once per cluster and provider process (the
-// client keeps them); a list that fails (forbidden) leaves the candidates unverified.
-func readPDBs(ctx context.Context, kc *kube.Client) disruption.PDBs {
-	got, err := kc.PodDisruptionBudgets(ctx)
-	if err != nil {
-		return disruption.PDBs{Unverified: err}
-	}
-	return pdbsOf(got, "")
 }
 
 // pdbsOf is what the preview takes of a PDB list (failed: the error's text).
@@ -328,15 +318,15 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 	// One field at a time, so each warning points at its attribute; each is Karpenter's own hash of
 	// the template with that one change.
 	for _, f := range []struct {
-		attr  string
-		apply func(t *karpv1.NodeClaimTemplate)
+		attr string
+		set  func(t *karpv1.NodeClaimTemplate)
 	}{
 		{"expire_after", func(t *karpv1.NodeClaimTemplate) { t.Spec.ExpireAfter = planned.Spec.ExpireAfter }},
 		{"termination_grace_period", func(t *karpv1.NodeClaimTemplate) { t.Spec.TerminationGracePeriod = planned.Spec.TerminationGracePeriod }},
 		{"do_not_disrupt", func(t *karpv1.NodeClaimTemplate) { t.Annotations = planned.Annotations }},
 	} {
 		only := *current.DeepCopy()
-		f.apply(&only)
+		f.set(&only)
 		for _, w := range disruption.TemplateDriftWarnings(current, only, p.Nodes) {
 			drift = append(drift, npDriftWarning{Attribute: path.Root(f.attr), Summary: "Every node of the NodePool will drift", Message: w})
 		}

@@ -9,11 +9,10 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/disruption"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // At fleet scale the per-node parts of the preview stay bounded: maps keyed by node and candidate
-// lists hold shared.SummaryListLimit nodes by default, with exact counts and what was left out; full detail
+// lists hold preview.SummaryListLimit nodes by default, with exact counts and what was left out; full detail
 // lists all. The week-ahead schedule is capped at disruption.ScheduleCap ranges the same way.
 func TestNodePoolPreviewBounds(t *testing.T) {
 	var p disruption.Preview
@@ -35,25 +34,25 @@ func TestNodePoolPreviewBounds(t *testing.T) {
 		p.Schedule = append(p.Schedule, disruption.ScheduleRange{From: start.Add(time.Duration(i) * time.Minute), To: start.Add(time.Duration(i+1) * time.Minute), Budgeted: budgeted})
 	}
 	p.Nodes, p.Disrupting = 500, 1
-	summary := npPreviewOf(p, shared.SummaryListLimit)
+	summary := npPreviewOf(p, preview.SummaryListLimit)
 	if len(summary.Schedule) != disruption.ScheduleCap || summary.ScheduleOmit != 300-disruption.ScheduleCap ||
 		summary.Schedule[0].Allowed["Drifted"] != 499 || len(summary.Schedule[0].Unbounded) != 1 ||
 		summary.Schedule[1].Allowed["Drifted"] != 1 || len(summary.Schedule[1].Unbounded) != 0 {
 		t.Errorf("schedule: %d listed, %d omitted, first rows %+v", len(summary.Schedule), summary.ScheduleOmit, summary.Schedule[:2])
 	}
-	if len(summary.Blocked) != shared.SummaryListLimit || summary.BlockedCount != 500 || summary.BlockedOmitted != 480 || summary.Blocked["n-019"] == "" || summary.Blocked["n-020"] != "" {
+	if len(summary.Blocked) != preview.SummaryListLimit || summary.BlockedCount != 500 || summary.BlockedOmitted != 480 || summary.Blocked["n-019"] == "" || summary.Blocked["n-020"] != "" {
 		t.Errorf("blocked: %d listed, count %d, omitted %d", len(summary.Blocked), summary.BlockedCount, summary.BlockedOmitted)
 	}
-	if len(summary.Drifted) != shared.SummaryListLimit || summary.DriftedCount != 500 || summary.DriftedOmitted != 480 {
+	if len(summary.Drifted) != preview.SummaryListLimit || summary.DriftedCount != 500 || summary.DriftedOmitted != 480 {
 		t.Errorf("drifted: %d listed, count %d, omitted %d", len(summary.Drifted), summary.DriftedCount, summary.DriftedOmitted)
 	}
-	if got := summary.Candidates["Drifted"]; len(got) != shared.SummaryListLimit || got[0] != "n-000" || summary.CandidateCount["Drifted"] != 500 {
+	if got := summary.Candidates["Drifted"]; len(got) != preview.SummaryListLimit || got[0] != "n-000" || summary.CandidateCount["Drifted"] != 500 {
 		t.Errorf("candidates %v, count %v", got, summary.CandidateCount)
 	}
 	if _, ok := summary.Candidates["Empty"]; ok || summary.CandidateCount["Empty"] != 0 || summary.DisruptableNow["Drifted"] != 3 || len(summary.DisruptableNow) != 3 {
 		t.Errorf("empty reasons: candidates %v, counts %v, disruptable %v", summary.Candidates, summary.CandidateCount, summary.DisruptableNow)
 	}
-	full := npPreviewOf(p, preview.ListLimitFor(shared.PreviewDetailFull))
+	full := npPreviewOf(p, preview.ListLimitFor(preview.PreviewDetailFull))
 	if len(full.Blocked) != 500 || full.BlockedOmitted != 0 || len(full.Candidates["Drifted"]) != 500 || len(full.Drifted) != 500 || len(full.Schedule) != 300 || full.ScheduleOmit != 0 {
 		t.Errorf("full: %d blocked, %d omitted, %d candidates", len(full.Blocked), full.BlockedOmitted, len(full.Candidates["Drifted"]))
 	}

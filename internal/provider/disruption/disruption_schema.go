@@ -179,7 +179,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							"`karpenter.sh/do-not-disrupt` is active (`\"true\"`, or a duration not yet elapsed since the pod started), the " +
 							"node's own annotation, the NodePool template's annotation copied to the node, or a PodDisruptionBudget " +
 							"`namespace/name` that allows no eviction of one of its pods now (Karpenter's own PDB limits: " +
-							"`disruptionsAllowed`, the unhealthy-pod eviction policy, a pod selected by two PDBs). The first " + fmt.Sprint(shared.SummaryListLimit) +
+							"`disruptionsAllowed`, the unhealthy-pod eviction policy, a pod selected by two PDBs). The first " + fmt.Sprint(preview.SummaryListLimit) +
 							" by name unless the provider's `preview_detail` is `full`.",
 					},
 					"blocked_nodes_count":   shared.ComputedInt64("How many nodes `blocked_nodes` would list in full."),
@@ -197,7 +197,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 						Description: "Nodes eligible now, by reason: `Empty` (no reschedulable pods by Karpenter's pod rules, " +
 							"consolidation on and `consolidate_after` elapsed, not blocked), `Drifted` (drifted and not blocked; " +
 							"pods do not block a NodeClaim with a terminationGracePeriod), `Expired` (past expireAfter: nothing " +
-							"blocks expiry). Each list holds the first " + fmt.Sprint(shared.SummaryListLimit) + " by name unless `preview_detail` is `full`.",
+							"blocks expiry). Each list holds the first " + fmt.Sprint(preview.SummaryListLimit) + " by name unless `preview_detail` is `full`.",
 					},
 					"candidates_count": schema.MapAttribute{
 						Computed: true, ElementType: types.Int64Type,

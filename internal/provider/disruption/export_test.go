@@ -1,5 +1,7 @@
 package disruption
 
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
 // What the external tests (package disruption_test) use of the package's own names.
 
 const NodePoolFieldManager = nodePoolFieldManager
@@ -8,7 +10,7 @@ type FieldOwner = fieldOwner
 
 var (
 	FieldOwners               = fieldOwners
-	NodeClaimGVR              = nodeClaimGVR
+	NodeClaimGVR              = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}
 	NodePoolGVR               = nodePoolGVR
 	NpOwnedPaths              = npOwnedPaths
 	NpPathBudgets             = npPathBudgets

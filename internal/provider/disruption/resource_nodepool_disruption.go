@@ -45,18 +45,17 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	if kc == nil {
 		return
 	}
-	v, err := loadClusterView(ctx, kc, cluster, pool)
+	live, err := getNodePool(ctx, kc, cluster, pool)
 	if err != nil {
 		npAddNodePoolError(&resp.Diagnostics, err)
 		return
 	}
 	m := npNullModel()
 	m.ID, m.Cluster, m.NodePool = types.StringValue(req.ID), types.StringValue(cluster), types.StringValue(pool)
-	resp.Diagnostics.Append(npReadLive(ctx, &m, v.live, func(p []string, _ bool) bool {
-		return slices.ContainsFunc(fieldOwners(v.live, p), fieldOwner.Ours)
+	resp.Diagnostics.Append(npReadLive(ctx, &m, live, func(p []string, _ bool) bool {
+		return slices.ContainsFunc(fieldOwners(live, p), fieldOwner.Ours)
 	})...)
-	preview, _, diags := buildNodePoolPreview(ctx, m, v, r.Clients.Now(), r.Clients.ListLimit())
-	resp.Diagnostics.Append(diags...)
+	preview := npPreviewNow(ctx, r.Clients.View(), m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -125,7 +124,7 @@ func (r *nodePoolDisruptionResource) save(ctx context.Context, plan nodePoolDisr
 	}
 	d.Append(state.Set(ctx, plan)...)
 	if prior == nil || !plan.Preview.Equal(prior.Preview) {
-		r.warnMoved(ctx, config, plan, d)
+		nodePoolDisruptionPreviewSpec.WarnMoved(ctx, r.Clients, config, &plan, plan.Preview, d)
 	}
 }
 
@@ -210,7 +209,7 @@ func (r *nodePoolDisruptionResource) apply(ctx context.Context, plan, prior *nod
 		return
 	}
 	if plan.Preview.IsUnknown() {
-		plan.Preview = r.previewNow(ctx, kc, *plan, d)
+		plan.Preview = npPreviewNow(ctx, r.Clients.View(), *plan, d)
 	}
 	mgr := plan.fieldManager()
 	tflog.Debug(ctx, "applying NodePool disruption settings", map[string]any{"cluster": cluster, "node_pool": pool, "field_manager": mgr.Name})

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
@@ -25,7 +26,7 @@ import (
 var _ datasource.DataSourceWithConfigure = &factsDataSource{}
 
 // factsDataSource reads the fleet once at plan, for previews to be computed from at plan and
-// again at apply (shared/facts.go): Terraform reads a data source at plan and not again when it
+// again at apply (preview/contract.go): Terraform reads a data source at plan and not again when it
 // applies the plan, so its value is the one thing of the plan an apply's re-plan still has.
 type factsDataSource struct{ shared.DataSourceBase }
 
@@ -163,18 +164,9 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	facts, err := d.Clients.ReadFacts(ctx, fleets, readHub, windows, clusters...)
-	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
-		return
-	}
 	var runs []facts.StagedRun
 	for _, r := range m.StagedRuns {
 		runs = append(runs, facts.StagedRun{Namespace: r.Namespace.ValueString(), Placement: r.Placement.ValueString(), Strategy: r.Strategy.ValueString()})
-	}
-	if err := d.Clients.ReadStagedFacts(ctx, facts, runs); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the staged update runs' inputs", err)
-		return
 	}
 	var names []string
 	resp.Diagnostics.Append(m.OverridePlacements.ElementsAs(ctx, &names, true)...)
@@ -194,30 +186,35 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(keys) > 0 && !facts.HubRead {
+	if len(keys) > 0 && !readHub {
 		resp.Diagnostics.AddAttributeError(path.Root("override_placements"), "The hub is not read",
 			"override_placements needs the hub: set hub = true (or leave it unset) and configure the provider's hub.")
 		return
 	}
-	if err := d.Clients.ReadOverrideFacts(ctx, facts, keys); err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the placements' resources and overrides", err)
+	r := facts.Request{Windows: windows, Hub: readHub, Staged: runs, Overrides: keys, Clusters: clusters}
+	for _, f := range fleets {
+		r.Fleets = append(r.Fleets, f.String())
+	}
+	snap, err := d.Clients.Read(ctx, r)
+	if err != nil {
+		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
 		return
 	}
-	content, err := facts.Encode()
+	content, err := snap.Encode()
 	if err != nil {
 		resp.Diagnostics.AddError("Encoding the fleet's facts", err.Error())
 		return
 	}
 	members := 0
-	for _, f := range facts.Fleets {
+	for _, f := range snap.Fleets {
 		members += len(f.Members)
 	}
-	m.ID = types.StringValue(facts.Digest())
-	m.TakenAt = types.StringValue(facts.TakenAt.Format(time.RFC3339))
+	m.ID = types.StringValue(snap.Digest())
+	m.TakenAt = types.StringValue(snap.TakenAt.Format(time.RFC3339))
 	m.MemberCount = types.Int64Value(int64(members))
 	m.HubMemberClusterCount = types.Int64Null()
-	if facts.HubRead {
-		m.HubMemberClusterCount = types.Int64Value(int64(len(facts.Hub)))
+	if snap.HubRead {
+		m.HubMemberClusterCount = types.Int64Value(int64(len(snap.Hub)))
 	}
 	m.Content = types.StringValue(content)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/maintenance"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -88,12 +89,13 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		shared.AddBackendError(&resp.Diagnostics, "Invalid fleet", err)
 		return
 	}
-	members, err := d.Clients.Members(ctx, fleet)
+	v := d.Clients.View()
+	members, err := view.Members(ctx, v, fleet)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
 		return
 	}
-	hub, err := d.Clients.HubMemberClusters(ctx)
+	hub, err := v.HubMemberClusters(ctx)
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet hub's member clusters", err)
 		return

@@ -3,7 +3,6 @@ package member
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -22,9 +21,10 @@ import (
 	fleetvalidator "go.goms.io/fleet/pkg/utils/validator"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -124,82 +124,92 @@ func (r *taintsResource) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 }
 
-// ModifyPlan computes the preview when the taints change, and dry-runs the apply so a taint list
-// the hub would refuse (another apply manager's, the CRD's limits) fails the plan.
+// ModifyPlan dry-runs the apply when the taints change, so a taint list the hub would refuse
+// (another apply manager's, the CRD's limits) fails the plan, and plans the preview.
 func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
-	plan, state, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *taintsModel) { plan.Preview = state.Preview }, "member_cluster", "taint")
+	plan, state, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *taintsModel) { plan.Preview = state.Preview }, taintsPreviewSpec.Follows...)
 	if !ok {
 		return
 	}
 	plan.ID = plan.MemberCluster
 	plan.Preview = types.ObjectUnknown(taintsPreviewAttrType)
-	if plan.MemberCluster.IsUnknown() || !taintsKnown(ctx, plan.Taints) {
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), "the member cluster or a taint is not known until apply")
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-		return
-	}
-	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	name := plan.MemberCluster.ValueString()
-	mc, err := h.MemberCluster(ctx, name)
-	if err != nil {
-		if hub.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("member_cluster"), "Member cluster not found",
-				fmt.Sprintf("member_cluster: the hub has no MemberCluster %q: join the cluster to the fleet first (fleet_member).", name))
+	in := &taintsPreviewInput{memberCluster: plan.MemberCluster.ValueString(), mine: plan.taints(ctx, &resp.Diagnostics), prior: state.taints(ctx, &resp.Diagnostics)}
+	unknown := taintsUnknown(plan)
+	if len(unknown) == 0 {
+		h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
+		if !ok {
 			return
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster", err)
-		return
-	}
-	mine, prior := plan.taints(ctx, &resp.Diagnostics), state.taints(ctx, &resp.Diagnostics)
-	desired := desiredTaints(mc.Spec.Taints, prior, mine)
-	if err := h.ApplyMemberClusterTaints(ctx, mc, desired, true); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("taint"), "The hub refuses these taints", fmt.Sprintf("taint: MemberCluster %q: %v", name, err))
-		return
-	}
-	switch {
-	case factsUnknown:
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), preview.FactsUnknown)
-	case facts != nil:
-		// The preview is of the cluster, placements and bindings the plan's facts hold: the
-		// apply's re-plan computes the same (DESIGN.md, "The plan/apply contract").
-		pmc, err := pinned.HubMemberCluster(ctx, name)
+		mc, err := h.MemberCluster(ctx, in.memberCluster)
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster from facts", err)
+			if hub.IsNotFound(err) {
+				resp.Diagnostics.AddAttributeError(path.Root("member_cluster"), "Member cluster not found",
+					fmt.Sprintf("member_cluster: the hub has no MemberCluster %q: join the cluster to the fleet first (fleet_member).", in.memberCluster))
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster", err)
 			return
 		}
-		plan.Preview = shared.Rebind(r, pinned).preview(ctx, pmc, desiredTaints(pmc.Spec.Taints, prior, mine), &resp.Diagnostics)
-	default:
-		plan.Preview = r.preview(ctx, mc, desired, &resp.Diagnostics)
+		if err := h.ApplyMemberClusterTaints(ctx, mc, desiredTaints(mc.Spec.Taints, in.prior, in.mine), true); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("taint"), "The hub refuses these taints", fmt.Sprintf("taint: MemberCluster %q: %v", in.memberCluster, err))
+			return
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	taintsPreviewSpec.Plan(ctx, r.Clients, req, resp, in, unknown)
 }
 
-// preview lists the placements that lose the cluster on their next scheduling, with one bounded
-// warning that also says KubeFleet's taints evict nothing.
-// It reads the placements and bindings through r.Clients: from the facts in a pinned view.
-func (r *taintsResource) preview(ctx context.Context, mc *clusterv1.MemberCluster, desired []clusterv1.Taint, diags *diag.Diagnostics) types.Object {
-	placements, err := r.Clients.HubPlacements(ctx)
+// taintsPreviewInput is what the preview is computed from: the member cluster, this resource's
+// taints, and those it set before (the state's; none on create).
+type taintsPreviewInput struct {
+	memberCluster string
+	mine, prior   []clusterv1.Taint
+}
+
+// taintsPreviewSpec is the taints' preview: the placements bound to the cluster that would no
+// longer pick it, over the cluster, placements and bindings the view holds (with facts, the
+// plan's: the apply's re-plan computes the same; DESIGN.md, "The plan/apply contract").
+var taintsPreviewSpec = preview.Spec[taintsPreviewInput]{
+	What:      "the member cluster taints preview",
+	AttrTypes: taintsPreviewAttrType,
+	Follows:   []string{"member_cluster", "taint"},
+	Reads:     []facts.Input{facts.InputHubMembers, facts.InputPlacements, facts.InputSettings},
+	Compute: func(ctx context.Context, v view.Fleet, in *taintsPreviewInput, d *diag.Diagnostics) (attr.Value, error) {
+		mc, err := view.HubMemberCluster(ctx, v, in.memberCluster)
+		if err != nil {
+			preview.AddReadError(d, "Reading the member cluster", err)
+			return nil, nil
+		}
+		obj := taintsPreview(ctx, v, mc, desiredTaints(mc.Spec.Taints, in.prior, in.mine), d)
+		if d.HasError() {
+			return nil, nil
+		}
+		return obj, nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *taintsResource) PreviewInputs() []facts.Input { return taintsPreviewSpec.Inputs() }
+
+// taintsPreview lists the placements that lose mc on their next scheduling once its taints are
+// desired, with one bounded warning that also says KubeFleet's taints evict nothing. It reads the
+// placements and bindings through v.
+func taintsPreview(ctx context.Context, v view.Fleet, mc *clusterv1.MemberCluster, desired []clusterv1.Taint, diags *diag.Diagnostics) types.Object {
+	placements, err := v.HubPlacements(ctx)
 	if err != nil {
-		shared.AddBackendError(diags, "Listing the placements", err)
+		preview.AddReadError(diags, "Listing the placements", err)
 		return types.ObjectNull(taintsPreviewAttrType)
 	}
-	bindings, err := r.Clients.HubBindings(ctx)
+	bindings, err := v.HubBindings(ctx)
 	if err != nil {
-		shared.AddBackendError(diags, "Listing the placements' bindings", err)
+		preview.AddReadError(diags, "Listing the placements' bindings", err)
 		return types.ObjectNull(taintsPreviewAttrType)
 	}
 	losses := scheduling.NoLongerPicking(placements, bindings, mc.Name, mc.Spec.Taints, desired)
-	listed, omitted := preview.CapList(losses, r.Clients.ListLimit())
+	listed, omitted := preview.CapList(losses, v.ListLimit())
 	m := map[string]attr.Value{}
 	names := make([]string, 0, len(losses))
 	for _, l := range listed {
@@ -239,38 +249,10 @@ func (r *taintsResource) ImportState(ctx context.Context, req resource.ImportSta
 func (r *taintsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan taintsModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	r.apply(ctx, &plan, nil, &resp.Diagnostics)
+	r.apply(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		r.warnMoved(ctx, req.Config, &plan, nil, &resp.Diagnostics)
 	}
-}
-
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved). This apply's own taints are not a move: the facts are
-// compared as this apply leaves the cluster, and the preview computed now starts from the
-// cluster's taints without this apply's write.
-func (r *taintsResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *taintsModel, prior []clusterv1.Taint, d *diag.Diagnostics) {
-	_, facts, _ := shared.Pinned(ctx, r.Clients, config, d)
-	if facts == nil {
-		return
-	}
-	name, mine := plan.MemberCluster.ValueString(), plan.taints(ctx, d)
-	expected := *facts
-	expected.Hub = slices.Clone(facts.Hub)
-	for i := range expected.Hub {
-		if expected.Hub[i].Name == name {
-			expected.Hub[i].Spec.Taints = desiredTaints(expected.Hub[i].Spec.Taints, prior, mine)
-		}
-	}
-	shared.WarnMoved(ctx, r.Clients, &expected, shared.UsesPlacements, d, plan.Preview, shared.PreviewOrError(func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		mc, err := c.HubMemberCluster(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		mc.Spec.Taints = desiredTaints(mc.Spec.Taints, mine, prior) // as it was without this apply
-		return shared.Rebind(r, c).preview(ctx, mc, desiredTaints(mc.Spec.Taints, prior, mine), diags), nil
-	}))
 }
 
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no
@@ -301,11 +283,9 @@ func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest,
 	var plan, state taintsModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	prior := state.taints(ctx, &resp.Diagnostics)
-	r.apply(ctx, &plan, prior, &resp.Diagnostics)
+	r.apply(ctx, req.Config, &plan, state.taints(ctx, &resp.Diagnostics), &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		r.warnMoved(ctx, req.Config, &plan, prior, &resp.Diagnostics)
 	}
 }
 
@@ -335,23 +315,31 @@ func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 // apply server-side applies the others' taints plus plan's (prior: the taints this resource set
-// before), on a fresh read each time another writer wins the race.
-func (r *taintsResource) apply(ctx context.Context, plan *taintsModel, prior []clusterv1.Taint, diags *diag.Diagnostics) {
+// before), on a fresh read each time another writer wins the race. Before its first write it
+// says, when the plan was computed from facts, what moved since and how the preview would differ
+// now (WarnMoved; said once the write succeeds): this apply's own taints are not a move, and the
+// preview computed now starts, as the plan's did, from the cluster's taints without them.
+func (r *taintsResource) apply(ctx context.Context, config tfsdk.Config, plan *taintsModel, prior []clusterv1.Taint, diags *diag.Diagnostics) {
 	h, ok := shared.HubAPI(ctx, r.Clients, diags)
 	if diags.HasError() || !ok {
 		return
 	}
 	name := plan.MemberCluster.ValueString()
 	mine := plan.taints(ctx, diags)
+	var moved diag.Diagnostics
 	var err error
-	for range taintsApplyAttempts {
+	for attempt := range taintsApplyAttempts {
 		var mc *clusterv1.MemberCluster
 		if mc, err = h.MemberCluster(ctx, name); err != nil {
 			break
 		}
 		desired := desiredTaints(mc.Spec.Taints, prior, mine)
 		if plan.Preview.IsUnknown() {
-			plan.Preview = r.preview(ctx, mc, desired, diags)
+			// Unknown at plan (an input was): computed now from the cluster as read, before the write.
+			plan.Preview = taintsPreview(ctx, r.Clients.View(), mc, desired, diags)
+		}
+		if attempt == 0 {
+			taintsPreviewSpec.WarnMoved(ctx, r.Clients, config, &taintsPreviewInput{memberCluster: name, mine: mine, prior: prior}, plan.Preview, &moved)
 		}
 		if err = h.ApplyMemberClusterTaints(ctx, mc, desired, false); err == nil || !hub.IsConflict(err) || strings.Contains(err.Error(), "also applied by") {
 			break
@@ -363,6 +351,7 @@ func (r *taintsResource) apply(ctx context.Context, plan *taintsModel, prior []c
 		return
 	}
 	plan.ID = plan.MemberCluster
+	diags.Append(moved...)
 }
 
 type taintsModel struct {
@@ -390,21 +379,29 @@ func (m taintsModel) taints(ctx context.Context, diags *diag.Diagnostics) []clus
 	return out
 }
 
-// taintsKnown: the list and every attribute of its taints are known.
-func taintsKnown(ctx context.Context, l types.List) bool {
-	if l.IsUnknown() {
-		return false
+// taintsUnknown are the paths of m's member cluster and taints not known at plan.
+func taintsUnknown(m *taintsModel) []path.Path {
+	var out []path.Path
+	if m.MemberCluster.IsUnknown() {
+		out = append(out, path.Root("member_cluster"))
 	}
-	var ts []taintModel
-	if l.ElementsAs(ctx, &ts, false).HasError() {
-		return false
+	if m.Taints.IsUnknown() {
+		return append(out, path.Root("taint"))
 	}
-	for _, t := range ts {
-		if t.Key.IsUnknown() || t.Value.IsUnknown() || t.Effect.IsUnknown() {
-			return false
+	for i, e := range m.Taints.Elements() {
+		at := path.Root("taint").AtListIndex(i)
+		o, ok := e.(types.Object)
+		if !ok || o.IsUnknown() {
+			out = append(out, at)
+			continue
+		}
+		for _, n := range []string{"key", "value", "effect"} {
+			if v, ok := o.Attributes()[n]; ok && v.IsUnknown() {
+				out = append(out, at.AtName(n))
+			}
 		}
 	}
-	return true
+	return out
 }
 
 func taintList(ts []clusterv1.Taint) types.List {

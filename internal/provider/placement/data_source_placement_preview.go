@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -37,10 +38,10 @@ func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.Sche
 	}
 	attrs["detail"] = dschema.StringAttribute{
 		Optional: true,
-		Description: "`summary` lists the top " + fmt.Sprint(PickLimit(shared.SummaryListLimit)) + " picks and " + fmt.Sprint(shared.SummaryListLimit) +
+		Description: "`summary` lists the top " + fmt.Sprint(PickLimit(preview.SummaryListLimit)) + " picks and " + fmt.Sprint(preview.SummaryListLimit) +
 			" clusters of every other list, `full` every cluster (for outputs, checks and reports over the whole fleet). Default: the " +
 			"provider's `preview_detail`. Counts are exact either way.",
-		Validators: []validator.String{stringvalidator.OneOf(shared.PreviewDetailSummary, shared.PreviewDetailFull)},
+		Validators: []validator.String{stringvalidator.OneOf(preview.PreviewDetailSummary, preview.PreviewDetailFull)},
 	}
 	resp.Schema = dschema.Schema{
 		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
@@ -72,9 +73,10 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 		return
 	}
 	existing := m.Placement.ValueString()
+	var hc *hub.Client // reads an existing placement's scheduling state
 	if existing != "" {
-		hc, ok := shared.HubAPI(ctx, d.Clients, &resp.Diagnostics)
-		if !ok {
+		var ok bool
+		if hc, ok = shared.HubAPI(ctx, d.Clients, &resp.Diagnostics); !ok {
 			return
 		}
 		there, err := hc.PlacementExists(ctx, existing)
@@ -88,7 +90,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 			return
 		}
 	}
-	preview, warnings, err := placementPreview(ctx, d.Clients, hub.ClusterPlacement(existing), m.Policy.toAPI())
+	p, warnings, err := placementPreview(ctx, hc, d.Clients.View(), hub.ClusterPlacement(existing), m.Policy.toAPI())
 	if err != nil {
 		shared.AddBackendError(&resp.Diagnostics, "Computing the placement preview", err)
 		return
@@ -100,7 +102,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	if !m.Detail.IsNull() {
 		limit = preview.ListLimitFor(m.Detail.ValueString())
 	}
-	obj, diags := preview.object(limit)
+	obj, diags := p.object(limit)
 	resp.Diagnostics.Append(diags...)
 	m.Preview = obj
 	m.ID = types.StringValue("preview")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -273,8 +274,8 @@ func sameJSON(a, b string) bool {
 
 // otherOverrides are the latest snapshots of the hub's other overrides of m's kind (in m's
 // namespace for a ResourceOverride), as the engine takes them.
-func (r *overrideResource) otherOverrides(ctx context.Context, m *overrideModel) ([]override.Override, error) {
-	snaps, err := r.Clients.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
+func otherOverrides(ctx context.Context, v view.Fleet, m *overrideModel) ([]override.Override, error) {
+	snaps, err := v.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
 	if err != nil {
 		return nil, err
 	}

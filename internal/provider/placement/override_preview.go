@@ -22,6 +22,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -92,115 +93,150 @@ func overridePreviewAttribute() rschema.SingleNestedAttribute {
 	}
 }
 
-// planPreview validates against the hub and computes the preview; why says why it stays unknown.
-func (r *overrideResource) planPreview(ctx context.Context, m *overrideModel, unknown []path.Path, exists bool) (types.Object, string, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	none := types.ObjectUnknown(overridePreviewAttrTypes)
-	if len(unknown) > 0 {
-		return none, shared.UnknownInputs(unknown), diags
+// clusterResourceOverridePreviewSpec and resourceOverridePreviewSpec are the override preview of
+// each scope: the same computation, recomputed on the scope's configured attributes.
+var (
+	clusterResourceOverridePreviewSpec = preview.Spec[overridePreviewInput]{
+		What: "the override preview", AttrTypes: overridePreviewAttrTypes,
+		Follows: overrideConfigAttributes[1:], Reads: overridePreviewReads, Compute: computeOverridePreview,
 	}
-	c := r.Clients // a view pinned to the plan's facts when it has them
-	if _, err := c.HubAPI(ctx); err != nil {
-		if session.IsConfigUnknown(err) {
-			return none, err.Error(), diags
-		}
-		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
-		return none, "", diags
+	resourceOverridePreviewSpec = preview.Spec[overridePreviewInput]{
+		What: "the override preview", AttrTypes: overridePreviewAttrTypes,
+		Follows: overrideConfigAttributes, Reads: overridePreviewReads, Compute: computeOverridePreview,
 	}
-	others, err := r.otherOverrides(ctx, m)
+)
+
+// overridePreviewReads: the hub's override snapshots, the placement with its bindings and latest
+// resources, and the member clusters' labels.
+var overridePreviewReads = []facts.Input{facts.InputSettings, facts.InputHubMembers, facts.InputPlacements,
+	facts.InputSelectedResources, facts.InputOverrideSnapshots}
+
+// overridePreviewInput is what the override preview is computed from besides the fleet: the
+// planned model, and what the provider process knows of its placement.
+type overridePreviewInput struct {
+	*overrideModel
+	namespaced bool
+	// exists: the override is on the hub (an update: its next snapshot follows its current one).
+	exists bool
+	// planned are the clusters the placement's preview selects when the placement was planned in
+	// this process (isPlanned; preview.PlannedPlacement).
+	planned   []string
+	isPlanned bool
+}
+
+// previewSpec is the resource's override preview.
+func (r *overrideResource) previewSpec() preview.Spec[overridePreviewInput] {
+	if r.namespaced {
+		return resourceOverridePreviewSpec
+	}
+	return clusterResourceOverridePreviewSpec
+}
+
+// previewInput is the preview's input for m (exists: the override is on the hub).
+func (r *overrideResource) previewInput(m *overrideModel, exists bool) *overridePreviewInput {
+	in := &overridePreviewInput{overrideModel: m, namespaced: r.namespaced, exists: exists}
+	in.planned, in.isPlanned = preview.PlannedPlacement(r.Clients, m.placementKey().String())
+	return in
+}
+
+// computeOverridePreview validates the override against the hub's other overrides and its
+// placement, and computes the preview over the fleet v. A preview that cannot be computed yet (its
+// placement is only planned, has no resource snapshot or no cluster yet) is unknown, with a
+// warning saying why.
+func computeOverridePreview(ctx context.Context, v view.Fleet, in *overridePreviewInput, diags *diag.Diagnostics) (attr.Value, error) {
+	m := in.overrideModel
+	others, err := otherOverrides(ctx, v, m)
 	if err != nil {
 		diags.AddError("Reading the hub's overrides", err.Error())
-		return none, "", diags
+		return nil, nil
 	}
-	r.validate(&diags, m, others)
+	validateOverride(diags, m, others, overrideKind(in.namespaced))
 	if diags.HasError() {
-		return none, "", diags
+		return nil, nil
 	}
 	key := m.placementKey()
-	planned, isPlanned := preview.PlannedPlacement(r.Clients, key.String())
-	onHub, err := c.HubPlacementExists(ctx, key)
-	if err != nil || (!onHub && !isPlanned) {
-		addPlacementNotFound(&diags, key, err)
-		return none, "", diags
+	onHub, err := view.HubPlacementExists(ctx, v, key)
+	if err != nil || (!onHub && !in.isPlanned) {
+		addPlacementNotFound(diags, key, err)
+		return nil, nil
 	}
 	if !onHub {
-		return none, fmt.Sprintf("%s %s is planned in this configuration and not on the hub yet; the preview needs its resource snapshot and is computed by the next plan", key.Kind(), key), diags
+		return overridePreviewUnknown(diags, fmt.Sprintf("%s %s is planned in this configuration and not on the hub yet; the preview needs its resource snapshot and is computed by the next plan", key.Kind(), key))
 	}
-	resources, _, err := c.LatestSelectedResources(ctx, key)
+	resources, _, err := v.LatestSelectedResources(ctx, key)
 	if err != nil {
 		diags.AddError("Reading the placement's resources", fmt.Sprintf("Reading the resource snapshot of %s %s: %v", key.Kind(), key, err))
-		return none, "", diags
+		return nil, nil
 	}
 	if resources == nil {
-		return none, fmt.Sprintf("the hub agent has not cut a resource snapshot of %s %s yet", key.Kind(), key), diags
+		return overridePreviewUnknown(diags, fmt.Sprintf("the hub agent has not cut a resource snapshot of %s %s yet", key.Kind(), key))
 	}
-	clusters, from, err := r.previewClusters(ctx, key, planned, isPlanned)
+	clusters, from, err := previewClusters(ctx, v, key, in.planned, in.isPlanned)
 	if err != nil {
 		diags.AddError("Reading the placement's clusters", err.Error())
-		return none, "", diags
+		return nil, nil
 	}
-	if len(clusters) == 0 && !isPlanned {
-		return none, fmt.Sprintf("the hub agent has not scheduled %s %s on any cluster yet", key.Kind(), key), diags
+	if len(clusters) == 0 && !in.isPlanned {
+		return overridePreviewUnknown(diags, fmt.Sprintf("the hub agent has not scheduled %s %s on any cluster yet", key.Kind(), key))
 	}
-	self, err := engineOverride(m.hub(), r.nextSnapshot(ctx, m, exists))
+	self, err := engineOverride(m.hub(), nextSnapshot(ctx, v, m, in.exists))
 	if err != nil {
 		diags.AddError("Planning the override", err.Error())
-		return none, "", diags
+		return nil, nil
 	}
 	// ResourceOverrides of every namespace the placement's resources are in.
 	all := append([]override.Override{self}, others...)
-	if !r.namespaced {
+	if !in.namespaced {
 		for _, ns := range facts.ResourceNamespaces(resources) {
-			ros, err := r.otherOverrides(ctx, &overrideModel{Namespace: types.StringValue(ns), Name: types.StringValue("")})
+			ros, err := otherOverrides(ctx, v, &overrideModel{Namespace: types.StringValue(ns), Name: types.StringValue("")})
 			if err != nil {
 				diags.AddError("Reading the hub's overrides", err.Error())
-				return none, "", diags
+				return nil, nil
 			}
 			all = append(all, ros...)
 		}
 	} else {
-		cros, err := r.otherOverrides(ctx, &overrideModel{Namespace: types.StringValue(""), Name: types.StringValue("")})
+		cros, err := otherOverrides(ctx, v, &overrideModel{Namespace: types.StringValue(""), Name: types.StringValue("")})
 		if err != nil {
 			diags.AddError("Reading the hub's overrides", err.Error())
-			return none, "", diags
+			return nil, nil
 		}
 		all = append(all, cros...)
 	}
 	res, err := override.Preview(key.String(), resources, clusters, all, func(raw []byte) bool { return override.Selects(self, raw) })
 	if err != nil {
 		diags.AddError("Computing the override preview", err.Error())
-		return none, "", diags
+		return nil, nil
 	}
 	if len(res) == 0 {
 		diags.AddAttributeWarning(path.Root("resource_selectors"), "The override selects none of the placement's resources",
 			fmt.Sprintf("%s %s carries none of the resources the override selects (its latest resource snapshot): KubeFleet attaches the override to no binding.", key.Kind(), key))
 	}
-	warnConflicts(&diags, res)
-	obj, d := overridePreviewObject(key.String(), from, self.Snapshot, len(clusters), res, r.Clients.ListLimit())
+	warnConflicts(diags, res)
+	obj, d := overridePreviewObject(key.String(), from, self.Snapshot, len(clusters), res, v.ListLimit())
 	diags.Append(d...)
-	return obj, "", diags
+	return obj, nil
+}
+
+// overridePreviewUnknown is the preview left unknown until apply, with the warning saying why.
+func overridePreviewUnknown(diags *diag.Diagnostics, why string) (attr.Value, error) {
+	shared.AddPreviewUnknownWarning(diags, preview.Path, why)
+	return types.ObjectUnknown(overridePreviewAttrTypes), nil
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
+// would differ now (preview.Spec.WarnMoved).
 func (r *overrideResource) warnMoved(ctx context.Context, config tfsdk.Config, m *overrideModel, exists bool, d *diag.Diagnostics) {
 	if m.Preview.IsUnknown() || m.Preview.IsNull() {
 		return
 	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesOverrides, d, m.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		obj, why, pd := shared.Rebind(r, c).planPreview(ctx, m, nil, exists)
-		diags.Append(pd...)
-		if why != "" {
-			return nil, fmt.Errorf("the preview: %s", why)
-		}
-		return obj, nil
-	})
+	knownOrFailed(r.previewSpec()).WarnMoved(ctx, r.Clients, config, r.previewInput(m, exists), m.Preview, d)
 }
 
 // previewClusters are the placement's clusters with their labels: those of its planned preview
 // when it was planned in this process, else those its bindings schedule it on now.
-func (r *overrideResource) previewClusters(ctx context.Context, key hub.PlacementKey, planned []string, isPlanned bool) ([]override.Cluster, string, error) {
-	members, err := r.Clients.HubMemberClusters(ctx) // listed once per provider process
+func previewClusters(ctx context.Context, v view.Fleet, key hub.PlacementKey, planned []string, isPlanned bool) ([]override.Cluster, string, error) {
+	members, err := v.HubMemberClusters(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -211,7 +247,7 @@ func (r *overrideResource) previewClusters(ctx context.Context, key hub.Placemen
 	names, from := planned, "planned placement"
 	if !isPlanned {
 		from = "bindings"
-		bs, err := r.Clients.HubPlacementBindings(ctx, key)
+		bs, err := v.HubPlacementBindings(ctx, key)
 		if err != nil {
 			return nil, "", err
 		}
@@ -232,12 +268,12 @@ func (r *overrideResource) previewClusters(ctx context.Context, key hub.Placemen
 // nextSnapshot is the name of the snapshot the override controller will take: the current one's
 // for an unchanged spec, the next index for a changed one, index 0 for a new override
 // (pkg/controllers/overrider/clusterresource_controller.go and resource_controller.go).
-func (r *overrideResource) nextSnapshot(ctx context.Context, m *overrideModel, exists bool) string {
+func nextSnapshot(ctx context.Context, v view.Fleet, m *overrideModel, exists bool) string {
 	name := m.Name.ValueString()
 	if !exists {
 		return override.SnapshotName(name, 0)
 	}
-	snaps, err := r.Clients.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
+	snaps, err := v.LatestOverrideSnapshots(ctx, m.Namespace.ValueString())
 	if err != nil {
 		return override.SnapshotName(name, 0)
 	}
@@ -351,24 +387,20 @@ func sortedKeysOf(m map[string]bool) []string {
 
 // recordPlannedSelection records the clusters a placement's planned preview selects, for the
 // previews of its overrides planned after it in the same configuration.
-func recordPlannedSelection(c *session.Session, key hub.PlacementKey, p placementPreviewModel) {
-	names := make([]string, 0, len(p.Selected))
-	for _, s := range p.Selected {
-		names = append(names, s.Cluster)
-	}
-	preview.RecordPlannedPlacement(c, key.String(), names)
+func recordPlannedSelection(c *session.Session, key hub.PlacementKey, clusters []string) {
+	preview.RecordPlannedPlacement(c, key.String(), clusters)
 }
 
 // placementOverrideSnapshots is, per pick of a placement on the hub, the override snapshots the
 // rollout controller will attach to its binding (pkg/utils/overrider/overrider.go:
 // FetchAllMatchingOverridesForResourceSnapshot, then PickFromResourceMatchedOverridesForTargetCluster),
 // ResourceOverride snapshots as <namespace>/<name>; nil when it cannot tell (logged).
-func placementOverrideSnapshots(ctx context.Context, c *session.Session, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
+func placementOverrideSnapshots(ctx context.Context, v view.Fleet, key hub.PlacementKey, p placementPreviewModel) map[string][]string {
 	fail := func(err error) map[string][]string {
 		tflog.Info(ctx, "placement preview without override snapshots", map[string]any{"placement": key.String(), "error": err.Error()})
 		return nil
 	}
-	resources, _, err := c.LatestSelectedResources(ctx, key)
+	resources, _, err := v.LatestSelectedResources(ctx, key)
 	if err != nil || resources == nil {
 		if err == nil {
 			err = fmt.Errorf("no resource snapshot yet")
@@ -377,7 +409,7 @@ func placementOverrideSnapshots(ctx context.Context, c *session.Session, key hub
 	}
 	var all []override.Override
 	for _, ns := range append([]string{""}, facts.ResourceNamespaces(resources)...) {
-		snaps, err := c.LatestOverrideSnapshots(ctx, ns)
+		snaps, err := v.LatestOverrideSnapshots(ctx, ns)
 		if err != nil {
 			return fail(err)
 		}
@@ -393,7 +425,7 @@ func placementOverrideSnapshots(ctx context.Context, c *session.Session, key hub
 	if err != nil {
 		return fail(err)
 	}
-	members, err := c.HubMemberClusters(ctx) // listed once per provider process
+	members, err := v.HubMemberClusters(ctx)
 	if err != nil {
 		return fail(err)
 	}

@@ -9,40 +9,120 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// placementPreview computes what the hub agent's scheduler will do with policy; existing names a
-// placement already on the hub whose current bindings and latest policy snapshot the scheduler
-// will start from (the zero key for a new one). Both scopes are scheduled by the same rules:
-// KubeFleet v0.18.9 runs one scheduler and one profile for ClusterResourcePlacements and
-// ResourcePlacements (pkg/scheduler/scheduler.go, pkg/scheduler/profile/profile.go).
-func placementPreview(ctx context.Context, clients *session.Session, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+// placementPreview computes, from the live hub, what the hub agent's scheduler will do with
+// policy; existing names a placement already on the hub whose current bindings and latest policy
+// snapshot (read with hc) the scheduler will start from (the zero key for a new one: hc unused).
+// Both scopes are scheduled by the same rules: KubeFleet v0.18.9 runs one scheduler and one
+// profile for ClusterResourcePlacements and ResourcePlacements (pkg/scheduler/scheduler.go,
+// pkg/scheduler/profile/profile.go).
+func placementPreview(ctx context.Context, hc *hub.Client, v view.Fleet, existing hub.PlacementKey, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
 	var sched *schedulingState
 	if existing.Name != "" {
-		hc, err := clients.HubAPI(ctx)
-		if err != nil {
-			return placementPreviewModel{}, nil, err
-		}
+		var err error
 		if sched, err = readSchedulingState(ctx, hc, existing); err != nil {
 			return placementPreviewModel{}, nil, err
 		}
 	}
-	return placementPreviewFrom(ctx, clients, sched, policy)
+	return placementPreviewFrom(ctx, v, sched, policy)
+}
+
+// placementPreviewSpec and resourcePlacementPreviewSpec are the placement preview of each scope:
+// the same computation, recomputed on the scope's configured attributes.
+var (
+	placementPreviewSpec = preview.Spec[placementPreviewInput]{
+		What: "the placement preview", AttrTypes: placementPreviewAttrTypes,
+		Follows: clusterPlacementScope.configAttributes(), Reads: placementPreviewReads, Compute: computePlacementPreview,
+	}
+	resourcePlacementPreviewSpec = preview.Spec[placementPreviewInput]{
+		What: "the placement preview", AttrTypes: placementPreviewAttrTypes,
+		Follows: namespacedPlacementScope.configAttributes(), Reads: placementPreviewReads, Compute: computePlacementPreview,
+	}
+)
+
+// placementPreviewReads: the hub's member clusters on the provider's clock (the scheduler), and
+// for an existing placement its latest resources and the hub's override snapshots (the override
+// snapshots of each pick).
+var placementPreviewReads = []facts.Input{facts.InputClock, facts.InputSettings, facts.InputHubMembers,
+	facts.InputSelectedResources, facts.InputOverrideSnapshots}
+
+// placementPreviewInput is what the placement preview is computed from besides the fleet: the
+// planned model and what ModifyPlan (or apply) read of the hub that the view does not hold.
+type placementPreviewInput struct {
+	*placementModel
+	namespaced bool
+	// existing is the placement on the hub the plan updates (zero for a new one); sched its
+	// scheduling state, or schedErr why it could not be read.
+	existing hub.PlacementKey
+	sched    *schedulingState
+	schedErr error
+	// overrides: list each pick's override snapshots (an existing placement's).
+	overrides bool
+	// selected is set by the preview: the clusters it picks, for the overrides of the placement
+	// planned after it (recordPlannedSelection).
+	selected []string
+}
+
+// computePlacementPreview is the placement preview over the fleet v.
+func computePlacementPreview(ctx context.Context, v view.Fleet, in *placementPreviewInput, d *diag.Diagnostics) (attr.Value, error) {
+	p, warnings, err := placementPreviewFrom(ctx, v, in.sched, in.Policy.toAPI())
+	if err == nil {
+		err = in.schedErr // after the reads: apply still says what of them moved
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		d.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
+	}
+	if in.namespaced {
+		warnNamespaceCollection(ctx, d, v, in.Namespace.ValueString())
+	}
+	in.selected = make([]string, 0, len(p.Selected))
+	for _, s := range p.Selected {
+		in.selected = append(in.selected, s.Cluster)
+	}
+	if in.overrides {
+		p.OverrideSnapshots = placementOverrideSnapshots(ctx, v, in.existing, p)
+	}
+	obj, ds := p.object(v.ListLimit())
+	d.Append(ds...)
+	return obj, nil
+}
+
+// knownOrFailed is s as apply compares its preview with the reviewed one (WarnMoved): a preview
+// that would stay unknown now is one it cannot compare, as one that fails.
+func knownOrFailed[M any](s preview.Spec[M]) preview.Spec[M] {
+	compute := s.Compute
+	s.Compute = func(ctx context.Context, v view.Fleet, m *M, diags *diag.Diagnostics) (attr.Value, error) {
+		obj, err := compute(ctx, v, m, diags)
+		if err == nil && obj != nil && obj.IsUnknown() {
+			return nil, errors.New("the preview would stay unknown")
+		}
+		return obj, err
+	}
+	return s
 }
 
 // schedulingState is what the hub's scheduler starts from for an existing placement: its bindings
-// and latest policy snapshot. The plan's refresh keeps it in private state (Read), so that
-// with `facts` the apply's re-plan previews an update from what the plan saw (shared/facts.go).
+// and latest policy snapshot. The view does not hold it: ModifyPlan reads it (the plan's refresh
+// keeps it in private state, Read, so that with `facts` the apply's re-plan previews an update
+// from what the plan saw) and passes it to the preview (placementPreviewInput).
 type schedulingState struct {
 	// Unsettled says why the hub agent had not finished scheduling the current spec ("" when it had).
 	Unsettled string `json:"unsettled,omitempty"`
@@ -93,13 +173,14 @@ func loadSchedulingState(ctx context.Context, p shared.PrivateGetter) *schedulin
 	return &s
 }
 
-// placementPreviewFrom is placementPreview from the scheduling state sched (nil for a new placement).
-func placementPreviewFrom(ctx context.Context, clients *session.Session, sched *schedulingState, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
-	members, err := clients.HubMemberClusters(ctx)
+// placementPreviewFrom is the scheduler's answer over the fleet v, from the scheduling state sched
+// (nil for a new placement).
+func placementPreviewFrom(ctx context.Context, v view.Fleet, sched *schedulingState, policy *placementv1.PlacementPolicy) (placementPreviewModel, []string, error) {
+	members, err := v.HubMemberClusters(ctx)
 	if err != nil {
 		return placementPreviewModel{}, nil, err
 	}
-	in := scheduling.Input{Policy: policy, Clusters: members, Now: clients.Now()}
+	in := scheduling.Input{Policy: policy, Clusters: members, Now: v.Now()}
 	if sched != nil {
 		if sched.HasSnapshot {
 			in.PolicyChanged = scheduling.NeedsNewSnapshot(sched.Policy, policy)

@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
 
@@ -120,7 +120,7 @@ func TestPlacementPreviewBounds(t *testing.T) {
 	}
 	p := boundsPreview(t, 1000, required)
 
-	o, d := p.object(shared.SummaryListLimit)
+	o, d := p.object(preview.SummaryListLimit)
 	summary := objectAttrs(t, o, d)
 	o, d = p.object(0)
 	full := objectAttrs(t, o, d)
@@ -161,18 +161,18 @@ func TestPlacementPreviewBounds(t *testing.T) {
 
 	selected := listElems(t, summary["selected"])
 	excluded := mapElems(t, summary["excluded"])
-	if len(selected) != shared.SummaryListLimit/2 || len(excluded) != shared.SummaryListLimit {
-		t.Fatalf("summary lists %d selected and %d excluded, want %d and %d", len(selected), len(excluded), shared.SummaryListLimit/2, shared.SummaryListLimit)
+	if len(selected) != preview.SummaryListLimit/2 || len(excluded) != preview.SummaryListLimit {
+		t.Fatalf("summary lists %d selected and %d excluded, want %d and %d", len(selected), len(excluded), preview.SummaryListLimit/2, preview.SummaryListLimit)
 	}
 	for i := range selected {
 		if !selected[i].Equal(fullSelected[i]) {
 			t.Errorf("summary pick %d is %s, want the full list's %s (top-ranked first)", i, selected[i], fullSelected[i])
 		}
 	}
-	if got, want := int64Attr(t, summary["selected_omitted"]), int64(100-shared.SummaryListLimit/2); got != want {
+	if got, want := int64Attr(t, summary["selected_omitted"]), int64(100-preview.SummaryListLimit/2); got != want {
 		t.Errorf("selected_omitted %d, want %d", got, want)
 	}
-	if got, want := int64Attr(t, summary["excluded_omitted"]), int64(len(fullExcluded)-shared.SummaryListLimit); got != want {
+	if got, want := int64Attr(t, summary["excluded_omitted"]), int64(len(fullExcluded)-preview.SummaryListLimit); got != want {
 		t.Errorf("excluded_omitted %d, want %d", got, want)
 	}
 	// Every reason class shows, and within a class the listed clusters are its first by name.
@@ -239,7 +239,7 @@ func TestPlacementPlanLines(t *testing.T) {
 			t.Fatal(set.at, d)
 		}
 	}
-	for _, limit := range []int{shared.SummaryListLimit, 0} {
+	for _, limit := range []int{preview.SummaryListLimit, 0} {
 		obj, d := p.object(limit)
 		if d.HasError() {
 			t.Fatal(d)

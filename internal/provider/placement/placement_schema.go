@@ -16,6 +16,7 @@ import (
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -180,7 +181,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 		Description: "What KubeFleet's scheduler will do with this policy, computed at plan from the hub's member clusters (and, " +
 			"for an existing placement, its current picks) by the same rules as the hub agent (v0.18.9). Filled when the " +
 			"placement is created or its configuration changes; unknown, with a warning, while an input is unknown. Counts are " +
-			"always exact; the per-cluster lists hold at most " + fmt.Sprint(shared.SummaryListLimit) + " clusters each unless the " +
+			"always exact; the per-cluster lists hold at most " + fmt.Sprint(preview.SummaryListLimit) + " clusters each unless the " +
 			"provider's `preview_detail` is `full`.",
 		Attributes: map[string]rschema.Attribute{
 			"fulfilled":      rschema.BoolAttribute{Computed: true, Description: "Whether the scheduler finds every cluster the policy asks for (its Scheduled condition)."},
@@ -201,7 +202,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 					"change":                rschema.StringAttribute{Computed: true, Description: "`kept` (the cluster already has this placement) or `added`."},
 				}},
 			},
-			"selected_omitted": rschema.Int64Attribute{Computed: true, Description: "How many picked clusters `selected` leaves out (the lowest-ranked): with the default detail it lists the top " + fmt.Sprint(shared.SummaryListLimit/2) + " (each pick takes six lines of plan)."},
+			"selected_omitted": rschema.Int64Attribute{Computed: true, Description: "How many picked clusters `selected` leaves out (the lowest-ranked): with the default detail it lists the top " + fmt.Sprint(preview.SummaryListLimit/2) + " (each pick takes six lines of plan)."},
 			"trimmed_count":    rschema.Int64Attribute{Computed: true, Description: "How many clusters lose the placement."},
 			"trimmed": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
@@ -219,7 +220,7 @@ func placementPreviewAttribute() rschema.SingleNestedAttribute {
 			"excluded": rschema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				Description: "Clusters not picked → the reason, worded as the scheduler words it. With the default detail, at most " +
-					fmt.Sprint(shared.SummaryListLimit) + ": one cluster of each reason class (the most common class first), then a second of each, " +
+					fmt.Sprint(preview.SummaryListLimit) + ": one cluster of each reason class (the most common class first), then a second of each, " +
 					"and so on, by name within a class.",
 			},
 			"excluded_omitted": rschema.Int64Attribute{Computed: true, Description: "How many clusters not picked `excluded` leaves out."},

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -76,6 +77,14 @@ func (s *placementScope) configAttributes() []string {
 		return append([]string{"namespace"}, placementConfigAttributes...)
 	}
 	return placementConfigAttributes
+}
+
+// previewSpec is the scope's placement preview.
+func (s *placementScope) previewSpec() preview.Spec[placementPreviewInput] {
+	if s.namespaced {
+		return resourcePlacementPreviewSpec
+	}
+	return placementPreviewSpec
 }
 
 // keyPaths are the attributes whose change replaces the placement.

@@ -22,8 +22,10 @@ import (
 
 	placementv1beta1 "go.goms.io/fleet/apis/placement/v1beta1"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -168,11 +170,12 @@ func (r *overrideResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.validate(&resp.Diagnostics, &m, nil)
+	validateOverride(&resp.Diagnostics, &m, nil, r.kind())
 }
 
-// validate checks the override alone (others nil) or against the other overrides on the hub.
-func (r *overrideResource) validate(diags *diag.Diagnostics, m *overrideModel, others []override.Override) {
+// validateOverride checks the override (of KubeFleet kind) alone (others nil) or against the
+// other overrides on the hub.
+func validateOverride(diags *diag.Diagnostics, m *overrideModel, others []override.Override, kind string) {
 	for i, rule := range m.Rules {
 		for j, p := range rule.JSONPatches {
 			at := path.Root("rules").AtListIndex(i).AtName("json_patches").AtListIndex(j).AtName("value")
@@ -199,7 +202,7 @@ func (r *overrideResource) validate(diags *diag.Diagnostics, m *overrideModel, o
 		case is.Where.Rule >= 0:
 			at = path.Root("rules").AtListIndex(is.Where.Rule)
 		}
-		summary := "KubeFleet refuses the " + r.kind()
+		summary := "KubeFleet refuses the " + kind
 		if len(at.Steps()) == 0 {
 			diags.AddError(summary, "KubeFleet v0.18.9's validating webhook: "+is.Message)
 			continue
@@ -210,7 +213,8 @@ func (r *overrideResource) validate(diags *diag.Diagnostics, m *overrideModel, o
 
 var overrideComputedPaths = []path.Path{path.Root("id"), path.Root("preview")}
 
-// overrideConfigAttributes are the configured attributes: the preview is recomputed when one changes.
+// overrideConfigAttributes are the configured attributes: the preview is recomputed when one changes
+// (a ClusterResourceOverride has no namespace: all but the first).
 var overrideConfigAttributes = []string{"namespace", "name", "placement", "resource_selectors", "rules"}
 
 // ModifyPlan validates against the hub (the other overrides, the placement) and computes the
@@ -224,11 +228,7 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	attrs := overrideConfigAttributes
-	if !r.namespaced {
-		attrs = attrs[1:]
-	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, attrs...)
+	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, r.previewSpec().Follows...)
 	if err != nil {
 		resp.Diagnostics.AddError("Planning the override", err.Error())
 		return
@@ -239,25 +239,25 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !changed || r.Clients == nil {
 		return
 	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+	// The hub's configuration unknown leaves the preview unknown, after the reasons the preview
+	// protocol gives first (facts or an attribute unknown).
+	var f types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, preview.FactsPath, &f)...)
+	if len(unknown) == 0 && !f.IsUnknown() {
+		if _, err := r.Clients.HubAPI(ctx); err != nil {
+			if session.IsConfigUnknown(err) {
+				shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, preview.Path, overridePreviewAttrTypes, err.Error())
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+			return
+		}
 	}
-	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), overridePreviewAttrTypes, preview.FactsUnknown)
-		return
-	}
-	preview, why, d := shared.Rebind(r, pinned).planPreview(ctx, &m, unknown, !req.State.Raw.IsNull())
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if why != "" {
-		preview = types.ObjectUnknown(overridePreviewAttrTypes)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), why)
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+	r.previewSpec().Plan(ctx, r.Clients, req, resp, r.previewInput(&m, !req.State.Raw.IsNull()), unknown)
 }
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *overrideResource) PreviewInputs() []facts.Input { return r.previewSpec().Inputs() }
 
 func (r *overrideResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !r.namespaced {
@@ -321,12 +321,12 @@ func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, config tf
 	if !ok {
 		return
 	}
-	others, err := r.otherOverrides(ctx, &m)
+	others, err := otherOverrides(ctx, r.Clients.View(), &m)
 	if err != nil {
 		diags.AddError("Reading the hub's overrides", err.Error())
 		return
 	}
-	r.validate(diags, &m, others)
+	validateOverride(diags, &m, others, r.kind())
 	if !diags.HasError() {
 		r.warnMoved(ctx, config, &m, replace, diags) // before the write: the override's own new snapshot is not a move
 	}
@@ -356,10 +356,12 @@ func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, config tf
 		// Unknown at plan (its placement was planned with it): computed now that the placement is on
 		// the hub, from the clusters the hub agent scheduled it on; null while it has none.
 		m.Preview = types.ObjectNull(overridePreviewAttrTypes)
-		if p, why, d := r.planPreview(ctx, &m, nil, replace); !d.HasError() && why == "" {
-			m.Preview = p
+		var d diag.Diagnostics
+		p, err := r.previewSpec().Compute(ctx, r.Clients.View(), r.previewInput(&m, replace), &d)
+		if obj, ok := p.(types.Object); ok && err == nil && !d.HasError() && !obj.IsUnknown() {
+			m.Preview = obj
 		} else {
-			tflog.Info(ctx, "override preview left null after apply", map[string]any{"why": why})
+			tflog.Info(ctx, "override preview left null after apply", map[string]any{"error": err, "diagnostics": d})
 		}
 	}
 	diags.Append(r.set(ctx, st, &m)...)
@@ -446,8 +448,11 @@ type overridePatchModel struct {
 // ---- helpers ----
 
 // kind names the resource's KubeFleet kind.
-func (r *overrideResource) kind() string {
-	if r.namespaced {
+func (r *overrideResource) kind() string { return overrideKind(r.namespaced) }
+
+// overrideKind names the KubeFleet kind of an override of either scope.
+func overrideKind(namespaced bool) string {
+	if namespaced {
 		return hub.OverrideKind("x")
 	}
 	return hub.OverrideKind("")

@@ -260,128 +260,114 @@ func (r *placementResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !creating && !replacing {
 		existing = sc.key(&state)
 	}
-	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var saved *schedulingState
-	if facts != nil && existing.Name != "" {
-		saved = loadSchedulingState(ctx, req.Private) // as the plan's refresh read it
-	}
-	preview, why, diags := shared.Rebind(r, pinned).planPreview(ctx, &plan, existing, saved, unknown)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if why == "" && factsUnknown {
-		why = preview.FactsUnknown
-	}
-	if why != "" {
-		preview = types.ObjectUnknown(placementPreviewAttrTypes)
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), why)
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
-}
-
-// planPreview runs the checks that need the hub and computes the preview of a new placement
-// (existing "") or of an update of an existing one, from its scheduling state as saved (when
-// given) or as the hub has it now; why says why it stays unknown until apply.
-func (r *placementResource) planPreview(ctx context.Context, plan *placementModel, existing hub.PlacementKey, saved *schedulingState, unknown []path.Path) (preview types.Object, why string, diags diag.Diagnostics) {
-	hc, err := r.Clients.HubAPI(ctx)
-	if err != nil {
-		if session.IsConfigUnknown(err) {
-			return preview, err.Error(), nil
-		}
-		shared.AddBackendError(&diags, "Reaching the fleet hub", err)
-		return preview, "", diags
-	}
-	keyKnown := true
-	for _, p := range r.sc().keyPaths() {
-		keyKnown = keyKnown && !shared.PathsContain(unknown, p)
-	}
-	if existing.Name == "" && keyKnown {
-		r.checkNotOnHub(ctx, &diags, hc, r.sc().key(plan))
-	}
-	if r.sc().namespaced {
-		checkSelectedKinds(&diags, hc, plan.ResourceSelectors, unknown, true)
-	} else {
-		r.checkSelectionScope(ctx, &diags, hc, plan.ResourceSelectors, unknown)
-		checkSelectedKinds(&diags, hc, plan.ResourceSelectors, unknown, false)
-	}
-	if diags.HasError() {
-		return preview, "", diags
-	}
 	var policyUnknown []path.Path
 	for _, p := range unknown {
 		if shared.PathsRelated(p, path.Root("policy")) {
 			policyUnknown = append(policyUnknown, p)
 		}
 	}
-	if len(policyUnknown) > 0 {
-		return preview, shared.UnknownInputs(policyUnknown), diags
+	in, why := r.previewInput(ctx, req, &plan, existing, unknown, policyUnknown, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	sched := saved
-	if existing.Name != "" && sched == nil {
-		var err error
-		if sched, err = readSchedulingState(ctx, hc, existing); err != nil {
-			shared.AddBackendError(&diags, "Computing the placement preview", err)
-			return preview, "", diags
+	if why != "" {
+		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, preview.Path, placementPreviewAttrTypes, why)
+		return
+	}
+	sc.previewSpec().Plan(ctx, r.Clients, req, resp, in, policyUnknown)
+	if in.selected == nil && len(policyUnknown) == 0 && !resp.Diagnostics.HasError() {
+		// The preview waits for `facts`; the overrides and budgets of the placement planned after
+		// it in this configuration take its selection from the live fleet meanwhile.
+		var f types.String
+		if req.Config.GetAttribute(ctx, preview.FactsPath, &f); f.IsUnknown() {
+			var ignored diag.Diagnostics
+			live := *in
+			live.overrides = false
+			if _, err := computePlacementPreview(ctx, r.Clients.View(), &live, &ignored); err == nil {
+				in.selected = live.selected
+			}
 		}
-		sched.Unsettled = r.unsettled(ctx, hc, existing)
+	}
+	if in.selected != nil {
+		recordPlannedSelection(r.Clients, sc.key(&plan), in.selected) // for overrides of the placement (override_preview.go)
+	}
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *placementResource) PreviewInputs() []facts.Input { return r.sc().previewSpec().Inputs() }
+
+// previewInput runs the checks that need the hub and reads what the preview of a new placement
+// (existing zero) or of an update of an existing one starts from besides the fleet: the
+// placement's scheduling state, as the plan's refresh saved it (with `facts`) or as the hub has
+// it now. why says why the preview stays unknown until apply (the hub's configuration is unknown,
+// or the hub agent is still scheduling the placement); while the policy is unknown
+// (policyUnknown), the preview protocol says so.
+func (r *placementResource) previewInput(ctx context.Context, req resource.ModifyPlanRequest, plan *placementModel, existing hub.PlacementKey,
+	unknown, policyUnknown []path.Path, diags *diag.Diagnostics) (in *placementPreviewInput, why string) {
+	hc, err := r.Clients.HubAPI(ctx)
+	if err != nil {
+		if session.IsConfigUnknown(err) {
+			return nil, err.Error()
+		}
+		shared.AddBackendError(diags, "Reaching the fleet hub", err)
+		return nil, ""
+	}
+	keyKnown := true
+	for _, p := range r.sc().keyPaths() {
+		keyKnown = keyKnown && !shared.PathsContain(unknown, p)
+	}
+	if existing.Name == "" && keyKnown {
+		r.checkNotOnHub(ctx, diags, hc, r.sc().key(plan))
+	}
+	if r.sc().namespaced {
+		checkSelectedKinds(diags, hc, plan.ResourceSelectors, unknown, true)
+	} else {
+		r.checkSelectionScope(ctx, diags, hc, plan.ResourceSelectors, unknown)
+		checkSelectedKinds(diags, hc, plan.ResourceSelectors, unknown, false)
+	}
+	if diags.HasError() {
+		return nil, ""
+	}
+	in = &placementPreviewInput{placementModel: plan, namespaced: r.sc().namespaced, existing: existing, overrides: existing.Name != ""}
+	if existing.Name == "" || len(policyUnknown) > 0 {
+		return in, ""
+	}
+	var f types.String
+	diags.Append(req.Config.GetAttribute(ctx, preview.FactsPath, &f)...)
+	if !f.IsNull() && !f.IsUnknown() && f.ValueString() != "" {
+		in.sched = loadSchedulingState(ctx, req.Private) // as the plan's refresh read it
+	}
+	if in.sched == nil {
+		if in.sched, err = readSchedulingState(ctx, hc, existing); err != nil {
+			shared.AddBackendError(diags, "Computing the placement preview", err)
+			return nil, ""
+		}
+		in.sched.Unsettled = r.unsettled(ctx, hc, existing)
 	}
 	// While the hub agent reschedules, a preview now would not be what the apply, seconds
 	// later, plans again.
-	if sched != nil && sched.Unsettled != "" {
-		return preview, sched.Unsettled, diags
-	}
-	p, warnings, err := placementPreviewFrom(ctx, r.Clients, sched, plan.Policy.toAPI())
-	if err != nil {
-		if session.IsConfigUnknown(err) {
-			return preview, err.Error(), diags
-		}
-		shared.AddBackendError(&diags, "Computing the placement preview", err)
-		return preview, "", diags
-	}
-	for _, w := range warnings {
-		diags.AddAttributeWarning(path.Root("policy"), "Placement will not schedule", w)
-	}
-	if r.sc().namespaced {
-		warnNamespaceCollection(ctx, &diags, r.Clients, plan.Namespace.ValueString())
-	}
-	recordPlannedSelection(r.Clients, r.sc().key(plan), p) // for overrides of the placement (override_preview.go)
-	if existing.Name != "" {
-		p.OverrideSnapshots = placementOverrideSnapshots(ctx, r.Clients, existing, p)
-	}
-	preview, d := p.object(r.Clients.ListLimit())
-	diags.Append(d...)
-	return preview, "", diags
+	return in, in.sched.Unsettled
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *placementResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *placementModel, existing hub.PlacementKey, d *diag.Diagnostics) {
-	// Override snapshots are compared only when the plan's facts had them (override_placements):
-	// otherwise the reviewed preview left them null and a live value would be no move.
+// would differ now (preview.Spec.WarnMoved), the scheduler starting from the placement as the hub
+// has it now.
+func (r *placementResource) warnMoved(ctx context.Context, hc *hub.Client, config tfsdk.Config, plan *placementModel, existing hub.PlacementKey, d *diag.Diagnostics) {
 	var ignored diag.Diagnostics
-	pinned, _, _ := shared.Pinned(ctx, r.Clients, config, &ignored)
-	withOverrides := existing.Name != "" && pinned != nil && pinned.Pinned()
-	if withOverrides {
+	pinned, planned, _ := preview.View(ctx, r.Clients, config, &ignored)
+	if planned == nil {
+		return // no facts: nothing to compare
+	}
+	in := &placementPreviewInput{placementModel: plan, namespaced: r.sc().namespaced, existing: existing}
+	if existing.Name != "" {
+		// Override snapshots are compared only when the plan's facts had them (override_placements):
+		// otherwise the reviewed preview left them null and a live value would be no move.
 		_, _, err := pinned.LatestSelectedResources(ctx, existing)
 		var notRead *facts.NotReadError
-		withOverrides = !errors.As(err, &notRead)
+		in.overrides = !errors.As(err, &notRead)
+		in.sched, in.schedErr = readSchedulingState(ctx, hc, existing)
 	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesHub, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		p, _, err := placementPreview(ctx, c, existing, plan.Policy.toAPI())
-		if err != nil {
-			return nil, err
-		}
-		if withOverrides {
-			p.OverrideSnapshots = placementOverrideSnapshots(ctx, c, existing, p)
-		}
-		obj, ds := p.object(c.ListLimit())
-		diags.Append(ds...)
-		return obj, nil
-	})
+	r.sc().previewSpec().WarnMoved(ctx, r.Clients, config, in, plan.Preview, d)
 }
 
 // unsettled says why the hub agent has not finished scheduling the placement's current spec, or
@@ -528,7 +514,7 @@ func (r *placementResource) Create(ctx context.Context, req resource.CreateReque
 		tflog.Info(ctx, "placement created", map[string]any{"placement": name})
 		if plan.Preview.IsUnknown() {
 			// Unknown at plan (an input was): computed now, before the hub acts on the placement.
-			resp.Diagnostics.Append(r.fillPreview(ctx, plan, hub.PlacementKey{})...)
+			resp.Diagnostics.Append(r.fillPreview(ctx, hc, plan, hub.PlacementKey{})...)
 		}
 		r.finish(ctx, hc, req.Config, plan, created, hub.PlacementKey{}, &resp.State, &resp.Diagnostics)
 	})
@@ -573,7 +559,7 @@ func (r *placementResource) Update(ctx context.Context, req resource.UpdateReque
 		sc := r.sc()
 		name := sc.id(plan)
 		if plan.Preview.IsUnknown() {
-			resp.Diagnostics.Append(r.fillPreview(ctx, plan, sc.key(plan))...)
+			resp.Diagnostics.Append(r.fillPreview(ctx, hc, plan, sc.key(plan))...)
 		}
 		// Only the fields the provider manages are written; the hub client retries conflicts with the
 		// hub agent, which writes the placement too.
@@ -617,7 +603,7 @@ func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource
 func (r *placementResource) finish(ctx context.Context, hc *hub.Client, config tfsdk.Config, plan *placementModel, got *hub.Placement, existing hub.PlacementKey, st *tfsdk.State, diags *diag.Diagnostics) {
 	plan.ID = types.StringValue(r.sc().id(plan))
 	r.saveWithStatus(ctx, hc, plan, got, st, diags)
-	r.warnMoved(ctx, config, plan, existing, diags)
+	r.warnMoved(ctx, hc, config, plan, existing, diags)
 	if diags.HasError() || !plan.WaitForRollout.ValueBool() {
 		return
 	}
@@ -698,9 +684,10 @@ var (
 
 // ---- helpers ----
 
-func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, existing hub.PlacementKey) diag.Diagnostics {
+// fillPreview computes at apply, from the live fleet, a preview the plan left unknown.
+func (r *placementResource) fillPreview(ctx context.Context, hc *hub.Client, m *placementModel, existing hub.PlacementKey) diag.Diagnostics {
 	var diags diag.Diagnostics
-	preview, warnings, err := placementPreview(ctx, r.Clients, existing, m.Policy.toAPI())
+	p, warnings, err := placementPreview(ctx, hc, r.Clients.View(), existing, m.Policy.toAPI())
 	if err != nil {
 		diags.AddWarning("Placement preview", fmt.Sprintf("The preview could not be computed: %v", err))
 		m.Preview = types.ObjectNull(placementPreviewAttrTypes)
@@ -709,7 +696,7 @@ func (r *placementResource) fillPreview(ctx context.Context, m *placementModel, 
 	for _, w := range warnings {
 		diags.AddWarning("Placement will not schedule", w)
 	}
-	obj, d := preview.object(r.Clients.ListLimit())
+	obj, d := p.object(r.Clients.ListLimit())
 	diags.Append(d...)
 	m.Preview = obj
 	return diags

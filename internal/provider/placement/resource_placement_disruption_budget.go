@@ -24,9 +24,10 @@ import (
 	fleetvalidator "go.goms.io/fleet/pkg/utils/validator"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -126,6 +127,36 @@ func (budgetExactlyOne) ValidateResource(ctx context.Context, req resource.Valid
 	}
 }
 
+// budgetConfigAttributes are the configured attributes: the preview is recomputed when one changes.
+var budgetConfigAttributes = []string{"placement", "max_unavailable", "min_available"}
+
+// disruptionBudgetPreviewSpec is the budget's preview: the eviction controller's verdict on the
+// placement's bindings.
+var disruptionBudgetPreviewSpec = preview.Spec[budgetModel]{
+	What:      "the disruption budget preview",
+	AttrTypes: budgetPreviewAttrTypes,
+	Follows:   budgetConfigAttributes,
+	Reads:     []facts.Input{facts.InputPlacements, facts.InputSettings},
+	Compute: func(ctx context.Context, v view.Fleet, m *budgetModel, d *diag.Diagnostics) (attr.Value, error) {
+		name := m.Placement.ValueString()
+		p, err := v.HubPlacement(ctx, hub.ClusterPlacement(name))
+		if hub.IsNotFound(err) { // ModifyPlan found it on the hub: it is not in the plan's facts
+			d.AddAttributeWarning(preview.Path, "Preview after apply",
+				fmt.Sprintf("ClusterResourcePlacement %q was created after data.fleet_facts read the hub: the budget's preview is computed once it is applied.", name))
+			return types.ObjectUnknown(budgetPreviewAttrTypes), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading ClusterResourcePlacement %q: %w", name, err)
+		}
+		return budgetPreview(ctx, v, p, *m, d), nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *disruptionBudgetResource) PreviewInputs() []facts.Input {
+	return disruptionBudgetPreviewSpec.Inputs()
+}
+
 // ModifyPlan computes the preview when the budget is new or changes, from the placement and
 // its bindings on the hub, and refuses what KubeFleet's webhook would (a PickAll placement with
 // max_unavailable or a percentage) and a placement that neither exists nor is planned here.
@@ -133,27 +164,24 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
-	plan, _, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *budgetModel) { plan.Preview = state.Preview }, "placement", "max_unavailable", "min_available")
+	plan, _, ok := shared.PlanChanged(ctx, req, resp, func(plan, state *budgetModel) { plan.Preview = state.Preview }, budgetConfigAttributes...)
 	if !ok {
 		return
 	}
 	plan.Preview = types.ObjectUnknown(budgetPreviewAttrTypes)
 	if plan.Placement.IsUnknown() || plan.MaxUnavailable.IsUnknown() || plan.MinAvailable.IsUnknown() {
-		shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), "the placement or the budget is not known until apply")
+		shared.AddPreviewUnknownWarning(&resp.Diagnostics, preview.Path, "the placement or the budget is not known until apply")
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
 	plan.ID = plan.Placement
-	pinned, facts, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	name := plan.Placement.ValueString()
 	p, err := h.Placement(ctx, name)
+	onHub := err == nil
 	switch {
 	case hub.IsNotFound(err):
 		if _, planned := preview.PlannedPlacement(r.Clients, name); !planned {
@@ -161,7 +189,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 				fmt.Sprintf("placement: the hub has no ClusterResourcePlacement %q, and none of that name is planned in this configuration: a budget for it would guard nothing.", name))
 			return
 		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("preview"), "Preview after apply",
+		resp.Diagnostics.AddAttributeWarning(preview.Path, "Preview after apply",
 			fmt.Sprintf("ClusterResourcePlacement %q is created by this apply: the budget's preview is computed once it exists.", name))
 	case err != nil:
 		shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
@@ -177,28 +205,13 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 				return
 			}
 		}
-		switch {
-		case factsUnknown:
-			shared.AddPreviewUnknownWarning(&resp.Diagnostics, path.Root("preview"), preview.FactsUnknown)
-		case facts != nil:
-			// The preview is of the placement and bindings the plan's facts hold: the apply's
-			// re-plan computes the same (DESIGN.md, "The plan/apply contract").
-			pp, err := pinned.HubPlacement(ctx, hub.ClusterPlacement(name))
-			if hub.IsNotFound(err) {
-				resp.Diagnostics.AddAttributeWarning(path.Root("preview"), "Preview after apply",
-					fmt.Sprintf("ClusterResourcePlacement %q was created after data.fleet_facts read the hub: the budget's preview is computed once it is applied.", name))
-				break
-			}
-			if err != nil {
-				shared.AddBackendError(&resp.Diagnostics, "Reading the placement from facts", err)
-				return
-			}
-			plan.Preview = shared.Rebind(r, pinned).preview(ctx, pp, *plan, &resp.Diagnostics)
-		default:
-			plan.Preview = r.preview(ctx, p, *plan, &resp.Diagnostics)
-		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	if onHub {
+		// Of the placement and bindings the plan's facts hold, when it has them: the apply's
+		// re-plan computes the same (DESIGN.md, "The plan/apply contract").
+		disruptionBudgetPreviewSpec.Plan(ctx, r.Clients, req, resp, plan, nil)
+	}
 }
 
 // checkBudgetFor runs KubeFleet's own webhook check of a budget against its placement
@@ -224,16 +237,16 @@ func checkBudgetFor(p *hub.Placement, m budgetModel, diags *diag.Diagnostics) {
 	}
 }
 
-// preview is the eviction controller's verdict on the placement's bindings now, read through
-// r.Clients: from the facts in a pinned view.
-func (r *disruptionBudgetResource) preview(ctx context.Context, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
-	bindings, err := r.Clients.HubPlacementBindings(ctx, hub.ClusterPlacement(p.Name))
+// budgetPreview is the eviction controller's verdict on placement p's bindings as the fleet v has
+// them (live, or the plan's facts).
+func budgetPreview(ctx context.Context, v view.Fleet, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
+	bindings, err := v.HubPlacementBindings(ctx, hub.ClusterPlacement(p.Name))
 	if err != nil {
 		shared.AddBackendError(diags, "Reading the placement's bindings", err)
 		return types.ObjectNull(budgetPreviewAttrTypes)
 	}
 	spec := m.spec()
-	v := placementbudget.Evaluate(p.Spec.Policy, bindings, placementbudget.Spec{MaxUnavailable: spec.MaxUnavailable, MinAvailable: spec.MinAvailable})
+	verdict := placementbudget.Evaluate(p.Spec.Policy, bindings, placementbudget.Spec{MaxUnavailable: spec.MaxUnavailable, MinAvailable: spec.MinAvailable})
 	var unavailable []string
 	for i := range bindings {
 		if !fleetcondition.IsConditionStatusTrue(bindings[i].GetCondition("Available"), bindings[i].Generation) {
@@ -241,10 +254,10 @@ func (r *disruptionBudgetResource) preview(ctx context.Context, p *hub.Placement
 		}
 	}
 	sort.Strings(unavailable)
-	listed, omitted := preview.CapList(unavailable, r.Clients.ListLimit())
+	listed, omitted := preview.CapList(unavailable, v.ListLimit())
 	desired := types.Int64Null()
-	if v.Desired > 0 || (p.Spec.Policy != nil && p.Spec.Policy.PlacementType == "PickN") {
-		desired = types.Int64Value(int64(v.Desired))
+	if verdict.Desired > 0 || (p.Spec.Policy != nil && p.Spec.Policy.PlacementType == "PickN") {
+		desired = types.Int64Value(int64(verdict.Desired))
 	}
 	var names types.List
 	if len(listed) == 0 {
@@ -253,12 +266,12 @@ func (r *disruptionBudgetResource) preview(ctx context.Context, p *hub.Placement
 		names, _ = types.ListValueFrom(ctx, types.StringType, listed)
 	}
 	obj, d := types.ObjectValue(budgetPreviewAttrTypes, map[string]attr.Value{
-		"disruptions_allowed": types.Int64Value(int64(v.Allowed)), "eviction_allowed": types.BoolValue(v.Allowed > 0 && !v.PickFixed && v.Misconfigured == ""),
-		"available_count": types.Int64Value(int64(v.Available)), "placed_count": types.Int64Value(int64(v.Total)), "desired_count": desired,
-		"unavailable_clusters": names, "unavailable_omitted": types.Int64Value(omitted), "message": types.StringValue(v.Message()),
+		"disruptions_allowed": types.Int64Value(int64(verdict.Allowed)), "eviction_allowed": types.BoolValue(verdict.Allowed > 0 && !verdict.PickFixed && verdict.Misconfigured == ""),
+		"available_count": types.Int64Value(int64(verdict.Available)), "placed_count": types.Int64Value(int64(verdict.Total)), "desired_count": desired,
+		"unavailable_clusters": names, "unavailable_omitted": types.Int64Value(omitted), "message": types.StringValue(verdict.Message()),
 	})
 	diags.Append(d...)
-	tflog.Debug(ctx, "disruption budget preview", map[string]any{"placement": p.Name, "allowed": v.Allowed, "available": v.Available, "total": v.Total})
+	tflog.Debug(ctx, "disruption budget preview", map[string]any{"placement": p.Name, "allowed": verdict.Allowed, "available": verdict.Available, "total": verdict.Total})
 	return obj
 }
 
@@ -292,15 +305,9 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 }
 
 // warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
+// would differ now (preview.Spec.WarnMoved).
 func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *budgetModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesPlacements, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		p, err := c.HubPlacement(ctx, hub.ClusterPlacement(plan.Placement.ValueString()))
-		if err != nil {
-			return nil, err
-		}
-		return shared.Rebind(r, c).preview(ctx, p, *plan, diags), nil
-	})
+	knownOrFailed(disruptionBudgetPreviewSpec).WarnMoved(ctx, r.Clients, config, plan, plan.Preview, d)
 }
 
 // Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
@@ -315,7 +322,7 @@ func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRe
 		state.MaxUnavailable, state.MinAvailable = intOrStringValue(b.Spec.MaxUnavailable), intOrStringValue(b.Spec.MinAvailable)
 		state.Preview = types.ObjectNull(budgetPreviewAttrTypes)
 		if p, err := h.Placement(ctx, name); err == nil {
-			state.Preview = r.preview(ctx, p, *state, &resp.Diagnostics)
+			state.Preview = budgetPreview(ctx, r.Clients.View(), p, *state, &resp.Diagnostics)
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	})
@@ -348,7 +355,7 @@ func (r *disruptionBudgetResource) previewAtApply(ctx context.Context, h *hub.Cl
 	}
 	m.Preview = types.ObjectNull(budgetPreviewAttrTypes)
 	if p, err := h.Placement(ctx, m.Placement.ValueString()); err == nil {
-		m.Preview = r.preview(ctx, p, *m, diags)
+		m.Preview = budgetPreview(ctx, r.Clients.View(), p, *m, diags)
 	}
 }
 

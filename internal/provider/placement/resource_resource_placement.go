@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -148,8 +148,8 @@ const namespaceCollectionCondition = "NamespaceCollectionSucceeded"
 // namespace (pkg/scheduler/framework/plugins/namespaceaffinity/filtering.go), which the preview
 // does not model. Members without the condition are not filtered (the plugin skips them), so
 // on fleets without namespace collection the preview is exact.
-func warnNamespaceCollection(ctx context.Context, diags *diag.Diagnostics, clients *session.Session, namespace string) {
-	members, err := clients.HubMemberClusters(ctx)
+func warnNamespaceCollection(ctx context.Context, diags *diag.Diagnostics, v view.Fleet, namespace string) {
+	members, err := v.HubMemberClusters(ctx)
 	if err != nil {
 		return // the preview has reported it
 	}

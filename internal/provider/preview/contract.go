@@ -78,12 +78,15 @@ const (
 		"It is said once per plan, for the first such resource."
 )
 
-// noteSavedPlan says once per provider process (not per resource) that a preview computed from
-// the live fleet breaks a saved plan when the fleet moves, unless saved_plan_warning is false.
-func noteSavedPlan(s *session.Session, d *diag.Diagnostics) {
-	if !s.QuietSavedPlans() && !d.HasError() && s.FirstNote("saved-plan") {
+// PlanView is View as a preview's plan takes it: without `facts` the preview comes from the live
+// fleet, so the plan says once (per provider process, not per resource) that a saved plan of it
+// breaks when the fleet moves, unless the provider's saved_plan_warning is false.
+func PlanView(ctx context.Context, s *session.Session, config tfsdk.Config, d *diag.Diagnostics) (view.Fleet, *facts.Snapshot, bool) {
+	v, pinned, unknown := View(ctx, s, config, d)
+	if pinned == nil && !unknown && !s.QuietSavedPlans() && !d.HasError() && s.FirstNote("saved-plan") {
 		d.AddWarning(SavedPlanNoteSummary, SavedPlanNote)
 	}
+	return v, pinned, unknown
 }
 
 // FactsUnknown is why a preview stays unknown when `facts` is.

@@ -77,7 +77,7 @@ func (s Spec[M]) Plan(ctx context.Context, sess *session.Session, req resource.M
 		s.unknown(ctx, resp, shared.UnknownInputs(inputs))
 		return
 	}
-	v, pinned, factsUnknown := View(ctx, sess, req.Config, &resp.Diagnostics)
+	v, _, factsUnknown := PlanView(ctx, sess, req.Config, &resp.Diagnostics)
 	if factsUnknown {
 		s.unknown(ctx, resp, FactsUnknown)
 		return
@@ -104,9 +104,6 @@ func (s Spec[M]) Plan(ctx context.Context, sess *session.Session, req resource.M
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, Path, obj)...)
-	if pinned == nil {
-		noteSavedPlan(sess, &resp.Diagnostics)
-	}
 }
 
 func (s Spec[M]) unknown(ctx context.Context, resp *resource.ModifyPlanResponse, why string) {

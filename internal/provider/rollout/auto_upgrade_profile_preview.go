@@ -14,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
@@ -24,17 +26,46 @@ import (
 // fleet_auto_upgrade_profile's preview: the channel resolved over the AKS version lists of the
 // members' regions (engine/channel), and what a run of its target would do with each member.
 
-// preview resolves the channel over the AKS version lists of the members' regions (and the node
-// images the members run) and says what a run of the target would do with each member.
-func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
-	fleet, ok := shared.ResolveFleet(r.Clients, m.FleetID, d)
-	if !ok {
+// autoUpgradeProfilePreviewSpec is the profile's preview: what the channel resolves to and what
+// a run of that target would do with each member.
+var autoUpgradeProfilePreviewSpec = preview.Spec[autoUpgradeProfileModel]{
+	What:      "the auto-upgrade profile preview",
+	AttrTypes: aupPreviewAttrTypes,
+	Follows:   aupPreviewInputs,
+	Reads: []facts.Input{facts.InputSettings, facts.InputFleetMembers, facts.InputWindows, facts.InputStrategies,
+		facts.InputRegions},
+	Compute: func(ctx context.Context, v view.Fleet, m *autoUpgradeProfileModel, d *diag.Diagnostics) (attr.Value, error) {
+		obj, err := aupPreview(ctx, v, *m, d)
+		if err != nil {
+			return nil, err
+		}
+		return obj, nil
+	},
+}
+
+// aupLivePreview is the profile's preview over the live fleet (a profile read or applied without
+// one planned), its failure an error.
+func aupLivePreview(ctx context.Context, c *session.Session, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
+	obj, err := aupPreview(ctx, c.View(), m, d)
+	if err != nil {
+		shared.AddBackendError(d, "Computing "+autoUpgradeProfilePreviewSpec.What, err)
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}
-	inv, err := r.Clients.Members(ctx, fleet)
+	return obj
+}
+
+// aupPreview resolves the channel over the AKS version lists of the members' regions (and the
+// node images the members run) and says what a run of the target would do with each member. A
+// problem of the configuration is an error in d (and a null preview); a failed read is returned.
+func aupPreview(ctx context.Context, v view.Fleet, m autoUpgradeProfileModel, d *diag.Diagnostics) (types.Object, error) {
+	null := types.ObjectNull(aupPreviewAttrTypes)
+	fleet, ok := previewFleet(m.FleetID, d)
+	if !ok {
+		return null, nil
+	}
+	inv, err := view.Members(ctx, v, fleet)
 	if err != nil {
-		shared.AddBackendError(d, "Reading the fleet's members", err)
-		return types.ObjectNull(aupPreviewAttrTypes)
+		return null, fmt.Errorf("reading the fleet's members: %w", err)
 	}
 	var members []rollout.Member
 	var unreadable preview.UnreadableMembers
@@ -49,30 +80,24 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 	if len(unreadable.Names) > 0 {
 		d.AddAttributeWarning(path.Root("preview"), "Members left out of the preview", unreadable.Message(": they are left out of the preview"))
 	}
-	members, unselected, ok := r.selectedByStrategy(ctx, m, members, d)
-	if !ok {
-		return types.ObjectNull(aupPreviewAttrTypes)
+	members, unselected, ok, err := selectedByStrategy(ctx, v, m, members, d)
+	if !ok || err != nil {
+		return null, err
 	}
 	regions := map[string]channel.VersionTable{}
 	if len(members) > 0 {
-		ac, err := r.Clients.Regions()
-		if err != nil {
-			shared.AddBackendError(d, "AKS client", err)
-			return types.ObjectNull(aupPreviewAttrTypes)
-		}
 		for _, rm := range members {
 			if _, ok := regions[rm.Location]; ok {
 				continue
 			}
-			values, err := ac.ListKubernetesVersions(ctx, rm.Location)
+			values, err := v.KubernetesVersions(ctx, rm.Location)
 			if err != nil {
-				d.AddError("Listing Kubernetes versions", fmt.Sprintf("Location %s (of member %s): %v", rm.Location, rm.Name, err))
-				return types.ObjectNull(aupPreviewAttrTypes)
+				return null, fmt.Errorf("listing the Kubernetes versions of location %s (of member %s): %w", rm.Location, rm.Name, err)
 			}
 			tab, err := channel.TableFromAKS(values)
 			if err != nil {
 				d.AddError("Reading Kubernetes versions", fmt.Sprintf("Location %s: %v", rm.Location, err))
-				return types.ObjectNull(aupPreviewAttrTypes)
+				return null, nil
 			}
 			regions[rm.Location] = tab
 		}
@@ -81,7 +106,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		for l := range regions {
 			locs = append(locs, l)
 		}
-		images := view.RegionNodeImages(ctx, ac, locs)
+		images := view.RegionNodeImages(ctx, v, locs)
 		if w := images.Warning(); w != "" {
 			d.AddAttributeWarning(path.Root("preview"), "Node images from the members' pools only", w)
 		}
@@ -103,7 +128,7 @@ func (r *autoUpgradeProfileResource) preview(ctx context.Context, m autoUpgradeP
 		}
 		aupAssumeOlderImages(m, members, regions, images.Images, d)
 	}
-	return aupBuildPreview(m, members, unselected, regions, r.Clients.ListLimit(), d)
+	return aupBuildPreview(m, members, unselected, regions, v.ListLimit(), d), nil
 }
 
 // aupAssumeOlderImages takes each region to offer the older images other regions list or members run, as
@@ -154,21 +179,21 @@ const aupUnselected channel.Action = "unselected"
 // groups are also used to order the application of updates to member
 // clusters", and a run updates only the members its stages' groups select
 // (a member in no group is not updated). Without a strategy every member is
-// updated one by one.
-func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m autoUpgradeProfileModel, members []rollout.Member, d *diag.Diagnostics) (selected, unselected []rollout.Member, ok bool) {
+// updated one by one. False when it could not: a problem of the
+// configuration (an error in d), or the failed read (err).
+func selectedByStrategy(ctx context.Context, v view.Fleet, m autoUpgradeProfileModel, members []rollout.Member, d *diag.Diagnostics) (selected, unselected []rollout.Member, ok bool, err error) {
 	if m.UpdateStrategyID.IsNull() || m.UpdateStrategyID.ValueString() == "" {
-		return members, nil, true
+		return members, nil, true, nil
 	}
 	fleet, name, err := fleetapi.ParseChildID(m.UpdateStrategyID.ValueString(), "updateStrategies")
 	if err != nil {
 		d.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
-	// Under facts the strategy as the plan read it (session.Session.UpdateStrategy).
-	st, err := r.Clients.UpdateStrategy(ctx, fleet, name)
+	// Under facts the strategy as the plan read it.
+	st, err := v.UpdateStrategy(ctx, fleet, name)
 	if err != nil {
-		shared.AddBackendError(d, "Reading the profile's update strategy", err)
-		return nil, nil, false
+		return nil, nil, false, fmt.Errorf("reading the profile's update strategy: %w", err)
 	}
 	groups := map[string]bool{}
 	if st != nil {
@@ -185,7 +210,7 @@ func (r *autoUpgradeProfileResource) selectedByStrategy(ctx context.Context, m a
 			unselected = append(unselected, rm)
 		}
 	}
-	return selected, unselected, true
+	return selected, unselected, true, nil
 }
 
 // aupBuildPreview is the preview of a profile over members and their regions' tables, listing at

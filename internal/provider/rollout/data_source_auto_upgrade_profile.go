@@ -47,7 +47,7 @@ func (d *autoUpgradeProfileDataSource) Read(ctx context.Context, req datasource.
 	m := aupNullModel()
 	m.FleetID = types.StringValue(fleet.String())
 	aupFromAPI(&m, got)
-	m.Preview = (&autoUpgradeProfileResource{ResourceBase: shared.ResourceBase{Clients: d.Clients}}).preview(ctx, m, &resp.Diagnostics)
+	m.Preview = aupLivePreview(ctx, d.Clients, m, &resp.Diagnostics)
 	out := autoUpgradeProfileDataModel{aupSettings: m.aupSettings, Preview: m.Preview, Status: m.Status}
 	out.Name = types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)

@@ -148,7 +148,7 @@ func (d *kubernetesVersionsDataSource) Read(ctx context.Context, req datasource.
 
 // memberLocations are the distinct locations of the fleet's member clusters, sorted.
 func (d *kubernetesVersionsDataSource) memberLocations(ctx context.Context, fleet fleetapi.FleetID, diags *diag.Diagnostics) []string {
-	members, err := d.Clients.MemberClusters(ctx, fleet)
+	members, err := d.Clients.View().MemberClusters(ctx, fleet)
 	if err != nil {
 		shared.AddBackendError(diags, "Reading the fleet's members", err)
 		return nil

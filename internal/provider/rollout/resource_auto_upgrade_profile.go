@@ -17,13 +17,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -138,7 +138,7 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 					"members": schema.MapNestedAttribute{
 						Computed: true,
 						Description: "Members by name (`preview.members[\"name\"]`): with the provider's `preview_detail = \"summary\"` (the default) at most " +
-							fmt.Sprint(shared.SummaryListLimit) + ", exceptions first — `skip`, then `upgrade`, then `none`, each by name; with `full` every member.",
+							fmt.Sprint(preview.SummaryListLimit) + ", exceptions first — `skip`, then `upgrade`, then `none`, each by name; with `full` every member.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"current_kubernetes_version": shared.ComputedString("Its cluster's current Kubernetes version."),
 							"target_kubernetes_version":  shared.ComputedString("What the channel moves it to (its current version for NodeImage)."),
@@ -285,28 +285,18 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 			unknown = append(unknown, path.Root(name))
 		}
 	}
-	if len(unknown) > 0 {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, shared.UnknownInputs(unknown))
-		return
+	previewReq := req
+	if !creating && !previewChanged {
+		// A profile without a preview (imported when it could not be computed) gets one now,
+		// though nothing the preview follows changed: planned as at creation.
+		previewReq.State.Raw = tftypes.NewValue(req.State.Raw.Type(), nil)
 	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, path.Root("preview"), aupPreviewAttrTypes, preview.FactsUnknown)
-		return
-	}
-	preview := shared.Rebind(r, pinned).preview(ctx, plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("preview"), preview)...)
+	autoUpgradeProfilePreviewSpec.Plan(ctx, r.Clients, previewReq, resp, &plan, unknown)
 }
 
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *autoUpgradeProfileResource) warnMoved(ctx context.Context, config tfsdk.Config, plan autoUpgradeProfileModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		return shared.Rebind(r, c).preview(ctx, plan, diags), nil
-	})
+// PreviewInputs are what the preview reads of the fleet.
+func (r *autoUpgradeProfileResource) PreviewInputs() []facts.Input {
+	return autoUpgradeProfilePreviewSpec.Inputs()
 }
 
 // ImportState takes the profile's ARM ID; Read fills the rest, and the preview.
@@ -326,7 +316,7 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
 		plan.FleetID = types.StringValue(fleet.String())
 		if plan.Preview.IsUnknown() {
-			plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+			plan.Preview = aupLivePreview(ctx, r.Clients, plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
 			}
@@ -346,7 +336,7 @@ func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.Cr
 		}
 		plan.ID = types.StringValue(fleet.ChildID("autoUpgradeProfiles", name))
 		plan.Status = aupStatus(got)
-		defer r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics) // once the profile is in state
+		defer autoUpgradeProfilePreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics) // once the profile is in state
 		// The profile exists from here on: save it before generating a run, so a failure there
 		// leaves no orphan.
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -374,7 +364,7 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 	aupFromAPI(&state, got)
 	if state.Preview.IsNull() {
 		// Imported: the preview of the profile as it is now.
-		state.Preview = r.preview(ctx, state, &resp.Diagnostics)
+		state.Preview = aupLivePreview(ctx, r.Clients, state, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
@@ -387,7 +377,7 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	}
 	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
 		if plan.Preview.IsUnknown() {
-			plan.Preview = r.preview(ctx, plan, &resp.Diagnostics)
+			plan.Preview = aupLivePreview(ctx, r.Clients, plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
 				return
 			}
@@ -408,7 +398,7 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 			plan.Status = aupStatus(got)
 		}
 		if !plan.Preview.Equal(state.Preview) {
-			r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+			autoUpgradeProfilePreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
 		}
 		r.generate(ctx, c, fleet, &plan, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)

@@ -16,7 +16,6 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
 
@@ -118,21 +117,21 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 		return sharedtest.As[types.String](t, attrs["target_kubernetes_version"]).ValueString(), images, rows
 	}
 	var d diag.Diagnostics
-	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, nil, regions, shared.SummaryListLimit, &d))
+	target, _, rows := rowsOf(t, aupBuildPreview(aupModel("Rapid", "", false), members, nil, regions, preview.SummaryListLimit, &d))
 	if target != "1.33.1" || rows[0].action != "upgrade" || rows[1].action != "skip" || !strings.Contains(rows[1].reason, "2 minor versions behind") || d.HasError() {
 		t.Errorf("Rapid: %s %+v %v", target, rows, d)
 	}
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, shared.SummaryListLimit, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, preview.SummaryListLimit, &d))
 	if target != "1.32.5" || rows[0].action != "none" || rows[1].action != "upgrade" || rows[1].target != "1.32.5" {
 		t.Errorf("Stable: %s %+v", target, rows)
 	}
-	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, nil, regions, shared.SummaryListLimit, &d))
+	target, images, rows := rowsOf(t, aupBuildPreview(aupModel("NodeImage", "", false), members, nil, regions, preview.SummaryListLimit, &d))
 	if target != "" || strings.Join(images, ",") != img+"202511.04.0" || rows[0].action != "upgrade" || rows[1].action != "none" {
 		t.Errorf("NodeImage: %q %v %+v", target, images, rows)
 	}
 	// With an update strategy: a member no group selects is counted apart and never shown as upgraded.
 	unselected := []rollout.Member{{Name: "old", Group: "lab", Location: "eastus", KubernetesVersion: "1.31.9"}}
-	o := aupBuildPreview(aupModel("Stable", "", false), members[:1], unselected, regions, shared.SummaryListLimit, &d)
+	o := aupBuildPreview(aupModel("Stable", "", false), members[:1], unselected, regions, preview.SummaryListLimit, &d)
 	counts := sharedtest.As[types.Map](t, o.Attributes()["actions"]).Elements()
 	oldRow := sharedtest.As[types.Object](t, sharedtest.As[types.Map](t, o.Attributes()["members"]).Elements()["old"]).Attributes()
 	if c := sharedtest.As[types.Int64](t, counts["unselected"]).ValueInt64(); c != 1 || sharedtest.As[types.String](t, oldRow["action"]).ValueString() != "unselected" ||
@@ -141,7 +140,7 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 	}
 	// A target minor AKS has not released: no target, every member skipped, a warning on the attribute.
 	d = nil
-	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, nil, regions, shared.SummaryListLimit, &d))
+	target, _, rows = rowsOf(t, aupBuildPreview(aupModel("TargetKubernetesVersion", "1.35", false), members, nil, regions, preview.SummaryListLimit, &d))
 	w := d.Warnings()
 	if target != "" || rows[0].action != "skip" || !strings.Contains(rows[0].reason, "does not offer Kubernetes 1.35") || len(w) != 1 ||
 		sharedtest.As[diag.DiagnosticWithPath](t, w[0]).Path().String() != "target_kubernetes_version" {
@@ -150,7 +149,7 @@ func TestAutoUpgradeProfilePreview(t *testing.T) {
 }
 
 // At 1,000 members the profile's preview counts every member (member_count, actions equal to the
-// full detail's), lists at most shared.SummaryListLimit members keyed by name — skips first, then
+// full detail's), lists at most preview.SummaryListLimit members keyed by name — skips first, then
 // upgrades, then members already there, each by name — and says how many it leaves out.
 func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 	const img = "AKSUbuntu-2204gen2containerd-202510.01.0"
@@ -168,7 +167,7 @@ func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 	}
 	regions := map[string]channel.VersionTable{"eastus": aupTable(t, img)}
 	var d diag.Diagnostics
-	summary := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, shared.SummaryListLimit, &d).Attributes()
+	summary := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, preview.SummaryListLimit, &d).Attributes()
 	full := aupBuildPreview(aupModel("Stable", "", false), members, nil, regions, 0, &d).Attributes()
 	count := func(a map[string]attr.Value) int64 {
 		return sharedtest.As[types.Int64](t, a["member_count"]).ValueInt64()
@@ -184,7 +183,7 @@ func TestAutoUpgradeProfilePreviewCaps(t *testing.T) {
 		fullCounts[sharedtest.As[types.String](t, sharedtest.As[types.Object](t, v).Attributes()["action"]).ValueString()]++
 	}
 	if count(full) != 1000 || count(summary) != 1000 || len(listed(full)) != 1000 || omitted(full) != 0 ||
-		len(listed(summary)) != shared.SummaryListLimit || omitted(summary) != 1000-shared.SummaryListLimit {
+		len(listed(summary)) != preview.SummaryListLimit || omitted(summary) != 1000-preview.SummaryListLimit {
 		t.Fatalf("counts: full %d/%d listed, summary %d/%d listed, omitted %d", count(full), len(listed(full)), count(summary), len(listed(summary)), omitted(summary))
 	}
 	for _, a := range []map[string]attr.Value{summary, full} {

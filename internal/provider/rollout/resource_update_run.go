@@ -24,9 +24,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -311,48 +312,36 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(runStatusType.AttrTypes))...)
 		}
 	}
-	if !changed {
-		return
-	}
-	previewPath := path.Root("preview")
-	var defUnknown []path.Path
-	for _, p := range unknown {
-		for _, a := range updateRunDefinitionAttributes {
-			if shared.PathsRelated(p, path.Root(a)) {
-				defUnknown = append(defUnknown, p)
-			}
-		}
-	}
-	if len(defUnknown) > 0 {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, shared.UnknownInputs(defUnknown))
-		return
-	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if factsUnknown {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, preview.FactsUnknown)
-		return
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	obj, warnings, err := shared.Rebind(r, pinned).preview(ctx, &plan)
-	if err != nil {
-		if session.IsConfigUnknown(err) {
-			shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, runPreviewType.AttrTypes, err.Error())
-			return
-		}
+	updateRunPreviewSpec.Plan(ctx, r.Clients, req, resp, &plan, unknown)
+}
+
+// updateRunPreviewSpec is the run's preview: the rollout plan over the fleet's members.
+var updateRunPreviewSpec = preview.Spec[updateRunModel]{
+	What:      "the update run preview",
+	AttrTypes: runPreviewType.AttrTypes,
+	Follows:   updateRunDefinitionAttributes,
+	Reads: []facts.Input{facts.InputFleetClock, facts.InputSettings, facts.InputFleetMembers, facts.InputWindows,
+		facts.InputStrategies, facts.InputRegions},
+	Compute: func(ctx context.Context, v view.Fleet, plan *updateRunModel, d *diag.Diagnostics) (attr.Value, error) {
+		obj, warnings, err := runPreview(ctx, v, plan)
 		var invalid *invalidRunError
 		if errors.As(err, &invalid) {
-			resp.Diagnostics.AddAttributeError(path.Root("managed_cluster_update"), "Invalid update run", invalid.Error())
-			return
+			d.AddAttributeError(path.Root("managed_cluster_update"), "Invalid update run", invalid.Error())
+			return nil, nil
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Computing the update run preview", err)
-		return
-	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
-	for _, w := range warnings {
-		resp.Diagnostics.AddAttributeWarning(previewPath, "Update run preview", w)
-	}
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warnings {
+			d.AddAttributeWarning(preview.Path, "Update run preview", w)
+		}
+		return obj, nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *updateRunResource) PreviewInputs() []facts.Input {
+	return updateRunPreviewSpec.Inputs()
 }
 
 type invalidRunError struct{ err error }
@@ -381,7 +370,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		if plan.Preview.IsUnknown() {
 			// Unknown at plan (an input was): computed now, before the run exists.
-			obj, _, err := r.preview(ctx, &plan)
+			obj, _, err := runPreview(ctx, r.Clients.View(), &plan)
 			if err != nil {
 				resp.Diagnostics.AddWarning("Update run preview", fmt.Sprintf("The preview could not be computed: %v", err))
 				obj = types.ObjectNull(runPreviewType.AttrTypes)
@@ -406,20 +395,14 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 		tflog.Info(ctx, "update run created", map[string]any{"run": name, "fleet": fleet.String()})
-		defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
+		// After converge has saved the run in state.
+		defer func() {
+			updateRunPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
+		}()
 		plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 		plan.FleetID = types.StringValue(fleet.String())
 		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
 		r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
-	})
-}
-
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *updateRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateRunModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetStrategy(plan.UpdateStrategyID.ValueString()), d, plan.Preview, func(c *session.Session, _ *diag.Diagnostics) (attr.Value, error) {
-		obj, _, err := shared.Rebind(r, c).preview(ctx, plan)
-		return obj, err
 	})
 }
 
@@ -476,7 +459,10 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 				return
 			}
 			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
-			defer r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics) // after converge has saved the run in state
+			// After converge has saved the run in state.
+			defer func() {
+				updateRunPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
+			}()
 		}
 		// Re-start a Failed run only if the reviewed plan saw it Failed (and said so): a run that fails
 		// between plan and apply is not re-started by a plan that said "nothing to retry".

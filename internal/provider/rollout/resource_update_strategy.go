@@ -20,7 +20,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -65,7 +65,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 		Computed: true,
 		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name), and the " +
 			"members no group selects. Computed at plan when the strategy is created or its stages change. Counts cover every member; " +
-			"name lists hold at most " + fmt.Sprint(shared.SummaryListLimit) + " names in all, by name, shared among the groups (at least one " +
+			"name lists hold at most " + fmt.Sprint(preview.SummaryListLimit) + " names in all, by name, shared among the groups (at least one " +
 			"each), with the provider's `preview_detail = \"summary\"` (the default), and every name with `full`. Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
@@ -79,7 +79,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 							"name":         rschema.StringAttribute{Computed: true, Description: "The group."},
 							"member_count": rschema.Int64Attribute{Computed: true, Description: "How many members the group selects."},
 							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType,
-								Description: "Members in the group, sorted by name: the group's share of " + fmt.Sprint(shared.SummaryListLimit) + " names with summary detail; null when none."},
+								Description: "Members in the group, sorted by name: the group's share of " + fmt.Sprint(preview.SummaryListLimit) + " names with summary detail; null when none."},
 							"members_omitted": rschema.Int64Attribute{Computed: true, Description: "How many of the group's members `members` leaves out (0 with full detail)."},
 						}},
 					},
@@ -88,7 +88,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 			"unselected_members": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
 				Description: "Members whose update group no stage contains (or that have none), sorted by name: runs with this strategy never " +
-					"update them. The first " + fmt.Sprint(shared.SummaryListLimit) + " with summary detail; null when none.",
+					"update them. The first " + fmt.Sprint(preview.SummaryListLimit) + " with summary detail; null when none.",
 			},
 			"unselected_member_count": rschema.Int64Attribute{Computed: true, Description: "How many members no group of the strategy selects."},
 		},
@@ -108,6 +108,36 @@ func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resourc
 	validateStages(cfg.Stages, path.Root("stages"), &resp.Diagnostics)
 }
 
+// updateStrategyPreviewSpec is the strategy's preview: which members each group selects now.
+var updateStrategyPreviewSpec = preview.Spec[updateStrategyModel]{
+	What:      "the update strategy preview",
+	AttrTypes: strategyPreviewType.AttrTypes,
+	Follows:   updateStrategyConfigAttributes,
+	Reads:     []facts.Input{facts.InputFleetMembers, facts.InputSettings},
+	Compute: func(ctx context.Context, v view.Fleet, plan *updateStrategyModel, d *diag.Diagnostics) (attr.Value, error) {
+		fleet, ok := previewFleet(plan.FleetID, d)
+		if !ok {
+			return nil, nil
+		}
+		members, err := v.MemberClusters(ctx, fleet)
+		if err != nil {
+			return nil, err
+		}
+		p, warnings := strategyPreview(plan.Stages, memberGroups(members), v.ListLimit())
+		for _, w := range warnings {
+			d.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
+		}
+		obj, diags := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
+		d.Append(diags...)
+		return obj, nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *updateStrategyResource) PreviewInputs() []facts.Input {
+	return updateStrategyPreviewSpec.Inputs()
+}
+
 // ModifyPlan resolves the default fleet and computes the preview when the
 // strategy is created or its stages change.
 func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -116,16 +146,11 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	var plan updateStrategyModel
-	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, path.Root("preview"), path.Root("id"))
+	unknown, diags := shared.DecodePartial(ctx, tfsdk.Config{Schema: req.Plan.Schema, Raw: req.Plan.Raw}, &plan, preview.Path, path.Root("id"))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	previewPath := path.Root("preview")
-	setUnknown := func(why string) {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, strategyPreviewType.AttrTypes, why)
-	}
-	fleetUnknown := shared.PathsContain(unknown, path.Root("fleet_id"))
 	var cfgFleet types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
 	if cfgFleet.IsNull() && req.State.Raw.IsNull() {
@@ -135,55 +160,9 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), types.StringValue(f.String()))...)
 		plan.FleetID = types.StringValue(f.String())
-		fleetUnknown = false
+		unknown = removePath(unknown, path.Root("fleet_id"))
 	}
-	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, updateStrategyConfigAttributes...)
-	if err != nil {
-		resp.Diagnostics.AddError("Planning the update strategy", err.Error())
-		return
-	}
-	if !changed {
-		return
-	}
-	if fleetUnknown {
-		setUnknown(shared.UnknownInputs([]path.Path{path.Root("fleet_id")}))
-		return
-	}
-	var stageUnknown []path.Path
-	for _, p := range unknown {
-		if shared.PathsRelated(p, path.Root("stages")) {
-			stageUnknown = append(stageUnknown, p)
-		}
-	}
-	if len(stageUnknown) > 0 {
-		setUnknown(shared.UnknownInputs(stageUnknown))
-		return
-	}
-	fleet, ok := shared.ResolveFleet(r.Clients, plan.FleetID, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if factsUnknown {
-		setUnknown(preview.FactsUnknown)
-		return
-	}
-	members, err := pinned.MemberClusters(ctx, fleet)
-	if err != nil {
-		if session.IsConfigUnknown(err) {
-			setUnknown(err.Error())
-			return
-		}
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
-		return
-	}
-	preview, warnings := strategyPreview(plan.Stages, memberGroups(members), pinned.ListLimit())
-	for _, w := range warnings {
-		resp.Diagnostics.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
-	}
-	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, preview)
-	resp.Diagnostics.Append(d...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
+	updateStrategyPreviewSpec.Plan(ctx, r.Clients, req, resp, &plan, unknown)
 }
 
 // strategyPreview resolves the stages' groups against the members' update
@@ -242,27 +221,9 @@ func (r *updateStrategyResource) Create(ctx context.Context, req resource.Create
 	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		// If-None-Match: a strategy of that name made elsewhere is not overwritten.
 		r.put(ctx, fc, fleet, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
-		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
-	})
-}
-
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *updateStrategyResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *updateStrategyModel, d *diag.Diagnostics) {
-	if d.HasError() {
-		return
-	}
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesFleetMembers, d, plan.Preview, func(c *session.Session, _ *diag.Diagnostics) (attr.Value, error) {
-		fleet, err := c.ResolveFleet(plan.FleetID.ValueString())
-		if err != nil {
-			return nil, err
+		if !resp.Diagnostics.HasError() {
+			updateStrategyPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
 		}
-		members, err := c.MemberClusters(ctx, fleet)
-		if err != nil {
-			return nil, err
-		}
-		var diags diag.Diagnostics // its problems do not fail the live preview
-		return strategyPreviewObject(ctx, plan.Stages, members, c.ListLimit(), &diags), nil
 	})
 }
 
@@ -271,7 +232,9 @@ func (r *updateStrategyResource) Update(ctx context.Context, req resource.Update
 		pre, d := shared.ETagPrecondition(ctx, req.Private)
 		resp.Diagnostics.Append(d...)
 		r.put(ctx, fc, fleet, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
-		r.warnMoved(ctx, req.Config, &plan, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			updateStrategyPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
+		}
 	})
 }
 
@@ -328,7 +291,7 @@ func (r *updateStrategyResource) adopt(ctx context.Context, fc *fleetapi.Client,
 
 // previewNow computes a preview that was unknown at plan.
 func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.FleetID, stages []stageModel, diags *diag.Diagnostics) types.Object {
-	members, err := r.Clients.MemberClusters(ctx, fleet)
+	members, err := r.Clients.View().MemberClusters(ctx, fleet)
 	if err != nil {
 		diags.AddWarning("Update strategy preview", fmt.Sprintf("The preview could not be computed: %v", err))
 		return types.ObjectNull(strategyPreviewType.AttrTypes)
@@ -371,7 +334,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	// The preview is refreshed from the members' groups as they are now (a
 	// group set by fleet_member or elsewhere); unreadable members keep the old one.
-	if members, err := r.Clients.MemberClusters(ctx, fleet); err == nil {
+	if members, err := r.Clients.View().MemberClusters(ctx, fleet); err == nil {
 		state.Preview = strategyPreviewObject(ctx, state.Stages, members, r.Clients.ListLimit(), &resp.Diagnostics)
 	} else {
 		tflog.Debug(ctx, "update strategy preview not refreshed", map[string]any{"error": err.Error()})

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
 
@@ -40,7 +40,7 @@ func TestUpdateStrategyValidateConfig(t *testing.T) {
 	t.Run("unknown group name: nothing to say yet", func(t *testing.T) { checkOneError(t, validate(t, stage("a", "g1"), unknownName), "", "") })
 }
 
-// The strategy's preview counts every member and lists at most shared.SummaryListLimit names per list,
+// The strategy's preview counts every member and lists at most preview.SummaryListLimit names per list,
 // by name; with full detail every name, and the same counts.
 func TestUpdateStrategyPreviewCaps(t *testing.T) {
 	groups := map[string][]string{"": {}}
@@ -53,7 +53,7 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 	}
 	groups[""] = []string{"stray-b", "stray-a"}
 	stages := []stageModel{stage("canary", "g1", "g2"), stage("early", "g3", "g4"), stage("broad", "g5", "g6", "empty")}
-	summary, warnings := strategyPreview(stages, groups, shared.SummaryListLimit)
+	summary, warnings := strategyPreview(stages, groups, preview.SummaryListLimit)
 	full, _ := strategyPreview(stages, groups, 0)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `Group "empty"`) {
 		t.Errorf("warnings %q", warnings)
@@ -65,7 +65,7 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 			sg := summary.Stages[si].Groups[gi]
 			want := int64(len(groups[g.Name]))
 			if g.MemberCount != want || int64(len(g.Members)) != want || g.MembersOmitted != 0 || sg.MemberCount != want ||
-				len(sg.Members) > shared.SummaryListLimit || int64(len(sg.Members))+sg.MembersOmitted != want {
+				len(sg.Members) > preview.SummaryListLimit || int64(len(sg.Members))+sg.MembersOmitted != want {
 				t.Errorf("%s: full %d (%d listed), summary %d (%d listed, %d omitted), want %d", g.Name, g.MemberCount, len(g.Members), sg.MemberCount, len(sg.Members), sg.MembersOmitted, want)
 			}
 			if !sort.StringsAreSorted(sg.Members) || (len(sg.Members) > 0 && sg.Members[0] != g.Members[0]) {
@@ -76,13 +76,13 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 		}
 	}
 	// Seven groups share the 20 names: two each.
-	if listed != 6*(shared.SummaryListLimit/7) {
-		t.Errorf("the summary lists %d names over its groups, want %d", listed, 6*(shared.SummaryListLimit/7))
+	if listed != 6*(preview.SummaryListLimit/7) {
+		t.Errorf("the summary lists %d names over its groups, want %d", listed, 6*(preview.SummaryListLimit/7))
 	}
 	if g := summary.Stages[2].Groups[2]; g.Members != nil || g.MemberCount != 0 {
 		t.Errorf("empty group: %+v, want null members", g)
 	}
-	if summary.UnselectedMemberCount != 22 || full.UnselectedMemberCount != 22 || len(summary.UnselectedMembers) != shared.SummaryListLimit ||
+	if summary.UnselectedMemberCount != 22 || full.UnselectedMemberCount != 22 || len(summary.UnselectedMembers) != preview.SummaryListLimit ||
 		len(full.UnselectedMembers) != 22 || summary.UnselectedMembers[0] != "m0000" || total+22 != 1002 {
 		t.Errorf("unselected: summary %d %v, full %d %d; total %d", summary.UnselectedMemberCount, summary.UnselectedMembers, full.UnselectedMemberCount, len(full.UnselectedMembers), total)
 	}

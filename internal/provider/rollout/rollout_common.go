@@ -243,3 +243,14 @@ func joinNonEmpty(sep string, parts ...string) string {
 	}
 	return strings.Join(out, sep)
 }
+
+// previewFleet is the fleet a preview reads: fleet_id, which ModifyPlan has resolved to the
+// provider's fleet when it was not set.
+func previewFleet(fleetID types.String, d *diag.Diagnostics) (fleetapi.FleetID, bool) {
+	f, err := fleetapi.ParseFleetID(fleetID.ValueString())
+	if err != nil {
+		d.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
+		return fleetapi.FleetID{}, false
+	}
+	return f, true
+}

@@ -36,8 +36,8 @@ import (
 
 // TestRolloutFidelityRealPath is the update-run fidelity figure on the
 // provider's real path (SPEC §8, issue #11 item 1). For each run the preview
-// is what fleet_update_run's ModifyPlan computes (updateRunResource.preview:
-// session.Session over the emulator's HTTPS endpoint, RolloutFacts, the
+// is what fleet_update_run's ModifyPlan computes (runPreview over the live view
+// of a session.Session on the emulator's HTTPS endpoint, ReadRolloutFleetFor, the
 // provider's own model with preview_detail = "full"), taken before the run
 // exists; nothing of the emulator's fleet file (durations, planned failures,
 // node image lists, releases) reaches it. The run is then created, skipped
@@ -442,8 +442,8 @@ func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (ru
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &updateRunResource{ResourceBase: shared.ResourceBase{Clients: session.New(session.Options{Azure: sess, ListLimit: 0})}}
-	obj, _, err := r.preview(ctx, plan)
+	c := session.New(session.Options{Azure: sess, ListLimit: 0})
+	obj, _, err := runPreview(ctx, c.View(), plan)
 	if err != nil {
 		t.Fatalf("fleet %d: preview: %v", rf.seed, err)
 	}
@@ -453,11 +453,11 @@ func (rf *realPathFleet) providerPreview(t *testing.T, plan *updateRunModel) (ru
 	}
 	// The same input again, for the classification's counterfactuals (the
 	// process's reads are cached: nothing is read twice).
-	in, _, err := r.planInput(ctx, plan)
+	in, _, err := planInput(ctx, c.View(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, in, r.Clients.FleetNow()
+	return m, in, c.FleetNow()
 }
 
 // release is a version the test makes available during a run.

@@ -17,7 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
 
@@ -167,7 +167,7 @@ func TestUpdateRunPreviewPlanLines(t *testing.T) {
 			if tc.inline {
 				stages, id = tc.stages, ""
 			}
-			lines := runPlanLines(t, stages, id, runPreviewFrom(p, shared.SummaryListLimit, nil))
+			lines := runPlanLines(t, stages, id, runPreviewFrom(p, preview.SummaryListLimit, nil))
 			t.Logf("plan of a 1,000-member run: %d lines (summary)", lines)
 			if lines >= 200 {
 				t.Errorf("the plan takes %d lines, want under 200", lines)
@@ -209,7 +209,7 @@ func TestUpdateRunPreviewCountsMatchFullDetail(t *testing.T) {
 	members, regions := bigFleet(1000, 40)
 	p := planOf(t, threeStages(), members, regions, shapesNow)
 	full := runPreviewFrom(p, 0, nil)
-	summary := runPreviewFrom(p, shared.SummaryListLimit, nil)
+	summary := runPreviewFrom(p, preview.SummaryListLimit, nil)
 	summaryStages := map[string]runStagePreviewModel{}
 	var listedGroups int
 	for _, st := range summary.Stages {
@@ -301,7 +301,7 @@ func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 	members = append(members, closed, done)
 	_, regions := bigFleet(0, 0)
 	p := planOf(t, []stageModel{stage("one", "g1", "g2"), stage("two", "g3")}, members, regions, shapesNow)
-	got := runPreviewFrom(p, shared.SummaryListLimit, nil)
+	got := runPreviewFrom(p, preview.SummaryListLimit, nil)
 	var listed []string
 	for _, st := range got.Stages {
 		for _, g := range st.Groups {
@@ -324,7 +324,7 @@ func TestUpdateRunPreviewListsWhatAReaderNeedsFirst(t *testing.T) {
 	// The first member in update order is already at target: the upgrades after it are listed.
 	members[0].KubernetesVersion, members[0].NodePools[0].NodeImageVersion = "1.33.1", shapesImage+"202511.04.0"
 	p = planOf(t, []stageModel{stage("one", "g1", "g2"), stage("two", "g3")}, members, regions, shapesNow)
-	got = runPreviewFrom(p, shared.SummaryListLimit, nil)
+	got = runPreviewFrom(p, preview.SummaryListLimit, nil)
 	listed = nil
 	for _, st := range got.Stages {
 		for _, g := range st.Groups {
@@ -346,7 +346,7 @@ func TestUpdateRunPreviewGroupsMemberWarnings(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		unreadable = append(unreadable, view.UnreadableMember{Name: fmt.Sprintf("gone%02d", i), Err: errors.New("403 Forbidden")})
 	}
-	got := runPreviewFrom(p, shared.SummaryListLimit, unreadable)
+	got := runPreviewFrom(p, preview.SummaryListLimit, unreadable)
 	var noGroup, gone int
 	for _, w := range got.Warnings {
 		if strings.Contains(w, "without an update group") {

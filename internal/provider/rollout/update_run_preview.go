@@ -58,18 +58,18 @@ func runLimit(listLimit, limit int) int {
 }
 
 // planInput is what the preview knows of a run before it exists: its strategy
-// (strategyOf), update and skips, and the fleet's rollout facts.
-func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel) (rollout.PlanInput, view.RolloutFleet, error) {
-	fleet, err := r.Clients.ResolveFleet(plan.FleetID.ValueString())
+// (runStrategy), update and skips, and the fleet's rollout facts, read through v.
+func planInput(ctx context.Context, v view.Fleet, plan *updateRunModel) (rollout.PlanInput, view.RolloutFleet, error) {
+	fleet, err := fleetapi.ParseFleetID(plan.FleetID.ValueString())
 	if err != nil {
 		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
-	strategy, err := r.strategyOf(ctx, plan)
+	strategy, err := runStrategy(ctx, v, plan)
 	if err != nil {
 		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
 	// Only the members the run reaches need their maintenance windows read.
-	facts, err := r.Clients.RolloutFactsFor(ctx, fleet, rollout.Reaches(strategyToRollout(strategy)))
+	facts, err := view.ReadRolloutFleetFor(ctx, v, fleet, rollout.Reaches(strategyToRollout(strategy)))
 	if err != nil {
 		return rollout.PlanInput{}, view.RolloutFleet{}, err
 	}
@@ -79,18 +79,18 @@ func (r *updateRunResource) planInput(ctx context.Context, plan *updateRunModel)
 	}, facts, nil
 }
 
-// preview computes the rollout plan at the Fleet API's current time, and
+// runPreview computes the rollout plan over v at the Fleet API's current time, and
 // the plan warnings a reviewer must not miss (planWarnings).
-func (r *updateRunResource) preview(ctx context.Context, plan *updateRunModel) (types.Object, []string, error) {
-	in, facts, err := r.planInput(ctx, plan)
+func runPreview(ctx context.Context, v view.Fleet, plan *updateRunModel) (types.Object, []string, error) {
+	in, facts, err := planInput(ctx, v, plan)
 	if err != nil {
 		return types.Object{}, nil, err
 	}
-	p, err := rollout.Plan(in, r.Clients.FleetNow())
+	p, err := rollout.Plan(in, v.FleetNow())
 	if err != nil {
 		return types.Object{}, nil, &invalidRunError{err}
 	}
-	m := runPreviewFrom(p, r.Clients.ListLimit(), facts.Unreadable)
+	m := runPreviewFrom(p, v.ListLimit(), facts.Unreadable)
 	if facts.NodeImageWarning != "" {
 		m.Warnings = append(m.Warnings, facts.NodeImageWarning)
 	}
@@ -262,9 +262,9 @@ func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
 	return out
 }
 
-// strategyOf is the run's strategy: the update strategy's (as the facts hold it under facts, else
-// read now: session.Session.UpdateStrategy), the inline stages, or nil (members one by one).
-func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
+// runStrategy is the run's strategy: the update strategy's (through v: as the facts hold it under
+// facts), the inline stages, or nil (members one by one).
+func runStrategy(ctx context.Context, v view.Fleet, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
 	if plan.Stages != nil {
 		s := stagesToAPI(plan.Stages)
 		return &s, nil
@@ -276,7 +276,7 @@ func (r *updateRunResource) strategyOf(ctx context.Context, plan *updateRunModel
 	if err != nil {
 		return nil, &invalidRunError{err}
 	}
-	s, err := r.Clients.UpdateStrategy(ctx, fleet, name)
+	s, err := v.UpdateStrategy(ctx, fleet, name)
 	if err != nil {
 		return nil, fmt.Errorf("read update strategy %s: %w", plan.UpdateStrategyID.ValueString(), err)
 	}

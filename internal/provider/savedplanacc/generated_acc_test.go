@@ -21,6 +21,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
 )
 
@@ -29,61 +30,36 @@ import (
 // out of band (movers_acc_test.go), state keeps the reviewed preview, and the moved-warning names
 // the input; and per type, a saved plan without `facts` applies quietly when nothing moved.
 
-// ---- WIRING: replace with view.Inputs and provider.PreviewReads() ----
-//
-// inputs are internal/engine/view's Inputs, previewReads provider.PreviewReads() (resource type →
-// the inputs its preview reads), read off the code: shared.FactsUse and each resource's preview
-// (ModifyPlan on create, warnMoved). Reads only an update's preview makes (fleet_placement's and
-// fleet_resource_placement's of their own bindings, latest resources and override snapshots) are not
-// listed: the configurations below create their resources.
+// inputs are every input a preview can read, enumerated from the view (each method of view.Fleet
+// and the inputs view.MethodInputs says it reads), so that an input added to the view has to be
+// moved here the day it is added.
+var inputs = func() []string {
+	var out []string
+	fleet := reflect.TypeOf((*view.Fleet)(nil)).Elem()
+	for i := range fleet.NumMethod() {
+		for _, in := range view.MethodInputs[fleet.Method(i).Name] {
+			if !slices.Contains(out, string(in)) {
+				out = append(out, string(in))
+			}
+		}
+	}
+	return out
+}()
 
-var inputs = []string{
-	"clock",
-	"Fleet API clock",
-	"preview settings",
-	"hub member clusters",
-	"hub placements",
-	"staged run inputs",
-	"selected resources",
-	"override snapshots",
-	"fleet members",
-	"maintenance windows",
-	"update strategies",
-	"AKS regions",
-	"Karpenter picture",
-}
+// previewReads are, by resource type, the inputs its preview.Spec declares it reads
+// (provider.PreviewInputs); a preview that reads another fails its plan.
+var previewReads = func() map[string][]string {
+	out := map[string][]string{}
+	for typ, ins := range provider.PreviewInputs() {
+		for _, in := range ins {
+			out[typ] = append(out[typ], string(in))
+		}
+	}
+	return out
+}()
 
-var previewReads = map[string][]string{
-	// The scheduler's preview: member clusters (labels, taints, properties, health), eligibility
-	// against the provider's clock (heartbeats).
-	"fleet_placement":          {"clock", "preview settings", "hub member clusters"},
-	"fleet_resource_placement": {"clock", "preview settings", "hub member clusters"},
-	// The placement's latest resources and bindings, the member clusters' labels, the other overrides.
-	"fleet_cluster_resource_override": {"preview settings", "hub member clusters", "hub placements", "selected resources", "override snapshots"},
-	"fleet_resource_override":         {"preview settings", "hub member clusters", "hub placements", "selected resources", "override snapshots"},
-	// The placement's policy and bindings.
-	"fleet_placement_disruption_budget": {"preview settings", "hub placements"},
-	// The cluster's taints, the placements and their bindings.
-	"fleet_member_cluster_taints":  {"preview settings", "hub member clusters", "hub placements"},
-	"fleet_staged_update_strategy": {"preview settings", "hub member clusters"},
-	// The run's placement, snapshots, bindings and strategy, and the member clusters.
-	"fleet_staged_update_run": {"preview settings", "hub member clusters", "staged run inputs"},
-	// The members' update groups.
-	"fleet_update_strategy": {"preview settings", "fleet members"},
-	// rollout.Plan at the Fleet API's time: members, their windows, the strategy, the regions' lists.
-	"fleet_update_run": {"preview settings", "fleet members", "maintenance windows", "update strategies", "AKS regions", "Fleet API clock"},
-	// The channel over the regions' lists, the strategy's selection of members.
-	"fleet_auto_upgrade_profile": {"preview settings", "fleet members", "update strategies", "AKS regions"},
-	// Karpenter's disruption controller on the cluster's picture at the provider's clock.
-	"fleet_nodepool_disruption": {"preview settings", "Karpenter picture", "clock"},
-}
-
-// warningNamesInputs: each line of what moved reads "<input name>: <what>" (shared.WarnMoved).
-// Until it does, a case asserts only that its resource's moved-warning appears (and carries what
-// its mover changed, when the mover says what that is).
-const warningNamesInputs = false
-
-// ---- end of WIRING ----
+// warningNamesInputs: each line of what moved reads "<input name>: <what>" (facts.Moved).
+const warningNamesInputs = true
 
 // genParallel bounds the groups that run at once beside the hub's lane: they mostly wait (for the
 // Fleet API's clock, the emulator), so more than the machine's cores.

@@ -19,7 +19,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/localfleet/emulator"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 )
 
 // mover changes one input out of band between `terraform plan -out` and `terraform apply PLANFILE`
@@ -87,9 +87,9 @@ var movers = map[string]mover{
 
 	// preview_detail full at plan (FLEET_PREVIEW_DETAIL), summary at apply.
 	"preview settings": {
-		prepare: func(t *testing.T, g *genGroup) { g.setEnv(shared.EnvPreviewDetail, shared.PreviewDetailFull) },
+		prepare: func(t *testing.T, g *genGroup) { g.setEnv(preview.EnvPreviewDetail, preview.PreviewDetailFull) },
 		move: func(t *testing.T, g *genGroup) string {
-			g.setEnv(shared.EnvPreviewDetail, "summary")
+			g.setEnv(preview.EnvPreviewDetail, "summary")
 			return `\bfull\b`
 		}},
 

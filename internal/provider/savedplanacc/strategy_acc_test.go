@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -110,9 +111,9 @@ func TestAccSavedPlanStrategyMoved(t *testing.T) {
 func TestAccSavedPlanPreviewDetailChanged(t *testing.T) {
 	id := putStrategy(t, "sp-detail-rings", "canary", "prod")
 	w := acctest.NewWorkdir(t, fmt.Sprintf(strategyRunHCL, "sp-detail-run", id))
-	t.Setenv(shared.EnvPreviewDetail, shared.PreviewDetailFull)
+	t.Setenv(preview.EnvPreviewDetail, preview.PreviewDetailFull)
 	w.Must("plan", "-out=tfplan")
-	if err := os.Unsetenv(shared.EnvPreviewDetail); err != nil {
+	if err := os.Unsetenv(preview.EnvPreviewDetail); err != nil {
 		t.Fatal(err)
 	}
 	out := w.Must("apply", "-json", "tfplan")

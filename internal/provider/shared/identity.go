@@ -139,6 +139,3 @@ func identityFromState(ctx context.Context, st tfsdk.State, id *tfsdk.ResourceId
 	}
 	diags.Append(id.Set(ctx, identityModel{ID: v})...)
 }
-
-// Unwrap is the resource identified wraps.
-func (r *identified) Unwrap() resource.Resource { return r.Resource }

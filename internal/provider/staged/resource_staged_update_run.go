@@ -32,6 +32,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -273,83 +274,85 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.ObjectUnknown(stagedRunStatusType.AttrTypes))...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
 	}
-	previewPath := path.Root("preview")
-	setUnknown := func(why string) {
-		shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, previewPath, stagedRunPreviewType.AttrTypes, why)
-	}
+	// The run is created on the hub: its configuration unknown leaves the preview unknown, and a
+	// hub out of reach fails the plan, with or without facts — after the reasons the preview
+	// protocol gives first (an input or facts unknown).
 	var inputsUnknown []path.Path
-	for _, a := range []string{"name", "namespace", "placement_name", "staged_update_strategy_name"} {
-		if shared.PathsContain(unknown, path.Root(a)) {
-			inputsUnknown = append(inputsUnknown, path.Root(a))
-		}
+	for _, a := range stagedRunPreviewSpec.Follows {
+		inputsUnknown = append(inputsUnknown, relatedPaths(unknown, path.Root(a))...)
 	}
-	var cfgIndex types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("resource_snapshot_index"), &cfgIndex)...)
-	if cfgIndex.IsUnknown() {
-		inputsUnknown = append(inputsUnknown, path.Root("resource_snapshot_index"))
-	}
-	if len(inputsUnknown) > 0 {
-		setUnknown(shared.UnknownInputs(inputsUnknown))
-		return
-	}
-	pinned, _, factsUnknown := shared.PlanPinned(ctx, r.Clients, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if factsUnknown {
-		setUnknown(preview.FactsUnknown)
-		return
-	}
-	if _, err := r.Clients.HubAPI(ctx); err != nil {
-		if session.IsConfigUnknown(err) {
-			setUnknown(err.Error())
+	var f types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, preview.FactsPath, &f)...)
+	if len(inputsUnknown) == 0 && !f.IsUnknown() {
+		if _, err := r.Clients.HubAPI(ctx); err != nil {
+			if session.IsConfigUnknown(err) {
+				shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, preview.Path, stagedRunPreviewType.AttrTypes, err.Error())
+				return
+			}
+			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 			return
 		}
-		shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
-		return
 	}
-	// With facts, the inputs are the plan's: the apply's re-plan computes the same preview
-	// (DESIGN.md, "The plan/apply contract").
-	in, err := shared.Rebind(r, pinned).runInputs(ctx, plan)
-	var notRead *facts.NotReadError
-	if errors.As(err, &notRead) {
-		// Facts read without this run's inputs (typically: the placement or strategy was created
-		// by the same plan, so the plan's preview was unknown): unknown now too, computed at
-		// apply, so the apply's re-plan agrees with the saved plan.
-		setUnknown(fmt.Sprintf("%v, so a saved plan cannot pin this preview; it is computed at apply", err))
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Planning the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
-		return
-	}
-	if missing := stagedMissing(in, plan); missing != "" {
-		setUnknown(missing + " is not on the hub yet: the preview is computed at apply, once it exists " +
-			"(reference the resource that creates it, e.g. its id, so that the run is created after it)")
-		return
-	}
-	if refusal := staged.MissingSnapshotForGood(stagedInputs(in, plan)); refusal != "" {
-		addMissingSnapshotError(&resp.Diagnostics, plan, in, refusal)
-		return
-	}
-	if staged.Scheduling(stagedInputs(in, plan)) {
-		setUnknown(fmt.Sprintf("placement %q is still being scheduled by the hub agent: the preview is computed at apply, once it is "+
-			"scheduled (KubeFleet fails a run created before then for good)", plan.PlacementName.ValueString()))
-		return
-	}
-	p := staged.Initialize(stagedInputs(in, plan))
-	obj, d := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), pinned.ListLimit())
-	resp.Diagnostics.Append(d...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, previewPath, obj)...)
-	if p.Failure != "" {
-		resp.Diagnostics.AddAttributeWarning(previewPath, "The staged update run will fail to initialize",
-			fmt.Sprintf("KubeFleet will refuse to start run %q: %s", plan.Name.ValueString(), stagedProblem(p.Failure, p.Duplicated, p.Unstaged).ValueString()))
-	}
-	if p.Retry != "" {
-		resp.Diagnostics.AddAttributeWarning(previewPath, "The placement is changing",
-			fmt.Sprintf("KubeFleet would not initialize run %q yet and retry: %s", plan.Name.ValueString(), p.Retry))
-	}
-	stagedCheckApprovals(&resp.Diagnostics, in.Strategy, plan.Approvals)
+	stagedRunPreviewSpec.Plan(ctx, r.Clients, req, resp, &plan, unknown)
+}
+
+// stagedRunPreviewSpec is the run's preview: how KubeFleet will initialize it from what it reads
+// on the hub (the placement, its bindings and snapshots, the strategy, the member clusters). With
+// facts, these are the plan's: the apply's re-plan computes the same preview (DESIGN.md, "The
+// plan/apply contract").
+var stagedRunPreviewSpec = preview.Spec[stagedRunModel]{
+	What:      "the staged update run preview",
+	AttrTypes: stagedRunPreviewType.AttrTypes,
+	Follows:   stagedRunConfigAttributes,
+	Reads:     []facts.Input{facts.InputRunInputs, facts.InputHubMembers, facts.InputSettings},
+	Compute: func(ctx context.Context, v view.Fleet, plan *stagedRunModel, d *diag.Diagnostics) (attr.Value, error) {
+		unknown := func(why string) (attr.Value, error) {
+			shared.AddPreviewUnknownWarning(d, preview.Path, why)
+			return types.ObjectUnknown(stagedRunPreviewType.AttrTypes), nil
+		}
+		in, err := runInputs(ctx, v, *plan)
+		var notRead *facts.NotReadError
+		switch {
+		case errors.As(err, &notRead):
+			// Facts read without this run's inputs (typically: the placement or strategy was
+			// created by the same plan, so the plan's preview was unknown): unknown now too,
+			// computed at apply, so the apply's re-plan agrees with the saved plan.
+			return unknown(fmt.Sprintf("%v, so a saved plan cannot pin this preview; it is computed at apply", err))
+		case err != nil:
+			d.AddError("Planning the staged update run", fmt.Sprintf("Reading what KubeFleet initializes the run from: %v", err))
+			return nil, nil
+		}
+		if missing := stagedMissing(in, *plan); missing != "" {
+			return unknown(missing + " is not on the hub yet: the preview is computed at apply, once it exists " +
+				"(reference the resource that creates it, e.g. its id, so that the run is created after it)")
+		}
+		if refusal := staged.MissingSnapshotForGood(stagedInputs(in, *plan)); refusal != "" {
+			addMissingSnapshotError(d, *plan, in, refusal)
+			return nil, nil
+		}
+		if staged.Scheduling(stagedInputs(in, *plan)) {
+			return unknown(fmt.Sprintf("placement %q is still being scheduled by the hub agent: the preview is computed at apply, once it is "+
+				"scheduled (KubeFleet fails a run created before then for good)", plan.PlacementName.ValueString()))
+		}
+		p := staged.Initialize(stagedInputs(in, *plan))
+		obj, ds := stagedRunPreview(p, plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), v.ListLimit())
+		d.Append(ds...)
+		if p.Failure != "" {
+			d.AddAttributeWarning(preview.Path, "The staged update run will fail to initialize",
+				fmt.Sprintf("KubeFleet will refuse to start run %q: %s", plan.Name.ValueString(), stagedProblem(p.Failure, p.Duplicated, p.Unstaged).ValueString()))
+		}
+		if p.Retry != "" {
+			d.AddAttributeWarning(preview.Path, "The placement is changing",
+				fmt.Sprintf("KubeFleet would not initialize run %q yet and retry: %s", plan.Name.ValueString(), p.Retry))
+		}
+		stagedCheckApprovals(d, in.Strategy, plan.Approvals)
+		return obj, nil
+	},
+}
+
+// PreviewInputs are what the preview reads of the fleet.
+func (r *stagedRunResource) PreviewInputs() []facts.Input {
+	return stagedRunPreviewSpec.Inputs()
 }
 
 func (r *stagedRunResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -390,22 +393,8 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 		plan.ID = types.StringValue(hub.Key(ns, name))
 		r.converge(ctx, h, plan, run, true, &resp.State, &resp.Diagnostics)
 		if !resp.Diagnostics.HasError() {
-			r.warnMoved(ctx, req.Config, plan, &resp.Diagnostics)
+			stagedRunPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, plan, plan.Preview, &resp.Diagnostics)
 		}
-	})
-}
-
-// warnMoved says, when the plan was computed from facts, what moved since and how the preview
-// would differ now (shared.WarnMoved).
-func (r *stagedRunResource) warnMoved(ctx context.Context, config tfsdk.Config, plan *stagedRunModel, d *diag.Diagnostics) {
-	shared.WarnMovedSince(ctx, r.Clients, config, shared.UsesStagedRuns, d, plan.Preview, func(c *session.Session, diags *diag.Diagnostics) (attr.Value, error) {
-		in, err := shared.Rebind(r, c).runInputs(ctx, *plan)
-		if err != nil {
-			return nil, err
-		}
-		obj, ds := stagedRunPreview(staged.Initialize(stagedInputs(in, *plan)), plan.Namespace.ValueString(), plan.ResourceSnapshotIndex.ValueString(), c.ListLimit())
-		diags.Append(ds...)
-		return obj, nil
 	})
 }
 
@@ -723,11 +712,10 @@ func sortedSet(s []string) []string {
 // stagedIndexRe is a resource snapshot index as the controller parses it (strconv.Atoi, >= 0).
 var stagedIndexRe = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 
-// runInputs reads what the controller initializes the run from, with the hub's member clusters
-// from the inventory (listed once per provider process), through r.Clients: from the facts in a
-// pinned view.
-func (r *stagedRunResource) runInputs(ctx context.Context, plan stagedRunModel) (hub.RunInputs, error) {
-	return r.Clients.RunInputs(ctx, plan.Namespace.ValueString(), plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
+// runInputs reads what the controller initializes the run from, with the hub's member clusters,
+// through v (the live fleet, or the plan's facts).
+func runInputs(ctx context.Context, v view.Fleet, plan stagedRunModel) (hub.RunInputs, error) {
+	return v.RunInputs(ctx, plan.Namespace.ValueString(), plan.PlacementName.ValueString(), plan.StrategyName.ValueString())
 }
 
 // scheduledInputs is runInputs once the hub agent has scheduled the placement: a placement created
@@ -737,7 +725,7 @@ func (r *stagedRunResource) scheduledInputs(ctx context.Context, plan stagedRunM
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for logged := false; ; logged = true {
-		in, err := r.runInputs(ctx, plan)
+		in, err := runInputs(ctx, r.Clients.View(), plan)
 		if err != nil || !staged.Scheduling(stagedInputs(in, plan)) {
 			return in, err
 		}
