@@ -7,31 +7,38 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // The layout's rule (DESIGN.md): a domain package (a directory here with a
-// registration.go) imports preview and shared and never another domain, nor the provider
-// (its acceptance tests, package <domain>_test, drive the whole provider);
-// preview imports shared; shared imports neither preview nor a domain.
+// registration.go) imports preview, backend and shared (its tests also sharedtest) and never
+// another domain, nor the provider (its acceptance tests, package <domain>_test, drive the whole
+// provider); preview imports backend and shared; backend imports shared; shared imports none of them.
 func TestDomainsImportNoOtherDomain(t *testing.T) {
 	const self = "github.com/fleetops/terraform-provider-fleet/internal/provider"
 	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What each layer may import of the provider's packages; a domain, the three layers below it.
+	allowed := map[string][]string{"shared": nil, "backend": {"shared"}, "preview": {"backend", "shared"}}
 	domains := map[string]bool{}
 	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(e.Name(), "registration.go")); e.IsDir() && err == nil {
+		_, layer := allowed[e.Name()] // shared has a registration.go too: the Registration type
+		if _, err := os.Stat(filepath.Join(e.Name(), "registration.go")); e.IsDir() && err == nil && !layer {
 			domains[e.Name()] = true
 		}
 	}
 	if len(domains) < 5 {
 		t.Fatalf("found the domains %v: want every domain package to have a registration.go", domains)
 	}
-	for _, dir := range append(keys(domains), "shared", "preview") {
+	for d := range domains {
+		allowed[d] = []string{"preview", "backend", "shared"}
+	}
+	for _, dir := range append(keys(domains), "shared", "backend", "preview") {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -48,10 +55,12 @@ func TestDomainsImportNoOtherDomain(t *testing.T) {
 				}
 				rest := strings.TrimPrefix(strings.TrimPrefix(p, self), "/")
 				switch {
-				case rest == "shared" && dir != "shared" || rest == "sharedtest" || rest == "preview" && dir != "shared" && dir != "preview":
+				case slices.Contains(allowed[dir], rest):
+				case rest == "sharedtest" && domains[dir] && strings.HasSuffix(f, "_test.go"):
 				case (rest == dir || rest == "") && strings.HasSuffix(f, "_test.go"): // external tests drive the provider
 				default:
-					t.Errorf("%s imports %s: a domain imports preview and shared (and its tests sharedtest), never another domain or the provider; preview imports shared, shared neither", f, p)
+					t.Errorf("%s imports %s: a domain imports preview, backend and shared (and its tests sharedtest), never another domain or the provider; "+
+						"preview imports backend and shared, backend imports shared, shared none of them", f, p)
 				}
 			}
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // npSettingAttributes are the settings the preview is computed from.
@@ -105,7 +105,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 					fmt.Sprintf("Cluster %q cannot be reached at plan: %v.", cluster, err))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Cannot reach cluster %q", cluster), err)
+			backend.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Cannot reach cluster %q", cluster), err)
 			return
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -136,7 +137,7 @@ func (r *nodePoolDisruptionResource) Create(ctx context.Context, req resource.Cr
 
 func (r *nodePoolDisruptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.doLive(ctx, req.State, timeouts.Value.Read, &resp.Diagnostics, func(ctx context.Context, l npLive) {
-		if shared.RemoveGone(ctx, resp, isNodePoolMissing(l.err), "NodePool", l.logFields()) {
+		if backend.RemoveGone(ctx, resp, isNodePoolMissing(l.err), "NodePool", l.logFields()) {
 			return
 		}
 		if l.err != nil {
@@ -187,7 +188,7 @@ func (r *nodePoolDisruptionResource) cluster(ctx context.Context, name string, d
 	}
 	kc, err := r.Clients.Cluster(ctx, name)
 	if err != nil {
-		shared.AddBackendError(d, fmt.Sprintf("Cannot reach cluster %q", name), err)
+		backend.AddBackendError(d, fmt.Sprintf("Cannot reach cluster %q", name), err)
 		return nil
 	}
 	return kc

@@ -20,6 +20,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -130,7 +131,7 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	if d.Clients == nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", &session.NotConfiguredError{Block: "azure"})
+		backend.AddBackendError(&resp.Diagnostics, "Reading the fleet", &session.NotConfiguredError{Block: "azure"})
 		return
 	}
 	var fleets []fleetapi.FleetID
@@ -197,7 +198,7 @@ func (d *factsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	snap, err := d.Clients.Read(ctx, r)
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
+		backend.AddBackendError(&resp.Diagnostics, "Reading the fleet", err)
 		return
 	}
 	content, err := snap.Encode()

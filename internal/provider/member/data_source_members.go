@@ -14,6 +14,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/maintenance"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -86,18 +87,18 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	fleet, err := d.Clients.ResolveFleet(cfg.FleetID.ValueString())
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Invalid fleet", err)
+		backend.AddBackendError(&resp.Diagnostics, "Invalid fleet", err)
 		return
 	}
 	v := d.Clients.View()
 	members, err := view.Members(ctx, v, fleet)
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
+		backend.AddBackendError(&resp.Diagnostics, "Reading the fleet's members", err)
 		return
 	}
 	hub, err := v.HubMemberClusters(ctx)
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Reading the fleet hub's member clusters", err)
+		backend.AddBackendError(&resp.Diagnostics, "Reading the fleet hub's member clusters", err)
 		return
 	}
 	byName := map[string]*clusterv1.MemberCluster{}

@@ -15,6 +15,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -166,7 +167,7 @@ func (e *memberCredentialsEphemeral) Open(ctx context.Context, req ephemeral.Ope
 		}
 		ac, err := e.Clients.AKS()
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reaching AKS", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reaching AKS", err)
 			return nil, false
 		}
 		kc, err := ac.ClusterUserKubeconfig(ctx, cid)
@@ -187,12 +188,12 @@ func credentialsFleet(c *session.Session, fleetID types.String, diags *diag.Diag
 	}
 	fleet, err := c.ResolveFleet(fleetID.ValueString())
 	if err != nil {
-		shared.AddBackendError(diags, "Resolving the fleet", err)
+		backend.AddBackendError(diags, "Resolving the fleet", err)
 		return fleetapi.FleetID{}, nil, false
 	}
 	fc, err := c.Fleet()
 	if err != nil {
-		shared.AddBackendError(diags, "Reaching the Fleet API", err)
+		backend.AddBackendError(diags, "Reaching the Fleet API", err)
 		return fleetapi.FleetID{}, nil, false
 	}
 	return fleet, fc, true
@@ -212,7 +213,7 @@ func fillCredentials(ctx context.Context, c *session.Session, kc []byte, m *cred
 	if serverID, ok := kube.KubeloginServerID(cfg); ok {
 		s, err := c.AzureSession()
 		if err != nil {
-			shared.AddBackendError(&diags, "Getting an Entra ID token for the cluster", err)
+			backend.AddBackendError(&diags, "Getting an Entra ID token for the cluster", err)
 			return diags
 		}
 		if token, err = s.Token(ctx, serverID+"/.default"); err != nil {

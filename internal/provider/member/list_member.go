@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -31,7 +32,7 @@ func listMembers(ctx context.Context, clients *session.Session, m memberListMode
 	if diags.Append(m.Labels.ElementsAs(ctx, &want, true)...); diags.HasError() {
 		return nil
 	}
-	got, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListMembers,
+	got, fleet, ok := backend.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListMembers,
 		"fleet members", "Microsoft.ContainerService/fleets/members/read")
 	if !ok {
 		return nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/aks"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -165,20 +166,20 @@ type fleetMemberModel struct {
 	Timeouts          timeouts.Value `tfsdk:"timeouts"`
 }
 
-// FleetAndTimeouts implements shared.FleetChild.
+// FleetAndTimeouts is what backend.FleetOp reads of the model.
 func (m fleetMemberModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 	return m.FleetID, m.Timeouts
 }
 
 func (r *memberResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	// If-None-Match: a member of that name made elsewhere is not overwritten.
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, memberTimeouts.Create, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, memberTimeouts.Create, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		r.put(ctx, fc, fleet, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, &resp.State, &resp.Diagnostics)
 	})
 }
 
 func (r *memberResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, memberTimeouts.Update, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, memberTimeouts.Update, &resp.Diagnostics, func(ctx context.Context, plan fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		r.put(ctx, fc, fleet, &plan, nil, &resp.State, &resp.Diagnostics)
 	})
 }
@@ -251,7 +252,7 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	name := state.Name.ValueString()
-	got, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetMember, "fleet member", map[string]any{"member": name})
+	got, fleet, ok := backend.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetMember, "fleet member", map[string]any{"member": name})
 	if !ok {
 		return
 	}
@@ -262,7 +263,7 @@ func (r *memberResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *memberResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, memberTimeouts.Delete, &resp.Diagnostics, func(ctx context.Context, state fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, memberTimeouts.Delete, &resp.Diagnostics, func(ctx context.Context, state fleetMemberModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		name := state.Name.ValueString()
 		poller, err := fc.BeginDeleteMember(ctx, fleet, name, nil)
 		if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {

@@ -25,6 +25,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -139,7 +140,7 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	in := &taintsPreviewInput{memberCluster: plan.MemberCluster.ValueString(), mine: plan.taints(ctx, &resp.Diagnostics), prior: state.taints(ctx, &resp.Diagnostics)}
 	unknown := taintsUnknown(plan)
 	if len(unknown) == 0 {
-		h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
+		h, ok := backend.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -150,7 +151,7 @@ func (r *taintsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 					fmt.Sprintf("member_cluster: the hub has no MemberCluster %q: join the cluster to the fleet first (fleet_member).", in.memberCluster))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reading the member cluster", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the member cluster", err)
 			return
 		}
 		if err := h.ApplyMemberClusterTaints(ctx, mc, desiredTaints(mc.Spec.Taints, in.prior, in.mine), true); err != nil {
@@ -258,10 +259,10 @@ func (r *taintsResource) Create(ctx context.Context, req resource.CreateRequest,
 // Read keeps in state this resource's taints the cluster still has; an imported resource (no
 // taints in state) claims them all.
 func (r *taintsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
 		name := state.MemberCluster.ValueString()
 		mc, err := h.MemberCluster(ctx, name)
-		if shared.ReadGoneOrBackendError(ctx, resp, err, "member cluster", map[string]any{"member_cluster": name}) {
+		if backend.ReadGoneOrBackendError(ctx, resp, err, "member cluster", map[string]any{"member_cluster": name}) {
 			return
 		}
 		kept := mc.Spec.Taints
@@ -292,7 +293,7 @@ func (r *taintsResource) Update(ctx context.Context, req resource.UpdateRequest,
 // Delete removes this resource's taints, keeping the others, with an Update that also releases
 // the apply's ownership of the list.
 func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *taintsModel, h *hub.Client) {
 		name := state.MemberCluster.ValueString()
 		mine := state.taints(ctx, &resp.Diagnostics)
 		var err error
@@ -309,7 +310,7 @@ func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			}
 		}
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Removing the taints of MemberCluster %q", name), err)
+			backend.AddBackendError(&resp.Diagnostics, fmt.Sprintf("Removing the taints of MemberCluster %q", name), err)
 		}
 	})
 }
@@ -320,7 +321,7 @@ func (r *taintsResource) Delete(ctx context.Context, req resource.DeleteRequest,
 // now (WarnMoved; said once the write succeeds): this apply's own taints are not a move, and the
 // preview computed now starts, as the plan's did, from the cluster's taints without them.
 func (r *taintsResource) apply(ctx context.Context, config tfsdk.Config, plan *taintsModel, prior []clusterv1.Taint, diags *diag.Diagnostics) {
-	h, ok := shared.HubAPI(ctx, r.Clients, diags)
+	h, ok := backend.HubAPI(ctx, r.Clients, diags)
 	if diags.HasError() || !ok {
 		return
 	}
@@ -347,7 +348,7 @@ func (r *taintsResource) apply(ctx context.Context, config tfsdk.Config, plan *t
 		tflog.Info(ctx, "MemberCluster changed during the apply; applying again on a fresh read", map[string]any{"member_cluster": name})
 	}
 	if err != nil {
-		shared.AddBackendError(diags, fmt.Sprintf("Applying the taints of MemberCluster %q", name), err)
+		backend.AddBackendError(diags, fmt.Sprintf("Applying the taints of MemberCluster %q", name), err)
 		return
 	}
 	plan.ID = plan.MemberCluster

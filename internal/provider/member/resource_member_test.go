@@ -126,7 +126,7 @@ func TestMemberFromAPILabels(t *testing.T) {
 	}
 }
 
-// The model's timeouts are what FleetOp bounds each operation by: a configured create timeout
+// The model's timeouts are what backend.FleetOp bounds each operation by: a configured create timeout
 // bounds the join, an unset one is azurerm's 30 minutes.
 func TestMemberTimeoutsBoundTheJoin(t *testing.T) {
 	ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -56,7 +57,7 @@ type placementEvictModel struct {
 }
 
 func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	shared.InvokeHubAction(ctx, a.Clients, req, resp, evictTimeout, func(ctx context.Context, m *placementEvictModel, h *hub.Client, progress shared.Progress) {
+	backend.InvokeHubAction(ctx, a.Clients, req, resp, evictTimeout, func(ctx context.Context, m *placementEvictModel, h *hub.Client, progress shared.Progress) {
 		name, cluster := m.Placement.ValueString(), m.Cluster.ValueString()
 		p, err := h.Placement(ctx, name)
 		if err != nil {
@@ -64,7 +65,7 @@ func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequ
 				resp.Diagnostics.AddAttributeError(path.Root("placement"), "Placement not found", fmt.Sprintf("The hub has no ClusterResourcePlacement %q.", name))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
 			return
 		}
 		if pol := p.Spec.Policy; pol != nil && pol.PlacementType == placementv1.PickFixedPlacementType {
@@ -74,7 +75,7 @@ func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequ
 		}
 		bindings, err := h.Bindings(ctx, name)
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reading the placement's bindings", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the placement's bindings", err)
 			return
 		}
 		placedOn := []string{}
@@ -93,7 +94,7 @@ func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequ
 		evName := evictionName(name, cluster, a.Clients.Now())
 		progress("evicting placement %s from cluster %s (ClusterResourcePlacementEviction %s; the placement is on %d clusters)", name, cluster, evName, len(placedOn))
 		if _, err := h.CreateEviction(ctx, evName, name, cluster); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Creating the eviction", err)
+			backend.AddBackendError(&resp.Diagnostics, "Creating the eviction", err)
 			return
 		}
 		var ev *placementv1beta1.ClusterResourcePlacementEviction
@@ -112,7 +113,7 @@ func (a *placementEvictAction) Invoke(ctx context.Context, req action.InvokeRequ
 			return valid.Status == "False" || executed != nil, nil
 		})
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Waiting for the hub's verdict", fmt.Errorf("eviction %s: %w", evName, err))
+			backend.AddBackendError(&resp.Diagnostics, "Waiting for the hub's verdict", fmt.Errorf("eviction %s: %w", evName, err))
 			return
 		}
 		valid := meta.FindStatusCondition(ev.Status.Conditions, string(placementv1beta1.PlacementEvictionConditionTypeValid))

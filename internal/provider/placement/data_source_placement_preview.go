@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -61,7 +62,7 @@ type placementPreviewDataModel struct {
 }
 
 func (d *placementPreviewDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	if m, unknown, ok := shared.DecodeConfig[placementPreviewDataModel](ctx, req.Config, &resp.Diagnostics, path.Root("id"), path.Root("preview")); ok {
+	if m, unknown, ok := decodeConfig[placementPreviewDataModel](ctx, req.Config, &resp.Diagnostics, path.Root("id"), path.Root("preview")); ok {
 		validatePlacementPolicy(&resp.Diagnostics, path.Root("policy"), m.Policy, unknown)
 	}
 }
@@ -76,7 +77,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	var hc *hub.Client // reads an existing placement's scheduling state
 	if existing != "" {
 		var ok bool
-		if hc, ok = shared.HubAPI(ctx, d.Clients, &resp.Diagnostics); !ok {
+		if hc, ok = backend.HubAPI(ctx, d.Clients, &resp.Diagnostics); !ok {
 			return
 		}
 		there, err := hc.PlacementExists(ctx, existing)
@@ -92,7 +93,7 @@ func (d *placementPreviewDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	p, warnings, err := placementPreview(ctx, hc, d.Clients.View(), hub.ClusterPlacement(existing), m.Policy.toAPI())
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "Computing the placement preview", err)
+		backend.AddBackendError(&resp.Diagnostics, "Computing the placement preview", err)
 		return
 	}
 	for _, w := range warnings {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -19,7 +20,7 @@ var envelopeListSchema = shared.HubListSchema("Finds the hub's envelopes for `te
 
 func listEnvelopes(ctx context.Context, clients *session.Session, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
-	names, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).EnvelopeNames,
+	names, ok := backend.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).EnvelopeNames,
 		"envelopes", "list on clusterresourceenvelopes / resourceenvelopes.placement.kubernetes-fleet.io")
 	if !ok {
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -34,7 +35,7 @@ func listPlacements(ctx context.Context, clients *session.Session, m placementLi
 	if diags.Append(m.Labels.ElementsAs(ctx, &want, true)...); diags.HasError() {
 		return nil
 	}
-	got, ok := shared.ListHubObjects(ctx, clients, "", diags, (*hub.Client).Placements,
+	got, ok := backend.ListHubObjects(ctx, clients, "", diags, (*hub.Client).Placements,
 		"placements", "list on clusterresourceplacements.placement.kubernetes-fleet.io")
 	if !ok {
 		return nil

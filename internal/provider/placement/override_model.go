@@ -33,8 +33,8 @@ func resourceOverrideModelOf(m *overrideModel) *resourceOverrideModel {
 }
 
 // scope decodes and saves the model of either scope.
-func (r *overrideResource) scope() shared.ScopedModel[overrideModel, resourceOverrideModel] {
-	return shared.ScopedModel[overrideModel, resourceOverrideModel]{Namespaced: r.namespaced, Shared: (*resourceOverrideModel).shared, Of: resourceOverrideModelOf}
+func (r *overrideResource) scope() scopedModel[overrideModel, resourceOverrideModel] {
+	return scopedModel[overrideModel, resourceOverrideModel]{Namespaced: r.namespaced, Shared: (*resourceOverrideModel).shared, Of: resourceOverrideModelOf}
 }
 
 // decode reads a configuration or plan holding unknown values (shared.DecodePartial).

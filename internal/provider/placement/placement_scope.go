@@ -100,8 +100,8 @@ var placementComputedPaths = []path.Path{path.Root("id"), path.Root("preview"), 
 	path.Root("latest_resource_snapshot_index"), path.Root("resource_snapshots")}
 
 // models decodes, reads and writes the resource's model as the shared one.
-func (s *placementScope) models() shared.ScopedModel[placementModel, resourcePlacementModel] {
-	return shared.ScopedModel[placementModel, resourcePlacementModel]{
+func (s *placementScope) models() scopedModel[placementModel, resourcePlacementModel] {
+	return scopedModel[placementModel, resourcePlacementModel]{
 		Namespaced: s.namespaced, Shared: (*resourcePlacementModel).shared, Of: resourcePlacementModelOf,
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/envelope"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -166,7 +167,7 @@ func (r *envelopeResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // checkKindScopes fails the plan of an object whose kind's scope, as the hub's discovery knows it,
 // contradicts its metadata.namespace: KubeFleet places it, and the members cannot apply it.
 func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelope.Document, diags *diag.Diagnostics) {
-	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	h, ok := backend.PlanHubAPI(ctx, r.Clients, diags)
 	if !ok {
 		return
 	}
@@ -178,7 +179,7 @@ func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelop
 	}
 	namespaced, err := h.Namespaced(gvks)
 	if err != nil {
-		shared.AddBackendError(diags, "Reading the hub's API", err)
+		backend.AddBackendError(diags, "Reading the hub's API", err)
 		return
 	}
 	for i, ds := range docs {
@@ -197,7 +198,7 @@ func (r *envelopeResource) checkKindScopes(ctx context.Context, docs [][]envelop
 
 // checkNotOnHub fails the plan of a new envelope that exists already (create would fail).
 func (r *envelopeResource) checkNotOnHub(ctx context.Context, namespace, name string, diags *diag.Diagnostics) {
-	h, ok := shared.PlanHubAPI(ctx, r.Clients, diags)
+	h, ok := backend.PlanHubAPI(ctx, r.Clients, diags)
 	if !ok {
 		return
 	}
@@ -277,7 +278,7 @@ func addEnvelopeError(diags *diag.Diagnostics, op, ns, name string, err error) {
 }
 
 func (r *envelopeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
 		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 		fields := map[string]any{"kind": envelope.Kind(ns), "namespace": ns, "name": name}
 		var prior []string
@@ -292,11 +293,11 @@ func (r *envelopeResource) Read(ctx context.Context, req resource.ReadRequest, r
 		case hub.IsNotFound(err) && !state.ReplacesConfigMap.IsNull():
 			// Not migrated yet: the ConfigMap envelope is what is on the hub.
 			if !r.readConfigMap(ctx, h, state, prior, &resp.Diagnostics) {
-				shared.RemoveGone(ctx, resp, true, "envelope ConfigMap", fields)
+				backend.RemoveGone(ctx, resp, true, "envelope ConfigMap", fields)
 				return
 			}
 		default:
-			shared.ReadGoneOrFailed(ctx, resp, err, "envelope", fields, func(err error) {
+			backend.ReadGoneOrFailed(ctx, resp, err, "envelope", fields, func(err error) {
 				addEnvelopeError(&resp.Diagnostics, "Reading", ns, name, err)
 			})
 			return
@@ -378,7 +379,7 @@ func deleteReplacedConfigMap(ctx context.Context, h *hub.Client, replaces types.
 }
 
 func (r *envelopeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *envelopeModel, h *hub.Client) {
 		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 		if err := h.DeleteEnvelope(ctx, ns, name); err != nil {
 			addEnvelopeError(&resp.Diagnostics, "Deleting", ns, name, err)
@@ -422,7 +423,7 @@ func (r *envelopeResource) prepare(ctx context.Context, plan *envelopeModel, dia
 		diags.AddAttributeError(path.Root("manifests"), "Manifests unknown", "The manifests are still unknown at apply; this is a bug in the provider or in Terraform.")
 		return nil, nil
 	}
-	h, ok := shared.HubAPI(ctx, r.Clients, diags)
+	h, ok := backend.HubAPI(ctx, r.Clients, diags)
 	if !ok {
 		return nil, nil
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/override"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -249,7 +250,7 @@ func (r *overrideResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 				shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, preview.Path, overridePreviewAttrTypes, err.Error())
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 			return
 		}
 	}
@@ -279,9 +280,9 @@ func (r *overrideResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *overrideResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
 		o, err := hc.GetOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString())
-		if shared.ReadGoneOrFailed(ctx, resp, err, r.kind(), map[string]any{"id": m.id()}, func(err error) {
+		if backend.ReadGoneOrFailed(ctx, resp, err, r.kind(), map[string]any{"id": m.id()}, func(err error) {
 			resp.Diagnostics.AddError("Reading the override", fmt.Sprintf("Reading %s %s on the hub: %v", r.kind(), m.id(), err))
 		}) {
 			return
@@ -300,7 +301,7 @@ func (r *overrideResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *overrideResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, r.scope().Source(req.State), &resp.Diagnostics, func(ctx context.Context, m *overrideModel, hc *hub.Client) {
 		if err := hc.DeleteOverride(ctx, m.Namespace.ValueString(), m.Name.ValueString()); err != nil {
 			resp.Diagnostics.AddError("Deleting the override", fmt.Sprintf("Deleting %s %s on the hub: %v", r.kind(), m.id(), err))
 			return
@@ -317,7 +318,7 @@ func (r *overrideResource) write(ctx context.Context, plan tfsdk.Plan, config tf
 	if diags.HasError() {
 		return
 	}
-	hc, ok := shared.HubAPI(ctx, r.Clients, diags)
+	hc, ok := backend.HubAPI(ctx, r.Clients, diags)
 	if !ok {
 		return
 	}

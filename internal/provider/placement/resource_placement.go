@@ -32,6 +32,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/scheduling"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -309,7 +310,7 @@ func (r *placementResource) previewInput(ctx context.Context, req resource.Modif
 		if session.IsConfigUnknown(err) {
 			return nil, err.Error()
 		}
-		shared.AddBackendError(diags, "Reaching the fleet hub", err)
+		backend.AddBackendError(diags, "Reaching the fleet hub", err)
 		return nil, ""
 	}
 	keyKnown := true
@@ -339,7 +340,7 @@ func (r *placementResource) previewInput(ctx context.Context, req resource.Modif
 	}
 	if in.sched == nil {
 		if in.sched, err = readSchedulingState(ctx, hc, existing); err != nil {
-			shared.AddBackendError(diags, "Computing the placement preview", err)
+			backend.AddBackendError(diags, "Computing the placement preview", err)
 			return nil, ""
 		}
 		in.sched.Unsettled = r.unsettled(ctx, hc, existing)
@@ -526,7 +527,7 @@ func (r *placementResource) Read(ctx context.Context, req resource.ReadRequest, 
 		key := sc.key(state)
 		name := key.String()
 		crp, err := hc.PlacementAt(ctx, key)
-		if shared.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
+		if backend.RemoveGone(ctx, resp, hub.IsNotFound(err), "placement", map[string]any{"placement": name}) {
 			return
 		}
 		if err != nil {
@@ -592,7 +593,7 @@ func (r *placementResource) withHub(ctx context.Context, from shared.ModelSource
 			return
 		}
 	}
-	if hc, ok := shared.HubAPI(ctx, r.Clients, diags); ok {
+	if hc, ok := backend.HubAPI(ctx, r.Clients, diags); ok {
 		run(ctx, hc, &m)
 	}
 }
@@ -648,7 +649,12 @@ type placementModel struct {
 	ResourceSnapshots    types.List              `tfsdk:"resource_snapshots"`
 }
 
-type placementLabelSelectorModel = shared.LabelSelectorModel
+// placementLabelSelectorModel is a resource selector's `label_selector` of match_labels and
+// match_expressions (KubeFleet's metav1.LabelSelector).
+type placementLabelSelectorModel struct {
+	MatchLabels      map[string]string             `tfsdk:"match_labels"`
+	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
+}
 
 type resourceSelectorModel struct {
 	Group          types.String                 `tfsdk:"group"`

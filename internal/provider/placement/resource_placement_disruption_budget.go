@@ -28,6 +28,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/placementbudget"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -175,7 +176,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	plan.ID = plan.Placement
-	h, ok := shared.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
+	h, ok := backend.PlanHubAPI(ctx, r.Clients, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -192,7 +193,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 		resp.Diagnostics.AddAttributeWarning(preview.Path, "Preview after apply",
 			fmt.Sprintf("ClusterResourcePlacement %q is created by this apply: the budget's preview is computed once it exists.", name))
 	case err != nil:
-		shared.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
+		backend.AddBackendError(&resp.Diagnostics, "Reading the placement", err)
 		return
 	default:
 		if checkBudgetFor(p, *plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
@@ -242,7 +243,7 @@ func checkBudgetFor(p *hub.Placement, m budgetModel, diags *diag.Diagnostics) {
 func budgetPreview(ctx context.Context, v view.Fleet, p *hub.Placement, m budgetModel, diags *diag.Diagnostics) types.Object {
 	bindings, err := v.HubPlacementBindings(ctx, hub.ClusterPlacement(p.Name))
 	if err != nil {
-		shared.AddBackendError(diags, "Reading the placement's bindings", err)
+		backend.AddBackendError(diags, "Reading the placement's bindings", err)
 		return types.ObjectNull(budgetPreviewAttrTypes)
 	}
 	spec := m.spec()
@@ -286,7 +287,7 @@ func (r *disruptionBudgetResource) ImportState(ctx context.Context, req resource
 }
 
 func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
 		name := plan.Placement.ValueString()
 		if _, err := h.CreateDisruptionBudget(ctx, name, plan.spec()); err != nil {
 			if hub.IsAlreadyExists(err) {
@@ -294,7 +295,7 @@ func (r *disruptionBudgetResource) Create(ctx context.Context, req resource.Crea
 					fmt.Sprintf("placement: the hub already has a ClusterResourcePlacementDisruptionBudget %q: import it (terraform import with ID %q).", name, name))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Creating the disruption budget", err)
+			backend.AddBackendError(&resp.Diagnostics, "Creating the disruption budget", err)
 			return
 		}
 		plan.ID = plan.Placement
@@ -312,10 +313,10 @@ func (r *disruptionBudgetResource) warnMoved(ctx context.Context, config tfsdk.C
 
 // Read refreshes the budget and its preview: evictions and bindings change outside Terraform.
 func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
 		name := state.Placement.ValueString()
 		b, err := h.DisruptionBudget(ctx, name)
-		if shared.ReadGoneOrBackendError(ctx, resp, err, "disruption budget", map[string]any{"placement": name}) {
+		if backend.ReadGoneOrBackendError(ctx, resp, err, "disruption budget", map[string]any{"placement": name}) {
 			return
 		}
 		state.ID = types.StringValue(name)
@@ -329,9 +330,9 @@ func (r *disruptionBudgetResource) Read(ctx context.Context, req resource.ReadRe
 }
 
 func (r *disruptionBudgetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.Plan, &resp.Diagnostics, func(ctx context.Context, plan *budgetModel, h *hub.Client) {
 		if _, err := h.UpdateDisruptionBudget(ctx, plan.Placement.ValueString(), plan.spec()); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Updating the disruption budget", err)
+			backend.AddBackendError(&resp.Diagnostics, "Updating the disruption budget", err)
 			return
 		}
 		r.previewAtApply(ctx, h, plan, &resp.Diagnostics)
@@ -341,9 +342,9 @@ func (r *disruptionBudgetResource) Update(ctx context.Context, req resource.Upda
 }
 
 func (r *disruptionBudgetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *budgetModel, h *hub.Client) {
 		if err := h.DeleteDisruptionBudget(ctx, state.Placement.ValueString()); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Deleting the disruption budget", err)
+			backend.AddBackendError(&resp.Diagnostics, "Deleting the disruption budget", err)
 		}
 	})
 }

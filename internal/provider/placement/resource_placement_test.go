@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -133,32 +132,6 @@ func TestPlacementPolicyValidationSkipsUnknownAndEnums(t *testing.T) {
 	validatePlacementPolicy(&diags, path.Root("policy"), m, []path.Path{path.Root("policy").AtName("placement_type")})
 	if len(diags) != 0 {
 		t.Fatalf("with an unknown placement type nothing is checked, got %v", diags)
-	}
-}
-
-func TestKnownOnly(t *testing.T) {
-	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"n": tftypes.Number, "s": tftypes.String, "l": tftypes.List{ElementType: tftypes.String},
-	}}
-	v := tftypes.NewValue(typ, map[string]tftypes.Value{
-		"n": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue),
-		"s": tftypes.NewValue(tftypes.String, "x"),
-		"l": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, tftypes.UnknownValue),
-	})
-	known, paths, err := shared.KnownOnly(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !known.IsFullyKnown() {
-		t.Fatal("unknowns left")
-	}
-	var got []string
-	for _, p := range paths {
-		got = append(got, shared.FrameworkPath(p).String())
-	}
-	sort.Strings(got)
-	if fmt.Sprint(got) != "[l n]" {
-		t.Fatalf("unknown paths %v, want [l n]", got)
 	}
 }
 

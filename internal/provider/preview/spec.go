@@ -22,6 +22,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -137,7 +138,7 @@ func AddReadError(d *diag.Diagnostics, summary string, err error) {
 		d.AddAttributeError(FactsPath, summary, err.Error())
 		return
 	}
-	shared.AddBackendError(d, summary, err)
+	backend.AddBackendError(d, summary, err)
 }
 
 // NullPreview is a null preview of attrTypes (import, refresh of a resource planned without one).

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -25,7 +26,7 @@ func (a *generateRunAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 		"adopt it with `terraform query` (list resource `fleet_update_run`, `auto_upgrade_profile` filter). A profile that does "+
 		"not exist is refused before the request. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
 		"auto_upgrade_profile": aschema.StringAttribute{Required: true, Description: "The auto-upgrade profile's name.",
-			Validators: shared.ChildNameValidators()},
+			Validators: childNameValidators()},
 	})
 }
 
@@ -43,7 +44,7 @@ func (a *generateRunAction) Invoke(ctx context.Context, req action.InvokeRequest
 				resp.Diagnostics.AddAttributeError(path.Root("auto_upgrade_profile"), "Auto-upgrade profile not found", fmt.Sprintf("The fleet has no auto-upgrade profile %q.", name))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reading the auto-upgrade profile", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the auto-upgrade profile", err)
 			return
 		}
 		channel := ""
@@ -54,7 +55,7 @@ func (a *generateRunAction) Invoke(ctx context.Context, req action.InvokeRequest
 		poller, err := fc.BeginGenerateUpdateRun(ctx, fleet, name)
 		got, err := shared.PollDone(ctx, poller, err)
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Generating the update run", fmt.Errorf("auto-upgrade profile %q: %w", name, err))
+			backend.AddBackendError(&resp.Diagnostics, "Generating the update run", fmt.Errorf("auto-upgrade profile %q: %w", name, err))
 			return
 		}
 		_, runName, err := fleetapi.ParseChildID(got.ID, "updateRuns")
@@ -64,7 +65,7 @@ func (a *generateRunAction) Invoke(ctx context.Context, req action.InvokeRequest
 		}
 		run, err := fc.GetUpdateRun(ctx, fleet, runName)
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Reading the generated update run", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the generated update run", err)
 			return
 		}
 		target := ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -72,7 +73,7 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 		if !m.Gate.IsNull() {
 			gate, err := fc.GetGate(ctx, fleet, m.Gate.ValueString())
 			if err != nil {
-				shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", m.Gate.ValueString(), err))
+				backend.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", m.Gate.ValueString(), err))
 				return
 			}
 			if owner := gateRun(gate); owner != runName {
@@ -113,7 +114,7 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 					return len(ids) > 0 || (rs != rollout.Running && rs != rollout.Pending), nil
 				})
 				if err != nil {
-					shared.AddBackendError(&resp.Diagnostics, "Waiting for the gate", fmt.Errorf("update run %q: %w", runName, err))
+					backend.AddBackendError(&resp.Diagnostics, "Waiting for the gate", fmt.Errorf("update run %q: %w", runName, err))
 					return
 				}
 			}
@@ -122,7 +123,7 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 		for _, name := range names {
 			gate, err := fc.GetGate(ctx, fleet, name)
 			if err != nil {
-				shared.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", name, err))
+				backend.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", name, err))
 				return
 			}
 			state := rollout.NotStarted
@@ -141,7 +142,7 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 			progress("approving gate %s (%s) of update run %s", name, what, runName)
 			poller, err := fc.BeginApproveGate(ctx, fleet, name, nil)
 			if _, err := shared.PollDone(ctx, poller, err); err != nil {
-				shared.AddBackendError(&resp.Diagnostics, "Approving the gate", fmt.Errorf("gate %q: %w", name, err))
+				backend.AddBackendError(&resp.Diagnostics, "Approving the gate", fmt.Errorf("gate %q: %w", name, err))
 				return
 			}
 			approvedNow++

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -60,7 +61,7 @@ func fleetActionSchema(ctx context.Context, description string, attrs map[string
 func invokeFleetAction[M any, P fleetActionModel[M]](ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse,
 	do func(ctx context.Context, m *M, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress)) {
 	shared.InvokeAction[M, P](ctx, req, resp, actionInvokeTimeout, func(ctx context.Context, m *M, progress shared.Progress) {
-		fc, fleet, ok := shared.FleetClient(clients, P(m).fleetAction().FleetID, &resp.Diagnostics)
+		fc, fleet, ok := backend.FleetClient(clients, P(m).fleetAction().FleetID, &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -79,7 +80,7 @@ func (c *runActionConfig) runAction() *runActionConfig { return c }
 // runActionSchema is fleetActionSchema for an action on an update run, with update_run.
 func runActionSchema(ctx context.Context, description string, attrs map[string]aschema.Attribute) aschema.Schema {
 	attrs["update_run"] = aschema.StringAttribute{Required: true, Description: "The update run's name (`fleet_update_run.<name>.name`).",
-		Validators: shared.ChildNameValidators()}
+		Validators: childNameValidators()}
 	return fleetActionSchema(ctx, description, attrs)
 }
 
@@ -193,7 +194,7 @@ func readRun(ctx context.Context, fc *fleetapi.Client, fleet fleetapi.FleetID, n
 			diags.AddAttributeError(pathUpdateRun, "Update run not found", fmt.Sprintf("The fleet has no update run %q.", name.ValueString()))
 			return nil, false
 		}
-		shared.AddBackendError(diags, "Reading the update run", err)
+		backend.AddBackendError(diags, "Reading the update run", err)
 		return nil, false
 	}
 	return run, true

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -88,7 +89,7 @@ func (a *updateRunSkipAction) Invoke(ctx context.Context, req action.InvokeReque
 		progress("skipping %d of %d targets in update run %s", len(send), len(m.Targets), name)
 		poller, err := fc.BeginSkipUpdateRun(ctx, fleet, name, fleetapi.SkipProperties{Targets: send}, nil)
 		if run, err = shared.PollDone(ctx, poller, err); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Skipping update run targets", fmt.Errorf("update run %q: %w", name, err))
+			backend.AddBackendError(&resp.Diagnostics, "Skipping update run targets", fmt.Errorf("update run %q: %w", name, err))
 			return
 		}
 		progress("%s", runProgress(run))

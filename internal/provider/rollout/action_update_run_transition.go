@@ -12,6 +12,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -64,7 +65,7 @@ func (a *runTransitionAction[K]) Invoke(ctx context.Context, req action.InvokeRe
 	t := k.transition()
 	invokeRunTransition(ctx, a.Clients, req, resp, t, func(ctx context.Context, m runActionModel, fc *fleetapi.Client, fleet fleetapi.FleetID, progress shared.Progress) {
 		name := m.UpdateRun.ValueString()
-		if shared.ActionWaitFor(m.WaitFor, t.waitDefault) != t.waitFollow {
+		if actionWaitFor(m.WaitFor, t.waitDefault) != t.waitFollow {
 			if t.early != "" {
 				progress(t.early, name)
 			}
@@ -72,7 +73,7 @@ func (a *runTransitionAction[K]) Invoke(ctx context.Context, req action.InvokeRe
 		}
 		run, err := followRun(ctx, fc, fleet, name, progress, t.until)
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, t.waitSummary, fmt.Errorf("update run %q: %w", name, err))
+			backend.AddBackendError(&resp.Diagnostics, t.waitSummary, fmt.Errorf("update run %q: %w", name, err))
 			return
 		}
 		if summary, detail := t.end(run, name, progress); summary != "" {
@@ -99,7 +100,7 @@ func invokeRunTransition(ctx context.Context, clients *session.Session, req acti
 			progress("%s update run %s (%s)", t.gerund, name, state)
 			poller, beginErr := t.begin(fc, ctx, fleet, name, nil)
 			if run, err = shared.PollDone(ctx, poller, beginErr); err != nil {
-				shared.AddBackendError(&resp.Diagnostics, fmt.Sprintf("%s the update run", capitalize(t.gerund)), fmt.Errorf("update run %q: %w", name, err))
+				backend.AddBackendError(&resp.Diagnostics, fmt.Sprintf("%s the update run", capitalize(t.gerund)), fmt.Errorf("update run %q: %w", name, err))
 				return
 			}
 			progress("%s", runProgress(run))
@@ -120,4 +121,12 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// actionWaitFor is an action's wait_for: "none" returns once the request is accepted.
+func actionWaitFor(v types.String, def string) string {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v.ValueString()
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // Create sends If-None-Match: * so that it never overwrites an object made
@@ -87,7 +86,7 @@ func treeDiff(at string, p, e any) string {
 	if string(pb) == string(eb) {
 		return ""
 	}
-	return fmt.Sprintf("%s is %s in the plan, %s in the fleet", at, shared.Shown(p, pb), shared.Shown(e, eb))
+	return fmt.Sprintf("%s is %s in the plan, %s in the fleet", at, shown(p, pb), shown(e, eb))
 }
 
 // joinAttr appends an API field to an attribute path in Terraform's
@@ -185,4 +184,17 @@ func sentenceCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// shown is a value in a difference: a scalar as JSON, a list or object in a few words.
+func shown(v any, b []byte) string {
+	switch v := v.(type) {
+	case nil:
+		return "unset"
+	case []any:
+		return fmt.Sprintf("a list of %d", len(v))
+	case map[string]any:
+		return "set"
+	}
+	return string(b)
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
-	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // fleet_auto_upgrade_profile's preview: the channel resolved over the AKS version lists of the
@@ -48,7 +48,7 @@ var autoUpgradeProfilePreviewSpec = preview.Spec[autoUpgradeProfileModel]{
 func aupLivePreview(ctx context.Context, c *session.Session, m autoUpgradeProfileModel, d *diag.Diagnostics) types.Object {
 	obj, err := aupPreview(ctx, c.View(), m, d)
 	if err != nil {
-		shared.AddBackendError(d, "Computing "+autoUpgradeProfilePreviewSpec.What, err)
+		backend.AddBackendError(d, "Computing "+autoUpgradeProfilePreviewSpec.What, err)
 		return types.ObjectNull(aupPreviewAttrTypes)
 	}
 	return obj

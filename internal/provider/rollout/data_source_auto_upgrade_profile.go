@@ -25,8 +25,8 @@ func (d *autoUpgradeProfileDataSource) Schema(ctx context.Context, _ datasource.
 		Description: "An auto-upgrade profile of the fleet as the Fleet API shows it now, whoever created it: its channel " +
 			"settings, its last trigger (`status`), and a `preview` (the same shape as fleet_auto_upgrade_profile's) of what the " +
 			"channel resolves to now and what a run of that target would do with each member. Nothing is changed.",
-		Attributes: shared.MergeAttributes(shared.LookupAttributes("auto-upgrade profile"),
-			shared.ComputedAttributes(shared.ResourceSchema(ctx, &autoUpgradeProfileResource{}), autoUpgradeProfileDataAttributes...)),
+		Attributes: mergeAttributes(lookupAttributes("auto-upgrade profile"),
+			computedAttributes(resourceSchema(ctx, &autoUpgradeProfileResource{}), autoUpgradeProfileDataAttributes...)),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -96,7 +97,7 @@ func (d *kubernetesVersionsDataSource) Read(ctx context.Context, req datasource.
 	}
 	ac, err := d.Clients.AKS()
 	if err != nil {
-		shared.AddBackendError(&resp.Diagnostics, "AKS client", err)
+		backend.AddBackendError(&resp.Diagnostics, "AKS client", err)
 		return
 	}
 	state := kubernetesVersionsModel{FleetID: cfg.FleetID, Locations: cfg.Locations, LocationVersions: []locationVersionsModel{}}
@@ -109,7 +110,7 @@ func (d *kubernetesVersionsDataSource) Read(ctx context.Context, req datasource.
 		fleet, err := d.Clients.ResolveFleet(cfg.FleetID.ValueString())
 		if err != nil {
 			if session.IsNotConfigured(err) {
-				shared.AddBackendError(&resp.Diagnostics, "No fleet", err)
+				backend.AddBackendError(&resp.Diagnostics, "No fleet", err)
 			} else {
 				resp.Diagnostics.AddAttributeError(path.Root("fleet_id"), "Invalid fleet ID", err.Error())
 			}
@@ -150,7 +151,7 @@ func (d *kubernetesVersionsDataSource) Read(ctx context.Context, req datasource.
 func (d *kubernetesVersionsDataSource) memberLocations(ctx context.Context, fleet fleetapi.FleetID, diags *diag.Diagnostics) []string {
 	members, err := d.Clients.View().MemberClusters(ctx, fleet)
 	if err != nil {
-		shared.AddBackendError(diags, "Reading the fleet's members", err)
+		backend.AddBackendError(diags, "Reading the fleet's members", err)
 		return nil
 	}
 	seen := map[string]bool{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -25,12 +26,12 @@ var _ datasource.DataSourceWithConfigure = &updateRunDataSource{}
 type updateRunDataSource struct{ shared.DataSourceBase }
 
 func (d *updateRunDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := shared.ComputedAttributes(shared.ResourceSchema(ctx, &updateRunResource{}), "update_strategy_id", "stages", "managed_cluster_update", "status")
+	attrs := computedAttributes(resourceSchema(ctx, &updateRunResource{}), "update_strategy_id", "stages", "managed_cluster_update", "status")
 	resp.Schema = dschema.Schema{
 		Description: "An update run of the fleet as the Fleet API shows it now, whoever created it — e.g. a run an auto-upgrade " +
 			"profile generated (`auto_upgrade_profile_id`): its definition, its status tree (`status`, the same shape as " +
 			"fleet_update_run's) and the members it has still to update (`remaining_members`). Nothing is changed.",
-		Attributes: shared.MergeAttributes(shared.MergeAttributes(shared.LookupAttributes("update run"), attrs), map[string]dschema.Attribute{
+		Attributes: mergeAttributes(mergeAttributes(lookupAttributes("update run"), attrs), map[string]dschema.Attribute{
 			"auto_upgrade_profile_id": dschema.StringAttribute{Computed: true,
 				Description: "The ARM ID of the auto-upgrade profile that generated the run; null for a run created directly."},
 			"remaining_members": dschema.ListAttribute{Computed: true, ElementType: types.StringType,
@@ -119,7 +120,7 @@ func lookup[T any](ctx context.Context, cfg tfsdk.Config, m any, clients *sessio
 	if diags.HasError() {
 		return nil, fleetapi.FleetID{}, false
 	}
-	fc, fleet, ok := shared.FleetClient(clients, fleetID, diags)
+	fc, fleet, ok := backend.FleetClient(clients, fleetID, diags)
 	if !ok {
 		return nil, fleet, false
 	}

@@ -21,7 +21,7 @@ func (d *updateStrategyDataSource) Schema(ctx context.Context, _ datasource.Sche
 		Description: "An update strategy of the fleet as the Fleet API shows it now, whoever created it: its stages, and a " +
 			"`preview` (the same shape as fleet_update_strategy's) of which members each group selects now and which members " +
 			"no group selects. Nothing is changed.",
-		Attributes: shared.MergeAttributes(shared.LookupAttributes("update strategy"), shared.ComputedAttributes(shared.ResourceSchema(ctx, &updateStrategyResource{}), "stages", "preview")),
+		Attributes: mergeAttributes(lookupAttributes("update strategy"), computedAttributes(resourceSchema(ctx, &updateStrategyResource{}), "stages", "preview")),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -25,7 +26,7 @@ type autoUpgradeProfileListModel struct {
 }
 
 func listAutoUpgradeProfiles(ctx context.Context, clients *session.Session, m autoUpgradeProfileListModel, diags *diag.Diagnostics) []shared.ListEntry {
-	got, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListAutoUpgradeProfiles,
+	got, fleet, ok := backend.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListAutoUpgradeProfiles,
 		"auto-upgrade profiles", "Microsoft.ContainerService/fleets/autoUpgradeProfiles/read")
 	if !ok {
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -34,7 +35,7 @@ type updateRunListModel struct {
 }
 
 func listUpdateRuns(ctx context.Context, clients *session.Session, m updateRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
-	runs, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateRuns,
+	runs, fleet, ok := backend.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateRuns,
 		"update runs", "Microsoft.ContainerService/fleets/updateRuns/read")
 	if !ok {
 		return nil

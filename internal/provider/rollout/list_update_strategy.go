@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -16,7 +17,7 @@ var updateStrategyListSchema = shared.FleetListSchema("Finds the fleet's update 
 	"`Microsoft.ContainerService/fleets/updateStrategies/read`.", "strategies", nil)
 
 func listUpdateStrategies(ctx context.Context, clients *session.Session, m shared.FleetListConfig, diags *diag.Diagnostics) []shared.ListEntry {
-	got, fleet, ok := shared.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateStrategies,
+	got, fleet, ok := backend.ListFleetChildren(ctx, clients, m.FleetID, diags, (*fleetapi.Client).ListUpdateStrategies,
 		"update strategies", "Microsoft.ContainerService/fleets/updateStrategies/read")
 	if !ok {
 		return nil

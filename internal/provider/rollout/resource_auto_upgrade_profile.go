@@ -24,6 +24,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/channel"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -212,7 +213,7 @@ func aupValidate(m autoUpgradeProfileModel, d *diag.Diagnostics) {
 // ModifyPlan resolves fleet_id, checks what needs the backend (the strategy belongs to the fleet),
 // and computes the preview when the profile is created or its channel settings change.
 func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
+	defer addInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
@@ -233,7 +234,7 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 		var cfg types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfg)...)
 		if cfg.IsNull() {
-			f, ok := shared.ResolveFleet(r.Clients, cfg, &resp.Diagnostics)
+			f, ok := backend.ResolveFleet(r.Clients, cfg, &resp.Diagnostics)
 			if !ok {
 				return
 			}
@@ -313,7 +314,7 @@ func (r *autoUpgradeProfileResource) ImportState(ctx context.Context, req resour
 }
 
 func (r *autoUpgradeProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
 		plan.FleetID = types.StringValue(fleet.String())
 		if plan.Preview.IsUnknown() {
 			plan.Preview = aupLivePreview(ctx, r.Clients, plan, &resp.Diagnostics)
@@ -356,7 +357,7 @@ func (r *autoUpgradeProfileResource) Read(ctx context.Context, req resource.Read
 	if !ok {
 		return
 	}
-	got, _, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetAutoUpgradeProfile,
+	got, _, ok := backend.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetAutoUpgradeProfile,
 		"auto-upgrade profile", map[string]any{"id": state.ID.ValueString()})
 	if !ok {
 		return
@@ -375,7 +376,7 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, plan autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
 		if plan.Preview.IsUnknown() {
 			plan.Preview = aupLivePreview(ctx, r.Clients, plan, &resp.Diagnostics)
 			if resp.Diagnostics.HasError() {
@@ -406,7 +407,7 @@ func (r *autoUpgradeProfileResource) Update(ctx context.Context, req resource.Up
 }
 
 func (r *autoUpgradeProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, state autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, aupDefaultTimeout, &resp.Diagnostics, func(ctx context.Context, state autoUpgradeProfileModel, c *fleetapi.Client, fleet fleetapi.FleetID) {
 		poller, err := c.BeginDeleteAutoUpgradeProfile(ctx, fleet, state.Name.ValueString(), nil)
 		if _, err := aupWait(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
 			resp.Diagnostics.AddError("Deleting the auto-upgrade profile", err.Error())
@@ -474,7 +475,7 @@ type autoUpgradeProfileModel struct {
 	Timeouts             timeouts.Value `tfsdk:"timeouts"`
 }
 
-// FleetAndTimeouts implements shared.FleetChild.
+// FleetAndTimeouts is what backend.FleetOp reads of the model.
 func (m autoUpgradeProfileModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 	return m.FleetID, m.Timeouts
 }

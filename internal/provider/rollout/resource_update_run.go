@@ -28,6 +28,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -84,7 +85,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"naming the first attribute that differs. Changes are guarded by the run's ETag.",
 		Attributes: map[string]rschema.Attribute{
 			"id":   shared.IDAttribute(idDescription("update run", "updateRuns")),
-			"name": shared.ReplacingAttribute("The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.", shared.ChildNameValidators()...),
+			"name": shared.ReplacingAttribute("The run's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the run.", childNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true, Description: shared.FleetIDAttribute("run").Description, Validators: shared.FleetIDAttribute("run").Validators,
 				PlanModifiers: shared.KeptOrReplaced(),
@@ -248,7 +249,7 @@ func (r *updateRunResource) ValidateConfig(ctx context.Context, req resource.Val
 // gate is waiting, and computes the preview when the run is created or its
 // definition changes.
 func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
+	defer addInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
@@ -262,7 +263,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	var cfgFleet types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
 	if cfgFleet.IsNull() && creating {
-		f, ok := shared.ResolveFleet(r.Clients, types.StringNull(), &resp.Diagnostics)
+		f, ok := backend.ResolveFleet(r.Clients, types.StringNull(), &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -367,7 +368,7 @@ func (r *updateRunResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *updateRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		if plan.Preview.IsUnknown() {
 			// Unknown at plan (an input was): computed now, before the run exists.
 			obj, _, err := runPreview(ctx, r.Clients.View(), &plan)
@@ -401,7 +402,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 		}()
 		plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 		plan.FleetID = types.StringValue(fleet.String())
-		resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+		resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 		r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
 	})
 }
@@ -433,7 +434,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateRunCreateTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		name := plan.Name.ValueString()
 		run, err := fc.GetUpdateRun(ctx, fleet, name)
 		if err != nil {
@@ -447,7 +448,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		}
 		if changed {
 			// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
-			pre, d := shared.ETagPrecondition(ctx, req.Private)
+			pre, d := etagPrecondition(ctx, req.Private)
 			resp.Diagnostics.Append(d...)
 			poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
 			if run, err = shared.PollDone(ctx, poller, err); err != nil {
@@ -458,7 +459,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 				resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 				return
 			}
-			resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+			resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 			// After converge has saved the run in state.
 			defer func() {
 				updateRunPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
@@ -478,7 +479,7 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	name := state.Name.ValueString()
-	run, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetUpdateRun, "update run", map[string]any{"run": name})
+	run, fleet, ok := backend.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, name, (*fleetapi.Client).GetUpdateRun, "update run", map[string]any{"run": name})
 	if !ok {
 		return
 	}
@@ -504,12 +505,12 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 		state.WaitFor = types.StringValue(shared.WaitNone)
 	}
 	state.Status = runStatusObject(ctx, run, &resp.Diagnostics)
-	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, run.ETag)...)
+	resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
 func (r *updateRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateRunDeleteTimeout, &resp.Diagnostics, func(ctx context.Context, state updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateRunDeleteTimeout, &resp.Diagnostics, func(ctx context.Context, state updateRunModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		name := state.Name.ValueString()
 		run, err := fc.GetUpdateRun(ctx, fleet, name)
 		if err != nil {
@@ -573,7 +574,7 @@ type updateRunModel struct {
 	Status               types.Object    `tfsdk:"status"`
 }
 
-// FleetAndTimeouts implements shared.FleetChild.
+// FleetAndTimeouts is what backend.FleetOp reads of the model.
 func (m updateRunModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 	return m.FleetID, m.Timeouts
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -46,7 +47,7 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"strategy of the same name with the planned stages (a killed or concurrent apply's) and refuses one with other stages.",
 		Attributes: map[string]rschema.Attribute{
 			"id":   shared.IDAttribute(idDescription("update strategy", "updateStrategies")),
-			"name": shared.ReplacingAttribute("The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.", shared.ChildNameValidators()...),
+			"name": shared.ReplacingAttribute("The strategy's name: lower-case letters, digits and '-', 1 to 50 characters. Changing it replaces the strategy.", childNameValidators()...),
 			"fleet_id": rschema.StringAttribute{
 				Optional: true, Computed: true,
 				Description: shared.FleetIDAttribute("strategy").Description, Validators: shared.FleetIDAttribute("strategy").Validators,
@@ -95,7 +96,7 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 	}
 }
 
-var strategyPreviewType = shared.ObjectType(strategyPreviewAttribute().GetType(), "the update strategy's preview")
+var strategyPreviewType = objectType(strategyPreviewAttribute().GetType(), "the update strategy's preview")
 
 // ValidateConfig checks stage and group names are unique.
 func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -141,7 +142,7 @@ func (r *updateStrategyResource) PreviewInputs() []facts.Input {
 // ModifyPlan resolves the default fleet and computes the preview when the
 // strategy is created or its stages change.
 func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	defer shared.AddInventoryWarnings(r.Clients, &resp.Diagnostics)
+	defer addInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
 		return
 	}
@@ -154,7 +155,7 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	var cfgFleet types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
 	if cfgFleet.IsNull() && req.State.Raw.IsNull() {
-		f, ok := shared.ResolveFleet(r.Clients, types.StringNull(), &resp.Diagnostics)
+		f, ok := backend.ResolveFleet(r.Clients, types.StringNull(), &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -218,7 +219,7 @@ func (r *updateStrategyResource) ImportState(ctx context.Context, req resource.I
 }
 
 func (r *updateStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Create, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		// If-None-Match: a strategy of that name made elsewhere is not overwritten.
 		r.put(ctx, fc, fleet, &plan, &fleetapi.Precondition{IfNoneMatch: "*"}, resp.Private, &resp.State, &resp.Diagnostics)
 		if !resp.Diagnostics.HasError() {
@@ -228,8 +229,8 @@ func (r *updateStrategyResource) Create(ctx context.Context, req resource.Create
 }
 
 func (r *updateStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
-		pre, d := shared.ETagPrecondition(ctx, req.Private)
+	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+		pre, d := etagPrecondition(ctx, req.Private)
 		resp.Diagnostics.Append(d...)
 		r.put(ctx, fc, fleet, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
 		if !resp.Diagnostics.HasError() {
@@ -260,7 +261,7 @@ func (r *updateStrategyResource) put(ctx context.Context, fc *fleetapi.Client, f
 	tflog.Info(ctx, "update strategy written", map[string]any{"strategy": name, "fleet": fleet.String()})
 	plan.ID = types.StringValue(fleet.ChildID("updateStrategies", name))
 	plan.FleetID = types.StringValue(fleet.String())
-	diags.Append(shared.SaveETag(ctx, private, got.ETag)...)
+	diags.Append(saveETag(ctx, private, got.ETag)...)
 	if plan.Preview.IsUnknown() {
 		plan.Preview = r.previewNow(ctx, fleet, plan.Stages, diags)
 	}
@@ -322,7 +323,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	got, fleet, ok := shared.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetUpdateStrategy,
+	got, fleet, ok := backend.ReadFleetChild(ctx, r.Clients, resp, state.FleetID, state.Name.ValueString(), (*fleetapi.Client).GetUpdateStrategy,
 		"update strategy", map[string]any{"strategy": state.Name.ValueString()})
 	if !ok {
 		return
@@ -342,12 +343,12 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
-	resp.Diagnostics.Append(shared.SaveETag(ctx, resp.Private, got.ETag)...)
+	resp.Diagnostics.Append(saveETag(ctx, resp.Private, got.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
 func (r *updateStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, state updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
+	backend.FleetOp(ctx, r.Clients, req.State, timeouts.Value.Delete, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, state updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
 		poller, err := fc.BeginDeleteUpdateStrategy(ctx, fleet, state.Name.ValueString(), nil)
 		if _, err := shared.PollDone(ctx, poller, err); err != nil && !fleetapi.IsNotFound(err) {
 			resp.Diagnostics.AddError("Deleting the update strategy", err.Error())
@@ -369,7 +370,7 @@ type updateStrategyModel struct {
 	Preview  types.Object   `tfsdk:"preview"`
 }
 
-// FleetAndTimeouts implements shared.FleetChild.
+// FleetAndTimeouts is what backend.FleetOp reads of the model.
 func (m updateStrategyModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 	return m.FleetID, m.Timeouts
 }

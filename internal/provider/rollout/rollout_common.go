@@ -65,7 +65,7 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 			"name": rschema.StringAttribute{
 				Required: true, Description: "The stage's name, unique in the strategy: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
-				Validators: shared.ChildNameValidators(),
+				Validators: childNameValidators(),
 			},
 			"groups": rschema.ListNestedAttribute{
 				Required: true, Description: "The stage's groups: fleet members' update groups, each in one stage only.",
@@ -73,7 +73,7 @@ func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 					"name": rschema.StringAttribute{
 						Required: true, Description: "An update group of the fleet's members: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
-						Validators: shared.ChildNameValidators(),
+						Validators: childNameValidators(),
 					},
 					"max_concurrency": maxConcurrencyAttribute("of the group's members upgrade at once: a count (`\"3\"`) or a percentage " +
 						"of the group's members (`\"25%\"`, rounded down, at least 1). Default: 1 (one member after another). At most the " +

@@ -14,7 +14,7 @@ import (
 // The computed attributes of fleet_update_run: its preview and its status.
 
 func previewGatesAttribute() rschema.ListNestedAttribute {
-	return shared.ComputedObjects("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
+	return computedObjects("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
 		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."), "type": shared.ComputedString("`Approval`."),
 	})
 }
@@ -40,7 +40,7 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 			"member_count":   shared.ComputedInt64("How many members the run's stages select."),
 			"actions":        cactions("the run"),
 			"stages_omitted": shared.ComputedInt64("How many of the run's stages `stages` leaves out (summary detail; 0 with full detail)."),
-			"stages": shared.ComputedObjects("Stages in order. With summary detail at most "+fmt.Sprint(RunPreviewStageLimit)+" stages and "+
+			"stages": computedObjects("Stages in order. With summary detail at most "+fmt.Sprint(RunPreviewStageLimit)+" stages and "+
 				fmt.Sprint(RunPreviewGroupLimit)+" groups of them are listed in all: those holding a listed member first, then the first the "+
 				"run reaches, in run order; the stages' and groups' `member_count` and `actions` still count every member, and "+
 				"`stages_omitted` and `groups_omitted` say how many are left out.", map[string]rschema.Attribute{
@@ -51,14 +51,14 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 				"max_concurrency":             shared.ComputedInt64("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
 				"actions":                     cactions("the stage"),
 				"groups_omitted":              shared.ComputedInt64("How many of the stage's groups `groups` leaves out (summary detail; 0 with full detail)."),
-				"groups": shared.ComputedObjects("Groups, updated in parallel; with summary detail only those listed (see `stages`).", map[string]rschema.Attribute{
+				"groups": computedObjects("Groups, updated in parallel; with summary detail only those listed (see `stages`).", map[string]rschema.Attribute{
 					"name":            shared.ComputedString("The group."),
 					"gates":           previewGatesAttribute(),
 					"member_count":    shared.ComputedInt64("How many members the group selects."),
 					"max_concurrency": shared.ComputedInt64("The group's batch size: how many of its members upgrade at once, resolved from `max_concurrency` (default 1) and capped by the stage's and the group's member count."),
 					"actions":         cactions("the group"),
 					"members_omitted": shared.ComputedInt64("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
-					"members": shared.ComputedObjects("The listed members in the order the group updates them (maintenance window: open now, opening within "+
+					"members": computedObjects("The listed members in the order the group updates them (maintenance window: open now, opening within "+
 						"4 hours, none, closed); `position` says where each stands in that order, so gaps show members left out. Null "+
 						"when none is listed.", map[string]rschema.Attribute{
 						"position": shared.ComputedInt64("The member's place in the group's update order, from 1."),
@@ -68,19 +68,19 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 						"reason":                      shared.ComputedString("Why the member is upgraded, skipped, pending or fails."),
 						"current_kubernetes_version":  shared.ComputedString("The cluster's version now."),
 						"target_kubernetes_version":   shared.ComputedString("The version after the run."),
-						"current_node_image_versions": shared.ComputedStringMap("Node pool → node image version now (null without node pools)."),
-						"target_node_image_versions":  shared.ComputedStringMap("Node pool → node image version after the run (null without node pools)."),
+						"current_node_image_versions": computedStringMap("Node pool → node image version now (null without node pools)."),
+						"target_node_image_versions":  computedStringMap("Node pool → node image version after the run (null without node pools)."),
 						"maintenance_window":          shared.ComputedString("`open`, `opens_soon`, `none` or `closed` when the run reaches the member."),
 						"window_opens_at":             shared.ComputedString("When that window opened or opens next (RFC 3339)."),
 					}),
 				}),
 			}),
-			"unselected_members": shared.ComputedStrings("Members no group of the strategy selects (the run never updates them), by name: at most " +
+			"unselected_members": computedStrings("Members no group of the strategy selects (the run never updates them), by name: at most " +
 				fmt.Sprint(RunPreviewUnselectedLimit) + " with summary detail, all with full detail; null when there are none."),
 			"unselected_member_count":        shared.ComputedInt64("How many members no group of the strategy selects."),
-			"consistent_node_image_versions": shared.ComputedStrings("With Consistent node images: the image set the run will use; null otherwise."),
+			"consistent_node_image_versions": computedStrings("With Consistent node images: the image set the run will use; null otherwise."),
 			"outcome":                        shared.ComputedString("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
-			"warnings": shared.ComputedStrings("Groups without members, predicted failures, missing consistent images, members no group selects and " +
+			"warnings": computedStrings("Groups without members, predicted failures, missing consistent images, members no group selects and " +
 				"members left out: a warning that concerns members is told once, with how many and the first names. Null when there are none."),
 		},
 	}
@@ -101,7 +101,7 @@ func withAttrs(base map[string]rschema.Attribute, extra map[string]rschema.Attri
 }
 
 func statusGatesAttribute() rschema.ListNestedAttribute {
-	return shared.ComputedObjects("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
+	return computedObjects("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
 		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."),
 		"gate_id": shared.ComputedString("The fleets/gates resource name, once the run reached the gate."), "state": shared.ComputedString("Pending, Skipped or Completed."),
 	})
@@ -111,15 +111,15 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true, Description: "The run's status from the Fleet API.",
 		Attributes: withAttrs(statusTimes(), map[string]rschema.Attribute{
-			"selected_node_image_versions": shared.ComputedStrings("With Consistent node images: the selected versions."),
-			"stages": shared.ComputedObjects("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+			"selected_node_image_versions": computedStrings("With Consistent node images: the selected versions."),
+			"stages": computedObjects("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
 				"name":                   shared.ComputedString("The stage."),
 				"gates":                  statusGatesAttribute(),
 				"after_stage_wait_state": shared.ComputedString("The after-stage wait's state."),
-				"groups": shared.ComputedObjects("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+				"groups": computedObjects("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
 					"name":  shared.ComputedString("The group."),
 					"gates": statusGatesAttribute(),
-					"members": shared.ComputedObjects("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
+					"members": computedObjects("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
 						"name": shared.ComputedString("The member."), "message": shared.ComputedString("The member update's message."),
 						"operation_id": shared.ComputedString("The AKS operation ID of the member's upgrade."),
 					})),
@@ -130,6 +130,6 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 }
 
 var (
-	runPreviewType = shared.ObjectType(runPreviewAttribute().GetType(), "the update run's preview")
-	runStatusType  = shared.ObjectType(runStatusAttribute().GetType(), "the update run's status")
+	runPreviewType = objectType(runPreviewAttribute().GetType(), "the update run's preview")
+	runStatusType  = objectType(runStatusAttribute().GetType(), "the update run's status")
 )

@@ -7,9 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/action/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
@@ -21,7 +19,7 @@ type ActionBase struct {
 
 // Configure implements action.ActionWithConfigure.
 func (a *ActionBase) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+	a.Clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // Metadata implements action.Action.
@@ -64,27 +62,15 @@ func InvokeAction[M any, P ActionModel[M]](ctx context.Context, req action.Invok
 	if !ok {
 		return
 	}
-	do(ctx, &m, NewProgress(resp))
-}
-
-// InvokeHubAction is InvokeAction for an action on the hub's objects: do gets the hub's client.
-func InvokeHubAction[M any, P ActionModel[M]](ctx context.Context, clients *session.Session, req action.InvokeRequest, resp *action.InvokeResponse,
-	def time.Duration, do func(ctx context.Context, m *M, h *hub.Client, progress Progress)) {
-	InvokeAction[M, P](ctx, req, resp, def, func(ctx context.Context, m *M, progress Progress) {
-		h, ok := HubAPI(ctx, clients, &resp.Diagnostics)
-		if !ok {
-			return
-		}
-		do(ctx, m, h, progress)
-	})
+	do(ctx, &m, newProgress(resp))
 }
 
 // Progress sends one progress line to the CLI ("Action action.x.y: <msg>") and logs it.
 type Progress func(format string, args ...any)
 
-// NewProgress is the Progress of an invocation; a line equal to the previous one is not repeated,
+// newProgress is the Progress of an invocation; a line equal to the previous one is not repeated,
 // so a poll loop may report its state every round.
-func NewProgress(resp *action.InvokeResponse) Progress {
+func newProgress(resp *action.InvokeResponse) Progress {
 	last := ""
 	return func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
@@ -111,12 +97,4 @@ func PollEvery(ctx context.Context, every time.Duration, read func(context.Conte
 		case <-t.C:
 		}
 	}
-}
-
-// ActionWaitFor is an action's wait_for: "none" returns once the request is accepted.
-func ActionWaitFor(v types.String, def string) string {
-	if v.IsNull() || v.IsUnknown() {
-		return def
-	}
-	return v.ValueString()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,10 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
@@ -29,11 +25,11 @@ import (
 // ListEntry is one object a list resource found: its import ID and the name Terraform shows.
 type ListEntry struct{ ID, DisplayName string }
 
-// ListFunc lists what exists, filtered by the list block's config m.
-type ListFunc[M any] func(ctx context.Context, clients *session.Session, m M, diags *diag.Diagnostics) []ListEntry
+// listFunc lists what exists, filtered by the list block's config m.
+type listFunc[M any] func(ctx context.Context, clients *session.Session, m M, diags *diag.Diagnostics) []ListEntry
 
 // NewListResource is the list resource fleet<suffix>, for the resource newResource makes.
-func NewListResource[M any](suffix string, newResource func() resource.Resource, schema lschema.Schema, fn ListFunc[M]) func() list.ListResource {
+func NewListResource[M any](suffix string, newResource func() resource.Resource, schema lschema.Schema, fn listFunc[M]) func() list.ListResource {
 	listFn := func(ctx context.Context, clients *session.Session, config tfsdk.Config, diags *diag.Diagnostics) []ListEntry {
 		var m M
 		if diags.Append(config.Get(ctx, &m)...); diags.HasError() {
@@ -61,7 +57,7 @@ func (l *listResource) Metadata(_ context.Context, req resource.MetadataRequest,
 }
 
 func (l *listResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	l.clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+	l.clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (l *listResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -84,7 +80,7 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 		// Terraform stops reading at the limit, so the warning comes first: never cut silently.
 		if req.Limit > 0 && int64(len(entries)) > req.Limit {
 			var w diag.Diagnostics
-			w.AddWarning(LimitWarningSummary, LimitWarning(l.suffix, len(entries), req.Limit))
+			w.AddWarning(limitWarningSummary, limitWarning(l.suffix, len(entries), req.Limit))
 			if !push(list.ListResult{Diagnostics: w}) {
 				return
 			}
@@ -106,12 +102,12 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 	}
 }
 
-// LimitWarningSummary is the title of the one warning a list block whose results pass its limit gets.
-const LimitWarningSummary = "More results than the list block's limit"
+// limitWarningSummary is the title of the one warning a list block whose results pass its limit gets.
+const limitWarningSummary = "More results than the list block's limit"
 
-// LimitWarning says how many of total results a list block of fleet<suffix> returns under limit,
+// limitWarning says how many of total results a list block of fleet<suffix> returns under limit,
 // and how to get them all.
-func LimitWarning(suffix string, total int, limit int64) string {
+func limitWarning(suffix string, total int, limit int64) string {
 	return fmt.Sprintf("fleet%s found %d results; Terraform returns only the first %d (the list block's `limit`, default 100). "+
 		"Set `limit` to at least %d (or narrow the filters) to list and import them all.", suffix, total, limit, total)
 }
@@ -198,38 +194,6 @@ func HasPrefix(name string, prefix types.String) bool {
 	return prefix.IsNull() || strings.HasPrefix(name, prefix.ValueString())
 }
 
-// ListFleetChildren lists a fleet's children with list (a fleetapi.Client method), reporting a
-// failure with AddListError (what, permission).
-func ListFleetChildren[T any](ctx context.Context, clients *session.Session, fleetID types.String, diags *diag.Diagnostics,
-	list func(*fleetapi.Client, context.Context, fleetapi.FleetID) ([]T, error), what, permission string) ([]T, fleetapi.FleetID, bool) {
-	fc, fleet, ok := FleetClient(clients, fleetID, diags)
-	if !ok {
-		return nil, fleet, false
-	}
-	got, err := list(fc, ctx, fleet)
-	if err != nil {
-		AddListError(diags, what, permission, err)
-		return nil, fleet, false
-	}
-	return got, fleet, true
-}
-
-// ListHubObjects lists the hub's objects in namespace ns ("": cluster-scoped) with list (a
-// hub.Client method), reporting a failure with AddListError (what, permission).
-func ListHubObjects[T any](ctx context.Context, clients *session.Session, ns string, diags *diag.Diagnostics,
-	list func(*hub.Client, context.Context, string) ([]T, error), what, permission string) ([]T, bool) {
-	h, ok := HubAPI(ctx, clients, diags)
-	if !ok {
-		return nil, false
-	}
-	got, err := list(h, ctx, ns)
-	if err != nil {
-		AddListError(diags, what, permission, err)
-		return nil, false
-	}
-	return got, true
-}
-
 // ListEntries are the entries entry makes of what was listed, in order, without those it leaves out.
 func ListEntries[T any](got []T, entry func(*T) (ListEntry, bool)) []ListEntry {
 	var out []ListEntry
@@ -239,15 +203,4 @@ func ListEntries[T any](got []T, entry func(*T) (ListEntry, bool)) []ListEntry {
 		}
 	}
 	return out
-}
-
-// AddListError reports a listing that failed; a principal without the right to list gets one
-// diagnostic naming the permission it needs.
-func AddListError(diags *diag.Diagnostics, what, permission string, err error) {
-	if fleetapi.StatusCode(err) == http.StatusForbidden || apierrors.IsForbidden(err) {
-		diags.AddError("Not allowed to list "+what,
-			fmt.Sprintf("The provider's principal may not list %s: it needs %s. %v", what, permission, err))
-		return
-	}
-	AddBackendError(diags, "Listing "+what, err)
 }

@@ -66,7 +66,7 @@ func TestListPastItsLimitWarnsOnceWithTheTotal(t *testing.T) {
 		if len(warnings) != 1 {
 			t.Fatalf("%d found, limit %d: %d warnings, want 1: %v", c.found, c.limit, len(warnings), warnings)
 		}
-		if w := warnings[0]; w.Summary() != LimitWarningSummary || !strings.Contains(w.Detail(), "found 800 results") ||
+		if w := warnings[0]; w.Summary() != limitWarningSummary || !strings.Contains(w.Detail(), "found 800 results") ||
 			!strings.Contains(w.Detail(), "first 100") || !strings.Contains(w.Detail(), "`limit` to at least 800") {
 			t.Errorf("the warning does not give the total, the limit and the fix: %s", w.Detail())
 		}

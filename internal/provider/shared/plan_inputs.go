@@ -19,45 +19,11 @@ import (
 // unknown (with a warning naming the input) while an input is unknown, and is never recomputed
 // once known.
 
-// ConfigChanged reports whether any of the named root attributes differs between the plan and
-// the prior state: only then is a preview recomputed.
-func ConfigChanged(plan, state tftypes.Value, attributes ...string) (bool, error) {
-	if state.IsNull() {
-		return true, nil
-	}
-	for _, name := range attributes {
-		p, err := rootAttributeValue(plan, name)
-		if err != nil {
-			return false, err
-		}
-		s, err := rootAttributeValue(state, name)
-		if err != nil {
-			return false, err
-		}
-		if !p.Equal(s) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func rootAttributeValue(v tftypes.Value, name string) (tftypes.Value, error) {
-	got, _, err := tftypes.WalkAttributePath(v, tftypes.NewAttributePath().WithAttributeName(name))
-	if err != nil {
-		return tftypes.Value{}, fmt.Errorf("attribute %s: %w", name, err)
-	}
-	val, ok := got.(tftypes.Value)
-	if !ok {
-		return tftypes.Value{}, fmt.Errorf("attribute %s: unexpected %T", name, got)
-	}
-	return val, nil
-}
-
-// KnownOnly returns v with every unknown value replaced (primitives by their zero value,
+// knownOnly returns v with every unknown value replaced (primitives by their zero value,
 // collections and objects by null) and the paths of the values it replaced, so that a
 // configuration that is only partly known at plan can still be decoded and validated: whatever a
 // check says about a replaced value (or its ancestors and descendants) is then dropped.
-func KnownOnly(v tftypes.Value) (tftypes.Value, []*tftypes.AttributePath, error) {
+func knownOnly(v tftypes.Value) (tftypes.Value, []*tftypes.AttributePath, error) {
 	var unknown []*tftypes.AttributePath
 	out, err := tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if v.IsKnown() {
@@ -79,8 +45,8 @@ func KnownOnly(v tftypes.Value) (tftypes.Value, []*tftypes.AttributePath, error)
 	return out, unknown, err
 }
 
-// FrameworkPath converts a tftypes path to the framework's, for diagnostics.
-func FrameworkPath(p *tftypes.AttributePath) path.Path {
+// frameworkPath converts a tftypes path to the framework's, for diagnostics.
+func frameworkPath(p *tftypes.AttributePath) path.Path {
 	out := path.Empty()
 	for _, step := range p.Steps() {
 		switch s := step.(type) {
@@ -158,14 +124,14 @@ func UnknownInputs(paths []path.Path) string {
 // attributes, unknown by nature at plan) are not returned.
 func DecodePartial(ctx context.Context, cfg tfsdk.Config, target any, ignore ...path.Path) ([]path.Path, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	known, paths, err := KnownOnly(cfg.Raw)
+	known, paths, err := knownOnly(cfg.Raw)
 	if err != nil {
 		diags.AddError("Reading the configuration", err.Error())
 		return nil, diags
 	}
 	var unknown []path.Path
 	for _, p := range paths {
-		if fp := FrameworkPath(p); !RelatedToAny(fp, ignore) {
+		if fp := frameworkPath(p); !RelatedToAny(fp, ignore) {
 			unknown = append(unknown, fp)
 		}
 	}

@@ -1,6 +1,9 @@
-// Package shared holds what every domain of the provider shares: the bases and constructors of
-// resources, data sources and ephemeral resources, import and refresh helpers, fleet resolution,
-// preview bounds and plan diagnostics. It imports no domain.
+// Package shared holds the framework plumbing every domain of the provider shares: the bases and
+// constructors of resources, data sources, ephemeral resources, actions and list resources, their
+// registration and identity, schema fragments and validators, the partial decoding of a plan,
+// import helpers, timeouts and the azurerm mover's frame. The backend operations are in package
+// backend, which imports this one; what one domain alone uses lives in that domain. It imports
+// neither backend nor preview nor a domain.
 package shared
 
 import (
@@ -12,14 +15,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 )
 
-// ClientsFromProviderData is the Configure step every resource and data
+// clientsFromProviderData is the Configure step every resource and data
 // source shares: the provider hands over *session.Session, or nil before the
 // provider is configured (validate).
-func ClientsFromProviderData(data any, diags *diag.Diagnostics) *session.Session {
+func clientsFromProviderData(data any, diags *diag.Diagnostics) *session.Session {
 	if data == nil {
 		return nil
 	}
@@ -29,30 +31,6 @@ func ClientsFromProviderData(data any, diags *diag.Diagnostics) *session.Session
 		return nil
 	}
 	return c
-}
-
-// AddBackendError reports an engine error; a missing backend names the
-// provider block to configure.
-func AddBackendError(diags *diag.Diagnostics, summary string, err error) {
-	if session.IsNotConfigured(err) {
-		diags.AddError("Provider backend not configured", err.Error())
-		return
-	}
-	diags.AddError(summary, err.Error())
-}
-
-// HubAPI is the hub's typed client, or false once the reason it cannot be reached is reported.
-func HubAPI(ctx context.Context, c *session.Session, diags *diag.Diagnostics) (*hub.Client, bool) {
-	if c == nil {
-		diags.AddError("Reaching the fleet hub", "The provider is not configured.")
-		return nil, false
-	}
-	h, err := c.HubAPI(ctx)
-	if err != nil {
-		AddBackendError(diags, "Reaching the fleet hub", err)
-		return nil, false
-	}
-	return h, true
 }
 
 // named is the type name a constructor gives a resource, data source or
@@ -76,7 +54,7 @@ type ResourceBase struct {
 
 // Configure implements resource.ResourceWithConfigure.
 func (r *ResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+	r.Clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // Metadata implements resource.Resource.
@@ -106,7 +84,7 @@ type DataSourceBase struct {
 
 // Configure implements datasource.DataSourceWithConfigure.
 func (d *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+	d.Clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // Metadata implements datasource.DataSource.
@@ -131,7 +109,7 @@ type EphemeralBase struct {
 
 // Configure implements ephemeral.EphemeralResourceWithConfigure.
 func (e *EphemeralBase) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	e.Clients = ClientsFromProviderData(req.ProviderData, &resp.Diagnostics)
+	e.Clients = clientsFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 // Metadata implements ephemeral.EphemeralResource.

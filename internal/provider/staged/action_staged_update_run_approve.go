@@ -18,6 +18,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -65,7 +66,7 @@ type stagedApproveModel struct {
 }
 
 func (a *stagedApproveAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	shared.InvokeHubAction(ctx, a.Clients, req, resp, stagedApproveTimeout, func(ctx context.Context, m *stagedApproveModel, h *hub.Client, progress shared.Progress) {
+	backend.InvokeHubAction(ctx, a.Clients, req, resp, stagedApproveTimeout, func(ctx context.Context, m *stagedApproveModel, h *hub.Client, progress shared.Progress) {
 		ns, name, stage := m.Namespace.ValueString(), m.UpdateRun.ValueString(), m.Stage.ValueString()
 		before := m.Approval.ValueString() == "Before"
 		what := fmt.Sprintf("after-stage approval of stage %s", stage)
@@ -79,7 +80,7 @@ func (a *stagedApproveAction) Invoke(ctx context.Context, req action.InvokeReque
 				resp.Diagnostics.AddAttributeError(path.Root("update_run"), "Staged update run not found", fmt.Sprintf("The hub has no %s %q.", hub.StagedKind("run", ns), hub.Key(ns, name)))
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reading the staged update run", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reading the staged update run", err)
 			return
 		}
 		if err := stageHasApproval(run, stage, before); err != nil {
@@ -114,7 +115,7 @@ func (a *stagedApproveAction) Invoke(ctx context.Context, req action.InvokeReque
 			return
 		}
 		if err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Waiting for the approval request", fmt.Errorf("staged update run %q: %w", hub.Key(ns, name), err))
+			backend.AddBackendError(&resp.Diagnostics, "Waiting for the approval request", fmt.Errorf("staged update run %q: %w", hub.Key(ns, name), err))
 			return
 		}
 		if meta.IsStatusConditionTrue(found.Status.Conditions, string(placementv1.ApprovalRequestConditionApproved)) {
@@ -123,7 +124,7 @@ func (a *stagedApproveAction) Invoke(ctx context.Context, req action.InvokeReque
 		}
 		progress("approving %s %s (%s of staged update run %s)", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), what, name)
 		if err := h.Approve(ctx, found, a.Clients.Now(), "terraform-provider-fleet"); err != nil {
-			shared.AddBackendError(&resp.Diagnostics, "Approving the stage", fmt.Errorf("%s %q: %w", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), err))
+			backend.AddBackendError(&resp.Diagnostics, "Approving the stage", fmt.Errorf("%s %q: %w", hub.StagedKind("approval", ns), hub.Key(ns, found.Name), err))
 			return
 		}
 		progress("approved the %s of staged update run %s", what, hub.Key(ns, name))

@@ -11,6 +11,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -33,7 +34,7 @@ type stagedRunListModel struct {
 
 func listStagedRuns(ctx context.Context, clients *session.Session, m stagedRunListModel, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
-	got, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Runs,
+	got, ok := backend.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Runs,
 		"staged update runs", "list on "+hub.StagedKind("run", ns)+" objects of placement.kubernetes-fleet.io")
 	if !ok {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
@@ -20,7 +21,7 @@ var stagedStrategyListSchema = shared.HubListSchema("Finds the hub's staged upda
 
 func listStagedStrategies(ctx context.Context, clients *session.Session, m shared.HubListConfig, diags *diag.Diagnostics) []shared.ListEntry {
 	ns := m.Namespace.ValueString()
-	got, ok := shared.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Strategies,
+	got, ok := backend.ListHubObjects(ctx, clients, ns, diags, (*hub.Client).Strategies,
 		"staged update strategies", "list on "+hub.StagedKind("strategy", ns)+" objects of placement.kubernetes-fleet.io")
 	if !ok {
 		return nil

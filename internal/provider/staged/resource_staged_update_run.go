@@ -33,6 +33,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -289,7 +290,7 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				shared.PlanPreviewUnknown(ctx, &resp.Plan, &resp.Diagnostics, preview.Path, stagedRunPreviewType.AttrTypes, err.Error())
 				return
 			}
-			shared.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
+			backend.AddBackendError(&resp.Diagnostics, "Reaching the fleet hub", err)
 			return
 		}
 	}
@@ -364,7 +365,7 @@ func (r *stagedRunResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		if plan.Preview.IsUnknown() {
 			// The placement or strategy came with this apply: what plan could not read, read now.
@@ -399,7 +400,7 @@ func (r *stagedRunResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
 		ns := state.Namespace.ValueString()
 		run, ok := stagedRead(ctx, resp, "run", ns, state.Name.ValueString(), h.Run)
 		if !ok {
@@ -425,7 +426,7 @@ func (r *stagedRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 
 // Update approves newly listed stages and resumes an unfinished wait; everything else replaces.
 func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedRunCreateTimeout, func(ctx context.Context, plan *stagedRunModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		kind := hub.StagedKind("run", ns)
 		run, err := h.Run(ctx, ns, name)
@@ -446,7 +447,7 @@ func (r *stagedRunResource) Update(ctx context.Context, req resource.UpdateReque
 }
 
 func (r *stagedRunResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedRunDeleteTimeout, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedRunDeleteTimeout, func(ctx context.Context, state *stagedRunModel, h *hub.Client) {
 		ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 		kind := hub.StagedKind("run", ns)
 		if err := h.DeleteRun(ctx, ns, name); err != nil {
@@ -481,7 +482,7 @@ type stagedRunModel struct {
 	State                 types.String `tfsdk:"state"`
 	Approvals             []string     `tfsdk:"approvals"`
 	WaitFor               types.String `tfsdk:"wait_for"`
-	shared.ResourceTimeouts
+	timed
 	Preview types.Object `tfsdk:"preview"`
 	Facts   types.String `tfsdk:"facts"`
 	Status  types.Object `tfsdk:"status"`

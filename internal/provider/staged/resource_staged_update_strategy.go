@@ -26,6 +26,7 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -136,7 +137,7 @@ func (r *stagedStrategyResource) ImportState(ctx context.Context, req resource.I
 }
 
 func (r *stagedStrategyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Create, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
 		ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 		got, err := h.CreateStrategy(ctx, &placementv1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: stagedStrategySpec(plan.Stages)})
 		if err != nil {
@@ -152,7 +153,7 @@ func (r *stagedStrategyResource) Create(ctx context.Context, req resource.Create
 }
 
 func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	shared.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
+	backend.WithHubModel(ctx, r.Clients, req.State, &resp.Diagnostics, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
 		got, ok := stagedRead(ctx, resp, "strategy", state.Namespace.ValueString(), state.Name.ValueString(), h.Strategy)
 		if !ok {
 			return
@@ -164,7 +165,7 @@ func (r *stagedStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *stagedStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.Plan, &resp.Diagnostics, timeouts.Value.Update, stagedStrategyTimeout, func(ctx context.Context, plan *stagedStrategyModel, h *hub.Client) {
 		ns := plan.Namespace.ValueString()
 		got, err := h.UpdateStrategySpec(ctx, ns, plan.Name.ValueString(), stagedStrategySpec(plan.Stages))
 		if err != nil {
@@ -179,7 +180,7 @@ func (r *stagedStrategyResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *stagedStrategyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	shared.WithHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedStrategyTimeout, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
+	withHubModelTimeout(ctx, r.Clients, req.State, &resp.Diagnostics, timeouts.Value.Delete, stagedStrategyTimeout, func(ctx context.Context, state *stagedStrategyModel, h *hub.Client) {
 		ns := state.Namespace.ValueString()
 		if err := h.DeleteStrategy(ctx, ns, state.Name.ValueString()); err != nil {
 			addStagedError(&resp.Diagnostics, "Deleting", "strategy", ns, state.Name.ValueString(), err)
@@ -192,7 +193,7 @@ type stagedStrategyModel struct {
 	Name      types.String       `tfsdk:"name"`
 	Namespace types.String       `tfsdk:"namespace"`
 	Stages    []stagedStageModel `tfsdk:"stages"`
-	shared.ResourceTimeouts
+	timed
 	Facts   types.String `tfsdk:"facts"`
 	Preview types.Object `tfsdk:"preview"`
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/staged"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
@@ -471,7 +472,7 @@ func stagedImport(ctx context.Context, req resource.ImportStateRequest, resp *re
 // leaves state, another failure is reported; ok comes only with the object.
 func stagedRead[T any](ctx context.Context, resp *resource.ReadResponse, what, ns, name string, get func(context.Context, string, string) (*T, error)) (*T, bool) {
 	got, err := get(ctx, ns, name)
-	if shared.ReadGoneOrFailed(ctx, resp, err, "staged update "+what, map[string]any{what: hub.Key(ns, name)}, func(err error) {
+	if backend.ReadGoneOrFailed(ctx, resp, err, "staged update "+what, map[string]any{what: hub.Key(ns, name)}, func(err error) {
 		addStagedError(&resp.Diagnostics, "Reading", what, ns, name, err)
 	}) {
 		return nil, false

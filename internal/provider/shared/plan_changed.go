@@ -2,25 +2,47 @@ package shared
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
-	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// PlanHubAPI is HubAPI at plan time: false without a word while the provider's configuration is
-// unknown (the apply reaches the hub, the plan cannot yet), false with the reason otherwise.
-func PlanHubAPI(ctx context.Context, clients *session.Session, diags *diag.Diagnostics) (*hub.Client, bool) {
-	h, err := clients.HubAPI(ctx)
-	if err != nil {
-		if !session.IsConfigUnknown(err) {
-			AddBackendError(diags, "Reaching the fleet hub", err)
-		}
-		return nil, false
+// Whether a plan changes what a preview follows: only then is the preview recomputed
+// (DESIGN.md, "Previews").
+
+// ConfigChanged reports whether any of the named root attributes differs between the plan and
+// the prior state: only then is a preview recomputed.
+func ConfigChanged(plan, state tftypes.Value, attributes ...string) (bool, error) {
+	if state.IsNull() {
+		return true, nil
 	}
-	return h, true
+	for _, name := range attributes {
+		p, err := rootAttributeValue(plan, name)
+		if err != nil {
+			return false, err
+		}
+		s, err := rootAttributeValue(state, name)
+		if err != nil {
+			return false, err
+		}
+		if !p.Equal(s) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func rootAttributeValue(v tftypes.Value, name string) (tftypes.Value, error) {
+	got, _, err := tftypes.WalkAttributePath(v, tftypes.NewAttributePath().WithAttributeName(name))
+	if err != nil {
+		return tftypes.Value{}, fmt.Errorf("attribute %s: %w", name, err)
+	}
+	val, ok := got.(tftypes.Value)
+	if !ok {
+		return tftypes.Value{}, fmt.Errorf("attribute %s: unexpected %T", name, got)
+	}
+	return val, nil
 }
 
 // PlanChanged opens the ModifyPlan of a resource whose preview follows the given attributes: it

@@ -1,4 +1,4 @@
-package shared
+package backend
 
 import (
 	"context"
@@ -10,25 +10,12 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// ModelSource is what an operation reads its model from: a request's plan, state or configuration.
-type ModelSource interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-}
-
-// TimeoutOp is one operation's configured timeout: timeouts.Value's Create, Read, Update or Delete,
-// as a method expression (timeouts.Value.Create).
-type TimeoutOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
-
-// Configured is op's timeout in the block t, as WithTimeout reads it.
-func Configured(op TimeoutOp, t timeouts.Value) func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
-	return func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) { return op(t, ctx, def) }
-}
-
-// FleetChild is the model of a Fleet API child resource (an update run, update strategy or
+// fleetChild is the model of a Fleet API child resource (an update run, update strategy or
 // auto-upgrade profile): the fleet it belongs to and its timeouts, which every operation on it needs.
-type FleetChild interface {
+type fleetChild interface {
 	FleetAndTimeouts() (fleetID types.String, t timeouts.Value)
 }
 
@@ -38,15 +25,15 @@ type FleetChild interface {
 // succeeded; otherwise the reason is in diags.
 func FleetOp[M any, P interface {
 	*M
-	FleetChild
-}](ctx context.Context, clients *session.Session, from ModelSource, op TimeoutOp, def time.Duration, diags *diag.Diagnostics,
+	fleetChild
+}](ctx context.Context, clients *session.Session, from shared.ModelSource, op shared.TimeoutOp, def time.Duration, diags *diag.Diagnostics,
 	do func(ctx context.Context, m M, fc *fleetapi.Client, fleet fleetapi.FleetID)) {
 	m := new(M)
 	if diags.Append(from.Get(ctx, m)...); diags.HasError() {
 		return
 	}
 	fleetID, t := P(m).FleetAndTimeouts()
-	ctx, cancel, ok := WithTimeout(ctx, Configured(op, t), def, diags)
+	ctx, cancel, ok := shared.WithTimeout(ctx, shared.Configured(op, t), def, diags)
 	defer cancel()
 	if !ok {
 		return

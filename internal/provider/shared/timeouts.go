@@ -58,6 +58,15 @@ func formatTimeout(d time.Duration) string {
 	return fmt.Sprintf("%dm", d/time.Minute)
 }
 
+// TimeoutOp is one operation's configured timeout: timeouts.Value's Create, Read, Update or Delete,
+// as a method expression (timeouts.Value.Create).
+type TimeoutOp = func(timeouts.Value, context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+
+// Configured is op's timeout in the block t, as WithTimeout reads it.
+func Configured(op TimeoutOp, t timeouts.Value) func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
+	return func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics) { return op(t, ctx, def) }
+}
+
 // WithTimeout bounds ctx by an operation's configured timeout (timeouts.Value's Create, Read,
 // Update or Delete method), def when unset. ok is false when the timeout does not parse; the
 // diagnostics say why.

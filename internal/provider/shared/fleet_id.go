@@ -3,10 +3,21 @@ package shared
 import (
 	"context"
 
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
+
+// FleetIDAttribute is fleet_id of a Fleet API resource: the provider's fleet by default.
+func FleetIDAttribute(what string) rschema.StringAttribute {
+	return rschema.StringAttribute{
+		Optional: true, Computed: true,
+		Description: "The fleet's ARM resource ID. Default: the provider's fleet (`azure.resource_group_name` and `azure.fleet_name`). " +
+			"Changing it replaces the " + what + ".",
+		Validators: []validator.String{fleetIDValidator{}},
+	}
+}
 
 // fleetIDValidator checks a fleet ID at validate: its form and the fleet name's pattern and length
 // (fleets.json's fleetName parameter), rather than at plan when the fleet is resolved.

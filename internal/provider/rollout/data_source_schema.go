@@ -1,4 +1,4 @@
-package shared
+package rollout
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 // into the same attribute of a data source, computed, with its description,
 // so the two schemas cannot drift apart.
 
-// ComputedAttributes converts the named attributes of a resource schema.
-func ComputedAttributes(s rschema.Schema, names ...string) map[string]dschema.Attribute {
+// computedAttributes converts the named attributes of a resource schema.
+func computedAttributes(s rschema.Schema, names ...string) map[string]dschema.Attribute {
 	out := make(map[string]dschema.Attribute, len(names))
 	for _, n := range names {
 		a, ok := s.Attributes[n]
@@ -65,28 +65,28 @@ func computedNested(attrs map[string]rschema.Attribute) map[string]dschema.Attri
 	return out
 }
 
-// LookupAttributes are the inputs every one of these data sources takes: the
+// lookupAttributes are the inputs every one of these data sources takes: the
 // resource's name and, optionally, its fleet.
-func LookupAttributes(kind string) map[string]dschema.Attribute {
+func lookupAttributes(kind string) map[string]dschema.Attribute {
 	return map[string]dschema.Attribute{
 		"id": dschema.StringAttribute{Computed: true, Description: "The " + kind + "'s ARM resource ID."},
 		"name": dschema.StringAttribute{Required: true, Description: "The " + kind + "'s name.",
-			Validators: ChildNameValidators()},
+			Validators: childNameValidators()},
 		"fleet_id": dschema.StringAttribute{Optional: true, Computed: true,
 			Description: "The fleet's ARM resource ID. Default: the provider's fleet (azure.resource_group_name and azure.fleet_name)."},
 	}
 }
 
-// MergeAttributes adds b's attributes to a and returns a.
-func MergeAttributes(a, b map[string]dschema.Attribute) map[string]dschema.Attribute {
+// mergeAttributes adds b's attributes to a and returns a.
+func mergeAttributes(a, b map[string]dschema.Attribute) map[string]dschema.Attribute {
 	for k, v := range b {
 		a[k] = v
 	}
 	return a
 }
 
-// ResourceSchema is a resource's schema.
-func ResourceSchema(ctx context.Context, r resource.Resource) rschema.Schema {
+// resourceSchema is a resource's schema.
+func resourceSchema(ctx context.Context, r resource.Resource) rschema.Schema {
 	var resp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &resp)
 	return resp.Schema
