@@ -197,7 +197,7 @@ func deref[T any](p *T) T {
 }
 
 // movedStrategies names each strategy of planned whose stages changed or that is gone now.
-func movedStrategies(planned, now Fleet) []string {
+func movedStrategies(planned, now FleetRecord) []string {
 	if !planned.StrategiesRead || !now.StrategiesRead {
 		return nil
 	}

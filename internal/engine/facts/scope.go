@@ -82,7 +82,7 @@ func (f *Snapshot) Only(reads []Read) *Snapshot {
 	}
 	for _, ff := range f.Fleets {
 		k := FleetKey(ff.ID)
-		kept := Fleet{ID: ff.ID, StrategiesErr: ff.StrategiesErr}
+		kept := FleetRecord{ID: ff.ID, StrategiesErr: ff.StrategiesErr}
 		members, windows := read(InputFleetMembers, k), read(InputWindows, k)
 		if members || windows {
 			kept.Members, kept.Windows = ff.Members, windows && ff.Windows

@@ -18,7 +18,7 @@ import (
 // the plan: DESIGN.md quotes the figure (74,524 bytes, about 75 a member).
 func TestFactsEncodedSize(t *testing.T) {
 	f := &Snapshot{HubRead: true, TakenAt: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
-	ff := Fleet{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true}
+	ff := FleetRecord{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true}
 	for i := 0; i < 1000; i++ {
 		name := fmt.Sprintf("member-%04d", i)
 		now := metav1.NewTime(time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC).Add(time.Duration(i*7919) * time.Millisecond))
@@ -35,7 +35,7 @@ func TestFactsEncodedSize(t *testing.T) {
 		w := &armcontainerservice.MaintenanceWindow{StartTime: to.Ptr("02:00"), DurationHours: to.Ptr[int32](4), UTCOffset: to.Ptr("+00:00"), Schedule: &armcontainerservice.Schedule{Weekly: &armcontainerservice.WeeklySchedule{DayOfWeek: to.Ptr(armcontainerservice.WeekDaySaturday), IntervalWeeks: to.Ptr[int32](1)}}}
 		ff.Members = append(ff.Members, RecordOf(Member{Name: name, Group: []string{"canary", "prod", "staging"}[i%3], Labels: map[string]string{"env": "prod", "tier": "gold"}, ClusterResourceID: *mc.ID, Cluster: mc, Windows: map[string]*armcontainerservice.MaintenanceWindow{AutoUpgradeSchedule: w}}))
 	}
-	f.Fleets = []Fleet{ff}
+	f.Fleets = []FleetRecord{ff}
 	s, err := f.Encode()
 	if err != nil {
 		t.Fatal(err)

@@ -1,3 +1,6 @@
+// Package facts is the snapshot of the fleet a plan read: pure data, with its encoding, what of it
+// a preview read (Only) and what moved between two snapshots (Moved). It does no I/O: the session
+// takes a snapshot (session.Read), and a pinned view answers from one (view.Pinned).
 package facts
 
 import (
@@ -6,13 +9,13 @@ import (
 	clusterv1 "go.goms.io/fleet/apis/cluster/v1"
 )
 
-// Snapshot are what previews read of the fleet, taken once at plan (the
+// Snapshot is what previews read of the fleet, taken once at plan (the
 // fleet_facts data source) and carried by the configuration to apply.
 // Terraform plans a resource again during apply and refuses any planned value
 // that changed, yet gives that re-plan only the configuration, the prior state
 // and its private data: a data source read at plan is not read again, so the
 // facts it read are what lets the apply's re-plan compute the very preview the
-// reviewer saw (DESIGN.md, "The plan/apply contract").
+// reviewer saw (docs/guides/plan-apply-contract.md).
 type Snapshot struct {
 	// TakenAt is the provider's clock and FleetNow the Fleet API's when the facts were read: previews
 	// computed from the facts are computed at these times.
@@ -34,22 +37,22 @@ type Snapshot struct {
 	// involved: what override previews read.
 	Overrides         []SelectedResources `json:"overrides,omitempty"`
 	OverrideSnapshots []OverrideSnapshots `json:"overrideSnapshots,omitempty"`
-	Fleets            []Fleet             `json:"fleets,omitempty"`
+	Fleets            []FleetRecord       `json:"fleets,omitempty"`
 	// Clusters are member clusters' Karpenter pictures (fleet_nodepool_disruption).
 	Clusters []Karpenter `json:"clusters,omitempty"`
 	// Regions are AKS's Kubernetes versions and node images in the members' regions.
 	Regions []Region `json:"regions,omitempty"`
-	// Settings are the provider's preview settings at plan (facts_settings.go).
+	// Settings are the provider's preview settings at plan (settings.go).
 	Settings *Settings `json:"settings,omitempty"`
 }
 
-// Fleet are one fleet's members as the inventory reads them.
-type Fleet struct {
+// FleetRecord is one fleet's members as the inventory reads them.
+type FleetRecord struct {
 	ID string `json:"id"`
 	// Windows says the members' maintenance windows were read.
 	Windows bool           `json:"windows"`
 	Members []MemberRecord `json:"members"`
-	// Strategies are the fleet's update strategies (facts_strategies.go); StrategiesRead says they
+	// Strategies are the fleet's update strategies (strategies.go); StrategiesRead says they
 	// were listed, StrategiesErr why not.
 	StrategiesRead bool       `json:"strategiesRead,omitempty"`
 	StrategiesErr  string     `json:"strategiesErr,omitempty"`

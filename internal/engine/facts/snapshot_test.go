@@ -24,7 +24,7 @@ func testFacts() *Snapshot {
 		HubRead: true,
 		Hub: []clusterv1.MemberCluster{{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"env": "prod"}},
 			Status: clusterv1.MemberClusterStatus{Conditions: []metav1.Condition{{Type: "Joined", Status: metav1.ConditionTrue}}}}},
-		Fleets: []Fleet{{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true, Members: []MemberRecord{
+		Fleets: []FleetRecord{{ID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/fleets/f", Windows: true, Members: []MemberRecord{
 			RecordOf(Member{Name: "c1", Group: "prod", Cluster: mc}),
 			RecordOf(Member{Name: "c2", ClusterErr: errors.New("forbidden")}),
 		}}},

@@ -61,7 +61,7 @@ func (c *Session) read(ctx context.Context, r facts.Request, hubMemberClusters f
 		if err != nil {
 			return nil, err
 		}
-		ff := facts.Fleet{ID: fleet.String(), Windows: r.Windows, Members: make([]facts.MemberRecord, len(members))}
+		ff := facts.FleetRecord{ID: fleet.String(), Windows: r.Windows, Members: make([]facts.MemberRecord, len(members))}
 		for i, m := range members {
 			ff.Members[i] = facts.RecordOf(m)
 		}
@@ -225,7 +225,7 @@ func (c *Session) readRegions(ctx context.Context, f *facts.Snapshot) error {
 
 // readStrategies lists the fleet's update strategies into ff. A failed list fails only the
 // previews that need a strategy (StrategiesErr), not the data source.
-func (c *Session) readStrategies(ctx context.Context, fleet fleetapi.FleetID, ff *facts.Fleet) {
+func (c *Session) readStrategies(ctx context.Context, fleet fleetapi.FleetID, ff *facts.FleetRecord) {
 	fc, err := c.Fleet()
 	var list []fleetapi.FleetUpdateStrategy
 	if err == nil {

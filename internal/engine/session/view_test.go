@@ -42,7 +42,7 @@ func TestPinnedOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := &facts.Snapshot{Fleets: []facts.Fleet{{ID: id, StrategiesRead: true, Members: []facts.MemberRecord{{Name: "c1", Group: "prod"}, {Name: "c2"}},
+	snap := &facts.Snapshot{Fleets: []facts.FleetRecord{{ID: id, StrategiesRead: true, Members: []facts.MemberRecord{{Name: "c1", Group: "prod"}, {Name: "c2"}},
 		Strategies: []facts.Strategy{{Name: "rings", Strategy: fleetapi.UpdateRunStrategy{Stages: []fleetapi.UpdateStage{{Name: "canary"}}}}}}}}
 	s := New(Options{})
 	v := s.Pinned(snap)

@@ -32,7 +32,7 @@ func testFacts() *facts.Snapshot {
 		HubRead: true,
 		Hub: []clusterv1.MemberCluster{{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"env": "prod"}},
 			Status: clusterv1.MemberClusterStatus{Conditions: []metav1.Condition{{Type: "Joined", Status: metav1.ConditionTrue}}}}},
-		Fleets: []facts.Fleet{{ID: testFleetID, Windows: true, Members: []facts.MemberRecord{
+		Fleets: []facts.FleetRecord{{ID: testFleetID, Windows: true, Members: []facts.MemberRecord{
 			facts.RecordOf(facts.Member{Name: "c1", Group: "prod", Cluster: mc}),
 			facts.RecordOf(facts.Member{Name: "c2", ClusterErr: errors.New("forbidden")}),
 		}}},

@@ -30,7 +30,7 @@ func recordedFacts() *facts.Snapshot {
 	other := ringsStrategy("all")
 	other.Name = "other"
 	f.Fleets[0].Strategies = []facts.Strategy{other, ringsStrategy("canary", "prod")}
-	f.Fleets = append(f.Fleets, facts.Fleet{ID: otherFleetID, Windows: true, StrategiesRead: true,
+	f.Fleets = append(f.Fleets, facts.FleetRecord{ID: otherFleetID, Windows: true, StrategiesRead: true,
 		Members:    []facts.MemberRecord{facts.RecordOf(facts.Member{Name: "d1", Labels: map[string]string{"env": "prod"}})},
 		Strategies: []facts.Strategy{ringsStrategy("canary")}})
 	f.Regions = []facts.Region{{Location: "eastus"}}

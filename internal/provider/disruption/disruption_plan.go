@@ -27,7 +27,7 @@ var npSettingAttributes = []string{"cluster", "node_pool", "consolidation_policy
 
 // nodePoolDisruptionPreviewSpec is the NodePool's preview: what Karpenter may disrupt once the
 // settings are applied, over the cluster's Karpenter picture (with facts, the plan's: the apply's
-// re-plan computes the same; DESIGN.md, "The plan/apply contract"), at the provider's clock. It
+// re-plan computes the same; docs/guides/plan-apply-contract.md), at the provider's clock. It
 // checks the settings whose enums differ between Karpenter versions against the cluster's CRD.
 var nodePoolDisruptionPreviewSpec = preview.Spec[nodePoolDisruptionModel]{
 	What:      "the NodePool disruption preview",

@@ -172,7 +172,7 @@ type taintsPreviewInput struct {
 
 // taintsPreviewSpec is the taints' preview: the placements bound to the cluster that would no
 // longer pick it, over the cluster, placements and bindings the view holds (with facts, the
-// plan's: the apply's re-plan computes the same; DESIGN.md, "The plan/apply contract").
+// plan's: the apply's re-plan computes the same; docs/guides/plan-apply-contract.md).
 var taintsPreviewSpec = preview.Spec[taintsPreviewInput]{
 	What:      "the member cluster taints preview",
 	AttrTypes: taintsPreviewAttrType,

@@ -210,7 +210,7 @@ func (r *disruptionBudgetResource) ModifyPlan(ctx context.Context, req resource.
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 	if onHub {
 		// Of the placement and bindings the plan's facts hold, when it has them: the apply's
-		// re-plan computes the same (DESIGN.md, "The plan/apply contract").
+		// re-plan computes the same (docs/guides/plan-apply-contract.md).
 		disruptionBudgetPreviewSpec.Plan(ctx, r.Clients, req, resp, plan, nil)
 	}
 }

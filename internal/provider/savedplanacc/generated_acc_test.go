@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/acctest"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/hub"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
@@ -28,7 +29,9 @@ import (
 // The plan/apply contract, generated: for every previewed resource type and every input its
 // preview reads (previewReads), a saved plan computed with `facts` applies after that input moved
 // out of band (movers_acc_test.go), state keeps the reviewed preview, and the moved-warning names
-// the input; and per type, a saved plan without `facts` applies quietly when nothing moved.
+// the input; and per type, a saved plan without `facts` applies quietly when nothing moved. An input
+// a preview reads only when it updates its resource (genConfig.updateReads) is tested on an update:
+// the resource created first, the change planned with `facts`.
 
 // inputs are every input a preview can read, enumerated from the view (each method of view.Fleet
 // and the inputs view.MethodInputs says it reads), so that an input added to the view has to be
@@ -69,6 +72,13 @@ const genParallel = 3
 // needs outside Terraform (setup), what it needs applied before the plan (base, then ready), and
 // the previewed resource itself (previewed, facts the `facts` line or "" for none). Names derive
 // from the group's prefix, so that groups running at once do not meet.
+//
+// A preview that reads some inputs only when it updates the resource (updateReads: an existing
+// placement's latest resources and the override snapshots that apply to them) is planned as an
+// update in those inputs' groups: the base stage creates the resource as previewed(g, "") has it
+// (without facts), updateSetup records what the update's facts must read, updateReady waits until
+// the update's preview can be planned, and the plan, with facts, changes it to updated (a change
+// of an attribute the preview follows).
 type genConfig struct {
 	addr      string // the previewed resource's address
 	hub       bool   // the preview reads the hub (the group runs in the hub's lane)
@@ -76,6 +86,16 @@ type genConfig struct {
 	base      string // HCL, %[1]s the prefix
 	ready     func(t *testing.T, g *genGroup)
 	previewed func(g *genGroup, facts string) string
+
+	updateReads []string // inputs of previewReads the preview reads only on update
+	updateSetup func(t *testing.T, g *genGroup)
+	updateReady func(t *testing.T, g *genGroup)
+	updated     func(g *genGroup, facts string) string
+}
+
+// updating says the group plans typ as an update (its input is one typ's preview reads only then).
+func (g *genGroup) updating(typ string) bool {
+	return g.input != "" && slices.Contains(genConfigs[typ].updateReads, g.input)
 }
 
 // prodPolicy places on the env=prod clusters: prod-east-1 and prod-west-1 (prod-east-2 is tainted).
@@ -86,25 +106,34 @@ func sprintfPreviewed(hcl string) func(g *genGroup, facts string) string {
 	return func(g *genGroup, facts string) string { return fmt.Sprintf(hcl, g.prefix, facts) }
 }
 
-var genConfigs = map[string]genConfig{
-	"fleet_placement": {
-		hub:   true,
-		addr:  "fleet_placement.gen",
-		setup: func(t *testing.T, g *genGroup) { g.namespace(t, g.prefix+"-pl", false) },
-		previewed: sprintfPreviewed(`
+// sprintfUpdated is sprintfPreviewed of the template with line added before the facts line: an
+// update's change.
+func sprintfUpdated(hcl, line string) func(g *genGroup, facts string) string {
+	return sprintfPreviewed(strings.Replace(hcl, "%[2]s", line+"\n  %[2]s", 1))
+}
+
+// placementUpdateReads are what a placement's preview reads only when it updates a placement on
+// the hub: its latest resources and the override snapshots of their namespaces (override_snapshots).
+var placementUpdateReads = []string{string(facts.InputSelectedResources), string(facts.InputOverrideSnapshots)}
+
+// placementUpdate is how a placement preview is planned as an update: the placement is created
+// and settled (both env=prod clusters bound and Available, a resource snapshot cut), its latest
+// resources read with the facts (override_placements), and its revision_history_limit, which the
+// preview follows and the scheduler does not, changed from the default 10 to 5.
+const placementUpdate = "revision_history_limit = 5"
+
+// genPlacementHCL and genResourcePlacementHCL are fleet_placement's and fleet_resource_placement's
+// previewed configurations.
+const (
+	genPlacementHCL = `
 resource "fleet_placement" "gen" {
   name               = "%[1]s-pl"
   resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s-pl" }]
   policy             = ` + prodPolicy + `
   %[2]s
 }
-`),
-	},
-	"fleet_resource_placement": {
-		hub:   true,
-		addr:  "fleet_resource_placement.gen",
-		setup: func(t *testing.T, g *genGroup) { g.namespace(t, g.prefix+"-rp", true) },
-		previewed: sprintfPreviewed(`
+`
+	genResourcePlacementHCL = `
 resource "fleet_resource_placement" "gen" {
   namespace          = "%[1]s-rp"
   name               = "%[1]s-rp"
@@ -112,7 +141,34 @@ resource "fleet_resource_placement" "gen" {
   policy             = ` + prodPolicy + `
   %[2]s
 }
-`),
+`
+)
+
+var genConfigs = map[string]genConfig{
+	// The namespace holds ConfigMap settings, which the selected resources mover changes.
+	"fleet_placement": {
+		hub:         true,
+		addr:        "fleet_placement.gen",
+		setup:       func(t *testing.T, g *genGroup) { g.namespace(t, g.prefix+"-pl", true) },
+		previewed:   sprintfPreviewed(genPlacementHCL),
+		updateReads: placementUpdateReads,
+		updateSetup: func(t *testing.T, g *genGroup) { g.update(hub.ClusterPlacement(g.prefix + "-pl")) },
+		updateReady: func(t *testing.T, g *genGroup) { overrideReady(t, hub.ClusterPlacement(g.prefix+"-pl")) },
+		updated:     sprintfUpdated(genPlacementHCL, placementUpdate),
+	},
+	"fleet_resource_placement": {
+		hub:         true,
+		addr:        "fleet_resource_placement.gen",
+		setup:       func(t *testing.T, g *genGroup) { g.namespace(t, g.prefix+"-rp", true) },
+		previewed:   sprintfPreviewed(genResourcePlacementHCL),
+		updateReads: placementUpdateReads,
+		updateSetup: func(t *testing.T, g *genGroup) {
+			g.update(hub.PlacementKey{Namespace: g.prefix + "-rp", Name: g.prefix + "-rp"})
+		},
+		updateReady: func(t *testing.T, g *genGroup) {
+			overrideReady(t, hub.PlacementKey{Namespace: g.prefix + "-rp", Name: g.prefix + "-rp"})
+		},
+		updated: sprintfUpdated(genResourcePlacementHCL, placementUpdate),
 	},
 	"fleet_cluster_resource_override": {
 		hub:  true,
@@ -349,6 +405,7 @@ type genGroup struct {
 	// What the types' setups record.
 	placements []hub.PlacementKey // the placements of the group's base
 	overrides  []hub.PlacementKey // placements whose overrides are previewed (override_placements)
+	updated    []hub.PlacementKey // placements whose preview is planned as an update (also in overrides)
 	stagedRuns []string           // staged runs (placement and strategy of one name)
 	clusters   []string           // clusters whose Karpenter picture to read
 	strategy   string             // the ID of the update strategy another workspace owns
@@ -398,6 +455,14 @@ func (g *genGroup) own(key hub.PlacementKey, overridden bool) {
 	}
 }
 
+// update records a placement the group creates in its base and whose preview it plans as an
+// update: its latest resources and their override snapshots are read with the facts
+// (override_placements), and no previewed override overrides what it carries.
+func (g *genGroup) update(key hub.PlacementKey) {
+	g.own(key, true)
+	g.updated = append(g.updated, key)
+}
+
 // ownedStrategy writes the group's update strategy through the Fleet API, as another workspace
 // owning it would: rings, one stage and group each.
 func (g *genGroup) ownedStrategy(t *testing.T) {
@@ -413,13 +478,18 @@ func (g *genGroup) setEnv(key, value string) {
 	g.env = append(g.env, key)
 }
 
-// hcl is the group's configuration: the bases, and with previewed the previewed resources, with
-// `facts` from one data source reading what each of them needs when the group has an input.
+// hcl is the group's configuration: the bases (with, as created, the resources the group plans
+// as updates), and with previewed the previewed resources (updated, for those), with `facts` from
+// one data source reading what each of them needs when the group has an input.
 func (g *genGroup) hcl(previewed bool) string {
 	var b strings.Builder
 	for _, typ := range g.types {
-		if base := genConfigs[typ].base; base != "" {
-			fmt.Fprintf(&b, base, g.prefix)
+		c := genConfigs[typ]
+		if c.base != "" {
+			fmt.Fprintf(&b, c.base, g.prefix)
+		}
+		if !previewed && g.updating(typ) {
+			b.WriteString(c.previewed(g, ""))
 		}
 	}
 	if !previewed {
@@ -451,7 +521,11 @@ func (g *genGroup) hcl(previewed bool) string {
 		b.WriteString("}\n")
 	}
 	for _, typ := range g.types {
-		b.WriteString(genConfigs[typ].previewed(g, facts))
+		if g.updating(typ) {
+			b.WriteString(genConfigs[typ].updated(g, facts))
+		} else {
+			b.WriteString(genConfigs[typ].previewed(g, facts))
+		}
 	}
 	return b.String()
 }
@@ -522,6 +596,16 @@ func TestAccSavedPlanGenerated(t *testing.T) {
 			byInput[in] = append(byInput[in], typ)
 		}
 	}
+	for typ, c := range genConfigs {
+		for _, in := range c.updateReads {
+			if !slices.Contains(previewReads[typ], in) {
+				t.Errorf("genConfigs: %s's preview reads %q on update, which its preview.Spec's Reads does not declare", typ, in)
+			}
+		}
+		if len(c.updateReads) > 0 && (c.updated == nil || c.updateReady == nil) {
+			t.Errorf("genConfigs: %s's preview reads %v only on update, and its configuration says no update (updated, updateReady)", typ, c.updateReads)
+		}
+	}
 	sort.Strings(types)
 	prefixes := map[string]string{groupPrefix(""): "without facts"}
 	if t.Failed() {
@@ -534,7 +618,7 @@ func TestAccSavedPlanGenerated(t *testing.T) {
 		types []string
 	}
 	var groups []group
-	cases := 0
+	cases, updates := 0, 0
 	for _, in := range inputs {
 		if _, ok := movers[in]; !ok {
 			continue
@@ -551,11 +635,16 @@ func TestAccSavedPlanGenerated(t *testing.T) {
 		sort.Strings(byInput[in])
 		groups = append(groups, group{in, byInput[in]})
 		cases += len(byInput[in])
+		for _, typ := range byInput[in] {
+			if slices.Contains(genConfigs[typ].updateReads, in) {
+				updates++
+			}
+		}
 	}
 	groups = append(groups, group{"", types})
 	cases += len(types)
-	t.Logf("%d cases: %d (resource type, input) pairs with facts in %d working folders, and %d resource types without facts in one",
-		cases, cases-len(types), len(groups)-1, len(types))
+	t.Logf("%d cases: %d (resource type, input) pairs with facts (%d of them updates) in %d working folders, and %d resource types without facts in one",
+		cases, cases-len(types), updates, len(groups)-1, len(types))
 
 	// Two lanes. A group whose previews read the hub runs alone in the hub's: every placement,
 	// binding, taint and override any group makes is in every hub preview's facts, and what moved
@@ -636,16 +725,24 @@ func runGroup(t *testing.T, input string, types []string, prepared chan<- struct
 		g.rings = []string{"prod"}
 	}
 	for _, typ := range types {
-		if c := genConfigs[typ]; c.setup != nil {
+		c := genConfigs[typ]
+		if c.setup != nil {
 			c.setup(t, g)
+		}
+		if g.updating(typ) && c.updateSetup != nil {
+			c.updateSetup(t, g)
 		}
 	}
 	g.w = workdir(t, g.hcl(false))
 	if base := g.hcl(false); strings.Contains(base, "resource ") {
 		g.w.Must("apply", "-auto-approve")
 		for _, typ := range types {
-			if c := genConfigs[typ]; c.ready != nil {
+			c := genConfigs[typ]
+			if c.ready != nil {
 				c.ready(t, g)
+			}
+			if g.updating(typ) {
+				c.updateReady(t, g)
 			}
 		}
 	}
@@ -664,7 +761,7 @@ func runGroup(t *testing.T, input string, types []string, prepared chan<- struct
 		mv.prepare(t, g)
 	}
 	g.w.Must("plan", "-out=tfplan")
-	planned := plannedPreviews(t, g.w)
+	planned, actions := plannedPreviews(t, g.w)
 	token := ""
 	if mv.move != nil {
 		if mv.shared {
@@ -686,6 +783,9 @@ func runGroup(t *testing.T, input string, types []string, prepared chan<- struct
 		addr := genConfigs[typ].addr
 		t.Run(typ, func(t *testing.T) {
 			want, ok := planned[addr]
+			if g.updating(typ) && !slices.Equal(actions[addr], []string{"update"}) {
+				t.Fatalf("%s: planned %v, not the update whose preview reads %s", addr, actions[addr], input)
+			}
 			if !ok || want == nil {
 				t.Fatalf("%s: no preview at plan", addr)
 			}
@@ -693,6 +793,12 @@ func runGroup(t *testing.T, input string, types []string, prepared chan<- struct
 				t.Errorf("%s: state's preview is not the reviewed one:\nplanned %v\nstate   %v", addr, want, got)
 			}
 			checkMovedWarning(t, ws[addr], addr, input, token)
+			if g.updating(typ) { // TEMP
+				for _, w := range ws[addr] {
+					t.Logf("TEMPWARN %s: %s\n%s", addr, w.Summary, w.Detail)
+				}
+				t.Logf("TEMPPREVIEW %v", want)
+			}
 		})
 	}
 }
@@ -724,25 +830,28 @@ func checkMovedWarning(t *testing.T, ws []acctest.Warning, address, input, token
 	}
 }
 
-// plannedPreviews are the previews the saved plan holds (the reviewed ones), by address.
-func plannedPreviews(t *testing.T, w *acctest.Workdir) map[string]any {
+// plannedPreviews are the previews the saved plan holds (the reviewed ones), and its actions, by
+// address.
+func plannedPreviews(t *testing.T, w *acctest.Workdir) (map[string]any, map[string][]string) {
 	t.Helper()
 	var plan struct {
 		ResourceChanges []struct {
 			Address string `json:"address"`
 			Change  struct {
-				After map[string]any `json:"after"`
+				Actions []string       `json:"actions"`
+				After   map[string]any `json:"after"`
 			} `json:"change"`
 		} `json:"resource_changes"`
 	}
 	if err := json.Unmarshal([]byte(w.Must("show", "-json", "tfplan")), &plan); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]any{}
+	out, actions := map[string]any{}, map[string][]string{}
 	for _, rc := range plan.ResourceChanges {
 		out[rc.Address] = rc.Change.After["preview"]
+		actions[rc.Address] = rc.Change.Actions
 	}
-	return out
+	return out, actions
 }
 
 // statePreviews are the previews state holds, by address, from the working folder's state file.

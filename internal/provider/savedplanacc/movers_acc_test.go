@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -188,21 +189,31 @@ var movers = map[string]mover{
 	}},
 
 	// Another override, of another workspace, in the scope of each overridden placement (a
-	// ClusterResourceOverride, or a ResourceOverride in its namespace) of a resource the placement
-	// does not carry (KubeFleet refuses two overrides of one resource): the override controller's
-	// new latest snapshot, awaited, is what moved.
+	// ClusterResourceOverride, or a ResourceOverride in its namespace), named after the placement:
+	// the override controller's new latest snapshot, awaited, is what moved. It overrides what a
+	// placement the group plans as an update carries (its Namespace, or its ConfigMap settings),
+	// so that the placement's preview would list it now (override_snapshots); of the others, whose
+	// previewed overrides override what they carry, a resource they do not carry (KubeFleet refuses
+	// two overrides of one resource).
 	"override snapshots": {move: func(t *testing.T, g *genGroup) string {
 		h := acctest.NewHubClients(t).Hub
 		ctx := context.Background()
-		name := g.prefix + "-oob"
 		for _, key := range g.overrides {
+			name := key.Name + "-oob"
+			target := name
+			if slices.Contains(g.updated, key) {
+				target = key.Name // the ClusterResourcePlacements here select the namespace of their name
+				if key.Namespace != "" {
+					target = "settings"
+				}
+			}
 			o := &hub.Override{Namespace: key.Namespace, Name: name}
 			o.Spec.Placement = &placementv1.PlacementRef{Name: key.Name, Scope: placementv1.ClusterScoped}
 			if key.Namespace == "" {
-				o.Spec.ClusterResourceSelectors = []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: name}}
+				o.Spec.ClusterResourceSelectors = []placementv1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: target}}
 			} else {
 				o.Spec.Placement.Scope = placementv1.NamespaceScoped
-				o.ResourceSelectors = []placementv1.ResourceSelector{{Group: "", Version: "v1", Kind: "ConfigMap", Name: name}}
+				o.ResourceSelectors = []placementv1.ResourceSelector{{Group: "", Version: "v1", Kind: "ConfigMap", Name: target}}
 			}
 			o.Spec.Policy = &placementv1.OverridePolicy{OverrideRules: []placementv1.OverrideRule{{
 				OverrideType:       placementv1.JSONPatchOverrideType,
@@ -231,7 +242,7 @@ var movers = map[string]mover{
 				t.Fatal(err)
 			}
 		}
-		return regexp.QuoteMeta(name)
+		return regexp.QuoteMeta(g.prefix+"-") + `[a-z0-9.-]*-oob\b`
 	}},
 
 	// prod-east-1 upgraded outside the Fleet API (az aks upgrade): its managed cluster's versions.
