@@ -793,12 +793,6 @@ func runGroup(t *testing.T, input string, types []string, prepared chan<- struct
 				t.Errorf("%s: state's preview is not the reviewed one:\nplanned %v\nstate   %v", addr, want, got)
 			}
 			checkMovedWarning(t, ws[addr], addr, input, token)
-			if g.updating(typ) { // TEMP
-				for _, w := range ws[addr] {
-					t.Logf("TEMPWARN %s: %s\n%s", addr, w.Summary, w.Detail)
-				}
-				t.Logf("TEMPPREVIEW %v", want)
-			}
 		})
 	}
 }

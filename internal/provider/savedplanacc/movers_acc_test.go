@@ -190,11 +190,11 @@ var movers = map[string]mover{
 
 	// Another override, of another workspace, in the scope of each overridden placement (a
 	// ClusterResourceOverride, or a ResourceOverride in its namespace), named after the placement:
-	// the override controller's new latest snapshot, awaited, is what moved. It overrides what a
-	// placement the group plans as an update carries (its Namespace, or its ConfigMap settings),
-	// so that the placement's preview would list it now (override_snapshots); of the others, whose
-	// previewed overrides override what they carry, a resource they do not carry (KubeFleet refuses
-	// two overrides of one resource).
+	// the override controller's new latest snapshot, awaited, is what moved. It overrides, on the
+	// clusters it picks, what a placement the group plans as an update carries (its Namespace, or
+	// its ConfigMap settings): that placement's preview would now list it (override_snapshots). Of
+	// the other placements, whose previewed overrides override what they carry, it overrides a
+	// resource they do not carry (KubeFleet refuses two overrides of one resource).
 	"override snapshots": {move: func(t *testing.T, g *genGroup) string {
 		h := acctest.NewHubClients(t).Hub
 		ctx := context.Background()
@@ -216,6 +216,10 @@ var movers = map[string]mover{
 				o.ResourceSelectors = []placementv1.ResourceSelector{{Group: "", Version: "v1", Kind: "ConfigMap", Name: target}}
 			}
 			o.Spec.Policy = &placementv1.OverridePolicy{OverrideRules: []placementv1.OverrideRule{{
+				// On the env=prod clusters the placements pick (a nil selector selects none).
+				ClusterSelector: &placementv1.ClusterSelector{ClusterSelectorTerms: []placementv1.ClusterSelectorTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
+				}}},
 				OverrideType:       placementv1.JSONPatchOverrideType,
 				JSONPatchOverrides: []placementv1.JSONPatchOverride{{Operator: placementv1.JSONPatchOverrideOpAdd, Path: "/metadata/labels/moved", Value: jsonValue(`"yes"`)}},
 			}}}
