@@ -36,7 +36,7 @@ func TestAccSavedPlanHoursPass(t *testing.T) {
 	out := w.Must("apply", "-json", "tfplan")
 	ws := acctest.JSONWarnings(out)
 	run := acctest.WarningOf(t, ws, "fleet_update_run.to_1_33", "The fleet moved since the plan; the preview would differ now")
-	acctest.Lines(t, run.Detail, `time: .* on the Fleet API's`, `Computed now, the preview would differ`, `preview\.actions\["pending"\]: 1 → 2`)
+	acctest.Lines(t, run.Detail, `- Fleet API clock: [0-9]+h[0-9]+m[0-9]+s \(`, `Computed now, the preview would differ`, `preview\.actions\["pending"\]: 1 → 2`)
 	profile := acctest.WarningOf(t, ws, "fleet_auto_upgrade_profile.rapid", "The fleet moved since the plan; the preview would differ now")
 	acctest.Lines(t, profile.Detail, `region eastus: Kubernetes versions added 1.33.2`, `preview\.target_kubernetes_version: "1.33.1" → "1.33.2"`)
 	acctest.Lines(t, out, `Apply complete! Resources: 3 added`)
