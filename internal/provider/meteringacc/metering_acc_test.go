@@ -95,5 +95,5 @@ func TestAcc429StormEndsInOneClearError(t *testing.T) {
 	t.Logf("%d throttled requests; the plan's error:\n%s", hits, out)
 }
 
-// memberReadConcurrency is the engine's parallel member reads (engine/inventory.go).
+// memberReadConcurrency is the session's parallel member reads (engine/session/inventory.go).
 const memberReadConcurrency = 8

@@ -299,8 +299,8 @@ func (r *stagedRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 
 // stagedRunPreviewSpec is the run's preview: how KubeFleet will initialize it from what it reads
 // on the hub (the placement, its bindings and snapshots, the strategy, the member clusters). With
-// facts, these are the plan's: the apply's re-plan computes the same preview (DESIGN.md, "The
-// plan/apply contract").
+// facts, these are the plan's: the apply's re-plan computes the same preview
+// (docs/guides/plan-apply-contract.md).
 var stagedRunPreviewSpec = preview.Spec[stagedRunModel]{
 	What:      "the staged update run preview",
 	AttrTypes: stagedRunPreviewType.AttrTypes,
