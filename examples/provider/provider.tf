@@ -7,7 +7,7 @@
 # Every attribute below is optional and falls back to the environment variable
 # named beside it, as the azurerm and kubernetes providers do.
 provider "fleet" {
-  azure = {
+  azure {
     subscription_id     = "00000000-0000-0000-0000-000000000001" # ARM_SUBSCRIPTION_ID
     resource_group_name = "rg-fleet"                             # FLEET_RESOURCE_GROUP_NAME; default fleet for resources without fleet_id
     fleet_name          = "demo"                                 # FLEET_NAME
@@ -28,23 +28,23 @@ provider "fleet" {
 
   # Optional: without it, the hub's kubeconfig comes from the Fleet API
   # (fleets/listCredentials), as `az fleet get-credentials` does.
-  hub = {
+  hub {
     config_path    = "~/.kube/config" # FLEET_HUB_CONFIG_PATH (KUBE_* are not read)
     config_context = "hub"            # FLEET_HUB_CONFIG_CONTEXT
   }
 
-  # Optional: member clusters by name, for fleet_nodepool_disruption. Without
-  # an entry, a member's kubeconfig comes from its AKS managed cluster
-  # (listClusterUserCredential), as `az aks get-credentials` does.
-  clusters = {
-    "aks-east-1" = {
-      host                   = "https://aks-east-1.example.com:443"
-      cluster_ca_certificate = file("${path.module}/aks-east-1-ca.pem")
-      exec = {
-        api_version = "client.authentication.k8s.io/v1beta1"
-        command     = "kubelogin"
-        args        = ["get-token", "--login", "azurecli", "--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630"]
-      }
+  # Optional: member clusters by name, one block each, for
+  # fleet_nodepool_disruption. Without a block naming it, a member's kubeconfig
+  # comes from its AKS managed cluster (listClusterUserCredential), as
+  # `az aks get-credentials` does.
+  cluster {
+    name                   = "aks-east-1"
+    host                   = "https://aks-east-1.example.com:443"
+    cluster_ca_certificate = file("${path.module}/aks-east-1-ca.pem")
+    exec {
+      api_version = "client.authentication.k8s.io/v1beta1"
+      command     = "kubelogin"
+      args        = ["get-token", "--login", "azurecli", "--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630"]
     }
   }
 }

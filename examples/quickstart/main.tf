@@ -48,7 +48,10 @@ data "fleet_members" "all" {}
 data "fleet_facts" "this" {
   clusters            = ["canary-east"] # fleet_nodepool_disruption's Karpenter picture
   override_placements = ["web"]         # what fleet_cluster_resource_override.web previews
-  staged_runs         = [{ placement_name = "api", staged_update_strategy_name = "rings" }]
+  staged_run {
+    placement_name              = "api"
+    staged_update_strategy_name = "rings"
+  }
 }
 
 output "members" {
@@ -71,15 +74,22 @@ output "members" {
 # order and with which scores, and why each other cluster is left out. It places the namespace
 # created above (and what is in it) on the picked clusters.
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy = {
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 2
-    preferred_cluster_selectors = [{
-      weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+    preferred_cluster_selector {
+      weight = 50
+      property_sorter {
+        name       = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
   }
   wait_for_rollout = true
   depends_on       = [kubernetes_namespace.web]
@@ -102,19 +112,33 @@ output "web_placement" {
 # cluster's Work will hold, grouped by distinct result with a JSON patch per group: here one group
 # per cluster, since every cluster's name differs.
 resource "fleet_cluster_resource_override" "web" {
-  name               = "web-served-by"
-  placement          = { name = fleet_placement.web.name }
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  rules = [
-    {
-      cluster_selector = {} # every cluster
-      json_patches     = [{ op = "add", path = "/metadata/labels/served-by", value = jsonencode("$${MEMBER-CLUSTER-NAME}") }]
-    },
-    {
-      cluster_selector = { terms = [{ labels = { env = "prod" } }] }
-      json_patches     = [{ op = "add", path = "/metadata/labels/env", value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-env}") }]
-    },
-  ]
+  name = "web-served-by"
+  placement { name = fleet_placement.web.name }
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  rule {
+    cluster_selector {} # every cluster
+    json_patch {
+      op    = "add"
+      path  = "/metadata/labels/served-by"
+      value = jsonencode("$${MEMBER-CLUSTER-NAME}")
+    }
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { env = "prod" }
+      }
+    }
+    json_patch {
+      op    = "add"
+      path  = "/metadata/labels/env"
+      value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-env}")
+    }
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -139,13 +163,23 @@ resource "kubernetes_namespace" "tools" {
 }
 
 resource "fleet_placement" "tools" {
-  name               = "tools"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "tools" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["canary-east"] }
-  apply_strategy     = { type = "ServerSideApply", when_to_apply = "IfNotDrifted" }
-  wait_for_rollout   = true
-  depends_on         = [kubernetes_namespace.tools]
-  facts              = data.fleet_facts.this.content
+  name = "tools"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "tools"
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["canary-east"]
+  }
+  apply_strategy {
+    type          = "ServerSideApply"
+    when_to_apply = "IfNotDrifted"
+  }
+  wait_for_rollout = true
+  depends_on       = [kubernetes_namespace.tools]
+  facts            = data.fleet_facts.this.content
 }
 
 # canary-east's own API server, through the member's credentials from the Fleet API: the namespace
@@ -192,33 +226,49 @@ resource "kubernetes_namespace" "api" {
 }
 
 resource "fleet_placement" "api" {
-  name               = "api"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
-  policy = {
-    required_cluster_selectors = [{
-      label_expressions = [{ key = "env", operator = "In", values = ["canary", "prod"] }]
-    }]
-    tolerations = [{ key = "dedicated", value = "gpu" }] # prod-east-2 is tainted for GPU work
+  name = "api"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "api"
   }
-  strategy   = { type = "External" }
+  policy {
+    required_cluster_selector {
+      label_expression {
+        key      = "env"
+        operator = "In"
+        values   = ["canary", "prod"]
+      }
+    }
+    toleration { # prod-east-2 is tainted for GPU work
+      key   = "dedicated"
+      value = "gpu"
+    }
+  }
+  strategy { type = "External" }
   depends_on = [kubernetes_namespace.api]
   facts      = data.fleet_facts.this.content
 }
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
-  stages = [
-    {
-      name              = "canary"
-      label_selector    = { match_labels = { env = "canary" } }
-      after_stage_tasks = [{ type = "TimedWait", wait_time = "1s" }]
-    },
-    {
-      name            = "prod"
-      label_selector  = { match_labels = { env = "prod" } }
-      max_concurrency = "2" # two clusters at a time
-    },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+    after_stage_task {
+      type      = "TimedWait"
+      wait_time = "1s"
+    }
+  }
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+    max_concurrency = "2" # two clusters at a time
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -245,10 +295,12 @@ output "api_rollout" {
 resource "fleet_nodepool_disruption" "default" {
   cluster   = "canary-east"
   node_pool = "default"
-  budgets = [
-    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" },
-    { nodes = "20%" },
-  ]
+  budget {
+    nodes    = "0"
+    schedule = "0 9 * * 1-5"
+    duration = "8h"
+  }
+  budget { nodes = "20%" }
   facts = data.fleet_facts.this.content
 }
 
@@ -289,29 +341,62 @@ output "stable_channel" {
 
 # A two-stage rollout: the canary group first, then an hour's wait (one second on the quickstart's
 # clock, which runs 3600 times faster), then the prod group. The strategy's preview lists the
-# members each group resolves to now and the members no group selects (staging-west).
+# members each group resolves to now and the members no group selects (staging-west). The stages
+# are data here, and both the strategy and the run below write them with a dynamic "stage" block.
+locals {
+  rollout_stages = [
+    { name = "canary", groups = ["canary"], after_stage_wait_in_seconds = 3600 },
+    { name = "prod", groups = ["prod"], after_stage_wait_in_seconds = null },
+  ]
+}
+
 resource "fleet_update_strategy" "rollout" {
   name = "canary-then-prod-rollout"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  dynamic "stage" {
+    for_each = local.rollout_stages
+    content {
+      name                        = stage.value.name
+      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
+      dynamic "group" {
+        for_each = stage.value.groups
+        content {
+          name = group.value
+        }
+      }
+    }
+  }
   facts = data.fleet_facts.this.content
 }
 
-# An update run over those stages (copied inline, so the plan's preview is known at the first plan),
-# bringing every member to Kubernetes 1.32.5 on the node image every region has (Consistent:
+# An update run over the same stages (written in the run too, so that its preview is known at the
+# first plan: update_strategy_id is unknown until the strategy exists), bringing every member to
+# Kubernetes 1.32.5 on the node image every region has (Consistent:
 # 202510.01.0, the newest image both eastus and westeurope offer). The plan's preview shows, stage by
 # stage, which cluster is upgraded when and to what, and which are skipped and why: prod-east-2 goes
 # from 1.31.9 to 1.32.5 (keeping its newer image — never a downgrade); the others are already there,
 # so prod-west-1 is skipped rather than waiting for its Saturday window. Apply starts the run and
 # waits until it completes, logging each state change (TF_LOG=INFO).
 resource "fleet_update_run" "k8s_1_32_5" {
-  name   = "k8s-1-32-5"
-  stages = fleet_update_strategy.rollout.stages
-  managed_cluster_update = {
-    upgrade              = { type = "Full", kubernetes_version = "1.32.5" }
-    node_image_selection = { type = "Consistent" }
+  name = "k8s-1-32-5"
+  dynamic "stage" {
+    for_each = local.rollout_stages
+    content {
+      name                        = stage.value.name
+      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
+      dynamic "group" {
+        for_each = stage.value.groups
+        content {
+          name = group.value
+        }
+      }
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.32.5"
+    }
+    node_image_selection { type = "Consistent" }
   }
   wait_for = "completed"
   facts    = data.fleet_facts.this.content

@@ -18,40 +18,60 @@ variable "release" {
 # The web namespace's resources, placed on every healthy prod and canary cluster (the GPU cluster's
 # taint tolerated), but only as staged update runs roll them out.
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy = {
-    required_cluster_selectors = [{
-      label_expressions = [{ key = "env", operator = "In", values = ["canary", "prod"] }]
-    }]
-    tolerations = [{ key = "dedicated", value = "gpu" }]
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
   }
-  strategy = { type = "External" }
+  policy {
+    required_cluster_selector {
+      label_expression {
+        key      = "env"
+        operator = "In"
+        values   = ["canary", "prod"]
+      }
+    }
+    toleration {
+      key   = "dedicated"
+      value = "gpu"
+    }
+  }
+  strategy { type = "External" }
 }
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
-  stages = [
-    {
-      name              = "canary"
-      label_selector    = { match_labels = { env = "canary" } }
-      after_stage_tasks = [{ type = "TimedWait", wait_time = "10m" }]
-    },
-    {
-      name              = "gold"
-      label_selector    = { match_labels = { env = "prod", tier = "gold" } }
-      after_stage_tasks = [{ type = "Approval" }]
-    },
-    {
-      name = "rest"
-      label_selector = {
-        match_labels      = { env = "prod" }
-        match_expressions = [{ key = "tier", operator = "NotIn", values = ["gold"] }]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+    after_stage_task {
+      type      = "TimedWait"
+      wait_time = "10m"
+    }
+  }
+  stage {
+    name = "gold"
+    label_selector {
+      match_labels = { env = "prod", tier = "gold" }
+    }
+    after_stage_task { type = "Approval" }
+  }
+  stage {
+    name = "rest"
+    label_selector {
+      match_labels = { env = "prod" }
+      match_expression {
+        key      = "tier"
+        operator = "NotIn"
+        values   = ["gold"]
       }
-      max_concurrency    = "50%"                   # half of the stage's clusters at a time
-      before_stage_tasks = [{ type = "Approval" }] # someone approves before the rest starts
-    },
-  ]
+    }
+    max_concurrency = "50%"                 # half of the stage's clusters at a time
+    before_stage_task { type = "Approval" } # someone approves before the rest starts
+  }
 }
 
 resource "fleet_staged_update_run" "release" {

@@ -145,7 +145,13 @@ func (w *Workdir) Write(name, content string) {
 // Run runs terraform with args and returns its combined output and exit error.
 func (w *Workdir) Run(args ...string) (string, error) {
 	w.t.Helper()
-	cmd := exec.Command(TerraformPath(), append(args, "-no-color")...)
+	return w.RunCLI(TerraformPath(), args...)
+}
+
+// RunCLI is Run with another terraform binary: cli (the oldest Terraform the README promises).
+func (w *Workdir) RunCLI(cli string, args ...string) (string, error) {
+	w.t.Helper()
+	cmd := exec.Command(cli, append(args, "-no-color")...)
 	cmd.Dir = w.Dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.config, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", cliServeEnv+"=1")
 	for k, v := range w.env {

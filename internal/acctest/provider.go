@@ -22,8 +22,8 @@ const ProviderConfig = "provider \"fleet\" {}\n"
 const MembersConfig = ProviderConfig + "data \"fleet_members\" \"all\" {}\n"
 
 // FactsRolloutConfig is what the saved-plan tests plan with the fleet's facts read at plan
-// (data.fleet_facts.at_plan): an update strategy <prefix>-rings (stages canary and prod), a
-// NotStarted update run <prefix>-run of it to Kubernetes 1.33.1, and an auto-upgrade profile on
+// (data.fleet_facts.at_plan): an update strategy <prefix>-rings (stage blocks canary and prod), a
+// NotStarted update run <prefix>-run of its stages to Kubernetes 1.33.1, and an auto-upgrade profile on
 // channel (<prefix>-<channel in lower case>, so addressed too), each with the attribute line facts.
 func FactsRolloutConfig(prefix, channel, facts string) string {
 	profile := strings.ToLower(channel)
@@ -31,19 +31,37 @@ func FactsRolloutConfig(prefix, channel, facts string) string {
 data "fleet_facts" "at_plan" {}
 
 resource "fleet_update_strategy" "rings" {
-  name   = "%[1]s-rings"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }] },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  name = "%[1]s-rings"
+  stage {
+    name = "canary"
+    group { name = "canary" }
+  }
+  stage {
+    name = "prod"
+    group { name = "prod" }
+  }
   %[4]s
 }
 
 resource "fleet_update_run" "to_1_33" {
-  name   = "%[1]s-run"
-  stages = fleet_update_strategy.rings.stages
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  state  = "NotStarted"
+  name = "%[1]s-run"
+  dynamic "stage" {
+    for_each = fleet_update_strategy.rings.stage
+    content {
+      name = stage.value.name
+      dynamic "group" {
+        for_each = stage.value.group
+        content { name = group.value.name }
+      }
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
+  state = "NotStarted"
   %[4]s
 }
 

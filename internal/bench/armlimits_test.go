@@ -149,7 +149,7 @@ func aliases10(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep
 	cfg.WriteString("terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n")
 	for i := 0; i < aliases; i++ {
 		alias := fmt.Sprintf("f%d", i)
-		fmt.Fprintf(&cfg, "\nprovider \"fleet\" {\n  alias = %q\n  hub   = { host = %s }\n}\n", alias, jsonString(proxy.url))
+		fmt.Fprintf(&cfg, "\nprovider \"fleet\" {\n  alias = %q\n  hub {\n    host = %s\n  }\n}\n", alias, jsonString(proxy.url))
 		cfg.WriteString(config1kBody(alias))
 	}
 	writeConfig(b, dir, cfg.String())
@@ -320,7 +320,7 @@ func (s *rssSampler) stop() map[int]int64 {
 func canaryRun(b *testing.B, provider string, f *acctest.Fleet, hub hubConn, rep *report) {
 	dir := b.TempDir()
 	proxy := newHubCounter(b, hub.cfg)
-	writeConfig(b, dir, providerBlock(proxy.url)+fmt.Sprintf(runBlock, `[{ name = "canary", groups = [{ name = "canary" }] }]`))
+	writeConfig(b, dir, providerBlock(proxy.url)+fmt.Sprintf(runBlock, canaryStage))
 	res := terraformPlan(b, dir, provider, f, proxy)
 	st := res.arm
 	canary := groupSize(b, f, "canary")

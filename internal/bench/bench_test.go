@@ -838,32 +838,139 @@ func runtimeScheme(b *testing.B) *k8sruntime.Scheme {
 }
 
 // benchStages are the rings of bench/fleet-*.yaml's groups: 3 stages, 6 groups.
-const benchStages = `[
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
-    { name = "early", groups = [{ name = "early-1" }, { name = "early-2" }], after_stage_wait_in_seconds = 3600 },
-    { name = "broad", groups = [{ name = "broad-1" }, { name = "broad-2" }, { name = "broad-3" }] },
-  ]`
+const benchStages = `
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 3600
+    group {
+      name = "canary"
+    }
+  }
+  stage {
+    name                        = "early"
+    after_stage_wait_in_seconds = 3600
+    group {
+      name = "early-1"
+    }
+    group {
+      name = "early-2"
+    }
+  }
+  stage {
+    name = "broad"
+    group {
+      name = "broad-1"
+    }
+    group {
+      name = "broad-2"
+    }
+    group {
+      name = "broad-3"
+    }
+  }`
+
+// canaryStage is one stage of the canary group.
+const canaryStage = `
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+  }`
+
+// stagesOf are the stage blocks of update strategy strategy's stages (an address).
+func stagesOf(strategy string) string {
+	return `
+  dynamic "stage" {
+    for_each = ` + strategy + `.stage
+    content {
+      name                        = stage.value.name
+      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
+      dynamic "group" {
+        for_each = stage.value.group
+        content {
+          name = group.value.name
+        }
+      }
+    }
+  }`
+}
 
 // placementPolicies are the mixed policies of the configuration's placements.
-var placementPolicies = []string{
-	`{ placement_type = "PickN", number_of_clusters = 100, preferred_cluster_selectors = [{ weight = 40, labels = { env = "prod" } }, { weight = 30, property_sorter = { name = "resources.kubernetes-fleet.io/available-cpu", sort_order = "Descending" } }, { weight = 20, property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" } }] }`,
-	`{ placement_type = "PickN", number_of_clusters = 25, topology_spread_constraints = [{ topology_key = "fleet.azure.com/location" }], required_cluster_selectors = [{ labels = { env = "prod" } }] }`,
-	`{ required_cluster_selectors = [{ property_expressions = [{ name = "resources.kubernetes-fleet.io/available-cpu", operator = "Ge", values = ["8"] }] }] }`,
-	`{ placement_type = "PickFixed", cluster_names = ["member-0001", "member-0500", "member-0999"] }`,
-	`{ placement_type = "PickN", number_of_clusters = 5, tolerations = [{ key = "dedicated", value = "gpu" }], preferred_cluster_selectors = [{ weight = 40, property_sorter = { name = "resources.kubernetes-fleet.io/available-memory", sort_order = "Ascending" } }] }`,
+var placementPolicies = []string{`{
+    placement_type     = "PickN"
+    number_of_clusters = 100
+    preferred_cluster_selector {
+      weight = 40
+      labels = { env = "prod" }
+    }
+    preferred_cluster_selector {
+      weight = 30
+      property_sorter {
+        name       = "resources.kubernetes-fleet.io/available-cpu"
+        sort_order = "Descending"
+      }
+    }
+    preferred_cluster_selector {
+      weight = 20
+      property_sorter {
+        name       = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
+  }`, `{
+    placement_type     = "PickN"
+    number_of_clusters = 25
+    topology_spread_constraint {
+      topology_key = "fleet.azure.com/location"
+    }
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }`, `{
+    required_cluster_selector {
+      property_expression {
+        name     = "resources.kubernetes-fleet.io/available-cpu"
+        operator = "Ge"
+        values   = ["8"]
+      }
+    }
+  }`, `{
+    placement_type = "PickFixed"
+    cluster_names  = ["member-0001", "member-0500", "member-0999"]
+  }`, `{
+    placement_type     = "PickN"
+    number_of_clusters = 5
+    toleration {
+      key   = "dedicated"
+      value = "gpu"
+    }
+    preferred_cluster_selector {
+      weight = 40
+      property_sorter {
+        name       = "resources.kubernetes-fleet.io/available-memory"
+        sort_order = "Ascending"
+      }
+    }
+  }`,
 }
 
 func providerBlock(hubURL string) string {
-	return fmt.Sprintf("terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n\nprovider \"fleet\" {\n  hub = { host = %s }\n}\n", jsonString(hubURL))
+	return fmt.Sprintf("terraform {\n  required_providers {\n    fleet = { source = \"fleetops/fleet\" }\n  }\n}\n\nprovider \"fleet\" {\n  hub {\n    host = %s\n  }\n}\n", jsonString(hubURL))
 }
 
 const runBlock = `
 resource "fleet_update_run" "all" {
-  name   = "bench-all"
-  stages = %s
-  managed_cluster_update = {
-    upgrade              = { type = "Full", kubernetes_version = "1.32.5" }
-    node_image_selection = { type = "Latest" }
+  name = "bench-all"
+%s
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.32.5"
+    }
+    node_image_selection {
+      type = "Latest"
+    }
   }
 }
 `
@@ -883,11 +990,11 @@ func config1kBody(alias string) string {
 	}
 	fmt.Fprintf(&b, "\ndata \"fleet_members\" \"%sall\" {%s\n}\n", pfx, prov)
 	for i := 0; i < 20; i++ {
-		fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"%sp%d\" {%s\n  name               = \"%sbench-%d\"\n  resource_selectors = [{ version = \"v1\", kind = \"Namespace\", name = \"app-%d\" }]\n  policy             = %s\n}\n",
+		fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"%sp%d\" {%s\n  name = \"%sbench-%d\"\n  resource_selector {\n    version = \"v1\"\n    kind    = \"Namespace\"\n    name    = \"app-%d\"\n  }\n  policy %s\n}\n",
 			pfx, i, prov, strings.ReplaceAll(pfx, "_", "-"), i, i, placementPolicies[i%len(placementPolicies)])
 	}
-	fmt.Fprintf(&b, "\nresource \"fleet_update_strategy\" \"%srings\" {%s\n  name   = \"%srings\"\n  stages = %s\n}\n", pfx, prov, strings.ReplaceAll(pfx, "_", "-"), benchStages)
-	fmt.Fprintf(&b, strings.Replace(strings.Replace(runBlock, `"all" {`, `"`+pfx+`all" {`+prov, 1), `"bench-all"`, `"`+strings.ReplaceAll(pfx, "_", "-")+`bench-all"`, 1), "fleet_update_strategy."+pfx+"rings.stages")
+	fmt.Fprintf(&b, "\nresource \"fleet_update_strategy\" \"%srings\" {%s\n  name = \"%srings\"%s\n}\n", pfx, prov, strings.ReplaceAll(pfx, "_", "-"), benchStages)
+	fmt.Fprintf(&b, strings.Replace(strings.Replace(runBlock, `"all" {`, `"`+pfx+`all" {`+prov, 1), `"bench-all"`, `"`+strings.ReplaceAll(pfx, "_", "-")+`bench-all"`, 1), stagesOf("fleet_update_strategy."+pfx+"rings"))
 	fmt.Fprintf(&b, "\nresource \"fleet_auto_upgrade_profile\" \"%sstable\" {%s\n  name    = \"%sstable\"\n  channel = \"Stable\"\n}\n", pfx, prov, strings.ReplaceAll(pfx, "_", "-"))
 	return b.String()
 }
@@ -896,7 +1003,7 @@ func config1kBody(alias string) string {
 func config10k(hubURL string) string {
 	var b strings.Builder
 	b.WriteString(providerBlock(hubURL))
-	fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"p\" {\n  name               = \"bench\"\n  resource_selectors = [{ version = \"v1\", kind = \"Namespace\", name = \"app\" }]\n  policy             = %s\n}\n", placementPolicies[0])
+	fmt.Fprintf(&b, "\nresource \"fleet_placement\" \"p\" {\n  name = \"bench\"\n  resource_selector {\n    version = \"v1\"\n    kind    = \"Namespace\"\n    name    = \"app\"\n  }\n  policy %s\n}\n", placementPolicies[0])
 	fmt.Fprintf(&b, runBlock, benchStages)
 	return b.String()
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -102,25 +102,6 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 			"With the `ARM_*` environment set, an empty `provider \"fleet\" {}` reaches everything: the hub's and members' " +
 			"credentials then come from the Fleet API and AKS.",
 		Attributes: map[string]schema.Attribute{
-			"azure": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "Azure Resource Manager access, for the Fleet API (update strategies, update runs, auto-upgrade profiles, " +
-					"members) and AKS. Every attribute also comes from the environment as in the azurerm provider. Azure is " +
-					"configured when this block is present or `ARM_SUBSCRIPTION_ID` is set; otherwise resources that need it fail at plan.",
-				Attributes: azureAttributes(),
-			},
-			"hub": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "The fleet hub cluster's Kubernetes API (placements, member clusters), with the kubernetes provider's " +
-					"attribute names. Each attribute also comes from a variable of this provider's own, `FLEET_HUB_<ATTRIBUTE>`: " +
-					"`FLEET_HUB_CONFIG_PATH` (a path, or a list separated by `:` merged as `KUBECONFIG` merges), `FLEET_HUB_CONFIG_PATHS`, " +
-					"`FLEET_HUB_CONFIG_CONTEXT` (or `FLEET_HUB_CONTEXT`), `FLEET_HUB_HOST`, `FLEET_HUB_TOKEN`, " +
-					"`FLEET_HUB_CLUSTER_CA_CERTIFICATE`, `FLEET_HUB_CLIENT_CERTIFICATE`, `FLEET_HUB_CLIENT_KEY`, `FLEET_HUB_INSECURE`, " +
-					"`FLEET_HUB_PROXY_URL` and `FLEET_HUB_TLS_SERVER_NAME`; an attribute set here wins over its variable. The kubernetes " +
-					"provider's `KUBE_*` variables are not read. When neither sets a connection and Azure is configured, the hub's " +
-					"kubeconfig comes from the default fleet's `listCredentials`, as `az fleet get-credentials` gets it.",
-				Attributes: kubeAttributes("the hub"),
-			},
 			"preview_detail": schema.StringAttribute{
 				Optional: true,
 				Description: "How much per-cluster detail previews list: `summary` (default) lists at most " + fmt.Sprint(preview.SummaryListLimit) +
@@ -138,16 +119,33 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"to pin it with `data \"fleet_facts\"`. Default `true`; `false` for teams that always plan and apply in one command. " +
 					"Environment: `FLEET_SAVED_PLAN_WARNING`.",
 			},
-			"clusters": schema.MapNestedAttribute{
-				Optional: true,
-				Description: "Member clusters' Kubernetes APIs by cluster name, for `fleet_nodepool_disruption`; the same attributes " +
-					"as `hub` (no environment fallbacks). A cluster that is not listed here is looked up as a member of the default " +
-					"fleet and reached with its managed cluster's user credentials (`listClusterUserCredential`), as " +
+		},
+		Blocks: map[string]schema.Block{
+			"azure": schema.SingleNestedBlock{
+				Description: "Azure Resource Manager access, for the Fleet API (update strategies, update runs, auto-upgrade profiles, " +
+					"members) and AKS. Every attribute also comes from the environment as in the azurerm provider. Azure is " +
+					"configured when this block is present or `ARM_SUBSCRIPTION_ID` is set; otherwise resources that need it fail at plan.",
+				Attributes: azureAttributes(),
+			},
+			"hub": schema.SingleNestedBlock{
+				Description: "The fleet hub cluster's Kubernetes API (placements, member clusters), with the kubernetes provider's " +
+					"attribute names. Each attribute also comes from a variable of this provider's own, `FLEET_HUB_<ATTRIBUTE>`: " +
+					"`FLEET_HUB_CONFIG_PATH` (a path, or a list separated by `:` merged as `KUBECONFIG` merges), `FLEET_HUB_CONFIG_PATHS`, " +
+					"`FLEET_HUB_CONFIG_CONTEXT` (or `FLEET_HUB_CONTEXT`), `FLEET_HUB_HOST`, `FLEET_HUB_TOKEN`, " +
+					"`FLEET_HUB_CLUSTER_CA_CERTIFICATE`, `FLEET_HUB_CLIENT_CERTIFICATE`, `FLEET_HUB_CLIENT_KEY`, `FLEET_HUB_INSECURE`, " +
+					"`FLEET_HUB_PROXY_URL` and `FLEET_HUB_TLS_SERVER_NAME`; an attribute set here wins over its variable. The kubernetes " +
+					"provider's `KUBE_*` variables are not read. When neither sets a connection and Azure is configured, the hub's " +
+					"kubeconfig comes from the default fleet's `listCredentials`, as `az fleet get-credentials` gets it.",
+				Attributes: kubeAttributes("the hub"),
+				Blocks:     kubeBlocks("the hub"),
+			},
+			"cluster": schema.ListNestedBlock{
+				Description: "A member cluster's Kubernetes API, one block per cluster, for `fleet_nodepool_disruption`: its `name` and " +
+					"the same attributes and `exec` block as `hub` (no environment fallbacks). A cluster that has no block here is looked up " +
+					"as a member of the default fleet and reached with its managed cluster's user credentials (`listClusterUserCredential`), as " +
 					"`az aks get-credentials` does.",
-				NestedObject: schema.NestedAttributeObject{Attributes: kubeAttributes("the cluster")},
-				Validators: []validator.Map{
-					mapvalidator.KeysAre(stringvalidator.LengthAtLeast(1)),
-				},
+				NestedObject: schema.NestedBlockObject{Attributes: clusterAttributes(), Blocks: kubeBlocks("the cluster")},
+				Validators:   []validator.List{uniqueClusterNames{}},
 			},
 		},
 	}
@@ -269,6 +267,18 @@ func azureAttributes() map[string]schema.Attribute {
 	}
 }
 
+// clusterAttributes are the attributes of a cluster block: its name and the hub's attributes.
+func clusterAttributes() map[string]schema.Attribute {
+	attrs := kubeAttributes("the cluster")
+	attrs["name"] = schema.StringAttribute{
+		Required: true,
+		Description: "The cluster's name, as `fleet_nodepool_disruption`'s `cluster` names it (a fleet member's name, or any name " +
+			"of your own for a cluster reached only through this block). Unique among the `cluster` blocks.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	return attrs
+}
+
 func kubeAttributes(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"config_path": schema.StringAttribute{
@@ -320,20 +330,29 @@ func kubeAttributes(what string) map[string]schema.Attribute {
 			Optional:    true,
 			Description: "The server name the API server's certificate is verified against (and sent as SNI), instead of the host's.",
 		},
-		"exec": schema.SingleNestedAttribute{
-			Optional: true,
+	}
+}
+
+// kubeBlocks are the blocks of the hub block and of each cluster block: exec.
+func kubeBlocks(what string) map[string]schema.Block {
+	return map[string]schema.Block{
+		"exec": schema.SingleNestedBlock{
 			Description: "An exec credential plugin (e.g. `kubelogin`) that prints the credentials of " + what + ". Commands run only " +
 				"when configured here or in a kubeconfig file you name: an `exec` entry in a kubeconfig the Fleet API or AKS returns is " +
 				"refused (except Azure's `kubelogin`, which the provider replaces with its own Azure credential).",
+			// A single block's attributes cannot be Required (the framework would require them with the block
+			// absent): api_version and command are required when the block is present.
+			Validators: []validator.Object{objectvalidator.AlsoRequires(
+				path.MatchRelative().AtName("api_version"), path.MatchRelative().AtName("command"))},
 			Attributes: map[string]schema.Attribute{
 				"api_version": schema.StringAttribute{
-					Required:    true,
-					Description: "The plugin's API version: `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.",
+					Optional:    true,
+					Description: "The plugin's API version (required in an `exec` block): `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`.",
 					Validators:  []validator.String{stringvalidator.OneOf(kube.ExecAPIVersions...)},
 				},
 				"command": schema.StringAttribute{
-					Required:    true,
-					Description: "The command to run (a path, or a name looked up in PATH).",
+					Optional:    true,
+					Description: "The command to run (a path, or a name looked up in PATH; required in an `exec` block).",
 					Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"args": schema.ListAttribute{
@@ -408,13 +427,13 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	sort.Strings(names)
 	for _, name := range names {
 		cs := clusters[name]
-		root := path.Root("clusters").AtMapKey(name)
+		root := cs.Path
 		switch {
 		case cs.Unknown:
 			opts.UnknownClusters[name] = true
 		case cs.Config.IsZero():
 			r.diags.AddAttributeError(root, "Empty cluster connection",
-				fmt.Sprintf("clusters[%q] sets no connection attribute: set config_path, host or exec, or remove the entry so the cluster's credentials come from its fleet member.", name))
+				fmt.Sprintf("The cluster block %q (%s) sets no connection attribute: set config_path, host or exec, or remove the block so the cluster's credentials come from its fleet member.", name, root))
 		default:
 			rc, err := kube.RESTConfig(cs.Config)
 			if err != nil {

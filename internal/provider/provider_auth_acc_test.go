@@ -160,9 +160,15 @@ func TestAccTraceLogHasNoSecrets(t *testing.T) {
 		{Config: `
 provider "fleet" {}
 resource "fleet_placement" "trace" {
-  name               = "trace-web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "trace-web" }]
-  policy             = { placement_type = "PickAll" }
+  name = "trace-web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "trace-web"
+  }
+  policy {
+    placement_type = "PickAll"
+  }
 }
 `},
 	}})

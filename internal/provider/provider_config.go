@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -24,7 +24,7 @@ import (
 type providerModel struct {
 	Azure    types.Object `tfsdk:"azure"`
 	Hub      types.Object `tfsdk:"hub"`
-	Clusters types.Map    `tfsdk:"clusters"`
+	Clusters types.List   `tfsdk:"cluster"`
 
 	PreviewDetail    types.String `tfsdk:"preview_detail"`
 	SavedPlanWarning types.Bool   `tfsdk:"saved_plan_warning"`
@@ -53,7 +53,7 @@ type azureModel struct {
 	MetadataHost      types.String `tfsdk:"metadata_host"`
 }
 
-// kubeModel is the hub block and each value of clusters.
+// kubeModel is the hub block, and each cluster block without its name.
 type kubeModel struct {
 	ConfigPath           types.String `tfsdk:"config_path"`
 	ConfigPaths          types.List   `tfsdk:"config_paths"`
@@ -432,30 +432,95 @@ func (r *resolver) addKubeError(root path.Path, what string, err error) {
 	r.diags.AddAttributeError(root, "Invalid "+what+" connection", err.Error())
 }
 
-// resolveClusters reads the clusters map (no environment fallbacks).
-func (r *resolver) resolveClusters(ctx context.Context, m types.Map) (map[string]kubeSettings, bool) {
-	if m.IsUnknown() {
+// clusterSettings is a resolved cluster block.
+type clusterSettings struct {
+	kubeSettings
+	// Path is the block's path, cluster[i].
+	Path path.Path
+}
+
+// resolveClusters reads the cluster blocks (no environment fallbacks), by name; unknown is true when
+// the blocks or a name are unknown (the names, and so which cluster a block is, are not known yet).
+// A name two blocks give is an error on the second block's name.
+func (r *resolver) resolveClusters(ctx context.Context, l types.List) (out map[string]clusterSettings, unknown bool) {
+	if l.IsUnknown() {
 		return nil, true
 	}
-	out := map[string]kubeSettings{}
-	if m.IsNull() {
-		return out, false
-	}
-	names := make([]string, 0, len(m.Elements()))
-	for k := range m.Elements() {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		obj, ok := m.Elements()[name].(types.Object)
+	out = map[string]clusterSettings{}
+	for i, e := range l.Elements() {
+		root := path.Root("cluster").AtListIndex(i)
+		obj, ok := e.(types.Object)
 		if !ok {
-			r.diags.AddAttributeError(path.Root("clusters").AtMapKey(name), "Unexpected cluster value",
-				"Please report this issue to the provider developers.")
+			r.diags.AddAttributeError(root, "Unexpected cluster value", "Please report this issue to the provider developers.")
 			continue
 		}
-		out[name] = r.resolveKube(ctx, path.Root("clusters").AtMapKey(name), obj, false)
+		if obj.IsUnknown() {
+			return nil, true
+		}
+		attrs := obj.Attributes()
+		name, ok := attrs["name"].(types.String)
+		if !ok || name.IsUnknown() {
+			return nil, true
+		}
+		if prev, dup := out[name.ValueString()]; dup {
+			r.diags.AddAttributeError(root.AtName("name"), "Duplicate cluster name", duplicateClusterDetail(name.ValueString(), prev.Path, root))
+			continue
+		}
+		kube := make(map[string]attr.Value, len(attrs)-1)
+		kubeTypes := make(map[string]attr.Type, len(attrs)-1)
+		for k, v := range attrs {
+			if k != "name" {
+				kube[k], kubeTypes[k] = v, v.Type(ctx)
+			}
+		}
+		kobj, d := types.ObjectValue(kubeTypes, kube)
+		r.diags.Append(d...)
+		if d.HasError() {
+			continue
+		}
+		out[name.ValueString()] = clusterSettings{kubeSettings: r.resolveKube(ctx, root, kobj, false), Path: root}
 	}
 	return out, false
+}
+
+// duplicateClusterDetail says which two cluster blocks give name.
+func duplicateClusterDetail(name string, first, second path.Path) string {
+	return fmt.Sprintf("%s and %s are both named %q: each cluster block needs a name of its own.", first, second, name)
+}
+
+// uniqueClusterNames checks at validate that no two cluster blocks share a known name; the error is
+// on the later block's name.
+type uniqueClusterNames struct{}
+
+func (uniqueClusterNames) Description(context.Context) string {
+	return "each cluster block has a name of its own"
+}
+
+func (v uniqueClusterNames) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (uniqueClusterNames) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	seen := map[string]path.Path{}
+	for i, e := range req.ConfigValue.Elements() {
+		obj, ok := e.(types.Object)
+		if !ok || obj.IsNull() || obj.IsUnknown() {
+			continue
+		}
+		name, ok := obj.Attributes()["name"].(types.String)
+		if !ok || name.IsNull() || name.IsUnknown() {
+			continue
+		}
+		at := req.Path.AtListIndex(i)
+		if first, dup := seen[name.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(at.AtName("name"), "Duplicate cluster name", duplicateClusterDetail(name.ValueString(), first, at))
+			continue
+		}
+		seen[name.ValueString()] = at
+	}
 }
 
 // previewDetail resolves preview_detail: the attribute, else FLEET_PREVIEW_DETAIL, else summary.

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
@@ -41,7 +42,8 @@ func providerSchema(t *testing.T) schema.Schema {
 }
 
 // value builds a tftypes value of typ from Go values: nil is null, unknown{}
-// is unknown, map[string]any fills objects and maps, []string lists.
+// is unknown, map[string]any fills objects and maps, []string lists, []any
+// lists of objects (list blocks).
 func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
 	t.Helper()
 	if v == nil {
@@ -77,13 +79,18 @@ func value(t *testing.T, typ tftypes.Type, v any) tftypes.Value {
 		}
 		return tftypes.NewValue(ty, vals)
 	case tftypes.List:
-		in, ok := v.([]string)
-		if !ok {
-			t.Fatalf("list value %#v is not a []string", v)
-		}
 		var vals []tftypes.Value
-		for _, e := range in {
-			vals = append(vals, tftypes.NewValue(ty.ElementType, e))
+		switch in := v.(type) {
+		case []string:
+			for _, e := range in {
+				vals = append(vals, tftypes.NewValue(ty.ElementType, e))
+			}
+		case []any: // a list block's objects
+			for _, e := range in {
+				vals = append(vals, value(t, ty.ElementType, e))
+			}
+		default:
+			t.Fatalf("list value %#v is not a []string or []any", v)
 		}
 		return tftypes.NewValue(ty, vals)
 	}
@@ -143,48 +150,67 @@ func TestMetadataAndSchema(t *testing.T) {
 	if diags := s.ValidateImplementation(context.Background()); diags.HasError() {
 		t.Fatal(diags)
 	}
-	// every attribute is described (tfplugindocs writes the docs from them)
-	var walk func(prefix string, attrs map[string]schema.Attribute)
+	// every attribute and block is described (tfplugindocs writes the docs from them)
+	var walk func(prefix string, attrs map[string]schema.Attribute, blocks map[string]schema.Block)
 	count := 0
-	walk = func(prefix string, attrs map[string]schema.Attribute) {
+	walk = func(prefix string, attrs map[string]schema.Attribute, blocks map[string]schema.Block) {
 		for name, a := range attrs {
 			count++
 			if strings.TrimSpace(a.GetDescription()) == "" {
 				t.Errorf("%s%s has no description", prefix, name)
 			}
-			switch n := a.(type) {
-			case schema.SingleNestedAttribute:
-				walk(prefix+name+".", n.Attributes)
-			case schema.MapNestedAttribute:
-				walk(prefix+name+".", n.NestedObject.Attributes)
+			if _, nested := a.(schema.NestedAttribute); nested {
+				t.Errorf("%s%s is a nested attribute: the provider's nested arguments are blocks", prefix, name)
+			}
+		}
+		for name, b := range blocks {
+			count++
+			if strings.TrimSpace(b.GetDescription()) == "" {
+				t.Errorf("%s%s has no description", prefix, name)
+			}
+			switch n := b.(type) {
+			case schema.SingleNestedBlock:
+				walk(prefix+name+".", n.Attributes, n.Blocks)
+			case schema.ListNestedBlock:
+				walk(prefix+name+".", n.NestedObject.Attributes, n.NestedObject.Blocks)
 			}
 		}
 	}
-	walk("", s.Attributes)
-	if count != 5+19+2*(12+4) { // azure, hub, clusters, preview_detail, saved_plan_warning
-		t.Errorf("%d attributes", count)
+	walk("", s.Attributes, s.Blocks)
+	// preview_detail, saved_plan_warning; the blocks azure (19), hub (11 and exec's 4) and cluster (name, 11 and exec's 4)
+	if count != 2+3+19+(11+1+4)+(12+1+4) {
+		t.Errorf("%d attributes and blocks", count)
 	}
 	if s.Description == "" {
 		t.Error("provider has no description")
 	}
-	azure, ok := s.Attributes["azure"].(schema.SingleNestedAttribute)
+	azure, ok := s.Blocks["azure"].(schema.SingleNestedBlock)
 	if !ok {
-		t.Fatalf("azure is %T, want schema.SingleNestedAttribute", s.Attributes["azure"])
+		t.Fatalf("azure is %T, want schema.SingleNestedBlock", s.Blocks["azure"])
 	}
-	hub, ok := s.Attributes["hub"].(schema.SingleNestedAttribute)
+	hub, ok := s.Blocks["hub"].(schema.SingleNestedBlock)
 	if !ok {
-		t.Fatalf("hub is %T, want schema.SingleNestedAttribute", s.Attributes["hub"])
+		t.Fatalf("hub is %T, want schema.SingleNestedBlock", s.Blocks["hub"])
 	}
-	clusters, ok := s.Attributes["clusters"].(schema.MapNestedAttribute)
+	cluster, ok := s.Blocks["cluster"].(schema.ListNestedBlock)
 	if !ok {
-		t.Fatalf("clusters is %T, want schema.MapNestedAttribute", s.Attributes["clusters"])
+		t.Fatalf("cluster is %T, want schema.ListNestedBlock", s.Blocks["cluster"])
+	}
+	if _, ok := hub.Blocks["exec"].(schema.SingleNestedBlock); !ok {
+		t.Errorf("hub.exec is %T, want schema.SingleNestedBlock", hub.Blocks["exec"])
+	}
+	if _, ok := cluster.NestedObject.Blocks["exec"].(schema.SingleNestedBlock); !ok {
+		t.Errorf("cluster.exec is %T, want schema.SingleNestedBlock", cluster.NestedObject.Blocks["exec"])
 	}
 	azureAttrs := azure.Attributes
 	hubAttrs := hub.Attributes
-	clusterAttrs := clusters.NestedObject.Attributes
+	clusterAttrs := cluster.NestedObject.Attributes
+	if n, ok := clusterAttrs["name"].(schema.StringAttribute); !ok || !n.Required {
+		t.Errorf("cluster.name is %#v, want a Required string", clusterAttrs["name"])
+	}
 	for what, a := range map[string]schema.Attribute{
 		"azure.client_secret": azureAttrs["client_secret"], "hub.token": hubAttrs["token"], "hub.client_key": hubAttrs["client_key"],
-		"clusters.token": clusterAttrs["token"], "clusters.client_key": clusterAttrs["client_key"],
+		"cluster.token": clusterAttrs["token"], "cluster.client_key": clusterAttrs["client_key"],
 	} {
 		if !a.IsSensitive() {
 			t.Errorf("%s is not sensitive", what)
@@ -475,9 +501,9 @@ func TestConfigureClusters(t *testing.T) {
 	defer srv.Close()
 	ca := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	ctx := context.Background()
-	r := configure(t, map[string]any{"clusters": map[string]any{
-		"aks-east-1": map[string]any{"host": srv.URL, "token": "t1", "cluster_ca_certificate": ca},
-		"aks-west-1": map[string]any{"host": unknown{}},
+	r := configure(t, map[string]any{"cluster": []any{
+		map[string]any{"name": "aks-east-1", "host": srv.URL, "token": "t1", "cluster_ca_certificate": ca},
+		map[string]any{"name": "aks-west-1", "host": unknown{}},
 	}}, map[string]string{"FLEET_HUB_HOST": "https://hub-only.example"})
 	if r.diags.HasError() {
 		t.Fatal(r.diags)
@@ -493,14 +519,102 @@ func TestConfigureClusters(t *testing.T) {
 		t.Errorf("unlisted cluster without azure: %v", err)
 	}
 
-	r = configure(t, map[string]any{"clusters": map[string]any{
-		"empty": map[string]any{},
-		"bad":   map[string]any{"host": "https://h", "cluster_ca_certificate": "nope"},
+	r = configure(t, map[string]any{"cluster": []any{
+		map[string]any{"name": "empty"},
+		map[string]any{"name": "bad", "host": "https://h", "cluster_ca_certificate": "nope"},
 	}}, nil)
-	errorAt(t, r.diags, path.Root("clusters").AtMapKey("empty"))
-	d := errorAt(t, r.diags, path.Root("clusters").AtMapKey("bad").AtName("cluster_ca_certificate"))
-	if !strings.Contains(d.Detail(), `cluster "bad"`) {
+	d := errorAt(t, r.diags, path.Root("cluster").AtListIndex(0))
+	if !strings.Contains(d.Detail(), `"empty" (cluster[0])`) {
 		t.Errorf("detail: %s", d.Detail())
+	}
+	d = errorAt(t, r.diags, path.Root("cluster").AtListIndex(1).AtName("cluster_ca_certificate"))
+	if !strings.Contains(d.Detail(), `cluster "bad"`) || !strings.Contains(d.Detail(), "cluster[1].cluster_ca_certificate") {
+		t.Errorf("detail: %s", d.Detail())
+	}
+
+	// Two blocks of one name: an error on the second's name, naming both.
+	r = configure(t, map[string]any{"cluster": []any{
+		map[string]any{"name": "aks-east-1", "host": srv.URL, "token": "t1", "cluster_ca_certificate": ca},
+		map[string]any{"name": "aks-east-1", "host": "https://other.example", "token": "t2"},
+	}}, nil)
+	d = errorAt(t, r.diags, path.Root("cluster").AtListIndex(1).AtName("name"))
+	if d.Summary() != "Duplicate cluster name" || !strings.Contains(d.Detail(), `cluster[0] and cluster[1] are both named "aks-east-1"`) {
+		t.Errorf("duplicate: %s: %s", d.Summary(), d.Detail())
+	}
+	// A name unknown until apply: which cluster each block is is unknown, so every configured cluster is.
+	r = configure(t, map[string]any{"cluster": []any{map[string]any{"name": unknown{}, "host": "https://h"}}}, nil)
+	if r.diags.HasError() {
+		t.Fatal(r.diags)
+	}
+	if _, err := r.clients.Cluster(ctx, "aks-east-1"); !session.IsConfigUnknown(err) {
+		t.Errorf("cluster with an unknown name: %v", err)
+	}
+}
+
+// validateProvider runs the served ValidateProviderConfig on cfg (nested maps and slices, as
+// schema_constraints_test.go builds them) and returns each error as "path: summary: detail".
+func validateProvider(t *testing.T, cfg map[string]any) []string {
+	t.Helper()
+	s := mustServer(t)
+	ctx := context.Background()
+	schemaResp, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := schemaResp.Provider.ValueType()
+	v, err := toTF(typ, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: &dv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			errs = append(errs, tfPathString(d.Attribute)+": "+d.Summary+": "+d.Detail)
+		}
+	}
+	return errs
+}
+
+// The provider block's blocks at validate: every block may be left out (exec's api_version and
+// command are required only in an exec block), exec without its command and two cluster blocks
+// of one name fail with the path.
+func TestValidateProviderBlocks(t *testing.T) {
+	exec := map[string]any{"api_version": "client.authentication.k8s.io/v1", "command": "kubelogin"}
+	for _, tc := range []struct {
+		name string
+		cfg  map[string]any
+		want string // the path of the one error; "" for none
+	}{
+		{"nothing", map[string]any{}, ""},
+		{"hub without exec", map[string]any{"hub": map[string]any{"host": "https://h"}}, ""},
+		{"hub with exec", map[string]any{"hub": map[string]any{"host": "https://h", "exec": exec}}, ""},
+		{"clusters with and without exec", map[string]any{"cluster": []any{
+			map[string]any{"name": "a", "host": "https://a", "exec": exec}, map[string]any{"name": "b", "host": "https://b"}}}, ""},
+		{"exec without command", map[string]any{"hub": map[string]any{"exec": map[string]any{"api_version": "client.authentication.k8s.io/v1"}}}, "hub.exec"},
+		{"cluster exec without api_version", map[string]any{"cluster": []any{
+			map[string]any{"name": "a", "exec": map[string]any{"command": "kubelogin"}}}}, "cluster[0].exec"},
+		{"cluster without a name", map[string]any{"cluster": []any{map[string]any{"host": "https://a"}}}, "cluster[0].name"},
+		{"empty cluster name", map[string]any{"cluster": []any{map[string]any{"name": "", "host": "https://a"}}}, "cluster[0].name"},
+		{"duplicate cluster names", map[string]any{"cluster": []any{
+			map[string]any{"name": "a", "host": "https://a"}, map[string]any{"name": "b"}, map[string]any{"name": "a", "host": "https://c"}}}, "cluster[2].name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := validateProvider(t, tc.cfg)
+			switch {
+			case tc.want == "" && len(errs) != 0:
+				t.Errorf("want no error, got %q", errs)
+			case tc.want != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tc.want+": ")):
+				t.Errorf("want one error at %s, got %q", tc.want, errs)
+			}
+		})
 	}
 }
 
@@ -553,4 +667,48 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestNestedArgumentsAreBlocks: every nested argument a user writes — in the provider block, a
+// resource, data source, ephemeral resource, list resource or action — is a block, whose unknown
+// arguments Terraform rejects by name (a nested attribute's object drops them silently,
+// hashicorp/terraform#33570). Computed-only nested attributes (previews, status) stay attributes.
+func TestNestedArgumentsAreBlocks(t *testing.T) {
+	resp, err := mustServer(t).GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*tfprotov6.Schema{"provider": resp.Provider}
+	for kind, m := range map[string]map[string]*tfprotov6.Schema{
+		"resource": resp.ResourceSchemas, "data": resp.DataSourceSchemas, "ephemeral": resp.EphemeralResourceSchemas, "list": resp.ListResourceSchemas,
+	} {
+		for name, s := range m {
+			schemas[kind+" "+name] = s
+		}
+	}
+	for name, s := range resp.ActionSchemas {
+		schemas["action "+name] = s.Schema
+	}
+	var walk func(at string, b *tfprotov6.SchemaBlock)
+	walk = func(at string, b *tfprotov6.SchemaBlock) {
+		for _, a := range b.Attributes {
+			if a.NestedType != nil && (a.Required || a.Optional) {
+				t.Errorf("%s%s is a configurable nested attribute: make it a block", at, a.Name)
+			}
+		}
+		for _, nb := range b.BlockTypes {
+			walk(at+nb.TypeName+".", nb.Block)
+		}
+	}
+	checked := 0
+	for name, s := range schemas {
+		if s == nil || s.Block == nil {
+			continue
+		}
+		checked++
+		walk(name+": ", s.Block)
+	}
+	if checked < 35 {
+		t.Errorf("checked %d schemas: the provider registers more", checked)
+	}
 }

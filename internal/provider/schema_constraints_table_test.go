@@ -7,18 +7,18 @@ import (
 
 // constraintBases are valid configurations of each resource; a case sets violating values into one.
 var constraintBases = map[string]map[string]any{
-	"fleet_update_strategy": {"name": "rollout", "stages": []any{
-		map[string]any{"name": "one", "groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}},
+	"fleet_update_strategy": {"name": "rollout", "stage": []any{
+		map[string]any{"name": "one", "group": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}},
 	}},
 	"fleet_update_run": {"name": "run", "managed_cluster_update": map[string]any{"upgrade": map[string]any{"type": "Full", "kubernetes_version": "1.30.1"}},
-		"stages": []any{map[string]any{"name": "one", "groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}}},
+		"stage": []any{map[string]any{"name": "one", "group": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}}},
 	"fleet_auto_upgrade_profile": {"name": "prof", "channel": "Stable"},
 	"fleet_member":               {"name": "mem", "group": "g", "cluster_resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c"},
-	"fleet_placement": {"name": "prof", "resource_selectors": []any{map[string]any{"group": "", "version": "v1", "kind": "Namespace", "name": "ns"}},
+	"fleet_placement": {"name": "prof", "resource_selector": []any{map[string]any{"group": "", "version": "v1", "kind": "Namespace", "name": "ns"}},
 		"policy": map[string]any{"placement_type": "PickAll"}},
-	"fleet_staged_update_strategy":      {"name": "rollout", "stages": []any{map[string]any{"name": "one", "after_stage_tasks": []any{map[string]any{"type": "TimedWait", "wait_time": "1h"}}}}},
+	"fleet_staged_update_strategy":      {"name": "rollout", "stage": []any{map[string]any{"name": "one", "after_stage_task": []any{map[string]any{"type": "TimedWait", "wait_time": "1h"}}}}},
 	"fleet_staged_update_run":           {"name": "run", "placement_name": "web", "staged_update_strategy_name": "rollout"},
-	"fleet_nodepool_disruption":         {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budgets": []any{map[string]any{"nodes": "10%"}}},
+	"fleet_nodepool_disruption":         {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budget": []any{map[string]any{"nodes": "10%"}}},
 	"fleet_placement_disruption_budget": {"placement": "web", "min_available": "1"},
 	"fleet_member_cluster_taints":       {"member_cluster": "c", "taint": []any{map[string]any{"key": "a", "effect": "NoSchedule"}}},
 }
@@ -74,10 +74,10 @@ var (
 	armSub = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/"
 	// a preferred term with a valid weight, for the policies below.
 	pickN = func(terms ...any) map[string]any {
-		return obj("placement_type", "PickN", "number_of_clusters", 2, "preferred_cluster_selectors", terms)
+		return obj("placement_type", "PickN", "number_of_clusters", 2, "preferred_cluster_selector", terms)
 	}
 	pickAllRequired = func(terms ...any) map[string]any {
-		return obj("placement_type", "PickAll", "required_cluster_selectors", terms)
+		return obj("placement_type", "PickAll", "required_cluster_selector", terms)
 	}
 )
 
@@ -99,23 +99,23 @@ func nameCases(kind string, res []string, p string) []constraintCase {
 
 var constraintCases = map[string][]constraintCase{
 	// ---- Fleet API, fleets.json 2026-06-01 ----
-	"fleets.json:FleetUpdateStrategyProperties.strategy:required": {req(rUS, "stages")},
-	"fleets.json:UpdateRunStrategy.stages:required":               {req(rUS, "stages")},
-	"fleets.json:UpdateStage.name:required":                       {req(rUS, "stages[0].name"), req(rUR, "stages[0].name")},
-	"fleets.json:UpdateStage.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stages[0].name"),
-	"fleets.json:UpdateStage.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stages[0].name"),
-	"fleets.json:UpdateStage.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stages[0].name"),
-	"fleets.json:UpdateGroup.name:required":                       {req(rUS, "stages[0].groups[0].name"), req(rUR, "stages[0].groups[0].name")},
-	"fleets.json:UpdateGroup.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stages[0].groups[1].name"),
-	"fleets.json:UpdateGroup.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stages[0].groups[1].name"),
-	"fleets.json:UpdateGroup.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stages[0].groups[1].name"),
-	"fleets.json:GateConfiguration.type:required":                 {req(rUS, "stages[0].before_gates[0].type"), req(rUS, "stages[0].groups[0].after_gates[0].type")},
+	"fleets.json:FleetUpdateStrategyProperties.strategy:required": {req(rUS, "stage")},
+	"fleets.json:UpdateRunStrategy.stages:required":               {req(rUS, "stage")},
+	"fleets.json:UpdateStage.name:required":                       {req(rUS, "stage[0].name"), req(rUR, "stage[0].name")},
+	"fleets.json:UpdateStage.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stage[0].name"),
+	"fleets.json:UpdateStage.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stage[0].name"),
+	"fleets.json:UpdateStage.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stage[0].name"),
+	"fleets.json:UpdateGroup.name:required":                       {req(rUS, "stage[0].group[0].name"), req(rUR, "stage[0].group[0].name")},
+	"fleets.json:UpdateGroup.name:pattern":                        nameCases("pattern", []string{rUS, rUR}, "stage[0].group[1].name"),
+	"fleets.json:UpdateGroup.name:minLength":                      nameCases("minLength", []string{rUS, rUR}, "stage[0].group[1].name"),
+	"fleets.json:UpdateGroup.name:maxLength":                      nameCases("maxLength", []string{rUS, rUR}, "stage[0].group[1].name"),
+	"fleets.json:GateConfiguration.type:required":                 {req(rUS, "stage[0].before_gate[0].type"), req(rUS, "stage[0].group[0].after_gate[0].type")},
 	"fleets.json:GateConfiguration.type:enum": {
-		badAt(rUS, "stages[0].before_gates[0].type", map[string]any{"stages[0].before_gates": []any{obj("type", "Manual")}}),
-		badAt(rUR, "stages[0].groups[1].after_gates[0].type", map[string]any{"stages[0].groups[1].after_gates": []any{obj("type", "approval")}}),
+		badAt(rUS, "stage[0].before_gate[0].type", map[string]any{"stage[0].before_gate": []any{obj("type", "Manual")}}),
+		badAt(rUR, "stage[0].group[1].after_gate[0].type", map[string]any{"stage[0].group[1].after_gate": []any{obj("type", "approval")}}),
 	},
-	"fleets.json:GateConfiguration.displayName:minLength":           {badAt(rUS, "stages[0].after_gates[0].display_name", map[string]any{"stages[0].after_gates": []any{obj("type", "Approval", "display_name", "")}})},
-	"fleets.json:GateConfiguration.displayName:maxLength":           {badAt(rUS, "stages[0].groups[0].before_gates[0].display_name", map[string]any{"stages[0].groups[0].before_gates": []any{obj("type", "Approval", "display_name", strings.Repeat("x", 101))}})},
+	"fleets.json:GateConfiguration.displayName:minLength":           {badAt(rUS, "stage[0].after_gate[0].display_name", map[string]any{"stage[0].after_gate": []any{obj("type", "Approval", "display_name", "")}})},
+	"fleets.json:GateConfiguration.displayName:maxLength":           {badAt(rUS, "stage[0].group[0].before_gate[0].display_name", map[string]any{"stage[0].group[0].before_gate": []any{obj("type", "Approval", "display_name", strings.Repeat("x", 101))}})},
 	"fleets.json:UpdateRunProperties.managedClusterUpdate:required": {req(rUR, "managed_cluster_update")},
 	"fleets.json:ManagedClusterUpdate.upgrade:required":             {req(rUR, "managed_cluster_update.upgrade")},
 	"fleets.json:ManagedClusterUpgradeSpec.type:required":           {req(rUR, "managed_cluster_update.upgrade.type")},
@@ -123,7 +123,7 @@ var constraintCases = map[string][]constraintCase{
 	"fleets.json:NodeImageSelection.type:required":                  {req(rUR, "managed_cluster_update.node_image_selection.type")},
 	"fleets.json:NodeImageSelection.type:enum":                      {badAt(rUR, "managed_cluster_update.node_image_selection.type", map[string]any{"managed_cluster_update.node_image_selection": obj("type", "Newest")})},
 	"fleets.json:UpdateRunProperties.updateStrategyId:arm-id": {
-		badAt(rUR, "update_strategy_id", map[string]any{"stages": nil, "update_strategy_id": armSub + "managedClusters/c"}),
+		badAt(rUR, "update_strategy_id", map[string]any{"stage": nil, "update_strategy_id": armSub + "managedClusters/c"}),
 	},
 	"fleets.json:SkipTarget.type:required":                             {req(rUR, "skip[0].type")},
 	"fleets.json:SkipTarget.name:required":                             {req(rUR, "skip[0].name")},
@@ -161,97 +161,97 @@ var constraintCases = map[string][]constraintCase{
 	"fleets.json:parameters.updateStrategyName:maxLength":     nameCases("maxLength", []string{rUS}, "name"),
 
 	// ---- KubeFleet v0.18.9, ClusterResourcePlacement (the CRD's storage version) ----
-	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selectors")},
-	"crp:spec.resourceSelectors:minItems": {bad(rPl, "resource_selectors", []any{})},
-	"crp:spec.resourceSelectors:maxItems": {bad(rPl, "resource_selectors", many(101, func(i int) any {
+	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selector")},
+	"crp:spec.resourceSelectors:minItems": {bad(rPl, "resource_selector", []any{})},
+	"crp:spec.resourceSelectors:maxItems": {bad(rPl, "resource_selector", many(101, func(i int) any {
 		return obj("group", "", "version", "v1", "kind", "Namespace", "name", fmt.Sprintf("ns-%d", i))
 	}))},
-	"crp:spec.resourceSelectors[].kind:required":    {req(rPl, "resource_selectors[0].kind")},
-	"crp:spec.resourceSelectors[].version:required": {req(rPl, "resource_selectors[0].version")},
+	"crp:spec.resourceSelectors[].kind:required":    {req(rPl, "resource_selector[0].kind")},
+	"crp:spec.resourceSelectors[].version:required": {req(rPl, "resource_selector[0].version")},
 	"crp:spec.resourceSelectors[].labelSelector.matchExpressions[].key:required": {
-		req(rPl, "resource_selectors[0].label_selector.match_expressions[0].key")},
+		req(rPl, "resource_selector[0].label_selector.match_expression[0].key")},
 	"crp:spec.resourceSelectors[].labelSelector.matchExpressions[].operator:required": {
-		req(rPl, "resource_selectors[0].label_selector.match_expressions[0].operator")},
+		req(rPl, "resource_selector[0].label_selector.match_expression[0].operator")},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:required": {
-		req(rPl, "policy.preferred_cluster_selectors[0].weight")},
+		req(rPl, "policy.preferred_cluster_selector[0].weight")},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:minimum": {
-		badAt(rPl, "policy.preferred_cluster_selectors[1].weight", map[string]any{"policy": pickN(
+		badAt(rPl, "policy.preferred_cluster_selector[1].weight", map[string]any{"policy": pickN(
 			obj("weight", 10, "labels", obj("env", "prod")), obj("weight", -101, "labels", obj("env", "test")))})},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].weight:maximum": {
-		badAt(rPl, "policy.preferred_cluster_selectors[0].weight", map[string]any{"policy": pickN(obj("weight", 101, "labels", obj("env", "prod")))})},
+		badAt(rPl, "policy.preferred_cluster_selector[0].weight", map[string]any{"policy": pickN(obj("weight", 101, "labels", obj("env", "prod")))})},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.labelSelector.matchExpressions[].key:required": {
-		req(rPl, "policy.preferred_cluster_selectors[0].label_expressions[0].key")},
+		req(rPl, "policy.preferred_cluster_selector[0].label_expression[0].key")},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.labelSelector.matchExpressions[].operator:required": {
-		req(rPl, "policy.preferred_cluster_selectors[0].label_expressions[0].operator")},
+		req(rPl, "policy.preferred_cluster_selector[0].label_expression[0].operator")},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySorter.name:required": {
-		req(rPl, "policy.preferred_cluster_selectors[0].property_sorter.name")},
+		req(rPl, "policy.preferred_cluster_selector[0].property_sorter.name")},
 	"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySorter.sortOrder:required": {
-		req(rPl, "policy.preferred_cluster_selectors[0].property_sorter.sort_order")},
+		req(rPl, "policy.preferred_cluster_selector[0].property_sorter.sort_order")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms:maxItems": {
-		badAt(rPl, "policy.required_cluster_selectors", map[string]any{"policy": pickAllRequired(many(11, func(i int) any {
+		badAt(rPl, "policy.required_cluster_selector", map[string]any{"policy": pickAllRequired(many(11, func(i int) any {
 			return obj("labels", obj("env", fmt.Sprint(i)))
 		})...)})},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].labelSelector.matchExpressions[].key:required": {
-		req(rPl, "policy.required_cluster_selectors[0].label_expressions[0].key")},
+		req(rPl, "policy.required_cluster_selector[0].label_expression[0].key")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].labelSelector.matchExpressions[].operator:required": {
-		req(rPl, "policy.required_cluster_selectors[0].label_expressions[0].operator")},
+		req(rPl, "policy.required_cluster_selector[0].label_expression[0].operator")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].name:required": {
-		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].name")},
+		req(rPl, "policy.required_cluster_selector[0].property_expression[0].name")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].operator:required": {
-		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].operator")},
+		req(rPl, "policy.required_cluster_selector[0].property_expression[0].operator")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].values:required": {
-		req(rPl, "policy.required_cluster_selectors[0].property_expressions[0].values")},
+		req(rPl, "policy.required_cluster_selector[0].property_expression[0].values")},
 	"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions[].values:maxItems": {
-		badAt(rPl, "policy.required_cluster_selectors[0].property_expressions[0].values", map[string]any{"policy": pickAllRequired(
-			obj("property_expressions", []any{obj("name", "kubernetes-fleet.io/node-count", "operator", "Ge", "values", []any{"1", "2"})}))})},
+		badAt(rPl, "policy.required_cluster_selector[0].property_expression[0].values", map[string]any{"policy": pickAllRequired(
+			obj("property_expression", []any{obj("name", "kubernetes-fleet.io/node-count", "operator", "Ge", "values", []any{"1", "2"})}))})},
 	"crp:spec.policy.clusterNames:maxItems": {badAt(rPl, "policy.cluster_names", map[string]any{"policy": obj("placement_type", "PickFixed",
 		"cluster_names", many(101, func(i int) any { return fmt.Sprintf("c%d", i) }))})},
 	"crp:spec.policy.numberOfClusters:minimum": {badAt(rPl, "policy.number_of_clusters", map[string]any{"policy": obj("placement_type", "PickN", "number_of_clusters", -1)})},
 	"crp:spec.policy.placementType:enum":       {bad(rPl, "policy.placement_type", "PickSome")},
-	"crp:spec.policy.tolerations:maxItems": {bad(rPl, "policy.tolerations", many(101, func(i int) any {
+	"crp:spec.policy.tolerations:maxItems": {bad(rPl, "policy.toleration", many(101, func(i int) any {
 		return obj("key", fmt.Sprintf("k%d", i), "operator", "Exists")
 	}))},
-	"crp:spec.policy.tolerations[].effect:enum":                        {badAt(rPl, "policy.tolerations[0].effect", map[string]any{"policy.tolerations": []any{obj("key", "k", "operator", "Exists", "effect", "NoExecute")}})},
-	"crp:spec.policy.tolerations[].operator:enum":                      {badAt(rPl, "policy.tolerations[0].operator", map[string]any{"policy.tolerations": []any{obj("key", "k", "operator", "In", "value", "v")}})},
-	"crp:spec.policy.topologySpreadConstraints[].topologyKey:required": {req(rPl, "policy.topology_spread_constraints[0].topology_key")},
-	"crp:spec.policy.topologySpreadConstraints[].maxSkew:minimum": {badAt(rPl, "policy.topology_spread_constraints[0].max_skew", map[string]any{
-		"policy": obj("placement_type", "PickN", "number_of_clusters", 2, "topology_spread_constraints", []any{obj("topology_key", "region", "max_skew", 0)})})},
+	"crp:spec.policy.tolerations[].effect:enum":                        {badAt(rPl, "policy.toleration[0].effect", map[string]any{"policy.toleration": []any{obj("key", "k", "operator", "Exists", "effect", "NoExecute")}})},
+	"crp:spec.policy.tolerations[].operator:enum":                      {badAt(rPl, "policy.toleration[0].operator", map[string]any{"policy.toleration": []any{obj("key", "k", "operator", "In", "value", "v")}})},
+	"crp:spec.policy.topologySpreadConstraints[].topologyKey:required": {req(rPl, "policy.topology_spread_constraint[0].topology_key")},
+	"crp:spec.policy.topologySpreadConstraints[].maxSkew:minimum": {badAt(rPl, "policy.topology_spread_constraint[0].max_skew", map[string]any{
+		"policy": obj("placement_type", "PickN", "number_of_clusters", 2, "topology_spread_constraint", []any{obj("topology_key", "region", "max_skew", 0)})})},
 	"crp:spec.revisionHistoryLimit:minimum":                  {bad(rPl, "revision_history_limit", 0)},
 	"crp:spec.revisionHistoryLimit:maximum":                  {bad(rPl, "revision_history_limit", 1001)},
 	"crp:spec.strategy.rollingUpdate.maxSurge:pattern":       {bad(rPl, "strategy.max_surge", "-5%"), bad(rPl, "strategy.max_surge", "101%")},
 	"crp:spec.strategy.rollingUpdate.maxUnavailable:pattern": {bad(rPl, "strategy.max_unavailable", "-5%"), bad(rPl, "strategy.max_unavailable", "25 %")},
 	"crp:spec.strategy.type:enum":                            {bad(rPl, "strategy.type", "Canary")},
-	"crp:spec.resourceSelectors[].selectionScope:enum":       {bad(rPl, "resource_selectors[0].selection_scope", "Everything")},
+	"crp:spec.resourceSelectors[].selectionScope:enum":       {bad(rPl, "resource_selector[0].selection_scope", "Everything")},
 
 	// ---- KubeFleet v0.18.9, ClusterStagedUpdateStrategy v1 ----
-	"stagedstrategy:spec.stages:required":         {req(rSS, "stages")},
-	"stagedstrategy:spec.stages:maxItems":         {bad(rSS, "stages", many(32, func(i int) any { return obj("name", fmt.Sprintf("s%d", i)) }))},
-	"stagedstrategy:spec.stages[].name:required":  {req(rSS, "stages[0].name")},
-	"stagedstrategy:spec.stages[].name:pattern":   {bad(rSS, "stages[0].name", "canary-1"), bad(rSS, "stages[0].name", "Canary")},
-	"stagedstrategy:spec.stages[].name:maxLength": {bad(rSS, "stages[0].name", strings.Repeat("s", 64))},
-	"stagedstrategy:spec.stages[].afterStageTasks:maxItems": {bad(rSS, "stages[0].after_stage_tasks", []any{
+	"stagedstrategy:spec.stages:required":         {req(rSS, "stage")},
+	"stagedstrategy:spec.stages:maxItems":         {bad(rSS, "stage", many(32, func(i int) any { return obj("name", fmt.Sprintf("s%d", i)) }))},
+	"stagedstrategy:spec.stages[].name:required":  {req(rSS, "stage[0].name")},
+	"stagedstrategy:spec.stages[].name:pattern":   {bad(rSS, "stage[0].name", "canary-1"), bad(rSS, "stage[0].name", "Canary")},
+	"stagedstrategy:spec.stages[].name:maxLength": {bad(rSS, "stage[0].name", strings.Repeat("s", 64))},
+	"stagedstrategy:spec.stages[].afterStageTasks:maxItems": {bad(rSS, "stage[0].after_stage_task", []any{
 		obj("type", "TimedWait", "wait_time", "1h"), obj("type", "Approval"), obj("type", "Approval")})},
-	"stagedstrategy:spec.stages[].afterStageTasks[].type:required":    {req(rSS, "stages[0].after_stage_tasks[0].type")},
-	"stagedstrategy:spec.stages[].afterStageTasks[].type:enum":        {bad(rSS, "stages[0].after_stage_tasks[0].type", "Sleep")},
-	"stagedstrategy:spec.stages[].afterStageTasks[].waitTime:pattern": {bad(rSS, "stages[0].after_stage_tasks[0].wait_time", "soon")},
-	"stagedstrategy:spec.stages[].afterStageTasks:cel[0]": {badAt(rSS, "stages[0].after_stage_tasks[0].wait_time", map[string]any{
-		"stages[0].after_stage_tasks": []any{obj("type", "Approval", "wait_time", "1m")}})},
-	"stagedstrategy:spec.stages[].afterStageTasks:cel[1]": {badAt(rSS, "stages[0].after_stage_tasks[0].wait_time", map[string]any{
-		"stages[0].after_stage_tasks": []any{obj("type", "TimedWait")}})},
-	"stagedstrategy:spec.stages[].beforeStageTasks:maxItems":        {bad(rSS, "stages[0].before_stage_tasks", []any{obj("type", "Approval"), obj("type", "Approval")})},
-	"stagedstrategy:spec.stages[].beforeStageTasks:cel[1]":          {bad(rSS, "stages[0].before_stage_tasks[0].type", "TimedWait")},
-	"stagedstrategy:spec.stages[].beforeStageTasks[].type:required": {req(rSS, "stages[0].before_stage_tasks[0].type")},
-	"stagedstrategy:spec.stages[].beforeStageTasks[].type:enum":     {bad(rSS, "stages[0].before_stage_tasks[0].type", "Sleep")},
-	"fleets.json:UpdateStage.maxConcurrency:pattern": {bad(rUS, "stages[0].max_concurrency", "0"), bad(rUS, "stages[0].max_concurrency", "0%"),
-		bad(rUS, "stages[0].max_concurrency", "101%"), bad(rUR, "stages[0].max_concurrency", "many"), good(rUS, "stages[0].max_concurrency", "100%"), good(rUR, "stages[0].max_concurrency", "1")},
-	"fleets.json:UpdateGroup.maxConcurrency:pattern": {bad(rUS, "stages[0].groups[0].max_concurrency", "0"), bad(rUR, "stages[0].groups[0].max_concurrency", "-5%"),
-		good(rUS, "stages[0].groups[0].max_concurrency", "25%")},
-	"stagedstrategy:spec.stages[].maxConcurrency:pattern": {bad(rSS, "stages[0].max_concurrency", "0%"), bad(rSS, "stages[0].max_concurrency", "101%"),
-		bad(rSS, "stages[0].max_concurrency", "half"), bad(rSS, "stages[0].max_concurrency", "-1")},
-	"stagedstrategy:spec.stages[].maxConcurrency:cel[0]":                         {bad(rSS, "stages[0].max_concurrency", "0")},
-	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].key:required": {req(rSS, "stages[0].label_selector.match_expressions[0].key")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:required":    {req(rSS, "stage[0].after_stage_task[0].type")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].type:enum":        {bad(rSS, "stage[0].after_stage_task[0].type", "Sleep")},
+	"stagedstrategy:spec.stages[].afterStageTasks[].waitTime:pattern": {bad(rSS, "stage[0].after_stage_task[0].wait_time", "soon")},
+	"stagedstrategy:spec.stages[].afterStageTasks:cel[0]": {badAt(rSS, "stage[0].after_stage_task[0].wait_time", map[string]any{
+		"stage[0].after_stage_task": []any{obj("type", "Approval", "wait_time", "1m")}})},
+	"stagedstrategy:spec.stages[].afterStageTasks:cel[1]": {badAt(rSS, "stage[0].after_stage_task[0].wait_time", map[string]any{
+		"stage[0].after_stage_task": []any{obj("type", "TimedWait")}})},
+	"stagedstrategy:spec.stages[].beforeStageTasks:maxItems":        {bad(rSS, "stage[0].before_stage_task", []any{obj("type", "Approval"), obj("type", "Approval")})},
+	"stagedstrategy:spec.stages[].beforeStageTasks:cel[1]":          {bad(rSS, "stage[0].before_stage_task[0].type", "TimedWait")},
+	"stagedstrategy:spec.stages[].beforeStageTasks[].type:required": {req(rSS, "stage[0].before_stage_task[0].type")},
+	"stagedstrategy:spec.stages[].beforeStageTasks[].type:enum":     {bad(rSS, "stage[0].before_stage_task[0].type", "Sleep")},
+	"fleets.json:UpdateStage.maxConcurrency:pattern": {bad(rUS, "stage[0].max_concurrency", "0"), bad(rUS, "stage[0].max_concurrency", "0%"),
+		bad(rUS, "stage[0].max_concurrency", "101%"), bad(rUR, "stage[0].max_concurrency", "many"), good(rUS, "stage[0].max_concurrency", "100%"), good(rUR, "stage[0].max_concurrency", "1")},
+	"fleets.json:UpdateGroup.maxConcurrency:pattern": {bad(rUS, "stage[0].group[0].max_concurrency", "0"), bad(rUR, "stage[0].group[0].max_concurrency", "-5%"),
+		good(rUS, "stage[0].group[0].max_concurrency", "25%")},
+	"stagedstrategy:spec.stages[].maxConcurrency:pattern": {bad(rSS, "stage[0].max_concurrency", "0%"), bad(rSS, "stage[0].max_concurrency", "101%"),
+		bad(rSS, "stage[0].max_concurrency", "half"), bad(rSS, "stage[0].max_concurrency", "-1")},
+	"stagedstrategy:spec.stages[].maxConcurrency:cel[0]":                         {bad(rSS, "stage[0].max_concurrency", "0")},
+	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].key:required": {req(rSS, "stage[0].label_selector.match_expression[0].key")},
 	"stagedstrategy:spec.stages[].labelSelector.matchExpressions[].operator:required": {
-		req(rSS, "stages[0].label_selector.match_expressions[0].operator")},
+		req(rSS, "stage[0].label_selector.match_expression[0].operator")},
 
 	// ---- KubeFleet v0.18.9, ClusterStagedUpdateRun v1 ----
 	"stagedrun:spec.placementName:required":             {req(rSR, "placement_name")},
@@ -272,18 +272,18 @@ var constraintCases = map[string][]constraintCase{
 	"membercluster:spec.taints[].effect:required": {req(rMCT, "taint[0].effect")},
 	"membercluster:spec.taints[].key:required":    {req(rMCT, "taint[0].key")},
 	"membercluster:spec.taints[].effect:enum":     {bad(rMCT, "taint[0].effect", "NoExecute")},
-	"nodepool:spec.disruption.budgets:maxItems":   {bad(rNP, "budgets", many(51, func(int) any { return obj("nodes", "1") }))},
+	"nodepool:spec.disruption.budgets:maxItems":   {bad(rNP, "budget", many(51, func(int) any { return obj("nodes", "1") }))},
 	"nodepool:spec.disruption.budgets:cel[0]": {
 		// the element whose schedule and duration disagree
-		badAt(rNP, "budgets[0]", map[string]any{"budgets[0].duration": "1h"}),
-		badAt(rNP, "budgets[0]", map[string]any{"budgets[0].schedule": "0 9 * * *"}),
+		badAt(rNP, "budget[0]", map[string]any{"budget[0].duration": "1h"}),
+		badAt(rNP, "budget[0]", map[string]any{"budget[0].schedule": "0 9 * * *"}),
 	},
-	"nodepool:spec.disruption.budgets[].nodes:required":          {req(rNP, "budgets[0].nodes")},
-	"nodepool:spec.disruption.budgets[].nodes:pattern":           {bad(rNP, "budgets[0].nodes", "-5%"), bad(rNP, "budgets[0].nodes", "150%")},
-	"nodepool:spec.disruption.budgets[].duration:pattern":        {badAt(rNP, "budgets[0].duration", map[string]any{"budgets[0]": obj("nodes", "1", "schedule", "@daily", "duration", "1d")})},
-	"nodepool:spec.disruption.budgets[].schedule:pattern":        {badAt(rNP, "budgets[0].schedule", map[string]any{"budgets[0]": obj("nodes", "1", "schedule", "daily", "duration", "1h")})},
-	"nodepool:spec.disruption.budgets[].reasons:maxItems":        {bad(rNP, "budgets[0].reasons", many(51, func(int) any { return "Empty" }))},
-	"nodepool:spec.disruption.budgets[].reasons[]:enum":          {bad(rNP, "budgets[0].reasons", []any{"Expired"})},
+	"nodepool:spec.disruption.budgets[].nodes:required":          {req(rNP, "budget[0].nodes")},
+	"nodepool:spec.disruption.budgets[].nodes:pattern":           {bad(rNP, "budget[0].nodes", "-5%"), bad(rNP, "budget[0].nodes", "150%")},
+	"nodepool:spec.disruption.budgets[].duration:pattern":        {badAt(rNP, "budget[0].duration", map[string]any{"budget[0]": obj("nodes", "1", "schedule", "@daily", "duration", "1d")})},
+	"nodepool:spec.disruption.budgets[].schedule:pattern":        {badAt(rNP, "budget[0].schedule", map[string]any{"budget[0]": obj("nodes", "1", "schedule", "daily", "duration", "1h")})},
+	"nodepool:spec.disruption.budgets[].reasons:maxItems":        {bad(rNP, "budget[0].reasons", many(51, func(int) any { return "Empty" }))},
+	"nodepool:spec.disruption.budgets[].reasons[]:enum":          {bad(rNP, "budget[0].reasons", []any{"Expired"})},
 	"nodepool:spec.disruption.consolidateAfter:pattern":          {bad(rNP, "consolidate_after", "5 minutes"), bad(rNP, "consolidate_after", "1d")},
 	"nodepool:spec.disruption.consolidationPolicy:enum":          {bad(rNP, "consolidation_policy", "Sometimes")},
 	"nodepool:spec.template.spec.expireAfter:pattern":            {bad(rNP, "expire_after", "30 days")},
@@ -308,21 +308,21 @@ var notApplicableRules = [][2]string{
 	{"membercluster:spec.deleteOptions", "fleet_member_cluster_taints manages a MemberCluster's taints only"},
 	{"membercluster:spec.heartbeatPeriodSeconds", "fleet_member_cluster_taints manages a MemberCluster's taints only; the member agent's heartbeat is not set from Terraform"},
 	{"fleets.json:AutoUpgradeNodeImageSelection.type:required", "flattened into node_image_selection_type: the provider sends nodeImageSelection only with a type"},
-	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run.approvals makes the provider set Completed itself"},
+	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run's approval blocks make the provider set Completed itself"},
 	{"fleets.json:SkipProperties.targets:required", "the provider sends a skip request only for targets newly added to skip, never an empty one"},
 	{"fleets.json:parameters.gateName:", "gate names are GUIDs the service generates; the provider reads them from the run's status"},
 	{"fleets.json:parameters.managedNamespaceName:", "no resource of this provider manages fleet managed namespaces"},
 	{"crp:spec.resourceSelectors[].group:required", "group defaults to \"\" (the core group): the provider always sends it"},
 	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference:required",
-		"a preferred_cluster_selectors element is the term's preference itself: the provider always sends one"},
+		"a preferred_cluster_selector block is the term's preference itself: the provider always sends one"},
 	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference.propertySelector",
-		"preferred_cluster_selectors has no property expressions (only property_sorter), as KubeFleet's scheduler ignores them in preferred terms"},
+		"preferred_cluster_selector blocks have no property expressions (only property_sorter), as KubeFleet's scheduler ignores them in preferred terms"},
 	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms:required",
-		"the provider sends requiredDuringScheduling only with required_cluster_selectors, as clusterSelectorTerms"},
+		"the provider sends requiredDuringScheduling only with required_cluster_selector blocks, as clusterSelectorTerms"},
 	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySelector.matchExpressions:required",
-		"the provider sends a propertySelector only with property_expressions, as matchExpressions"},
+		"the provider sends a propertySelector only with property_expression blocks, as matchExpressions"},
 	{"crp:spec.policy.affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution.clusterSelectorTerms[].propertySorter",
-		"required_cluster_selectors has no property_sorter: a sorter only ranks, so it belongs to preferred terms"},
+		"required_cluster_selector blocks have no property_sorter: a sorter only ranks, so it belongs to preferred terms"},
 	{"crp:spec.strategy.applyStrategy.", "apply strategies are not exposed: KubeFleet's defaults apply"},
 	{"crp:spec.strategy.deleteStrategy.", "delete strategies are not exposed: KubeFleet's default applies"},
 	{"crp:spec.strategy.reportBackStrategy", "report-back strategies are not exposed: KubeFleet's default (Disabled) applies"},
@@ -342,8 +342,8 @@ var notApplicableRules = [][2]string{
 	{"stagedrun:spec.placementName:cel[0]", "self == oldSelf: placement_name forces replacement of fleet_staged_update_run"},
 	{"stagedrun:spec.resourceSnapshotIndex:cel[0]", "self == oldSelf: a configured resource_snapshot_index forces replacement of fleet_staged_update_run"},
 	{"stagedrun:spec.stagedRolloutStrategyName:cel[0]", "self == oldSelf: staged_update_strategy_name forces replacement of fleet_staged_update_run"},
-	{"stagedstrategy:spec.stages[].beforeStageTasks:cel[0]", "before_stage_tasks have no wait_time attribute: an Approval task cannot carry one"},
-	{"stagedstrategy:spec.stages[].beforeStageTasks[].waitTime:", "before_stage_tasks have no wait_time attribute (only Approval tasks, which take none)"},
+	{"stagedstrategy:spec.stages[].beforeStageTasks:cel[0]", "before_stage_task blocks have no wait_time attribute: an Approval task cannot carry one"},
+	{"stagedstrategy:spec.stages[].beforeStageTasks[].waitTime:", "before_stage_task blocks have no wait_time attribute (only Approval tasks, which take none)"},
 	{"nodepool:spec:", "replicas, limits and weight are not attributes of fleet_nodepool_disruption, which patches an existing NodePool's disruption fields"},
 	{"nodepool:spec.template:required", "the NodePool exists (its template with it): fleet_nodepool_disruption patches its disruption fields only"},
 	{"nodepool:spec.limits", "limits are not an attribute of fleet_nodepool_disruption"},

@@ -38,13 +38,15 @@ type schemaConstraint struct {
 // constraintCase is how a constraint maps onto a resource.
 type constraintCase struct {
 	resource string
-	// set: attribute paths (HCL syntax, e.g. stages[0].groups[1].name) and the violating values to
-	// put into the resource's base configuration.
+	// set: attribute and block paths (HCL syntax, e.g. stage[0].group[1].name) and the violating
+	// values to put into the resource's base configuration (a list block is a list of objects, a
+	// single block an object).
 	set map[string]any
 	// want is the attribute path the error must name.
 	want string
 	// required: instead of a violating configuration, the schema must mark this attribute Required
-	// (Terraform rejects a missing one at validate, with its path).
+	// (Terraform rejects a missing one at validate, with its path), or leaving this block (or this
+	// attribute of a single block) out must fail validate at its path.
 	required string
 	// accept: the values set are the constraint's own boundary (e.g. a name of exactly minLength)
 	// and must validate without an error at their paths: no limit stricter than the source.
@@ -387,29 +389,67 @@ func (h *validateHarness) validate(t *testing.T, resource string, cfg map[string
 	return errs
 }
 
-// required reports whether the attribute at an HCL-style path (list indexes ignored) is Required.
-func (h *validateHarness) required(resource, p string) bool {
-	attrs := h.schemas[resource].Block.Attributes
-	steps := strings.Split(regexp.MustCompile(`\[\d+\]`).ReplaceAllString(p, ""), ".")
-	for i, s := range steps {
-		var found *tfprotov6.SchemaAttribute
-		for _, a := range attrs {
-			if a.Name == s {
-				found = a
-			}
+// required reports whether a configuration must give what is at an HCL-style path (list indexes
+// ignored): an attribute the schema marks Required, or else — a block, which cannot be Required, or
+// an attribute of a single block, which is required only when the block is present — one whose
+// absence (the base configuration with the path's parents and the path itself null) fails validate
+// with an error at the path or naming it.
+func (h *validateHarness) required(t *testing.T, resource, p string) bool {
+	t.Helper()
+	attr, block := schemaAt(h.schemas[resource].Block, p)
+	if attr == nil && block == nil {
+		return false
+	}
+	if attr != nil && attr.Required {
+		return true
+	}
+	cfg := deepCopy(constraintBases[resource])
+	setAt(cfg, p, nil)
+	for _, e := range h.validate(t, resource, cfg) {
+		if strings.HasPrefix(e, p+": ") || strings.Contains(e, `"`+p+`"`) {
+			return true
 		}
-		if found == nil {
-			return false
-		}
-		if i == len(steps)-1 {
-			return found.Required
-		}
-		if found.NestedType == nil {
-			return false
-		}
-		attrs = found.NestedType.Attributes
 	}
 	return false
+}
+
+// schemaAt is the attribute or the block at an HCL-style path (list indexes ignored), walking
+// nested attributes and blocks; both nil when there is none.
+func schemaAt(b *tfprotov6.SchemaBlock, p string) (*tfprotov6.SchemaAttribute, *tfprotov6.SchemaNestedBlock) {
+	steps := strings.Split(regexp.MustCompile(`\[\d+\]`).ReplaceAllString(p, ""), ".")
+	attrs, blocks := b.Attributes, b.BlockTypes
+	for i, s := range steps {
+		last := i == len(steps)-1
+		var nextAttrs []*tfprotov6.SchemaAttribute
+		var nextBlocks []*tfprotov6.SchemaNestedBlock
+		found := false
+		for _, a := range attrs {
+			if a.Name != s {
+				continue
+			}
+			if last {
+				return a, nil
+			}
+			if a.NestedType == nil {
+				return nil, nil
+			}
+			nextAttrs, found = a.NestedType.Attributes, true
+		}
+		for _, nb := range blocks {
+			if nb.TypeName != s {
+				continue
+			}
+			if last {
+				return nil, nb
+			}
+			nextAttrs, nextBlocks, found = nb.Block.Attributes, nb.Block.BlockTypes, true
+		}
+		if !found {
+			return nil, nil
+		}
+		attrs, blocks = nextAttrs, nextBlocks
+	}
+	return nil, nil
 }
 
 func deepCopy(m map[string]any) map[string]any {
@@ -449,7 +489,7 @@ func TestSchemaConstraints(t *testing.T) {
 			ok := true
 			for _, cc := range cases {
 				if cc.required != "" {
-					if !h.required(cc.resource, cc.required) {
+					if !h.required(t, cc.resource, cc.required) {
 						t.Errorf("%s: %s.%s is not Required in the schema", c.ID, cc.resource, cc.required)
 						ok = false
 					}
@@ -512,19 +552,19 @@ func TestValidationRulePaths(t *testing.T) {
 	h := newValidateHarness(t)
 	stages := func() []any {
 		return []any{
-			map[string]any{"name": "one", "groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}},
-			map[string]any{"name": "two", "groups": []any{map[string]any{"name": "c"}, map[string]any{"name": "a"}}},
+			map[string]any{"name": "one", "group": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}},
+			map[string]any{"name": "two", "group": []any{map[string]any{"name": "c"}, map[string]any{"name": "a"}}},
 		}
 	}
 	for _, tc := range []struct {
 		name, resource, want string
 		set                  map[string]any
 	}{
-		{"duplicate group across stages", rUS, "stages[1].groups[1].name", map[string]any{"stages": stages()}},
-		{"duplicate group across stages (run)", rUR, "stages[1].groups[1].name", map[string]any{"stages": stages()}},
-		{"duplicate group in a stage", rUS, "stages[0].groups[1].name", map[string]any{"stages[0].groups[1].name": "a"}},
-		{"duplicate stage", rUS, "stages[1].name", map[string]any{"stages": stages(), "stages[1].name": "one", "stages[1].groups": []any{map[string]any{"name": "d"}}}},
-		{"duplicate staged stage", rSS, "stages[1].name", map[string]any{"stages": []any{map[string]any{"name": "one"}, map[string]any{"name": "one"}}}},
+		{"duplicate group across stages", rUS, "stage[1].group[1].name", map[string]any{"stage": stages()}},
+		{"duplicate group across stages (run)", rUR, "stage[1].group[1].name", map[string]any{"stage": stages()}},
+		{"duplicate group in a stage", rUS, "stage[0].group[1].name", map[string]any{"stage[0].group[1].name": "a"}},
+		{"duplicate stage", rUS, "stage[1].name", map[string]any{"stage": stages(), "stage[1].name": "one", "stage[1].group": []any{map[string]any{"name": "d"}}}},
+		{"duplicate staged stage", rSS, "stage[1].name", map[string]any{"stage": []any{map[string]any{"name": "one"}, map[string]any{"name": "one"}}}},
 		// Known at validate: a version's form (AKS reads major.minor or major.minor.patch) and the CRD's int-or-percent pattern.
 		{"run version not a version", rUR, "managed_cluster_update.upgrade.kubernetes_version", map[string]any{"managed_cluster_update.upgrade.kubernetes_version": "one.thirty"}},
 		{"placement max_unavailable negative", rPl, "strategy.max_unavailable", map[string]any{"strategy": map[string]any{"max_unavailable": "-5%"}}},

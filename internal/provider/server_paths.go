@@ -9,10 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Why the diagnostics name their paths: Terraform shows a diagnostic on a nested attribute at the
-// source line of the enclosing resource or list (a duplicate group in `stages` is shown on the
-// resource's first line), so the path in the message is all a user has to find it. One wrapper
-// covers every resource and data source.
+// Why the diagnostics name their paths: Terraform may show a diagnostic on a nested argument at the
+// source line of an enclosing resource or block (a duplicate group among a stage's `group` blocks
+// on the resource's first line), so the path in the message is what a user finds it by. One
+// wrapper covers every resource and data source.
 
 func (s fleetServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	resp, err := s.ProviderServer.ValidateResourceConfig(ctx, req)
@@ -53,7 +53,8 @@ func namePaths(diags []*tfprotov6.Diagnostic) {
 	}
 }
 
-// hclPath writes a path the way a configuration spells it: stages[0].groups[1].name.
+// hclPath writes a path the way a configuration spells it: stage[0].group[1].name (the second
+// group block of the first stage block).
 func hclPath(p *tftypes.AttributePath) string {
 	var b strings.Builder
 	for _, st := range p.Steps() {

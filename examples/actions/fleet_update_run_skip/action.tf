@@ -2,9 +2,13 @@
 action "fleet_update_run_skip" "flaky" {
   config {
     update_run = "release-1-33"
-    targets = [
-      { type = "Member", name = "prod-eu-7" },
-      { type = "AfterStageWait", name = "canary" },
-    ]
+    target {
+      type = "Member"
+      name = "prod-eu-7"
+    }
+    target {
+      type = "AfterStageWait"
+      name = "canary"
+    }
   }
 }

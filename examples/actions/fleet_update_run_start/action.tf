@@ -2,12 +2,28 @@
 # progress (stage, group, members being updated, gates waited on, members done of the total).
 resource "fleet_update_run" "release" {
   name = "release-1-33"
-  stages = [
-    { name = "canary", groups = [{ name = "canary", max_concurrency = "2" }], after_stage_wait_in_seconds = 3600 },
-    { name = "prod", groups = [{ name = "prod", max_concurrency = "10%" }] },
-  ]
-  state                  = "NotStarted"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 3600
+    group {
+      name            = "canary"
+      max_concurrency = "2"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name            = "prod"
+      max_concurrency = "10%"
+    }
+  }
+  state = "NotStarted"
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   lifecycle {
     ignore_changes = [state]
     action_trigger {

@@ -7,11 +7,17 @@ data "fleet_facts" "at_plan" {
 }
 
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy = {
-    placement_type             = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
   }
   facts = data.fleet_facts.at_plan.content
 }
@@ -19,6 +25,6 @@ resource "fleet_placement" "web" {
 resource "fleet_nodepool_disruption" "default" {
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "20%" }]
-  facts     = data.fleet_facts.at_plan.content
+  budget { nodes = "20%" }
+  facts = data.fleet_facts.at_plan.content
 }

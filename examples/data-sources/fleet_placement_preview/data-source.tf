@@ -1,12 +1,15 @@
 # What would a PickN of two clusters with the most available CPU pick? Nothing is created.
 data "fleet_placement_preview" "cpu" {
-  policy = {
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 2
-    preferred_cluster_selectors = [{
-      weight          = 100
-      property_sorter = { name = "resources.kubernetes-fleet.io/available-cpu", sort_order = "Descending" }
-    }]
+    preferred_cluster_selector {
+      weight = 100
+      property_sorter {
+        name       = "resources.kubernetes-fleet.io/available-cpu"
+        sort_order = "Descending"
+      }
+    }
   }
 
   # Optional: preview the policy as an update of an existing placement, starting from its

@@ -17,6 +17,10 @@ resource "kubernetes_namespace" "web" {
 }
 
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = kubernetes_namespace.web.metadata[0].name }]
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = kubernetes_namespace.web.metadata[0].name
+  }
 }

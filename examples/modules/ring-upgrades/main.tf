@@ -13,14 +13,23 @@ data "fleet_facts" "this" {
   hub       = false # rollouts read the fleet's members, not the hub
 }
 
+# One stage block per ring, with one group block per update group of the ring.
 resource "fleet_update_strategy" "rings" {
   name     = var.name
   fleet_id = var.fleet_id
-  stages = [for r in var.rings : {
-    name                        = r.name
-    groups                      = [for g in r.groups : { name = g }]
-    after_stage_wait_in_seconds = r.wait_seconds
-  }]
+  dynamic "stage" {
+    for_each = var.rings
+    content {
+      name                        = stage.value.name
+      after_stage_wait_in_seconds = stage.value.wait_seconds
+      dynamic "group" {
+        for_each = stage.value.groups
+        content {
+          name = group.value
+        }
+      }
+    }
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -28,12 +37,27 @@ resource "fleet_update_run" "upgrade" {
   count    = var.kubernetes_version == null ? 0 : 1
   name     = local.run_name
   fleet_id = var.fleet_id
-  # The strategy's stages inline, so the run's preview is known at the first plan (an
-  # update_strategy_id is unknown until the strategy exists).
-  stages = fleet_update_strategy.rings.stages
-  managed_cluster_update = {
-    upgrade              = { type = var.upgrade_type, kubernetes_version = var.upgrade_type == "NodeImageOnly" ? null : var.kubernetes_version }
-    node_image_selection = { type = var.node_image_selection }
+  # The same stages as the strategy's, built from the same rings, so the run's preview is known at
+  # the first plan (an update_strategy_id is unknown until the strategy exists).
+  dynamic "stage" {
+    for_each = var.rings
+    content {
+      name                        = stage.value.name
+      after_stage_wait_in_seconds = stage.value.wait_seconds
+      dynamic "group" {
+        for_each = stage.value.groups
+        content {
+          name = group.value
+        }
+      }
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = var.upgrade_type
+      kubernetes_version = var.upgrade_type == "NodeImageOnly" ? null : var.kubernetes_version
+    }
+    node_image_selection { type = var.node_image_selection }
   }
   state    = var.run_state
   wait_for = var.wait_for

@@ -8,10 +8,15 @@ data "fleet_facts" "this" {}
 # each member, whether a run would upgrade it, leave it (already there) or skip it, and why.
 resource "fleet_update_strategy" "canary_then_prod" {
   name = "canary-then-prod"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 3600 },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 3600
+    group { name = "canary" }
+  }
+  stage {
+    name = "prod"
+    group { name = "prod" }
+  }
   facts = data.fleet_facts.this.content
 }
 

@@ -7,18 +7,28 @@ data "fleet_facts" "this" {
 # Label the placed namespace (and everything in it) with the member cluster's name, and keep it off
 # dev clusters. "$${...}" is HCL for KubeFleet's "${...}" variables.
 resource "fleet_cluster_resource_override" "web" {
-  name               = "web-served-by"
-  placement          = { name = "web" } # an existing fleet_placement
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  rules = [
-    {
-      cluster_selector = {} # every cluster
-      json_patches     = [{ op = "add", path = "/metadata/labels/served-by", value = jsonencode("$${MEMBER-CLUSTER-NAME}") }]
-    },
-    {
-      cluster_selector = { terms = [{ labels = { env = "dev" } }] }
-      type             = "Delete" # dev clusters do not get the namespace
-    },
-  ]
+  name = "web-served-by"
+  placement { name = "web" } # an existing fleet_placement
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  rule {
+    cluster_selector {} # every cluster
+    json_patch {
+      op    = "add"
+      path  = "/metadata/labels/served-by"
+      value = jsonencode("$${MEMBER-CLUSTER-NAME}")
+    }
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { env = "dev" }
+      }
+    }
+    type = "Delete" # dev clusters do not get the namespace
+  }
   facts = data.fleet_facts.this.content
 }

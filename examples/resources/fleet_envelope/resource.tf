@@ -61,18 +61,20 @@ resource "fleet_envelope" "web_quota" {
 
 resource "fleet_placement" "web" {
   name = "web"
-  resource_selectors = [
-    # The namespace with everything in it, the ResourceEnvelope included.
-    { version = "v1", kind = "Namespace", name = "web" },
-    # A ClusterResourceEnvelope is selected by its kind and name.
-    {
-      group   = "placement.kubernetes-fleet.io"
-      version = "v1beta1"
-      kind    = fleet_envelope.guardrails.kind
-      name    = fleet_envelope.guardrails.name
-    },
-  ]
-  policy = {
+  # The namespace with everything in it, the ResourceEnvelope included.
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  # A ClusterResourceEnvelope is selected by its kind and name.
+  resource_selector {
+    group   = "placement.kubernetes-fleet.io"
+    version = "v1beta1"
+    kind    = fleet_envelope.guardrails.kind
+    name    = fleet_envelope.guardrails.name
+  }
+  policy {
     placement_type = "PickAll"
   }
   wait_for_rollout = true

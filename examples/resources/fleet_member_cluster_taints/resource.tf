@@ -7,8 +7,10 @@ data "fleet_facts" "this" {}
 # taints do not evict: use fleet_placement_evict to move them). Taints kubectl set are kept.
 resource "fleet_member_cluster_taints" "prod_west_maintenance" {
   member_cluster = "prod-west-1"
-  taint = [
-    { key = "maintenance", value = "kernel", effect = "NoSchedule" },
-  ]
+  taint {
+    key    = "maintenance"
+    value  = "kernel"
+    effect = "NoSchedule"
+  }
   facts = data.fleet_facts.this.content
 }

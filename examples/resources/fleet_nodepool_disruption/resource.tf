@@ -7,7 +7,7 @@ data "fleet_facts" "this" {}
 # drift replacements one node at a time. Only the fields set here are managed; destroying the
 # resource gives them back to the NodePool's defaults and leaves the NodePool in place.
 resource "fleet_nodepool_disruption" "default" {
-  cluster   = "canary-east" # a key of the provider's clusters, or a fleet member
+  cluster   = "canary-east" # the name of a provider cluster block, or a fleet member
   node_pool = "default"
 
   consolidation_policy = "WhenEmptyOrUnderutilized"
@@ -19,15 +19,23 @@ resource "fleet_nodepool_disruption" "default" {
   # do_not_disrupt           = true # the template's karpenter.sh/do-not-disrupt, for nodes launched afterwards
 
   # Optional: the server-side apply field manager, as kubernetes_manifest offers it.
-  # field_manager = { name = "platform-team", force_conflicts = false }
+  # field_manager {
+  #   name            = "platform-team"
+  #   force_conflicts = false
+  # }
 
-  # Schedules are five-field crons in UTC; a budget limits only while its window is open. Leave
-  # budgets unset for the server default (one 10% budget); [] would mean no limit at all.
-  budgets = [
-    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" }, # the freeze
-    { nodes = "20%" },                                          # always
-    { nodes = "1", reasons = ["Drifted"] },                     # node image or template updates, one by one
-  ]
+  # Schedules are five-field crons in UTC; a budget limits only while its window is open. Without
+  # budget blocks the NodePool keeps the server default (one 10% budget).
+  budget { # the freeze
+    nodes    = "0"
+    schedule = "0 9 * * 1-5"
+    duration = "8h"
+  }
+  budget { nodes = "20%" } # always
+  budget {                 # node image or template updates, one by one
+    nodes   = "1"
+    reasons = ["Drifted"]
+  }
   facts = data.fleet_facts.this.content
 }
 

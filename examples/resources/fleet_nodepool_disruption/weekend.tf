@@ -8,15 +8,21 @@ resource "fleet_nodepool_disruption" "weekend" {
   node_pool            = "guarded"
   consolidation_policy = "WhenEmpty"
 
-  budgets = [
-    { nodes = "50%", schedule = "0 0 * * 6", duration = "48h" },
-    { nodes = "0" },
-  ]
+  budget {
+    nodes    = "50%"
+    schedule = "0 0 * * 6"
+    duration = "48h"
+  }
+  budget { nodes = "0" }
 }
 
 # To confine disruption to the weekend, give the rest of the week its own zero window instead:
-#   { nodes = "0", schedule = "0 0 * * 1", duration = "120h" }  # Monday 00:00 to Saturday 00:00
-#   { nodes = "50%" }                                           # the weekend (and the limit overall)
+#   budget {                # Monday 00:00 to Saturday 00:00
+#     nodes    = "0"
+#     schedule = "0 0 * * 1"
+#     duration = "120h"
+#   }
+#   budget { nodes = "50%" } # the weekend (and the limit overall)
 
 output "weekend_schedule" {
   value = fleet_nodepool_disruption.weekend.preview.schedule

@@ -8,41 +8,49 @@ data "fleet_facts" "this" {}
 resource "fleet_placement" "web" {
   name = "web"
 
-  resource_selectors = [{
+  resource_selector {
     version = "v1"
     kind    = "Namespace"
     name    = "web"
-  }]
+  }
 
-  policy = {
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 3
 
-    # A cluster must match one of these terms (ORed); within a term everything is ANDed.
-    required_cluster_selectors = [{
+    # A cluster must match one of these terms (ORed, one block each); within a term everything
+    # is ANDed.
+    required_cluster_selector {
       labels = { env = "prod" }
-    }]
+    }
 
     # Rank by node count: the fleet's largest cluster scores 60, its smallest 0.
-    preferred_cluster_selectors = [{
-      weight          = 60
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+    preferred_cluster_selector {
+      weight = 60
+      property_sorter {
+        name       = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
 
     # Never one pick more in a region than in another.
-    topology_spread_constraints = [{
+    topology_spread_constraint {
       topology_key       = "fleet.azure.com/location"
       max_skew           = 1
       when_unsatisfiable = "DoNotSchedule"
-    }]
+    }
 
     # prod-east-2 is tainted dedicated=gpu:NoSchedule; tolerate it. Tolerations can only be
     # added later, never removed (KubeFleet rejects it, so the plan fails).
-    tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]
+    toleration {
+      key    = "dedicated"
+      value  = "gpu"
+      effect = "NoSchedule"
+    }
   }
 
   # Optional: these are the defaults.
-  strategy = {
+  strategy {
     type            = "RollingUpdate"
     max_unavailable = "25%"
     max_surge       = "25%"
@@ -51,7 +59,7 @@ resource "fleet_placement" "web" {
   # How the member agents apply it: here they leave an object changed on a member alone and report
   # the drift in status.apply instead of overwriting it. type = "ReportDiff" applies nothing and
   # only reports differences.
-  apply_strategy = {
+  apply_strategy {
     type          = "ServerSideApply"
     when_to_apply = "IfNotDrifted"
   }
@@ -74,10 +82,14 @@ output "web_picks" {
 # With the External strategy the hub only cuts resource snapshots; staged update runs roll a
 # chosen snapshot index out. Refresh shows the indices the hub keeps and which one each cluster runs.
 resource "fleet_placement" "api" {
-  name               = "api"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
-  strategy           = { type = "External" }
-  facts              = data.fleet_facts.this.content
+  name = "api"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "api"
+  }
+  strategy { type = "External" }
+  facts = data.fleet_facts.this.content
 }
 
 output "api_versions" {

@@ -3,10 +3,17 @@
 data "fleet_facts" "this" {}
 
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy             = { placement_type = "PickN", number_of_clusters = 3 }
-  facts              = data.fleet_facts.this.content
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  policy {
+    placement_type     = "PickN"
+    number_of_clusters = 3
+  }
+  facts = data.fleet_facts.this.content
 }
 
 # Evictions (fleet_placement_evict) may take one of web's three clusters at a time: the plan's

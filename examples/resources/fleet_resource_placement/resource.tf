@@ -6,12 +6,12 @@ data "fleet_facts" "this" {}
 # a ResourcePlacement does not carry its namespace.
 resource "fleet_placement" "team_web_namespace" {
   name = "team-web-namespace"
-  resource_selectors = [{
+  resource_selector {
     version         = "v1"
     kind            = "Namespace"
     name            = "team-web"
     selection_scope = "NamespaceOnly"
-  }]
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -24,22 +24,27 @@ resource "fleet_resource_placement" "web" {
   name      = "web"
 
   # Namespaced kinds of the placement's own namespace only (no Namespace, no ClusterRole).
-  resource_selectors = [{
-    version        = "v1"
-    kind           = "ConfigMap"
-    label_selector = { match_labels = { app = "web" } }
-  }]
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    label_selector {
+      match_labels = { app = "web" }
+    }
+  }
 
-  policy = {
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 2
-    required_cluster_selectors = [{
+    required_cluster_selector {
       labels = { env = "prod" }
-    }]
-    preferred_cluster_selectors = [{
-      weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+    }
+    preferred_cluster_selector {
+      weight = 50
+      property_sorter {
+        name       = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
   }
 
   # Apply returns once every picked cluster reports the ConfigMaps applied and available.

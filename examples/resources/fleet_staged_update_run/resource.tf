@@ -2,18 +2,27 @@
 # plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
 data "fleet_facts" "this" {
   # What KubeFleet initializes each run from (placement, snapshots, bindings, strategy).
-  staged_runs = [
-    { placement_name = "web", staged_update_strategy_name = "rings" },
-    { namespace = "team-a", placement_name = "api", staged_update_strategy_name = "team" },
-  ]
+  staged_run {
+    placement_name              = "web"
+    staged_update_strategy_name = "rings"
+  }
+  staged_run {
+    namespace                   = "team-a"
+    placement_name              = "api"
+    staged_update_strategy_name = "team"
+  }
 }
 
 # A placement rolled out by staged update runs rather than all at once.
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  strategy           = { type = "External" }
-  facts              = data.fleet_facts.this.content
+  name = "web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  strategy { type = "External" }
+  facts = data.fleet_facts.this.content
 }
 
 # One release, stage by stage as the strategy says. Without resource_snapshot_index KubeFleet

@@ -9,21 +9,26 @@ data "fleet_facts" "this" {}
 # that schedules one of them would fail to initialize).
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
-  stages = [
-    {
-      name              = "canary"
-      label_selector    = { match_labels = { env = "canary" } }
-      after_stage_tasks = [{ type = "TimedWait", wait_time = "30m" }]
-    },
-    {
-      name               = "prod"
-      label_selector     = { match_labels = { env = "prod" } }
-      sorting_label_key  = "rollout-order"         # optional: otherwise by cluster name
-      max_concurrency    = "2"                     # or a percentage of the stage: "25%"; default 1
-      before_stage_tasks = [{ type = "Approval" }] # <run>-before-prod
-      after_stage_tasks  = [{ type = "Approval" }] # <run>-after-prod
-    },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+    after_stage_task {
+      type      = "TimedWait"
+      wait_time = "30m"
+    }
+  }
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+    sorting_label_key = "rollout-order"     # optional: otherwise by cluster name
+    max_concurrency   = "2"                 # or a percentage of the stage: "25%"; default 1
+    before_stage_task { type = "Approval" } # <run>-before-prod
+    after_stage_task { type = "Approval" }  # <run>-after-prod
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -31,9 +36,18 @@ resource "fleet_staged_update_strategy" "rings" {
 resource "fleet_staged_update_strategy" "team" {
   name      = "team-rings"
   namespace = "team-a"
-  stages = [
-    { name = "canary", label_selector = { match_labels = { env = "canary" } } },
-    { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "50%" },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+  }
+  stage {
+    name            = "prod"
+    max_concurrency = "50%"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
   facts = data.fleet_facts.this.content
 }

@@ -4,16 +4,27 @@ data "fleet_facts" "this" {}
 
 resource "fleet_update_strategy" "canary_then_prod" {
   name = "canary-then-prod"
-  stages = [
-    { name = "canary", groups = [{ name = "canary", max_concurrency = "2" }], after_stage_wait_in_seconds = 3600 },
-    {
-      name         = "prod"
-      before_gates = [{ type = "Approval", display_name = "Canary looks healthy" }]
-      # A group upgrades one member after another unless max_concurrency says otherwise: 10% of an
-      # 800-member group is 80 at once.
-      groups = [{ name = "prod", max_concurrency = "10%" }]
-    },
-  ]
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 3600
+    group {
+      name            = "canary"
+      max_concurrency = "2"
+    }
+  }
+  stage {
+    name = "prod"
+    before_gate {
+      type         = "Approval"
+      display_name = "Canary looks healthy"
+    }
+    # A group upgrades one member after another unless max_concurrency says otherwise: 10% of an
+    # 800-member group is 80 at once.
+    group {
+      name            = "prod"
+      max_concurrency = "10%"
+    }
+  }
   facts = data.fleet_facts.this.content
 }
 
@@ -26,21 +37,32 @@ resource "fleet_update_strategy" "canary_then_prod" {
 # failures, pending and skipped members) with their `position` in the group's order;
 # `preview_detail = "full"` in the provider block lists every member.
 #
-# Using the strategy's `stages` (rather than `update_strategy_id`) keeps the preview known at the
-# first plan, before the strategy exists.
+# The run follows the strategy by its ID. When both are created in the same plan, the ID (and so the
+# run's preview) is known only after apply; to preview the run at that first plan, give the run its own
+# `stage` blocks instead, e.g. a `dynamic "stage"` block over the same local value or variable the
+# strategy's stages are built from (as the getting-started guide does).
 resource "fleet_update_run" "k8s_1_33" {
-  name   = "k8s-1-33-1"
-  stages = fleet_update_strategy.canary_then_prod.stages
-  managed_cluster_update = {
-    upgrade              = { type = "Full", kubernetes_version = "1.33.1" }
-    node_image_selection = { type = "Consistent" }
+  name               = "k8s-1-33-1"
+  update_strategy_id = fleet_update_strategy.canary_then_prod.id
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+    node_image_selection { type = "Consistent" }
   }
 
   # Approve the prod stage's gate once the run reaches it (by position, not gate ID).
-  approvals = [{ stage = "prod", timing = "Before" }]
+  approval {
+    stage  = "prod"
+    timing = "Before"
+  }
 
   # Skip a member that must not be touched by this run (a skip cannot be undone).
-  skip = [{ type = "Member", name = "prod-legacy" }]
+  skip {
+    type = "Member"
+    name = "prod-legacy"
+  }
 
   # Start it (the default; "NotStarted" creates it without starting, "Stopped" stops it) and wait
   # until it completes: a Failed or Stopped run fails the apply naming each failed member. While it

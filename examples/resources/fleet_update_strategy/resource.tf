@@ -8,18 +8,20 @@ data "fleet_facts" "this" {}
 # now, and the members no group selects (a run with this strategy never updates them).
 resource "fleet_update_strategy" "canary_then_prod" {
   name = "canary-then-prod"
-  stages = [
-    {
-      name                        = "canary"
-      groups                      = [{ name = "canary" }]
-      after_stage_wait_in_seconds = 3600
-    },
-    {
-      name         = "prod"
-      before_gates = [{ type = "Approval", display_name = "Canary looks healthy" }]
-      groups       = [{ name = "prod-east" }, { name = "prod-west" }]
-    },
-  ]
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 3600
+    group { name = "canary" }
+  }
+  stage {
+    name = "prod"
+    before_gate {
+      type         = "Approval"
+      display_name = "Canary looks healthy"
+    }
+    group { name = "prod-east" }
+    group { name = "prod-west" }
+  }
   facts = data.fleet_facts.this.content
 }
 

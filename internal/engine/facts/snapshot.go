@@ -30,7 +30,7 @@ type Snapshot struct {
 	PlacementsRead bool        `json:"placementsRead,omitempty"`
 	PlacementsErr  string      `json:"placementsErr,omitempty"`
 	Placements     []Placement `json:"placements,omitempty"`
-	// Staged are the inputs of the staged update runs the data source names (staged_runs).
+	// Staged are the inputs of the staged update runs the data source names (its staged_run blocks).
 	Staged []StagedInputs `json:"staged,omitempty"`
 	// Overrides are the latest resources of the placements the data source names
 	// (override_placements), OverrideSnapshots the latest override snapshots of the namespaces

@@ -340,12 +340,12 @@ func (c *Session) Cluster(ctx context.Context, name string) (*kube.Client, error
 		}
 		if c.o.Azure == nil {
 			return nil, &NotConfiguredError{Block: "clusters", Detail: fmt.Sprintf(
-				"cluster %q is not a key of the provider's clusters, and without the azure block (or ARM_* environment) its credentials cannot come from the Fleet API (configured clusters: %s)",
+				"cluster %q is not the name of a cluster block of the provider, and without the azure block (or ARM_* environment) its credentials cannot come from the Fleet API (configured clusters: %s)",
 				name, c.clusterList())}
 		}
 		fid, err := c.DefaultFleet()
 		if err != nil {
-			return nil, fmt.Errorf("cluster %q is not a key of the provider's clusters, and its credentials cannot come from its fleet member: %w", name, err)
+			return nil, fmt.Errorf("cluster %q is not the name of a cluster block of the provider, and its credentials cannot come from its fleet member: %w", name, err)
 		}
 		fc, err := c.Fleet()
 		if err != nil {
@@ -354,7 +354,7 @@ func (c *Session) Cluster(ctx context.Context, name string) (*kube.Client, error
 		m, err := fc.GetMember(ctx, fid, name)
 		if err != nil {
 			if fleetapi.IsNotFound(err) {
-				return nil, fmt.Errorf("cluster %q is neither a key of the provider's clusters (%s) nor a member of fleet %s", name, c.clusterList(), fid)
+				return nil, fmt.Errorf("cluster %q is neither the name of a cluster block of the provider (%s) nor a member of fleet %s", name, c.clusterList(), fid)
 			}
 			return nil, fmt.Errorf("reading fleet member %q: %w", name, err)
 		}

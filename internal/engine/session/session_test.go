@@ -137,7 +137,7 @@ func TestNothingConfigured(t *testing.T) {
 		t.Errorf("Hub: %v", err)
 	}
 	_, err = c.Cluster(ctx, "aks-east-1")
-	if !IsNotConfigured(err) || !strings.Contains(err.Error(), `cluster "aks-east-1" is not a key of the provider's clusters`) {
+	if !IsNotConfigured(err) || !strings.Contains(err.Error(), `cluster "aks-east-1" is not the name of a cluster block of the provider`) {
 		t.Errorf("Cluster: %v", err)
 	}
 	if IsConfigUnknown(err) {
@@ -261,7 +261,7 @@ func TestClusterFromFleetMember(t *testing.T) {
 		t.Errorf("member credentials fetched %d times (err %v)", b.memberCreds.Load(), err)
 	}
 	_, err = c.Cluster(ctx, "nope")
-	if err == nil || !strings.Contains(err.Error(), `cluster "nope" is neither a key of the provider's clusters ("other") nor a member of fleet`) {
+	if err == nil || !strings.Contains(err.Error(), `cluster "nope" is neither the name of a cluster block of the provider ("other") nor a member of fleet`) {
 		t.Errorf("unknown member: %v", err)
 	}
 }

@@ -111,7 +111,7 @@ func (p *pinned) RunInputs(_ context.Context, ns, placement, strategy string) (h
 		in.MemberClusters, err = p.s.HubMemberClusters()
 		return in, err
 	}
-	return hub.RunInputs{}, &facts.NotReadError{What: "the inputs of a staged update run of " + want.String() + " (add it to staged_runs)"}
+	return hub.RunInputs{}, &facts.NotReadError{What: "the inputs of a staged update run of " + want.String() + " (add a staged_run block for it to data.fleet_facts)"}
 }
 
 func (p *pinned) LatestSelectedResources(_ context.Context, key hub.PlacementKey) ([][]byte, string, error) {

@@ -22,7 +22,7 @@ func TestPinnedStaged(t *testing.T) {
 		t.Fatalf("RunInputs handed out the facts themselves")
 	}
 	var notRead *facts.NotReadError
-	if _, err := v.RunInputs(t.Context(), "", "web", "other"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "staged_runs") {
+	if _, err := v.RunInputs(t.Context(), "", "web", "other"); !errors.As(err, &notRead) || !strings.Contains(err.Error(), "staged_run block") {
 		t.Fatalf("a run the facts lack: %v", err)
 	}
 }

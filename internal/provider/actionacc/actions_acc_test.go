@@ -21,18 +21,53 @@ var actionsFleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000
 const actionsConfig = `
 resource "fleet_update_strategy" "gated" {
   name = "gated"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_gates = [{ type = "Approval", display_name = "canary looks good" }] },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+    after_gate {
+      type         = "Approval"
+      display_name = "canary looks good"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
   name                   = "gated-run"
-  stages                 = fleet_update_strategy.gated.stages
   state                  = "NotStarted"
   wait_for               = "none"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  dynamic "stage" {
+    for_each = fleet_update_strategy.gated.stage
+    content {
+      name = stage.value.name
+      dynamic "group" {
+        for_each = stage.value.group
+        content {
+          name = group.value.name
+        }
+      }
+      dynamic "after_gate" {
+        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
+        content {
+          type         = after_gate.value.type
+          display_name = after_gate.value.display_name
+        }
+      }
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   lifecycle {
     ignore_changes = [state]
     action_trigger {
@@ -57,14 +92,20 @@ action "fleet_update_run_stop" "halt" {
 action "fleet_update_run_skip" "prod2" {
   config {
     update_run = "gated-run"
-    targets    = [{ type = "Member", name = "prod-2" }]
+    target {
+      type = "Member"
+      name = "prod-2"
+    }
   }
 }
 
 action "fleet_update_run_skip" "finished" {
   config {
     update_run = "gated-run"
-    targets    = [{ type = "Member", name = "canary-1" }]
+    target {
+      type = "Member"
+      name = "canary-1"
+    }
   }
 }
 
@@ -78,10 +119,20 @@ action "fleet_gate_approve" "canary" {
 
 resource "fleet_update_run" "quick" {
   name                   = "quick-run"
-  stages                 = [{ name = "all", groups = [{ name = "prod" }] }]
   state                  = "NotStarted"
   wait_for               = "none"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "all"
+    group {
+      name = "prod"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 
 action "fleet_update_run_start" "finish" {

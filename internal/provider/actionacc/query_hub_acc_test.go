@@ -64,13 +64,23 @@ var adoptStagedMade = readerEnvelope("cluster", "adopt-env-roles", "adopt-reader
 
 resource "fleet_placement" "staged" {
   name               = "adopt-staged-placement"
-  resource_selectors = [{ group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = "ClusterResourceEnvelope", name = fleet_envelope.cluster.name }]
-  strategy           = { type = "External" }
+  resource_selector {
+    group   = "placement.kubernetes-fleet.io"
+    version = "v1beta1"
+    kind    = "ClusterResourceEnvelope"
+    name    = fleet_envelope.cluster.name
+  }
+  strategy {
+    type = "External"
+  }
 }
 
 resource "fleet_staged_update_strategy" "rings" {
   name   = "adopt-rings"
-  stages = [{ name = "all", label_selector = {} }]
+  stage {
+    name = "all"
+    label_selector {}
+  }
 }
 
 resource "fleet_staged_update_run" "r" {

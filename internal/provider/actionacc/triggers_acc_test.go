@@ -19,9 +19,29 @@ import (
 const destroyTriggersConfig = `
 resource "fleet_update_run" "held" {
   name                   = "held-run"
-  stages                 = [{ name = "canary", groups = [{ name = "canary" }], before_gates = [{ type = "Approval", display_name = "hold" }] }, { name = "prod", groups = [{ name = "prod" }] }]
   wait_for               = "none"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+    before_gate {
+      type         = "Approval"
+      display_name = "hold"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   lifecycle {
     action_trigger {
       events  = [before_destroy]
@@ -38,9 +58,19 @@ action "fleet_update_run_stop" "held" {
 
 resource "fleet_update_run" "done" {
   name                   = "done-run"
-  stages                 = [{ name = "canary", groups = [{ name = "canary" }] }]
   wait_for               = "completed"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   lifecycle {
     action_trigger {
       events     = [before_destroy]

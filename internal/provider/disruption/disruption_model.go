@@ -22,7 +22,7 @@ type nodePoolDisruptionModel struct {
 	ConsolidateAfter       npDuration     `tfsdk:"consolidate_after"`
 	ExpireAfter            npDuration     `tfsdk:"expire_after"`
 	TerminationGracePeriod npDuration     `tfsdk:"termination_grace_period"`
-	Budgets                types.List     `tfsdk:"budgets"`
+	Budgets                types.List     `tfsdk:"budget"`
 	DoNotDisrupt           types.Bool     `tfsdk:"do_not_disrupt"`
 	FieldManager           types.Object   `tfsdk:"field_manager"`
 	Facts                  types.String   `tfsdk:"facts"`
@@ -30,7 +30,7 @@ type nodePoolDisruptionModel struct {
 	Timeouts               timeouts.Value `tfsdk:"timeouts"`
 }
 
-// npBudgetModel is one element of budgets.
+// npBudgetModel is one budget block.
 type npBudgetModel struct {
 	Nodes    types.String `tfsdk:"nodes"`
 	Schedule types.String `tfsdk:"schedule"`
@@ -73,7 +73,7 @@ func npNullModel() nodePoolDisruptionModel {
 	}
 }
 
-// npBudgetsOf reads a known budgets list.
+// npBudgetsOf reads the known budget blocks.
 func npBudgetsOf(ctx context.Context, l types.List) ([]npBudgetModel, diag.Diagnostics) {
 	var bs []npBudgetModel
 	diags := l.ElementsAs(ctx, &bs, false)

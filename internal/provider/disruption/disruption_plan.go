@@ -23,7 +23,7 @@ import (
 
 // npSettingAttributes are the settings the preview is computed from.
 var npSettingAttributes = []string{"cluster", "node_pool", "consolidation_policy", "consolidate_after", "expire_after",
-	"termination_grace_period", "budgets", "do_not_disrupt", "field_manager"}
+	"termination_grace_period", "budget", "do_not_disrupt", "field_manager"}
 
 // nodePoolDisruptionPreviewSpec is the NodePool's preview: what Karpenter may disrupt once the
 // settings are applied, over the cluster's Karpenter picture (with facts, the plan's: the apply's
@@ -128,7 +128,7 @@ func (r *nodePoolDisruptionResource) ModifyPlan(ctx context.Context, req resourc
 	}
 }
 
-// npUnknownPaths are the settings of m not known at plan (field_manager's and the budgets' parts
+// npUnknownPaths are the settings of m not known at plan (field_manager's and the budget blocks' parts
 // one by one): the preview is unknown while one is, and an unknown field_manager does not reach
 // the cluster.
 func npUnknownPaths(m nodePoolDisruptionModel) []path.Path {
@@ -139,7 +139,7 @@ func npUnknownPaths(m nodePoolDisruptionModel) []path.Path {
 	}{
 		{"cluster", m.Cluster}, {"node_pool", m.NodePool}, {"consolidation_policy", m.ConsolidationPolicy},
 		{"consolidate_after", m.ConsolidateAfter}, {"expire_after", m.ExpireAfter},
-		{"termination_grace_period", m.TerminationGracePeriod}, {"budgets", m.Budgets}, {"do_not_disrupt", m.DoNotDisrupt},
+		{"termination_grace_period", m.TerminationGracePeriod}, {"budget", m.Budgets}, {"do_not_disrupt", m.DoNotDisrupt},
 		{"field_manager", m.FieldManager},
 	} {
 		if a.value.IsUnknown() {
@@ -154,7 +154,7 @@ func npUnknownPaths(m nodePoolDisruptionModel) []path.Path {
 		}
 	}
 	for i, e := range m.Budgets.Elements() {
-		at := path.Root("budgets").AtListIndex(i)
+		at := path.Root("budget").AtListIndex(i)
 		obj, ok := e.(types.Object)
 		if !ok || obj.IsUnknown() {
 			out = append(out, at)

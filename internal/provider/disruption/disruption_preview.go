@@ -194,7 +194,7 @@ func (v *npClusterView) extraReasons() []karpv1.DisruptionReason {
 }
 
 // effectiveBudgets are the budgets the NodePool holds once m is applied: the configured ones; when
-// budgets is unset, the live ones, or the server default when this provider releases them.
+// no budget block is set, the live ones, or the server default when this provider releases them.
 func (v *npClusterView) effectiveBudgets(ctx context.Context, m nodePoolDisruptionModel) ([]karpv1.Budget, diag.Diagnostics) {
 	if !m.Budgets.IsNull() {
 		bs, diags := npBudgetsOf(ctx, m.Budgets)
@@ -335,7 +335,7 @@ func buildNodePoolPreview(ctx context.Context, m nodePoolDisruptionModel, v *npC
 		p.Warnings = append(p.Warnings, d.Message)
 	}
 	for _, w := range p.BudgetConflicts {
-		drift = append(drift, npDriftWarning{Attribute: path.Root("budgets"), Summary: "Disruption budgets cancel each other", Message: w})
+		drift = append(drift, npDriftWarning{Attribute: path.Root("budget"), Summary: "Disruption budgets cancel each other", Message: w})
 	}
 	for _, w := range p.PDBWarnings {
 		drift = append(drift, npDriftWarning{Attribute: path.Root("preview"), Summary: "PodDisruptionBudgets not fully read", Message: w})

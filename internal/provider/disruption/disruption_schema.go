@@ -24,6 +24,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 		return schema.StringAttribute{Optional: true, CustomType: npDurationType{}, Description: desc}
 	}
 	resp.Schema = schema.Schema{
+		Version: 1,
 		Description: "The disruption settings of a Karpenter NodePool (`karpenter.sh/v1`) on a member cluster: consolidation, " +
 			"node expiry, termination grace period, the template's `karpenter.sh/do-not-disrupt` and disruption budgets, with a " +
 			"preview of how many nodes Karpenter may disrupt now for each reason, which nodes it would take (empty, drifted, " +
@@ -38,7 +39,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 			"apply manager declares with a different value is an error. Durations are compared by value (`1h` = `60m` = `1h0m0s`).",
 		Attributes: map[string]schema.Attribute{
 			"id": shared.IDAttribute("`<cluster>/<node_pool>`."),
-			"cluster": shared.ReplacingAttribute("The member cluster: a key of the provider's `clusters`, or a member of the provider's fleet, whose "+
+			"cluster": shared.ReplacingAttribute("The member cluster: the `name` of one of the provider's `cluster` blocks, or a member of the provider's fleet, whose "+
 				"credentials then come from the Fleet API and AKS. Changing it plans a replacement.", stringvalidator.LengthAtLeast(1)),
 			"node_pool": shared.ReplacingAttribute("The NodePool's name. It must exist: this resource never creates or deletes it. Changing it plans a replacement.", stringvalidator.LengthBetween(1, 253),
 				stringvalidator.RegexMatches(nodePoolNameRe, "must be a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")),
@@ -56,34 +57,6 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 			"termination_grace_period": duration("`spec.template.spec.terminationGracePeriod`: how long a draining node may " +
 				"wait for pods (PDBs and `karpenter.sh/do-not-disrupt` included) before they are deleted, e.g. `1h`. Changing " +
 				"it drifts every node. Unset: not managed."),
-			"budgets": schema.ListNestedAttribute{
-				Optional: true,
-				Description: "`spec.disruption.budgets`: for each reason, Karpenter disrupts at most the minimum `nodes` over the " +
-					"budgets active now, minus the nodes already disrupting. Unset: not managed (the server default is one " +
-					"always-active `10%` budget). `[]` (an empty list) is different: no limit at all, with a warning.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"nodes": schema.StringAttribute{
-						Required:    true,
-						Description: "A node count (`\"5\"`, not capped by the pool's size) or a percentage of the pool's nodes, rounded up (`\"10%\"`).",
-					},
-					"schedule": schema.StringAttribute{
-						Optional: true,
-						Description: "When the budget's window opens: a five-field cron expression in UTC (`0 9 * * 1-5`) or " +
-							"`@yearly`, `@monthly`, `@weekly`, `@daily`, `@hourly`. Set together with `duration`; unset, the " +
-							"budget is always active. Outside its windows a budget does not limit anything.",
-					},
-					"duration": schema.StringAttribute{
-						Optional:    true,
-						CustomType:  npDurationType{},
-						Description: "How long each window stays open, in hours and minutes (`8h`, `90m`, `1h30m`).",
-					},
-					"reasons": schema.ListAttribute{
-						Optional:    true,
-						ElementType: types.StringType,
-						Description: "The disruption reasons the budget limits: `Empty`, `Underutilized`, `Drifted` (and what the cluster's CRD adds, such as `Unhealthy` from v1.15). Unset: every reason; `[]`: none.",
-					},
-				}},
-			},
 			"do_not_disrupt": schema.BoolAttribute{
 				Optional: true,
 				Description: "The NodePool template's `karpenter.sh/do-not-disrupt` annotation (`spec.template.metadata.annotations`): " +
@@ -92,23 +65,6 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 					"The template's annotations are part of its hash, so changing this drifts every existing node (a plan warning says " +
 					"so), and existing nodes never get the annotation. Unset: not managed; destroy removes the annotation if only this " +
 					"resource set it.",
-			},
-			"field_manager": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "The server-side apply field manager, as `kubernetes_manifest` offers it. Unset: `terraform-provider-fleet`, " +
-					"without forcing conflicts. Changing the name hands the fields to the new manager and releases them from the old one.",
-				Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{
-						Optional:    true,
-						Description: "The field manager's name (default `terraform-provider-fleet`).",
-						Validators:  []validator.String{stringvalidator.LengthBetween(1, 128)},
-					},
-					"force_conflicts": schema.BoolAttribute{
-						Optional: true,
-						Description: "Take fields over from other server-side apply managers (a GitOps tool) instead of failing the plan. " +
-							"Fields last written imperatively (kubectl edit, Helm) are always taken over. Default false.",
-					},
-				},
 			},
 			"facts": preview.FactsAttribute("the preview (read the cluster with `clusters = [\"<cluster>\"]` on the data source)"),
 			"preview": schema.SingleNestedAttribute{
@@ -131,7 +87,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 							},
 							"active_budgets": schema.ListAttribute{
 								Computed: true, ElementType: types.Int64Type,
-								Description: "Indexes (in `budgets`) of the budgets active now that apply to the reason.",
+								Description: "Indexes (in the order of the `budget` blocks) of the budgets active now that apply to the reason.",
 							},
 						}},
 					},
@@ -139,7 +95,7 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 						Computed:    true,
 						Description: "Each scheduled budget's current window, or its next one.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"budget":    shared.ComputedInt64("The budget's index in `budgets`."),
+							"budget":    shared.ComputedInt64("The budget's index among the `budget` blocks."),
 							"opens_at":  shared.ComputedString("When the window opens (or opened, if it is open now)."),
 							"closes_at": shared.ComputedString("When it closes; null when it does not close within a year."),
 						}},
@@ -217,6 +173,55 @@ func (r *nodePoolDisruptionResource) Schema(ctx context.Context, _ resource.Sche
 				},
 			},
 		},
-		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: npDefaultTimeout, Read: npDefaultTimeout, Update: npDefaultTimeout, Delete: npDefaultTimeout}),
+		Blocks: npBlocks(ctx),
 	}
+}
+
+// npBlocks are the resource's blocks: the budgets, the field manager and the timeouts.
+func npBlocks(ctx context.Context) map[string]schema.Block {
+	blocks := shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: npDefaultTimeout, Read: npDefaultTimeout, Update: npDefaultTimeout, Delete: npDefaultTimeout})
+	blocks["budget"] = schema.ListNestedBlock{
+		Description: "`spec.disruption.budgets`, one block per budget: for each reason, Karpenter disrupts at most the minimum `nodes` over the " +
+			"budgets active now, minus the nodes already disrupting. Unset: not managed (the server default is one " +
+			"always-active `10%` budget). A block cannot be empty: to let Karpenter disrupt every node at once, write one budget of `nodes = \"100%\"`.",
+		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			"nodes": schema.StringAttribute{
+				Required:    true,
+				Description: "A node count (`\"5\"`, not capped by the pool's size) or a percentage of the pool's nodes, rounded up (`\"10%\"`).",
+			},
+			"schedule": schema.StringAttribute{
+				Optional: true,
+				Description: "When the budget's window opens: a five-field cron expression in UTC (`0 9 * * 1-5`) or " +
+					"`@yearly`, `@monthly`, `@weekly`, `@daily`, `@hourly`. Set together with `duration`; unset, the " +
+					"budget is always active. Outside its windows a budget does not limit anything.",
+			},
+			"duration": schema.StringAttribute{
+				Optional:    true,
+				CustomType:  npDurationType{},
+				Description: "How long each window stays open, in hours and minutes (`8h`, `90m`, `1h30m`).",
+			},
+			"reasons": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "The disruption reasons the budget limits: `Empty`, `Underutilized`, `Drifted` (and what the cluster's CRD adds, such as `Unhealthy` from v1.15). Unset: every reason; `[]`: none.",
+			},
+		}},
+	}
+	blocks["field_manager"] = schema.SingleNestedBlock{
+		Description: "The server-side apply field manager, as `kubernetes_manifest` offers it. Unset: `terraform-provider-fleet`, " +
+			"without forcing conflicts. Changing the name hands the fields to the new manager and releases them from the old one.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				Optional:    true,
+				Description: "The field manager's name (default `terraform-provider-fleet`).",
+				Validators:  []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"force_conflicts": schema.BoolAttribute{
+				Optional: true,
+				Description: "Take fields over from other server-side apply managers (a GitOps tool) instead of failing the plan. " +
+					"Fields last written imperatively (kubectl edit, Helm) are always taken over. Default false.",
+			},
+		},
+	}
+	return blocks
 }

@@ -37,7 +37,7 @@ func (r *nodePoolDisruptionResource) ValidateConfig(ctx context.Context, req res
 	if m.Budgets.IsNull() || m.Budgets.IsUnknown() {
 		return
 	}
-	npReport(d, path.Root("budgets"), "budgets", disruption.ValidateBudgetCount(len(m.Budgets.Elements())))
+	npReport(d, path.Root("budget"), "budgets", disruption.ValidateBudgetCount(len(m.Budgets.Elements())))
 	for i, e := range m.Budgets.Elements() {
 		obj, ok := e.(types.Object)
 		if !ok || obj.IsUnknown() || obj.IsNull() {
@@ -45,7 +45,7 @@ func (r *nodePoolDisruptionResource) ValidateConfig(ctx context.Context, req res
 		}
 		var b npBudgetModel
 		d.Append(obj.As(ctx, &b, basetypes.ObjectAsOptions{})...)
-		p := path.Root("budgets").AtListIndex(i)
+		p := path.Root("budget").AtListIndex(i)
 		npCheck(d, p.AtName("nodes"), "budget nodes", b.Nodes, disruption.ValidateNodes)
 		npCheck(d, p.AtName("schedule"), "budget schedule", b.Schedule, disruption.ValidateSchedule)
 		npCheck(d, p.AtName("duration"), "budget duration", b.Duration.StringValue, disruption.ValidateBudgetDuration)
@@ -97,7 +97,7 @@ func npCheckAgainstCRD(ctx context.Context, m nodePoolDisruptionModel, v *npClus
 		reasons, _ := npStrings(b.Reasons)
 		for _, reason := range reasons {
 			if !slices.Contains(v.enums.Reasons, reason) {
-				diags.AddAttributeError(path.Root("budgets").AtListIndex(i).AtName("reasons"), "Disruption reason not supported by the cluster's Karpenter",
+				diags.AddAttributeError(path.Root("budget").AtListIndex(i).AtName("reasons"), "Disruption reason not supported by the cluster's Karpenter",
 					fmt.Sprintf("The NodePool CRD on cluster %q accepts the reasons %s, not %q (Unhealthy needs Karpenter v1.15 or later).", cluster, strings.Join(v.enums.Reasons, ", "), reason))
 			}
 		}

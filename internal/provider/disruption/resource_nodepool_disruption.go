@@ -23,7 +23,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-var _ resource.ResourceWithValidateConfig = (*nodePoolDisruptionResource)(nil)
+var (
+	_ resource.ResourceWithValidateConfig = (*nodePoolDisruptionResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*nodePoolDisruptionResource)(nil)
+)
 
 // nodePoolDisruptionResource is fleet_nodepool_disruption: the disruption settings of a Karpenter
 // NodePool on a member cluster, by server-side apply.
@@ -31,6 +34,16 @@ type nodePoolDisruptionResource struct{ shared.ResourceBase }
 
 // npDefaultTimeout bounds each operation: a handful of API calls, no waiting.
 const npDefaultTimeout = 5 * time.Minute
+
+// npBlocksUpgrade is the state upgrade from version 0 (nested attributes) to the blocks: `budgets`
+// became the `budget` blocks; `field_manager` keeps its name and was never filled in by the
+// provider (Optional, not Computed), so nothing is nulled.
+var npBlocksUpgrade = shared.BlockRenames{Renames: map[string]string{"budgets": "budget"}}
+
+// UpgradeState upgrades a state written before the blocks (schema version 0).
+func (r *nodePoolDisruptionResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: shared.BlocksUpgrade(npBlocksUpgrade)}
+}
 
 // ImportState takes `<cluster>/<node_pool>` and the fields this provider's field manager owns on
 // the NodePool (none for a NodePool never managed here: the first apply then takes over what the
@@ -63,7 +76,7 @@ func (r *nodePoolDisruptionResource) ImportState(ctx context.Context, req resour
 	for attrName, val := range map[string]attr.Value{
 		"id": m.ID, "cluster": m.Cluster, "node_pool": m.NodePool, "consolidation_policy": m.ConsolidationPolicy,
 		"consolidate_after": m.ConsolidateAfter, "expire_after": m.ExpireAfter, "termination_grace_period": m.TerminationGracePeriod,
-		"budgets": m.Budgets, "do_not_disrupt": m.DoNotDisrupt, "field_manager": m.FieldManager, "preview": preview,
+		"budget": m.Budgets, "do_not_disrupt": m.DoNotDisrupt, "field_manager": m.FieldManager, "preview": preview,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrName), val)...)
 	}

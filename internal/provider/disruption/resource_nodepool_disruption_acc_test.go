@@ -252,10 +252,14 @@ func TestAccNodePoolDisruption_businessHoursFreeze(t *testing.T) {
 	config := npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets = [
-    { nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" },
-    { nodes = "20%" },
-  ]`)
+  budget {
+    nodes    = "0"
+    schedule = "0 9 * * 1-5"
+    duration = "8h"
+  }
+  budget {
+    nodes = "20%"
+  }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: npFactories(clock),
 		CheckDestroy:             npExpectReleased(kc, "default"),
@@ -322,11 +326,18 @@ func TestAccNodePoolDisruption_reasons(t *testing.T) {
 		Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets = [
-    { nodes = "0", reasons = ["Drifted"] },
-    { nodes = "50%", reasons = ["Empty"] },
-    { nodes = "3", reasons = [] },
-  ]`),
+  budget {
+    nodes   = "0"
+    reasons = ["Drifted"]
+  }
+  budget {
+    nodes   = "50%"
+    reasons = ["Empty"]
+  }
+  budget {
+    nodes   = "3"
+    reasons = []
+  }`),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), knownvalue.ListExact([]knownvalue.Check{
 				npReason("Empty", 4, false, 1),     // ceil(50% of 10) - 1 NotReady
@@ -354,7 +365,9 @@ func TestAccNodePoolDisruption_disruptingNodes(t *testing.T) {
 		Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "` + pool + `"
-  budgets   = [{ nodes = "60%" }]`),
+  budget {
+    nodes = "60%"
+  }`),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "nodes"), knownvalue.Int64Exact(5)),
 			plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "disrupting"), knownvalue.Int64Exact(2)),
@@ -364,8 +377,8 @@ func TestAccNodePoolDisruption_disruptingNodes(t *testing.T) {
 	})
 }
 
-// With budgets unset the preview uses the NodePool's own (the server default, 10%) and state keeps
-// budgets null; nodes expiring within 24 hours are listed (default-2, 700h old, expireAfter 720h);
+// With no budget block the preview uses the NodePool's own (the server default, 10%) and state
+// holds no budget; nodes expiring within 24 hours are listed (default-2, 700h old, expireAfter 720h);
 // changing expire_after warns that every node drifts.
 func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 	kc := npMember(t)
@@ -390,7 +403,8 @@ func TestAccNodePoolDisruption_expiryAndTemplateDrift(t *testing.T) {
 				plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "windows"), knownvalue.ListSizeExact(0)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(npAddr, acctest.Path("budgets"), knownvalue.Null()),
+				// No budget block: Terraform stores an absent list block as an empty list.
+				statecheck.ExpectKnownValue(npAddr, acctest.Path("budget"), knownvalue.ListSizeExact(0)),
 			},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				npExpectField(kc, "default", "WhenEmpty", disruption.NpPathConsolidationPolicy...),
@@ -424,7 +438,11 @@ func TestAccNodePoolDisruption_outOfBandEdits(t *testing.T) {
   consolidate_after        = "5m"
   expire_after             = "720h"
   termination_grace_period = "1h"
-  budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`)
+  budget {
+    nodes    = "1"
+    schedule = "@daily"
+    duration = "8h"
+  }`)
 	npTest(t, kc, "default", npMondayMorning,
 		resource.TestStep{
 			Config: full,
@@ -463,7 +481,11 @@ func TestAccNodePoolDisruption_outOfBandEdits(t *testing.T) {
   node_pool                = "default"
   expire_after             = "720h"
   termination_grace_period = "1h"
-  budgets                  = [{ nodes = "1", schedule = "@daily", duration = "8h" }]`),
+  budget {
+    nodes    = "1"
+    schedule = "@daily"
+    duration = "8h"
+  }`),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				npExpectField(kc, "default", "0s", disruption.NpPathConsolidateAfter...),
 				npExpectNotOwned(kc, "default", disruption.NpPathConsolidateAfter),
@@ -490,14 +512,18 @@ func TestAccNodePoolDisruption_otherApplyManager(t *testing.T) {
 				Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "1" }]`),
+  budget {
+    nodes = "1"
+  }`),
 				ExpectError: regexp.MustCompile(`(?s)The cluster would reject these settings.*also\s+applied\s+by\s+"gitops"`),
 			},
 			{
 				Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "2" }]`),
+  budget {
+    nodes = "2"
+  }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(1, 0)),
 				}},
@@ -520,7 +546,9 @@ resource "terraform_data" "nodes" {
 resource "fleet_nodepool_disruption" "test" {
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = terraform_data.nodes.output }]
+  budget {
+    nodes = terraform_data.nodes.output
+  }
 }
 `,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -539,7 +567,10 @@ func TestAccNodePoolDisruption_invalid(t *testing.T) {
 	clock := &npClock{now: npMondayMorning}
 	hubConfig := fmt.Sprintf(`
 provider "fleet" {
-  clusters = { hub = { config_path = %q } }
+  cluster {
+    name        = "hub"
+    config_path = %q
+  }
 }
 
 resource "fleet_nodepool_disruption" "test" {
@@ -555,7 +586,9 @@ resource "fleet_nodepool_disruption" "test" {
 				Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "150%" }]`),
+  budget {
+    nodes = "150%"
+  }`),
 				PlanOnly:    true,
 				ExpectError: acctest.WrappedRegexp(`(?s)Invalid budget nodes.*percentage from 0% to 100%`),
 			},
@@ -576,7 +609,11 @@ resource "fleet_nodepool_disruption" "test" {
 				Config: npConfig(`
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "5", schedule = "0 9 * * sat-sun", duration = "8h" }]`),
+  budget {
+    nodes    = "5"
+    schedule = "0 9 * * sat-sun"
+    duration = "8h"
+  }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "reasons"), npAllReasons(0)),
 					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(`Karpenter cannot parse schedule "0 9 \* \* sat-sun"`)),
@@ -599,7 +636,9 @@ func TestAccNodePoolDisruption_disruptionPicture(t *testing.T) {
 	base := `
   cluster   = "canary-east"
   node_pool = "batch"
-  budgets   = [{ nodes = "25%" }]`
+  budget {
+    nodes = "25%"
+  }`
 	nodes := func(names ...string) knownvalue.Check {
 		var checks []knownvalue.Check
 		for _, n := range names {
@@ -652,7 +691,9 @@ func TestAccNodePoolDisruption_disruptionPicture(t *testing.T) {
 			{
 				Config: npConfig(base + `
   do_not_disrupt = true
-  field_manager  = { name = "platform-team" }`),
+  field_manager {
+    name = "platform-team"
+  }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(npAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(npAddr, acctest.Path("preview", "warnings"), npWarning(
@@ -672,7 +713,9 @@ func TestAccNodePoolDisruption_disruptionPicture(t *testing.T) {
 				},
 				Config: npConfig(base + `
   do_not_disrupt = true
-  field_manager  = { name = "platform-team" }`),
+  field_manager {
+    name = "platform-team"
+  }`),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},
@@ -680,7 +723,9 @@ func TestAccNodePoolDisruption_disruptionPicture(t *testing.T) {
 				// Apply takes the annotation back from the imperative edit.
 				Config: npConfig(base + `
   do_not_disrupt = true
-  field_manager  = { name = "platform-team" }`),
+  field_manager {
+    name = "platform-team"
+  }`),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					npExpectField(kc, "batch", "true", disruption.NpPathDoNotDisrupt...),
 					npExpectOwnedBy(kc, "batch", "platform-team", disruption.NpPathBudgets, disruption.NpPathDoNotDisrupt),
@@ -725,8 +770,12 @@ func TestAccNodePoolDisruption_forceConflicts(t *testing.T) {
 		Config: npConfig(`
   cluster       = "canary-east"
   node_pool     = "default"
-  budgets       = [{ nodes = "1" }]
-  field_manager = { force_conflicts = true }`),
+  budget {
+    nodes = "1"
+  }
+  field_manager {
+    force_conflicts = true
+  }`),
 		Check: resource.ComposeAggregateTestCheckFunc(
 			npExpectField(kc, "default", []any{map[string]any{"nodes": "1"}}, disruption.NpPathBudgets...),
 			npExpectOwnedBy(kc, "default", "argocd"),

@@ -25,10 +25,14 @@ resource "fleet_nodepool_disruption" "test" {
   cluster              = "canary-east"
   node_pool            = "guarded"
   consolidation_policy = "WhenEmpty"
-  budgets = [
-    { nodes = "50%", schedule = "0 0 * * 6", duration = "48h" },
-    { nodes = "0" },
-  ]
+  budget {
+    nodes    = "50%"
+    schedule = "0 0 * * 6"
+    duration = "48h"
+  }
+  budget {
+    nodes = "0"
+  }
 }
 
 resource "fleet_nodepool_disruption" "pinned" {

@@ -76,16 +76,16 @@ func TestNodePoolDisruptionValidateConfig(t *testing.T) {
 				)
 			},
 			want: []finding{
-				{"budgets[0].nodes", diag.SeverityError, "percentage from 0% to 100%"},
-				{"budgets[1].schedule", diag.SeverityWarning, "ranges cannot wrap around"},
-				{"budgets[1].duration", diag.SeverityWarning, "zero duration"},
-				{"budgets[2]", diag.SeverityError, "'schedule' must be set with 'duration'"},
-				{"budgets[3].schedule", diag.SeverityWarning, "write 0 for Sunday"},
-				{"budgets[3].duration", diag.SeverityError, "hours and/or minutes"},
-				{"budgets[3].reasons", diag.SeverityError, `unsupported value "Drift"`},
-				{"budgets[3].reasons", diag.SeverityError, `duplicate value "Empty"`},
-				{"budgets[4].schedule", diag.SeverityWarning, "never fires"},
-				{"budgets[4].reasons", diag.SeverityWarning, "apply to no reason"},
+				{"budget[0].nodes", diag.SeverityError, "percentage from 0% to 100%"},
+				{"budget[1].schedule", diag.SeverityWarning, "ranges cannot wrap around"},
+				{"budget[1].duration", diag.SeverityWarning, "zero duration"},
+				{"budget[2]", diag.SeverityError, "'schedule' must be set with 'duration'"},
+				{"budget[3].schedule", diag.SeverityWarning, "write 0 for Sunday"},
+				{"budget[3].duration", diag.SeverityError, "hours and/or minutes"},
+				{"budget[3].reasons", diag.SeverityError, `unsupported value "Drift"`},
+				{"budget[3].reasons", diag.SeverityError, `duplicate value "Empty"`},
+				{"budget[4].schedule", diag.SeverityWarning, "never fires"},
+				{"budget[4].reasons", diag.SeverityWarning, "apply to no reason"},
 			},
 		},
 		{
@@ -94,14 +94,9 @@ func TestNodePoolDisruptionValidateConfig(t *testing.T) {
 				m.Budgets = budgets(budget("1", "0 0 9 * * 1-5", "1h"), budget("1", "CRON_TZ=Europe/Paris 0 9 * * *", "1h"))
 			},
 			want: []finding{
-				{"budgets[0].schedule", diag.SeverityWarning, "exactly five fields"},
-				{"budgets[1].schedule", diag.SeverityWarning, "time zones are not supported"},
+				{"budget[0].schedule", diag.SeverityWarning, "exactly five fields"},
+				{"budget[1].schedule", diag.SeverityWarning, "time zones are not supported"},
 			},
-		},
-		{
-			name:  "empty budgets",
-			model: func(m *nodePoolDisruptionModel) { m.Budgets = budgets() },
-			want:  []finding{{"budgets", diag.SeverityWarning, "puts no limit on disruption"}},
 		},
 		{
 			name: "durations and policy",

@@ -76,7 +76,7 @@ func startTime(r fleetapi.UpdateRun) string {
 // stateGroups are the group names of a strategy's first stage in state.
 func stateGroups(r tfResource) string {
 	var names []string
-	groups, _ := acctest.Dig(r.Values, "stages", 0, "groups").([]any)
+	groups, _ := acctest.Dig(r.Values, "stage", 0, "group").([]any)
 	for i := range groups {
 		names = append(names, fmt.Sprint(acctest.Dig(groups, i, "name")))
 	}

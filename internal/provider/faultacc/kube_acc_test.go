@@ -55,9 +55,16 @@ func TestAccHubRestartDuringWaitForRollout(t *testing.T) {
 	w := newWorkdir(t, `
 resource "fleet_placement" "web" {
   name               = "restart-web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "restart-web" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["kf-1", "kf-2"] }
-  wait_for_rollout   = true
+  wait_for_rollout = true
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "restart-web"
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["kf-1", "kf-2"]
+  }
 }
 `)
 	// The provider's own request log (DEBUG: one line per hub request, ": error" on a transport
@@ -133,13 +140,17 @@ func TestAccMemberAPIServerUnreachableAtPlan(t *testing.T) {
 resource "fleet_nodepool_disruption" "kf1" {
   cluster   = "kf-1"
   node_pool = "default"
-  budgets   = [{ nodes = "1" }]
+  budget {
+    nodes = "1"
+  }
 }
 
 resource "fleet_nodepool_disruption" "kf2" {
   cluster   = "kf-2"
   node_pool = "default"
-  budgets   = [{ nodes = "1" }]
+  budget {
+    nodes = "1"
+  }
 }
 `)
 	w.must("apply", "-auto-approve", "-input=false")

@@ -12,14 +12,16 @@ import (
 func strategyConfig(groups ...string) string {
 	var gs []string
 	for _, g := range groups {
-		gs = append(gs, fmt.Sprintf("{ name = %q }", g))
+		gs = append(gs, fmt.Sprintf("    group {\n      name = %q\n    }\n", g))
 	}
 	return fmt.Sprintf(`
 resource "fleet_update_strategy" "s" {
-  name   = "race-strategy"
-  stages = [{ name = "first", groups = [%s] }]
+  name = "race-strategy"
+  stage {
+    name = "first"
+%s  }
 }
-`, strings.Join(gs, ", "))
+`, strings.Join(gs, ""))
 }
 
 // Two working folders race on one update strategy. Both plan before either
@@ -47,7 +49,7 @@ func TestAccRace_updateStrategy(t *testing.T) {
 	// Create: the loser finds a strategy it did not make, with other stages.
 	w, l, out := race()
 	says(t, "the losing create", out, "Error: Update strategy already exists",
-		`stages[0].groups[0].name is "`+groups[l]+`" in the plan, "`+groups[w]+`" in the fleet`, "Import it (terraform import")
+		`stage[0].group[0].name is "`+groups[l]+`" in the plan, "`+groups[w]+`" in the fleet`, "Import it (terraform import")
 	if got := apiGroups(t); got != groups[w] {
 		t.Fatalf("the fleet's strategy has groups %q, want the winner's %q", got, groups[w])
 	}
@@ -100,29 +102,49 @@ func runConfig(name, upgrade string) string {
 resource "fleet_update_run" "r" {
   name     = %q
   wait_for = "completed"
-  stages   = [{ name = "rr", groups = [{ name = "rr" }] }]
-  managed_cluster_update = { upgrade = %s }
+  stage {
+    name = "rr"
+    group {
+      name = "rr"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      %s
+    }
+  }
 }
 `, name, upgrade)
 }
 
 const (
-	fullUpgrade      = `{ type = "Full", kubernetes_version = "1.33.1" }`
-	nodeImageUpgrade = `{ type = "NodeImageOnly" }`
+	fullUpgrade = `type               = "Full"
+      kubernetes_version = "1.33.1"`
+	nodeImageUpgrade = `type = "NodeImageOnly"`
 )
 
 // sameConfig is a strategy and a run of it, which both racing folders apply.
 const sameConfig = `
 resource "fleet_update_strategy" "s" {
   name   = "race-same"
-  stages = [{ name = "rr", groups = [{ name = "rr" }] }]
+  stage {
+    name = "rr"
+    group {
+      name = "rr"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
   name               = "race-run-same"
   wait_for           = "completed"
   update_strategy_id = fleet_update_strategy.s.id
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 

@@ -19,8 +19,18 @@ func waitConfig(name, group string) string {
 resource "fleet_update_run" "r" {
   name     = %q
   wait_for = "completed"
-  stages   = [{ name = %q, groups = [{ name = %q }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = %q
+    group {
+      name = %q
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `, name, group, group)
 }

@@ -39,7 +39,7 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"clocks — read once, at plan. Give its `content` to the `facts` of `fleet_placement`, " +
 			"`fleet_resource_placement`, `fleet_update_strategy`, `fleet_update_run`, `fleet_auto_upgrade_profile`, " +
 			"`fleet_staged_update_strategy`, `fleet_member_cluster_taints`, `fleet_placement_disruption_budget`, " +
-			"`fleet_staged_update_run` (with `staged_runs`), `fleet_cluster_resource_override` and `fleet_resource_override` " +
+			"`fleet_staged_update_run` (with `staged_run`), `fleet_cluster_resource_override` and `fleet_resource_override` " +
 			"(with `override_placements`) and `fleet_nodepool_disruption` (with `clusters`): their " +
 			"previews are then computed from it at plan and again when `terraform apply` re-plans, so a saved plan " +
 			"(`terraform plan -out`) still applies after the fleet moved, and apply warns what moved since the review. " +
@@ -59,17 +59,6 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Optional: true, ElementType: types.StringType,
 				Description: "Member clusters whose Karpenter picture to read (NodePools, NodeClaims, Nodes, Pods, PodDisruptionBudgets): " +
 					"what `fleet_nodepool_disruption` previews of them read. Pods make it large (about 1 KB a pod before compression).",
-			},
-			"staged_runs": schema.ListNestedAttribute{
-				Optional: true,
-				Description: "Staged update runs whose inputs to read: what KubeFleet's controller initializes a run from and " +
-					"`fleet_staged_update_run`'s preview reads (the placement, its latest policy snapshots, bindings and resource " +
-					"snapshots' metadata, the strategy). Whole objects (about 1 KB a binding before compression): only the runs named here.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"namespace":                   schema.StringAttribute{Optional: true, Description: "The run's namespace (a StagedUpdateRun of a ResourcePlacement); null for a ClusterStagedUpdateRun."},
-					"placement_name":              schema.StringAttribute{Required: true, Description: "The run's `placement_name`."},
-					"staged_update_strategy_name": schema.StringAttribute{Required: true, Description: "The run's `staged_update_strategy_name`."},
-				}},
 			},
 			"override_placements": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -97,6 +86,18 @@ func (d *factsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 					"and about 4 bytes a binding for the placements — 78 KB for 20 placements on 1,000 members; pods make a cluster's picture larger); give it to a resource's `facts`.",
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"staged_run": schema.ListNestedBlock{
+				Description: "A staged update run whose inputs to read, one block per run: what KubeFleet's controller initializes a run from and " +
+					"`fleet_staged_update_run`'s preview reads (the placement, its latest policy snapshots, bindings and resource " +
+					"snapshots' metadata, the strategy). Whole objects (about 1 KB a binding before compression): only the runs named in these blocks.",
+				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+					"namespace":                   schema.StringAttribute{Optional: true, Description: "The run's namespace (a StagedUpdateRun of a ResourcePlacement); null for a ClusterStagedUpdateRun."},
+					"placement_name":              schema.StringAttribute{Required: true, Description: "The run's `placement_name`."},
+					"staged_update_strategy_name": schema.StringAttribute{Required: true, Description: "The run's `staged_update_strategy_name`."},
+				}},
+			},
+		},
 	}
 }
 
@@ -115,7 +116,7 @@ type factsModel struct {
 	FleetIDs              types.List     `tfsdk:"fleet_ids"`
 	Hub                   types.Bool     `tfsdk:"hub"`
 	Clusters              types.List     `tfsdk:"clusters"`
-	StagedRuns            []stagedRunRef `tfsdk:"staged_runs"`
+	StagedRuns            []stagedRunRef `tfsdk:"staged_run"`
 	OverridePlacements    types.List     `tfsdk:"override_placements"`
 	MaintenanceWindows    types.Bool     `tfsdk:"maintenance_windows"`
 	TakenAt               types.String   `tfsdk:"taken_at"`

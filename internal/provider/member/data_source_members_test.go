@@ -115,9 +115,11 @@ func TestAccProviderConfigurationErrors(t *testing.T) {
 			want:   `subscription_id`,
 		},
 		{
-			name:   "unreadable kubeconfig",
-			config: `provider "fleet" { hub = { config_path = "/nonexistent/kubeconfig" } }`,
-			want:   `hub.config_path|/nonexistent/kubeconfig`,
+			name: "unreadable kubeconfig",
+			config: `provider "fleet" {
+  hub { config_path = "/nonexistent/kubeconfig" }
+}`,
+			want: `hub.config_path|/nonexistent/kubeconfig`,
 		},
 		{
 			name:   "unreachable endpoint",

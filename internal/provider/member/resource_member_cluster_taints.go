@@ -55,7 +55,7 @@ var (
 func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = rschema.Schema{
 		Description: "Taints of a hub `MemberCluster` (KubeFleet v0.18.9, `cluster.kubernetes-fleet.io/v1`), which placements answer " +
-			"with `tolerations`: a placement that does not tolerate one does not pick the cluster. The provider server-side applies " +
+			"with `toleration` blocks: a placement that does not tolerate one does not pick the cluster. The provider server-side applies " +
 			"`spec.taints` under its field manager (`terraform-provider-fleet`); KubeFleet's CRD makes that list atomic, so the apply " +
 			"carries the taints others set too, and takes over a list written imperatively (kubectl), but not one another " +
 			"server-side apply manager declares (an error names it). Destroy removes only the taints of this resource, keeping " +
@@ -67,18 +67,6 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"id": shared.IDAttribute("The member cluster's name."),
 			"member_cluster": shared.ReplacingAttribute("The MemberCluster's name on the hub (a fleet member's name). Changing it replaces the resource.", stringvalidator.LengthBetween(1, 253),
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.'")),
-			"taint": rschema.ListNestedAttribute{
-				Required: true,
-				Description: "The taints this resource sets, at most 100 (the CRD's maxItems, shared with the taints others set). " +
-					"Refresh drops from state a taint removed outside Terraform, so the next plan adds it again.",
-				Validators: []validator.List{listvalidator.SizeBetween(1, 100)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"key":   rschema.StringAttribute{Required: true, Description: "The taint's key: a qualified name (`dedicated`, `example.com/maintenance`), as KubeFleet's MemberCluster webhook requires."},
-					"value": rschema.StringAttribute{Optional: true, Description: "The taint's value: a label value (63 characters or fewer). Null is KubeFleet's empty value."},
-					"effect": rschema.StringAttribute{Required: true, Description: "`NoSchedule`, the only effect KubeFleet v0.18.9 accepts.",
-						Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
-				}},
-			},
 			"facts": preview.FactsAttribute("the preview (the MemberCluster's taints, the placements and their bindings)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
@@ -92,6 +80,19 @@ func (r *taintsResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"no_longer_picking_count":   rschema.Int64Attribute{Computed: true, Description: "How many placements, all of them."},
 					"no_longer_picking_omitted": rschema.Int64Attribute{Computed: true, Description: "How many the map leaves out."},
 				},
+			},
+		},
+		Blocks: map[string]rschema.Block{
+			"taint": rschema.ListNestedBlock{
+				Description: "Required. A taint this resource sets, one block per taint (at least one); at most 100 (the CRD's maxItems, shared with the taints others set). " +
+					"Refresh drops from state a taint removed outside Terraform, so the next plan adds it again.",
+				Validators: []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, 100)},
+				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+					"key":   rschema.StringAttribute{Required: true, Description: "The taint's key: a qualified name (`dedicated`, `example.com/maintenance`), as KubeFleet's MemberCluster webhook requires."},
+					"value": rschema.StringAttribute{Optional: true, Description: "The taint's value: a label value (63 characters or fewer). Null is KubeFleet's empty value."},
+					"effect": rschema.StringAttribute{Required: true, Description: "`NoSchedule`, the only effect KubeFleet v0.18.9 accepts.",
+						Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
+				}},
 			},
 		},
 	}

@@ -25,31 +25,51 @@ import (
 // maintenance taint; "tolerant" tolerates every taint.
 const taintPlacements = `
 resource "fleet_placement" "web" {
-  name               = "taintweb"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "taintweb" }]
-  policy = {
+  name = "taintweb"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "taintweb"
+  }
+  policy {
     placement_type = "PickAll"
-    tolerations    = [{ key = "legacy", operator = "Exists" }]
+    toleration {
+      key      = "legacy"
+      operator = "Exists"
+    }
   }
 }
 
 resource "fleet_placement" "tolerant" {
-  name               = "tolerant"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "tolerant" }]
-  policy = {
+  name = "tolerant"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "tolerant"
+  }
+  policy {
     placement_type = "PickAll"
-    tolerations    = [{ operator = "Exists" }]
+    toleration {
+      operator = "Exists"
+    }
   }
 }
 
 resource "fleet_resource_placement" "cfg" {
-  namespace          = "taintns"
-  name               = "cfg"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "cfg" }]
-  policy = {
+  namespace = "taintns"
+  name      = "cfg"
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "cfg"
+  }
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 4
-    tolerations        = [{ key = "legacy", operator = "Exists" }]
+    toleration {
+      key      = "legacy"
+      operator = "Exists"
+    }
   }
 }
 `
@@ -61,25 +81,48 @@ func taintsConfig(taints string) string {
 // rescheduled: both PickAll placements gain a toleration of "other", a new policy snapshot that
 // makes the hub agent's scheduler run a cycle over every cluster.
 var rescheduled = strings.NewReplacer(
-	`tolerations    = [{ key = "legacy", operator = "Exists" }]
+	`    toleration {
+      key      = "legacy"
+      operator = "Exists"
+    }
   }
 }
 
-resource "fleet_placement" "tolerant"`, `tolerations    = [{ key = "legacy", operator = "Exists" }, { key = "other", operator = "Exists" }]
+resource "fleet_placement" "tolerant"`, `    toleration {
+      key      = "legacy"
+      operator = "Exists"
+    }
+    toleration {
+      key      = "other"
+      operator = "Exists"
+    }
   }
 }
 
 resource "fleet_placement" "tolerant"`,
-	`tolerations    = [{ operator = "Exists" }]`, `tolerations    = [{ operator = "Exists" }, { key = "other", operator = "Exists" }]`,
+	`    toleration {
+      operator = "Exists"
+    }`, `    toleration {
+      operator = "Exists"
+    }
+    toleration {
+      key      = "other"
+      operator = "Exists"
+    }`,
 ).Replace(taintPlacements)
 
+// taintsConfigWith is the placements and the taints resource; taints are taint blocks (taintBlock).
 func taintsConfigWith(placements, taints string) string {
 	return placements + `
 resource "fleet_member_cluster_taints" "west" {
   member_cluster = "prod-west-1"
-  taint = [` + taints + `]
-}
+` + taints + `}
 `
+}
+
+// taintBlock is a taint block of the arguments attrs (`key = "a", effect = "NoSchedule"`).
+func taintBlock(attrs string) string {
+	return "  taint {\n    " + strings.ReplaceAll(attrs, ", ", "\n    ") + "\n  }\n"
 }
 
 // fleet_member_cluster_taints through the real CLI on KubeFleet v0.18.9's hub: the plan names the
@@ -135,7 +178,7 @@ func TestAccMemberClusterTaints(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w.Write("main.tf", taintsConfig(`{ key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
+	w.Write("main.tf", taintsConfig(taintBlock(`key = "maintenance", value = "kernel", effect = "NoSchedule"`)))
 	out := w.Must("plan", "-input=false", "-out=tfplan")
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
@@ -175,19 +218,19 @@ func TestAccMemberClusterTaints(t *testing.T) {
 	// Import by the member cluster's name claims every taint: the configuration then differs.
 	w.Must("state", "rm", "fleet_member_cluster_taints.west")
 	w.Must("import", "-input=false", "fleet_member_cluster_taints.west", "prod-west-1")
-	w.Write("main.tf", taintsConfig(`{ key = "legacy", value = "yes", effect = "NoSchedule" },
-    { key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
+	w.Write("main.tf", taintsConfig(taintBlock(`key = "legacy", value = "yes", effect = "NoSchedule"`)+
+		taintBlock(`key = "maintenance", value = "kernel", effect = "NoSchedule"`)))
 	if out, err := w.Run("plan", "-detailed-exitcode", "-input=false"); err != nil {
 		t.Fatalf("plan after import is not empty: %v\n%s", err, out)
 	}
 	// Give legacy back to its writer: a new resource with maintenance alone keeps legacy as it is.
 	w.Must("state", "rm", "fleet_member_cluster_taints.west")
-	w.Write("main.tf", taintsConfig(`{ key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
+	w.Write("main.tf", taintsConfig(taintBlock(`key = "maintenance", value = "kernel", effect = "NoSchedule"`)))
 	w.Must("apply", "-auto-approve", "-input=false")
 
 	// The next scheduling, by KubeFleet's real scheduler: a new policy snapshot of each PickAll
 	// placement; the one the preview listed leaves prod-west-1, the tolerant one keeps it.
-	w.Write("main.tf", taintsConfigWith(rescheduled, `{ key = "maintenance", value = "kernel", effect = "NoSchedule" }`))
+	w.Write("main.tf", taintsConfigWith(rescheduled, taintBlock(`key = "maintenance", value = "kernel", effect = "NoSchedule"`)))
 	w.Must("apply", "-auto-approve", "-input=false")
 	if err := acctest.Eventually(time.Minute, "taintweb's next scheduling leaves prod-west-1", func() (bool, string) {
 		b := bound()
@@ -216,18 +259,22 @@ func TestAccMemberClusterTaints(t *testing.T) {
 // its webhook refuses, a duplicate; a member cluster the hub lacks at plan.
 func TestAccMemberClusterTaints_badInput(t *testing.T) {
 	for _, tc := range []struct{ taints, want string }{
-		{`{ key = "a", effect = "NoExecute" }`, `taint\[0\]\.effect value must be one of: \["NoSchedule"\]`},
-		{`{ key = "a", effect = "PreferNoSchedule" }`, `value must be one of: \["NoSchedule"\]`},
-		{`{ key = "key@123:", effect = "NoSchedule" }`, `invalid taint key`},
-		{`{ key = "a", value = "val&1", effect = "NoSchedule" }`, `invalid taint value`},
-		{`{ key = "a", effect = "NoSchedule" }, { key = "a", effect = "NoSchedule" }`, `taint\[1\] repeats taint\[0\]`},
+		{taintBlock(`key = "a", effect = "NoExecute"`), `taint\[0\]\.effect value must be one of: \["NoSchedule"\]`},
+		{taintBlock(`key = "a", effect = "PreferNoSchedule"`), `value must be one of: \["NoSchedule"\]`},
+		{taintBlock(`key = "key@123:", effect = "NoSchedule"`), `invalid taint key`},
+		{taintBlock(`key = "a", value = "val&1", effect = "NoSchedule"`), `invalid taint value`},
+		{taintBlock(`key = "a", effect = "NoSchedule"`) + taintBlock(`key = "a", effect = "NoSchedule"`), `taint\[1\] repeats taint\[0\]`},
+		{"", `Block taint must have a configuration value`},
 	} {
-		acctest.Invalid(t, "resource \"fleet_member_cluster_taints\" \"bad\" {\n  member_cluster = \"prod-west-1\"\n  taint = ["+tc.taints+"]\n}\n", tc.want)
+		acctest.Invalid(t, "resource \"fleet_member_cluster_taints\" \"bad\" {\n  member_cluster = \"prod-west-1\"\n"+tc.taints+"}\n", tc.want)
 	}
 	w := acctest.NewWorkdir(t, `
 resource "fleet_member_cluster_taints" "missing" {
   member_cluster = "no-such-cluster"
-  taint          = [{ key = "a", effect = "NoSchedule" }]
+  taint {
+    key    = "a"
+    effect = "NoSchedule"
+  }
 }
 `)
 	out, err := w.Run("plan", "-input=false")

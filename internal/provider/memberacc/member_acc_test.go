@@ -41,17 +41,47 @@ resource "fleet_member" "spare" {
 `, group)
 }
 
-const strategyAndRun = `
+// strategyStages are the stage blocks of fleet_update_run.r: those of fleet_update_strategy.s.
+const strategyStages = `  dynamic "stage" {
+    for_each = fleet_update_strategy.s.stage
+    content {
+      name = stage.value.name
+      dynamic "group" {
+        for_each = stage.value.group
+        content {
+          name = group.value.name
+        }
+      }
+    }
+  }`
+
+var strategyAndRun = `
 resource "fleet_update_strategy" "s" {
   name   = "rings"
-  stages = [{ name = "first", groups = [{ name = "canary" }] }, { name = "second", groups = [{ name = "ring2" }] }]
+  stage {
+    name = "first"
+    group {
+      name = "canary"
+    }
+  }
+  stage {
+    name = "second"
+    group {
+      name = "ring2"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
-  name               = "rings-run"
-  stages             = fleet_update_strategy.s.stages
-  wait_for           = "completed"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  name     = "rings-run"
+  wait_for = "completed"
+` + strategyStages + `
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   %s
 }
 
@@ -63,20 +93,30 @@ data "fleet_update_run" "r" {
 
 // oneRing: a strategy and a run of one stage of group canary that depend on
 // the member, so their previews are planned after its group change.
-const oneRing = `
+var oneRing = `
 resource "fleet_update_strategy" "s" {
   name       = "rings"
-  stages     = [{ name = "first", groups = [{ name = "canary" }] }]
   depends_on = [fleet_member.spare]
+  stage {
+    name = "first"
+    group {
+      name = "canary"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
-  name               = "rings-run"
-  stages             = fleet_update_strategy.s.stages
-  wait_for           = "completed"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  triggers           = { run = "3" }
-  depends_on         = [fleet_member.spare]
+  name       = "rings-run"
+  wait_for   = "completed"
+  triggers   = { run = "3" }
+  depends_on = [fleet_member.spare]
+` + strategyStages + `
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 
@@ -125,7 +165,10 @@ func TestAccMember_groupsFromTerraformAndReRun(t *testing.T) {
 				ImportStateId: "/subscriptions/00000000-0000-0000-0000-000000000003/resourceGroups/rg-members/providers/Microsoft.ContainerService/fleets/members/members/spare-1",
 			},
 			{
-				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `skip = [{ type = "Member", name = "canary-1" }]
+				Config: member("ring2") + fmt.Sprintf(strategyAndRun, `skip {
+    type = "Member"
+    name = "canary-1"
+  }
   triggers = { run = "1" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("preview", "stages", 1, "groups", 0, "members"),

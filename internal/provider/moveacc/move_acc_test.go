@@ -95,19 +95,33 @@ func fleetConfigWithGroup(memberGroup string) string {
 resource "fleet_update_strategy" "rings" {
   name     = "rings"
   fleet_id = local.fleet_id
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 60 },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+    after_stage_wait_in_seconds = 60
+  }
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
 }
 ` + movedFromAzurerm("update_strategy.rings") + `
 resource "fleet_update_run" "k8s" {
   name               = "k8s-1-33-1"
   fleet_id           = local.fleet_id
   update_strategy_id = fleet_update_strategy.rings.id
-  managed_cluster_update = {
-    upgrade              = { type = "Full", kubernetes_version = "1.33.1" }
-    node_image_selection = { type = "Latest" }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+    node_image_selection {
+      type = "Latest"
+    }
   }
   state = "NotStarted"
   timeouts {

@@ -21,7 +21,11 @@ import (
 var evictConfig = `
 resource "fleet_placement" "evict" {
   name               = "evictme"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "evictme" }]
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "evictme"
+  }
 ` + pickNByNodeCount(2) + `}
 
 action "fleet_placement_evict" "east" {

@@ -33,9 +33,16 @@ func applyConfig(ns, strategy string, wait bool) string {
 	return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "test" {
   name               = %q
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
-  policy             = { placement_type = "PickFixed", cluster_names = [%q] }
-  apply_strategy     = %s
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = %q
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names = [%q]
+  }
+  apply_strategy %s
   wait_for_rollout   = %t
 }
 `, ns, ns, applyMember, strategy, wait)
@@ -228,7 +235,10 @@ func TestAccPlacement_applyStrategyInvalid(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      applyConfig("apply-invalid", `{ type = "ClientSideApply", server_side_apply_config = { force_conflicts = true } }`, false),
+				Config: applyConfig("apply-invalid", `{
+    type = "ClientSideApply"
+    server_side_apply_config { force_conflicts = true }
+  }`, false),
 				PlanOnly:    true,
 				ExpectError: acctest.WrappedRegexp(`apply_strategy.server_side_apply_config: serverSideApplyConfig is only valid for ServerSideApply strategy type`),
 			},

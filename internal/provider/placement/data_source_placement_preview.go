@@ -27,8 +27,10 @@ type placementPreviewDataSource struct{ shared.DataSourceBase }
 func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	// The policy and the preview have fleet_placement's shape exactly.
 	attrs := dataSourceAttributesOf(map[string]rschema.Attribute{
-		"policy":  placementPolicyAttribute(),
 		"preview": placementPreviewAttribute(),
+	})
+	blocks := dataSourceBlocksOf(map[string]rschema.Block{
+		"policy": placementPolicyBlock(),
 	})
 	attrs["id"] = dschema.StringAttribute{Computed: true, Description: "`placement` when set, else `preview`."}
 	attrs["placement"] = dschema.StringAttribute{
@@ -47,9 +49,10 @@ func (d *placementPreviewDataSource) Schema(_ context.Context, _ datasource.Sche
 	resp.Schema = dschema.Schema{
 		Description: "A what-if for a placement policy: which member clusters KubeFleet's scheduler would pick, in which order " +
 			"and with which scores, and why every other cluster would be left out, computed from the hub's member clusters by " +
-			"the hub agent's own rules (v0.18.9). Nothing is created. Same `policy` and `preview` as `fleet_placement`; " +
-			"an unset `policy` means PickAll.",
+			"the hub agent's own rules (v0.18.9). Nothing is created. Same `policy` block and `preview` as `fleet_placement`; " +
+			"without a `policy` block, PickAll.",
 		Attributes: attrs,
+		Blocks:     blocks,
 	}
 }
 

@@ -21,10 +21,13 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 		return fmt.Sprintf(`{
     placement_type     = "PickN"
     number_of_clusters = %d
-    preferred_cluster_selectors = [{
+    preferred_cluster_selector {
       weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+      property_sorter {
+        name = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
   }`, n)
 	}
 	resource.Test(t, resource.TestCase{
@@ -33,11 +36,17 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 			{
 				// Invalid policies fail at plan, with the attribute path (first: the post-test
 				// destroy runs the last step's configuration).
-				Config:      acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = { placement_type = "PickFixed", cluster_names = ["Not_A_Member"] } }` + "\n",
+				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" {
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["Not_A_Member"]
+  }
+}` + "\n",
 				ExpectError: acctest.WrappedRegexp(`policy\.cluster_names\[0\]: PickFixed cluster name Not_A_Member is not a valid member name`),
 			},
 			{
-				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = ` + policy(2) + " }\n",
+				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" {
+  policy ` + policy(2) + "\n}\n",
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview"), previewExact(
 						"found all cluster needed as specified by the scheduling policy, found 2 cluster(s)",
@@ -54,7 +63,8 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 			},
 			{
 				// A PickN of 4 asks for more than the three eligible clusters: not fulfilled.
-				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" { policy = ` + policy(4) + " }\n",
+				Config: acctest.ProviderConfig + `data "fleet_placement_preview" "what_if" {
+  policy ` + policy(4) + "\n}\n",
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("fulfilled"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("preview").AtMapKey("message"),
@@ -66,7 +76,7 @@ func TestAccPlacementPreviewDataSource(t *testing.T) {
 				Config: pickNConfig("preview-existing", "preview-existing", 1) + `
 data "fleet_placement_preview" "what_if" {
   placement = fleet_placement.test.name
-  policy    = ` + policy(2) + `
+  policy ` + policy(2) + `
 }
 `,
 				ConfigStateChecks: []statecheck.StateCheck{

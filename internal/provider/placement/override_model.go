@@ -217,12 +217,8 @@ func (m *overrideModel) fromHub(o *hub.Override) {
 		}
 		rule := overrideRuleModel{Type: keep(pr.Type, string(r.OverrideType), string(placementv1.JSONPatchOverrideType))}
 		if r.ClusterSelector != nil {
+			// No terms (every cluster) is `cluster_selector {}`: an empty list block is null.
 			rule.ClusterSelector = &overrideClusterSelector{}
-			if pr.ClusterSelector != nil && pr.ClusterSelector.Terms == nil && len(r.ClusterSelector.ClusterSelectorTerms) == 0 {
-				rule.ClusterSelector.Terms = nil
-			} else {
-				rule.ClusterSelector.Terms = []overrideTermModel{}
-			}
 			for _, t := range r.ClusterSelector.ClusterSelectorTerms {
 				rule.ClusterSelector.Terms = append(rule.ClusterSelector.Terms, termFromAPI(t))
 			}

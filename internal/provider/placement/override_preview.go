@@ -209,7 +209,7 @@ func computeOverridePreview(ctx context.Context, v view.Fleet, in *overridePrevi
 		return nil, nil
 	}
 	if len(res) == 0 {
-		diags.AddAttributeWarning(path.Root("resource_selectors"), "The override selects none of the placement's resources",
+		diags.AddAttributeWarning(path.Root("resource_selector"), "The override selects none of the placement's resources",
 			fmt.Sprintf("%s %s carries none of the resources the override selects (its latest resource snapshot): KubeFleet attaches the override to no binding.", key.Kind(), key))
 	}
 	warnConflicts(diags, res)
@@ -304,7 +304,7 @@ func warnConflicts(diags *diag.Diagnostics, res []override.ResourcePreview) {
 		}
 		for _, g := range rp.Groups {
 			if g.Outcome == override.Patched && len(rp.Overrides) > 1 {
-				diags.AddAttributeWarning(path.Root("rules"), "Several overrides change one resource",
+				diags.AddAttributeWarning(path.Root("rule"), "Several overrides change one resource",
 					fmt.Sprintf("%s is changed by override snapshots %s on %s: KubeFleet applies ClusterResourceOverrides by snapshot name, then "+
 						"ResourceOverrides by namespace and name, each on the result of the one before, so where two set one field the later wins.",
 						rp.Target, strings.Join(rp.Overrides, ", "), preview.Plural(len(g.Clusters), "cluster")))

@@ -4,12 +4,10 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -30,26 +28,13 @@ var (
 	applyDefaultWhenToTakeOver = string(placementv1.WhenToTakeOverTypeAlways)
 )
 
-var (
-	applySSAConfigAttrTypes = map[string]attr.Type{"force_conflicts": types.BoolType}
-	applyStrategyAttrTypes  = map[string]attr.Type{
-		"type": types.StringType, "comparison_option": types.StringType, "when_to_apply": types.StringType,
-		"when_to_take_over": types.StringType, "allow_co_ownership": types.BoolType,
-		"server_side_apply_config": types.ObjectType{AttrTypes: applySSAConfigAttrTypes},
-	}
-)
-
-func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
-	return rschema.SingleNestedAttribute{
-		Optional: true, Computed: true,
-		Default: objectdefault.StaticValue(types.ObjectValueMust(applyStrategyAttrTypes, map[string]attr.Value{
-			"type": types.StringValue(applyDefaultType), "comparison_option": types.StringValue(applyDefaultComparison),
-			"when_to_apply": types.StringValue(applyDefaultWhenToApply), "when_to_take_over": types.StringValue(applyDefaultWhenToTakeOver),
-			"allow_co_ownership":       types.BoolValue(false),
-			"server_side_apply_config": types.ObjectNull(applySSAConfigAttrTypes),
-		})),
+// placementApplyStrategyBlock is `apply_strategy`: a block, so it cannot be computed; omitted, it
+// stays null and the placement gets the CRD's defaults (placementSpecToModel keeps it null on read).
+func placementApplyStrategyBlock() rschema.SingleNestedBlock {
+	return rschema.SingleNestedBlock{
 		Description: "How the member agents apply the placed resources on each cluster (KubeFleet v1 `applyStrategy`); what " +
-			"they did is in `status.apply`. Default: ClientSideApply, PartialComparison, apply Always, take over Always.",
+			"they did is in `status.apply`. Omitted: ClientSideApply, PartialComparison, apply Always, take over Always (the " +
+			"block stays absent from the state while the hub has these).",
 		Attributes: map[string]rschema.Attribute{
 			"type": enumAttribute(applyDefaultType,
 				"`ClientSideApply` (three-way merge, as kubectl apply; the default), `ServerSideApply` (the member "+
@@ -72,8 +57,9 @@ func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Apply to objects that other (non-Fleet) owners also own. Default: false.",
 			},
-			"server_side_apply_config": rschema.SingleNestedAttribute{
-				Optional:    true,
+		},
+		Blocks: map[string]rschema.Block{
+			"server_side_apply_config": requiredInBlock(rschema.SingleNestedBlock{
 				Description: "ServerSideApply only (KubeFleet rejects it with the other types).",
 				Attributes: map[string]rschema.Attribute{
 					"force_conflicts": rschema.BoolAttribute{
@@ -81,7 +67,7 @@ func placementApplyStrategyAttribute() rschema.SingleNestedAttribute {
 						Description: "Take over fields other field managers own instead of failing with ApplyConflictWithOtherApplier.",
 					},
 				},
-			},
+			}, "force_conflicts"),
 		},
 	}
 }
@@ -173,4 +159,13 @@ func applyStrategyFromAPI(s *placementv1.ApplyStrategy) *applyStrategyModel {
 		m.ServerSideApplyConfig = &applySSAConfigModel{ForceConflicts: types.BoolValue(c.ForceConflicts)}
 	}
 	return m
+}
+
+// isDefault says whether s is what an omitted apply_strategy block writes: the CRD's defaults.
+func (s *applyStrategyModel) isDefault() bool {
+	return s != nil && s.Type.Equal(types.StringValue(applyDefaultType)) &&
+		s.ComparisonOption.Equal(types.StringValue(applyDefaultComparison)) &&
+		s.WhenToApply.Equal(types.StringValue(applyDefaultWhenToApply)) &&
+		s.WhenToTakeOver.Equal(types.StringValue(applyDefaultWhenToTakeOver)) &&
+		s.AllowCoOwnership.Equal(types.BoolValue(false)) && s.ServerSideApplyConfig == nil
 }

@@ -42,3 +42,28 @@ func dataSourceAttributeOf(a rschema.Attribute) dschema.Attribute {
 	}
 	panic(fmt.Sprintf("dataSourceAttribute: %T is not handled", a))
 }
+
+// dataSourceBlocksOf turns resource blocks into a data source's, as dataSourceAttributesOf does
+// their attributes.
+func dataSourceBlocksOf(in map[string]rschema.Block) map[string]dschema.Block {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]dschema.Block, len(in))
+	for name, b := range in {
+		out[name] = dataSourceBlockOf(b)
+	}
+	return out
+}
+
+func dataSourceBlockOf(b rschema.Block) dschema.Block {
+	switch b := b.(type) {
+	case rschema.ListNestedBlock:
+		return dschema.ListNestedBlock{Description: b.Description, Validators: b.Validators,
+			NestedObject: dschema.NestedBlockObject{Attributes: dataSourceAttributesOf(b.NestedObject.Attributes), Blocks: dataSourceBlocksOf(b.NestedObject.Blocks)}}
+	case rschema.SingleNestedBlock:
+		return dschema.SingleNestedBlock{Description: b.Description, Validators: b.Validators,
+			Attributes: dataSourceAttributesOf(b.Attributes), Blocks: dataSourceBlocksOf(b.Blocks)}
+	}
+	panic(fmt.Sprintf("dataSourceBlock: %T is not handled", b))
+}

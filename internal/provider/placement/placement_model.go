@@ -20,8 +20,8 @@ type propertyExpressionModel struct {
 
 type requiredTermModel struct {
 	Labels              map[string]string             `tfsdk:"labels"`
-	LabelExpressions    []shared.LabelExpressionModel `tfsdk:"label_expressions"`
-	PropertyExpressions []propertyExpressionModel     `tfsdk:"property_expressions"`
+	LabelExpressions    []shared.LabelExpressionModel `tfsdk:"label_expression"`
+	PropertyExpressions []propertyExpressionModel     `tfsdk:"property_expression"`
 }
 
 type propertySorterModel struct {
@@ -32,7 +32,7 @@ type propertySorterModel struct {
 type preferredTermModel struct {
 	Weight           types.Int64                   `tfsdk:"weight"`
 	Labels           map[string]string             `tfsdk:"labels"`
-	LabelExpressions []shared.LabelExpressionModel `tfsdk:"label_expressions"`
+	LabelExpressions []shared.LabelExpressionModel `tfsdk:"label_expression"`
 	PropertySorter   *propertySorterModel          `tfsdk:"property_sorter"`
 }
 
@@ -53,10 +53,10 @@ type policyModel struct {
 	PlacementType             types.String          `tfsdk:"placement_type"`
 	ClusterNames              []string              `tfsdk:"cluster_names"`
 	NumberOfClusters          types.Int64           `tfsdk:"number_of_clusters"`
-	RequiredClusterSelectors  []requiredTermModel   `tfsdk:"required_cluster_selectors"`
-	PreferredClusterSelectors []preferredTermModel  `tfsdk:"preferred_cluster_selectors"`
-	TopologySpreadConstraints []topologySpreadModel `tfsdk:"topology_spread_constraints"`
-	Tolerations               []tolerationModel     `tfsdk:"tolerations"`
+	RequiredClusterSelectors  []requiredTermModel   `tfsdk:"required_cluster_selector"`
+	PreferredClusterSelectors []preferredTermModel  `tfsdk:"preferred_cluster_selector"`
+	TopologySpreadConstraints []topologySpreadModel `tfsdk:"topology_spread_constraint"`
+	Tolerations               []tolerationModel     `tfsdk:"toleration"`
 }
 
 type placementPickModel struct {

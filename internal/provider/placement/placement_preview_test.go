@@ -230,7 +230,7 @@ func TestPlacementPlanLines(t *testing.T) {
 		v  any
 	}{
 		{"id", types.StringUnknown()}, {"name", types.StringValue("bench-0")}, {"policy", policy},
-		{"resource_selectors", []resourceSelectorModel{{Group: types.StringValue(""), Version: types.StringValue("v1"), Kind: types.StringValue("Namespace"),
+		{"resource_selector", []resourceSelectorModel{{Group: types.StringValue(""), Version: types.StringValue("v1"), Kind: types.StringValue("Namespace"),
 			Name: types.StringValue("app-0"), SelectionScope: types.StringNull()}}},
 		{"wait_for_rollout", types.BoolValue(false)}, {"revision_history_limit", types.Int64Value(10)},
 		{"status", types.ObjectUnknown(placementStatusAttrTypes)},

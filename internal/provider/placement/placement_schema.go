@@ -38,13 +38,12 @@ var (
 	placementIntOrPercentRe = regexp.MustCompile(`^((100|[0-9]{1,2})%|[0-9]+)$`)
 )
 
-// placementPolicyAttribute is the scheduling policy: what KubeFleet's scheduler reads. Its rules are
+// placementPolicyBlock is the scheduling policy: what KubeFleet's scheduler reads. Its rules are
 // checked by scheduling.Validate (ValidateConfig), not by per-attribute validators, so each
 // problem is reported once, in the hub's own words; only enumerations and HCL-specific shapes are
 // checked here.
-func placementPolicyAttribute() rschema.SingleNestedAttribute {
-	return rschema.SingleNestedAttribute{
-		Optional: true,
+func placementPolicyBlock() rschema.SingleNestedBlock {
+	return rschema.SingleNestedBlock{
 		Description: "The scheduling policy: which member clusters KubeFleet's scheduler picks. Omitted, the placement picks " +
 			"every eligible cluster (PickAll). The hub never moves a placed cluster because its labels or properties changed " +
 			"later (requiredDuringSchedulingIgnoredDuringExecution).",
@@ -71,21 +70,20 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 					"clusters, scaling in removes the lowest-scored ones (by the scores recorded when they were picked).",
 				Validators: []validator.Int64{int64validator.AtMost(math.MaxInt32)},
 			},
-			"required_cluster_selectors": rschema.ListNestedAttribute{
-				Optional: true,
-				Description: "PickAll and PickN: a cluster must match at least one of these terms (ORed, at most 10); " +
-					"within a term, `labels`, `label_expressions` and `property_expressions` are ANDed.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"labels":            shared.LabelsAttribute("the cluster"),
-					"label_expressions": shared.LabelExpressionsAttribute("the cluster"),
-					"property_expressions": rschema.ListNestedAttribute{
-						Optional: true,
-						Description: "Requirements on the cluster's properties (e.g. `kubernetes-fleet.io/node-count`, " +
+		},
+		Blocks: map[string]rschema.Block{
+			"required_cluster_selector": rschema.ListNestedBlock{
+				Description: "PickAll and PickN: a term a cluster must match; repeated, the terms are ORed (at most 10) " +
+					"and a cluster must match at least one. Within a term, `labels`, `label_expression` and `property_expression` are ANDed.",
+				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+					"labels": shared.LabelsAttribute("the cluster"),
+				}, Blocks: map[string]rschema.Block{
+					"label_expression": shared.LabelExpressionsBlock("the cluster"),
+					"property_expression": rschema.ListNestedBlock{
+						Description: "A requirement on the cluster's properties (e.g. `kubernetes-fleet.io/node-count`, " +
 							"`resources.kubernetes-fleet.io/available-cpu`, `kubernetes.azure.com/per-cpu-core-cost`), compared as " +
-							"Kubernetes quantities. A cluster without the property does not match.",
-						Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+							"Kubernetes quantities; repeat the block for more (ANDed). A cluster without the property does not match.",
+						NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 							"name": rschema.StringAttribute{Required: true, Description: "The property name: a qualified name; resource " +
 								"properties are `resources.kubernetes-fleet.io/<total|allocatable|available>-<resource>`."},
 							"operator": rschema.StringAttribute{
@@ -102,18 +100,17 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 					},
 				}},
 			},
-			"preferred_cluster_selectors": rschema.ListNestedAttribute{
-				Optional: true,
-				Description: "PickN: terms whose weights add up to a cluster's affinity score, which ranks the clusters that pass " +
-					"the required selectors. A term with a `property_sorter` scores a cluster between 0 and its weight by where its " +
-					"property lies between the smallest and largest value over all member clusters.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"weight":            rschema.Int64Attribute{Required: true, Description: "The term's weight, from -100 to 100."},
-					"labels":            shared.LabelsAttribute("the cluster"),
-					"label_expressions": shared.LabelExpressionsAttribute("the cluster"),
-					"property_sorter": rschema.SingleNestedAttribute{
-						Optional:    true,
+			"preferred_cluster_selector": rschema.ListNestedBlock{
+				Description: "PickN: a term whose weight adds to the affinity score of the clusters it matches; the score ranks " +
+					"the clusters that pass the required selectors (repeat the block for more terms). A term with a `property_sorter` " +
+					"scores a cluster between 0 and its weight by where its property lies between the smallest and largest value over " +
+					"all member clusters.",
+				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+					"weight": rschema.Int64Attribute{Required: true, Description: "The term's weight, from -100 to 100."},
+					"labels": shared.LabelsAttribute("the cluster"),
+				}, Blocks: map[string]rschema.Block{
+					"label_expression": shared.LabelExpressionsBlock("the cluster"),
+					"property_sorter": requiredInBlock(rschema.SingleNestedBlock{
 						Description: "Scores clusters by a property, interpolated between the fleet's minimum and maximum.",
 						Attributes: map[string]rschema.Attribute{
 							"name": rschema.StringAttribute{Required: true, Description: "The property name."},
@@ -123,15 +120,13 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 								Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.Descending), string(placementv1.Ascending))},
 							},
 						},
-					},
+					}, "name", "sort_order"),
 				}},
 			},
-			"topology_spread_constraints": rschema.ListNestedAttribute{
-				Optional: true,
+			"topology_spread_constraint": rschema.ListNestedBlock{
 				Description: "PickN: spread the picks over the values of a cluster label (the scheduler then picks one cluster " +
-					"per cycle and recounts).",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"per cycle and recounts); repeat the block for more constraints.",
+				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 					"max_skew": rschema.Int64Attribute{
 						Optional: true, Computed: true, Default: int64default.StaticInt64(1),
 						Description: "The largest allowed difference between the number of picks of two domains. Default: 1.",
@@ -146,12 +141,10 @@ func placementPolicyAttribute() rschema.SingleNestedAttribute {
 					},
 				}},
 			},
-			"tolerations": rschema.ListNestedAttribute{
-				Optional: true,
-				Description: "PickAll and PickN: taints of member clusters this placement tolerates (at most 100). Append-only: " +
-					"KubeFleet rejects removing or changing one, so such a plan fails.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+			"toleration": rschema.ListNestedBlock{
+				Description: "PickAll and PickN: a taint of member clusters this placement tolerates; repeat the block for more " +
+					"(at most 100). Append-only: KubeFleet rejects removing or changing one, so such a plan fails.",
+				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 					"key": rschema.StringAttribute{Optional: true, Description: "The taint key; unset with `Exists`, every taint.",
 						Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 					"operator": rschema.StringAttribute{

@@ -8,11 +8,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -26,16 +24,12 @@ import (
 // fleet_placement's strategy: the rollout strategy's schema, its defaults
 // (the hub agent's), and its mapping to KubeFleet's RolloutStrategy.
 
-func placementStrategyAttribute() rschema.SingleNestedAttribute {
-	return rschema.SingleNestedAttribute{
-		Optional: true, Computed: true,
-		Default: objectdefault.StaticValue(types.ObjectValueMust(placementStrategyAttrTypes, map[string]attr.Value{
-			"type":                       types.StringValue(string(placementv1.RollingUpdateRolloutStrategyType)),
-			"max_unavailable":            types.StringValue(placementDefaultMaxUnavailable),
-			"max_surge":                  types.StringValue(placementDefaultMaxSurge),
-			"unavailable_period_seconds": types.Int64Value(placementDefaultUnavailablePeriod),
-		})),
-		Description: "How changes roll out to the picked clusters. Default: RollingUpdate with 25% unavailable, 25% surge, 60 s.",
+// placementStrategyBlock is `strategy`: a block, so it cannot be computed; omitted, it stays null
+// and the placement gets the hub's defaults (placementSpecToModel keeps it null on read).
+func placementStrategyBlock() rschema.SingleNestedBlock {
+	return rschema.SingleNestedBlock{
+		Description: "How changes roll out to the picked clusters. Omitted: RollingUpdate with 25% unavailable, 25% surge, 60 s " +
+			"(the block stays absent from the state while the hub has these).",
 		Attributes: map[string]rschema.Attribute{
 			"type": enumAttribute(string(placementv1.RollingUpdateRolloutStrategyType),
 				"`RollingUpdate` (the hub rolls out by itself; the default) or `External` (staged update runs roll it out).",
@@ -66,10 +60,6 @@ func rollingUpdateCountAttribute(def, description string) rschema.StringAttribut
 		Validators:    []validator.String{stringvalidator.RegexMatches(placementIntOrPercentRe, "must be a number or a percentage from 0% to 100%")},
 		PlanModifiers: []planmodifier.String{rollingUpdateString(def)},
 	}
-}
-
-var placementStrategyAttrTypes = map[string]attr.Type{
-	"type": types.StringType, "max_unavailable": types.StringType, "max_surge": types.StringType, "unavailable_period_seconds": types.Int64Type,
 }
 
 type placementStrategyModel struct {
@@ -197,4 +187,13 @@ func placementStrategyFromAPI(s placementv1.RolloutStrategy) *placementStrategyM
 		}
 	}
 	return m
+}
+
+// isDefault says whether s is what an omitted strategy block writes: RollingUpdate with the hub
+// agent's defaults.
+func (s *placementStrategyModel) isDefault() bool {
+	return s != nil && s.Type.Equal(types.StringValue(string(placementv1.RollingUpdateRolloutStrategyType))) &&
+		s.MaxUnavailable.Equal(types.StringValue(placementDefaultMaxUnavailable)) &&
+		s.MaxSurge.Equal(types.StringValue(placementDefaultMaxSurge)) &&
+		s.UnavailablePeriodSeconds.Equal(types.Int64Value(placementDefaultUnavailablePeriod))
 }

@@ -12,21 +12,21 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// placementPolicyFields maps the policy's JSON field names onto its attribute names; "" marks a
+// placementPolicyFields maps the policy's JSON field names onto its attribute and block names; "" marks a
 // level the HCL shape flattens away (affinity.clusterAffinity, a term's labelSelector, ...).
 var placementPolicyFields = map[string]string{
 	"placementType": "placement_type", "clusterNames": "cluster_names", "numberOfClusters": "number_of_clusters",
 	"affinity": "", "clusterAffinity": "",
-	"requiredDuringSchedulingIgnoredDuringExecution": "required_cluster_selectors", "clusterSelectorTerms": "",
-	"preferredDuringSchedulingIgnoredDuringExecution": "preferred_cluster_selectors", "preference": "", "weight": "weight",
-	"labelSelector": "", "propertySelector": "property_expressions", "matchExpressions": "",
+	"requiredDuringSchedulingIgnoredDuringExecution": "required_cluster_selector", "clusterSelectorTerms": "",
+	"preferredDuringSchedulingIgnoredDuringExecution": "preferred_cluster_selector", "preference": "", "weight": "weight",
+	"labelSelector": "", "propertySelector": "property_expression", "matchExpressions": "",
 	"propertySorter": "property_sorter", "sortOrder": "sort_order", "name": "name", "operator": "operator", "values": "values",
-	"topologySpreadConstraints": "topology_spread_constraints", "maxSkew": "max_skew", "topologyKey": "topology_key",
-	"whenUnsatisfiable": "when_unsatisfiable", "tolerations": "tolerations", "key": "key", "value": "value", "effect": "effect",
+	"topologySpreadConstraints": "topology_spread_constraint", "maxSkew": "max_skew", "topologyKey": "topology_key",
+	"whenUnsatisfiable": "when_unsatisfiable", "tolerations": "toleration", "key": "key", "value": "value", "effect": "effect",
 }
 
 // placementPolicyPath maps a scheduling.Path (JSON names from the policy's root) onto the
-// attribute path under root (the policy attribute); m says which selectors a path to the whole
+// attribute path under root (the policy block); m says which selectors a path to the whole
 // affinity means.
 func placementPolicyPath(root path.Path, p scheduling.Path, m *policyModel) path.Path {
 	out := root
@@ -40,9 +40,9 @@ func placementPolicyPath(root path.Path, p scheduling.Path, m *policyModel) path
 	if out.Equal(root) && len(p) > 0 && p[0].Field == "affinity" {
 		// "affinity must be nil": point at whichever selectors are set.
 		if m != nil && len(m.RequiredClusterSelectors) == 0 && len(m.PreferredClusterSelectors) > 0 {
-			return root.AtName("preferred_cluster_selectors")
+			return root.AtName("preferred_cluster_selector")
 		}
-		return root.AtName("required_cluster_selectors")
+		return root.AtName("required_cluster_selector")
 	}
 	return out
 }

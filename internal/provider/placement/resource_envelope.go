@@ -50,8 +50,8 @@ func (r *envelopeResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"namespace, such as ResourceQuotas or PodDisruptionBudgets), `placement.kubernetes-fleet.io/v1beta1`, as KubeFleet " +
 			"v0.18.9 has them. A `fleet_placement` that selects the envelope places the wrapped objects on its member clusters, " +
 			"in a Work of their own, and the objects are never created on the hub: use it for objects that would act on the hub " +
-			"itself. A `ClusterResourceEnvelope` is selected by name (`resource_selectors = [{ group = \"placement.kubernetes-fleet.io\", " +
-			"version = \"v1beta1\", kind = \"ClusterResourceEnvelope\", name = ... }]`), a `ResourceEnvelope` with its namespace. " +
+			"itself. A `ClusterResourceEnvelope` is selected by name (a `resource_selector` block with `group = \"placement.kubernetes-fleet.io\"`, " +
+			"`version = \"v1beta1\"`, `kind = \"ClusterResourceEnvelope\"` and its `name`), a `ResourceEnvelope` with its namespace. " +
 			"What KubeFleet would refuse to place (a namespaced object in a `ClusterResourceEnvelope`, an object without " +
 			"namespace or of another namespace in a `ResourceEnvelope`, more than 50 objects) fails at validate or plan, " +
 			"naming the manifest. Secrets are refused: see `manifests`. Until provider versions for KubeFleet v0.14 this " +
@@ -87,7 +87,7 @@ func (r *envelopeResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"kind": rschema.StringAttribute{
 				Computed: true,
 				Description: "`ClusterResourceEnvelope` or `ResourceEnvelope` (group `placement.kubernetes-fleet.io`, version " +
-					"`v1beta1`): for a placement's `resource_selectors`.",
+					"`v1beta1`): for a placement's `resource_selector`.",
 			},
 			"data_keys": rschema.ListAttribute{
 				Computed: true, ElementType: types.StringType,

@@ -88,15 +88,27 @@ resource "fleet_envelope" "quota" {
 
 resource "fleet_placement" "test" {
   name = %[1]q
-  resource_selectors = [
-    { version = "v1", kind = "Namespace", name = %[1]q },
-    { group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = fleet_envelope.test.kind, name = fleet_envelope.test.name },
-  ]
-  policy           = { placement_type = "PickFixed", cluster_names = ["canary-east", "prod-east-1"] }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = %[1]q
+  }
+  resource_selector {
+    group = "placement.kubernetes-fleet.io"
+    version = "v1beta1"
+    kind = fleet_envelope.test.kind
+    name = fleet_envelope.test.name
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names = ["canary-east", "prod-east-1"]
+  }
   # canary-east's real member agent cannot track a ResourceQuota's availability (NotTrackable): the
   # hub then counts the cluster available only after this period (60 s by default), and rolls each
   # change out one cluster at a time.
-  strategy         = { unavailable_period_seconds = 1 }
+  strategy {
+    unavailable_period_seconds = 1
+  }
   wait_for_rollout = true
   depends_on       = [fleet_envelope.quota]
 }
@@ -553,11 +565,21 @@ resource "fleet_envelope" "legacy" {
 
 resource "fleet_placement" "legacy" {
   name = %[1]q
-  resource_selectors = [
-    { version = "v1", kind = "Namespace", name = %[1]q },
-    { group = "placement.kubernetes-fleet.io", version = "v1beta1", kind = "ClusterResourceEnvelope", name = fleet_envelope.legacy.name },
-  ]
-  policy           = { placement_type = "PickFixed", cluster_names = ["canary-east"] }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = %[1]q
+  }
+  resource_selector {
+    group = "placement.kubernetes-fleet.io"
+    version = "v1beta1"
+    kind = "ClusterResourceEnvelope"
+    name = fleet_envelope.legacy.name
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names = ["canary-east"]
+  }
   wait_for_rollout = true
 }
 `, ns, name, role)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -63,15 +64,15 @@ func newOverride(suffix string, namespaced bool) func() resource.Resource {
 
 func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	kind := r.kind()
-	selectorDoc := "The cluster-scoped resources to override, by name (1 to 20, no two alike; KubeFleet v0.18.9 refuses label " +
-		"selectors here). A Namespace selects the namespace and, as KubeFleet applies it, every namespaced resource the placement " +
+	selectorDoc := "Required. A cluster-scoped resource to override, by name; repeat the block for more (1 to 20, no two alike; KubeFleet " +
+		"v0.18.9 refuses label selectors here). A Namespace selects the namespace and, as KubeFleet applies it, every namespaced resource the placement " +
 		"carries in it."
 	scopeDoc := "`Cluster` (the default): a `ClusterResourcePlacement`; KubeFleet refuses a ClusterResourceOverride bound to a " +
 		"ResourcePlacement."
 	desc := "A ClusterResourceOverride on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1`): how the cluster-scoped " +
 		"resources a `fleet_placement` carries (and, for a Namespace, everything in it) differ per member cluster."
 	if r.namespaced {
-		selectorDoc = "The resources of `namespace` to override, by kind and name (1 to 20, no two alike)."
+		selectorDoc = "Required. A resource of `namespace` to override, by kind and name; repeat the block for more (1 to 20, no two alike)."
 		scopeDoc = "`Cluster` (KubeFleet's default: a `ClusterResourcePlacement`) or `Namespaced` (a `ResourcePlacement` in `namespace`)."
 		desc = "A ResourceOverride on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1`, namespaced): how resources of one " +
 			"hub namespace that a placement carries differ per member cluster."
@@ -93,56 +94,61 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			Validators: []validator.String{stringvalidator.LengthBetween(1, 63),
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")}},
-		"placement": rschema.SingleNestedAttribute{Required: true,
-			Description: "The placement the override is for (KubeFleet applies an override only to its placement's resources). It must be " +
+	}
+	blocks := map[string]rschema.Block{
+		"placement": requiredInBlock(rschema.SingleNestedBlock{
+			Description: "Required. The placement the override is for (KubeFleet applies an override only to its placement's resources). It must be " +
 				"on the hub or planned in the same configuration; otherwise the plan fails. Immutable in KubeFleet: changing it replaces the override.",
+			Validators:    []validator.Object{objectvalidator.IsRequired()},
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 			Attributes: map[string]rschema.Attribute{
 				"name":  str(true, "The placement's name.", stringvalidator.LengthBetween(1, 253)),
 				"scope": str(false, scopeDoc, stringvalidator.OneOf(map[bool][]string{false: {"Cluster"}, true: {"Cluster", "Namespaced"}}[r.namespaced]...)),
 			},
-		},
-		"resource_selectors": rschema.ListNestedAttribute{Required: true, Description: selectorDoc,
-			Validators: []validator.List{listvalidator.SizeBetween(1, 20)},
-			NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+		}, "name"),
+		"resource_selector": rschema.ListNestedBlock{Description: selectorDoc,
+			Validators: []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, 20)},
+			NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 				"group":   str(false, "The API group (\"\" or omitted for the core group)."),
 				"version": str(true, "The API version, e.g. `v1`.", stringvalidator.LengthAtLeast(1)),
 				"kind":    str(true, "The kind, e.g. `Namespace`, `Deployment`.", stringvalidator.LengthAtLeast(1)),
 				"name":    str(true, "The resource's name.", stringvalidator.LengthAtLeast(1)),
 			}}},
-		"rules": rschema.ListNestedAttribute{Required: true,
-			Description: "The override rules (1 to 20), applied in order on each cluster they select: a `Delete` rule drops the resource " +
-				"from the cluster and ends the override there; JSON patches apply one rule after the other.",
-			Validators: []validator.List{listvalidator.SizeBetween(1, 20)},
-			NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-				"cluster_selector": rschema.SingleNestedAttribute{Optional: true,
-					Description: "Which member clusters the rule applies to. Omitted: none (KubeFleet's meaning). `{}` or `{ terms = [] }`: every " +
-						"cluster. Otherwise the clusters matching at least one term.",
-					Attributes: map[string]rschema.Attribute{
-						"terms": rschema.ListNestedAttribute{Optional: true, Description: "ORed terms; each must have `labels` or `expressions`.",
-							NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+		"rule": rschema.ListNestedBlock{
+			Description: "Required. An override rule; repeat the block for more (1 to 20). The rules apply in order on each cluster they select: a " +
+				"`Delete` rule drops the resource from the cluster and ends the override there; JSON patches apply one rule after the other.",
+			Validators: []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, 20)},
+			NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+				"type": str(false, "`JSONPatch` (the default) or `Delete`.", stringvalidator.OneOf("JSONPatch", "Delete")),
+			}, Blocks: map[string]rschema.Block{
+				"cluster_selector": rschema.SingleNestedBlock{
+					Description: "Which member clusters the rule applies to. Omitted: none (KubeFleet's meaning). `cluster_selector {}` " +
+						"(no `term` block): every cluster. Otherwise the clusters matching at least one term.",
+					Blocks: map[string]rschema.Block{
+						"term": rschema.ListNestedBlock{Description: "A term; repeated, the terms are ORed. Each must have `labels` or an `expression` block.",
+							NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 								"labels": rschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Labels the cluster must have (ANDed)."},
-								"expressions": rschema.ListNestedAttribute{Optional: true, Description: "Label requirements (ANDed with `labels`).",
-									NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+							}, Blocks: map[string]rschema.Block{
+								"expression": rschema.ListNestedBlock{Description: "A label requirement, ANDed with `labels` and the other expressions.",
+									NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 										"key":      str(true, "The label key."),
 										"operator": str(true, "`In`, `NotIn`, `Exists` or `DoesNotExist`.", stringvalidator.OneOf("In", "NotIn", "Exists", "DoesNotExist")),
 										"values":   rschema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Values for `In` and `NotIn`."},
 									}}},
-								"properties": rschema.ListNestedAttribute{Optional: true,
-									Description: "Property requirements, as placements have them. KubeFleet v0.18.9 refuses them in overrides " +
-										"(\"only labelSelector is supported\"): present so that the refusal names the attribute.",
-									NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+								"property": rschema.ListNestedBlock{
+									Description: "A property requirement, as placements have them. KubeFleet v0.18.9 refuses them in overrides " +
+										"(\"only labelSelector is supported\"): present so that the refusal names the block.",
+									NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 										"name":     str(true, "The property."),
 										"operator": str(true, "The operator."),
 										"values":   rschema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "The values."},
 									}}},
 							}}},
 					}},
-				"type": str(false, "`JSONPatch` (the default) or `Delete`.", stringvalidator.OneOf("JSONPatch", "Delete")),
-				"json_patches": rschema.ListNestedAttribute{Optional: true,
-					Description: "The JSON patch operations of a `JSONPatch` rule (1 to 20; none for `Delete`).",
+				"json_patch": rschema.ListNestedBlock{
+					Description: "A JSON patch operation of a `JSONPatch` rule; repeat the block for more (1 to 20; none for `Delete`).",
 					Validators:  []validator.List{listvalidator.SizeAtMost(20)},
-					NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 						"op": str(true, "`add`, `remove` or `replace`.", stringvalidator.OneOf("add", "remove", "replace")),
 						"path": str(true, "A JSON pointer into the resource. KubeFleet refuses `/kind`, `/apiVersion`, `/status/...` and `/metadata/...` "+
 							"other than labels and annotations."),
@@ -150,10 +156,10 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 							"and `${MEMBER-CLUSTER-LABEL-KEY-<key>}`, replaced per cluster (a cluster without the label fails the whole Work of that cluster)."),
 					}}},
 			}}},
-		"preview": overridePreviewAttribute(),
-		"facts": preview.FactsAttribute("the preview (the placement's latest resources and bindings, the member clusters' labels, " +
-			"the hub's override snapshots; name the placement in the data source's `override_placements`)"),
 	}
+	attrs["preview"] = overridePreviewAttribute()
+	attrs["facts"] = preview.FactsAttribute("the preview (the placement's latest resources and bindings, the member clusters' labels, " +
+		"the hub's override snapshots; name the placement in the data source's `override_placements`)")
 	if r.namespaced {
 		attrs["namespace"] = rschema.StringAttribute{Required: true,
 			Description:   "The hub namespace of the ResourceOverride: the namespace of the resources it overrides. Changing it replaces the override.",
@@ -161,7 +167,10 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			Validators: []validator.String{stringvalidator.LengthBetween(1, 63),
 				stringvalidator.RegexMatches(dnsLabelRe, "must be a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit")}}
 	}
-	resp.Schema = rschema.Schema{Description: desc, Attributes: attrs}
+	resp.Schema = rschema.Schema{
+		Version:     1, // 1: nested attributes became blocks (placement_upgrade.go)
+		Description: desc, Attributes: attrs, Blocks: blocks,
+	}
 }
 
 // ValidateConfig runs KubeFleet v0.18.9's validator on what is known, each refusal at its path.
@@ -179,7 +188,7 @@ func (r *overrideResource) ValidateConfig(ctx context.Context, req resource.Vali
 func validateOverride(diags *diag.Diagnostics, m *overrideModel, others []override.Override, kind string) {
 	for i, rule := range m.Rules {
 		for j, p := range rule.JSONPatches {
-			at := path.Root("rules").AtListIndex(i).AtName("json_patches").AtListIndex(j).AtName("value")
+			at := path.Root("rule").AtListIndex(i).AtName("json_patch").AtListIndex(j).AtName("value")
 			v := p.Value.ValueString()
 			if v != "" && !json.Valid([]byte(v)) {
 				diags.AddAttributeError(at, "Invalid JSON patch value", fmt.Sprintf("%s: the value must be JSON (use jsonencode): %q is not.", at, v))
@@ -197,11 +206,11 @@ func validateOverride(diags *diag.Diagnostics, m *overrideModel, others []overri
 		at := path.Empty()
 		switch {
 		case is.Where.Selector >= 0:
-			at = path.Root("resource_selectors").AtListIndex(is.Where.Selector)
+			at = path.Root("resource_selector").AtListIndex(is.Where.Selector)
 		case is.Where.Op >= 0:
-			at = path.Root("rules").AtListIndex(is.Where.Rule).AtName("json_patches").AtListIndex(is.Where.Op)
+			at = path.Root("rule").AtListIndex(is.Where.Rule).AtName("json_patch").AtListIndex(is.Where.Op)
 		case is.Where.Rule >= 0:
-			at = path.Root("rules").AtListIndex(is.Where.Rule)
+			at = path.Root("rule").AtListIndex(is.Where.Rule)
 		}
 		summary := "KubeFleet refuses the " + kind
 		if len(at.Steps()) == 0 {
@@ -214,9 +223,9 @@ func validateOverride(diags *diag.Diagnostics, m *overrideModel, others []overri
 
 var overrideComputedPaths = []path.Path{path.Root("id"), path.Root("preview")}
 
-// overrideConfigAttributes are the configured attributes: the preview is recomputed when one changes
+// overrideConfigAttributes are the configured attributes and blocks: the preview is recomputed when one changes
 // (a ClusterResourceOverride has no namespace: all but the first).
-var overrideConfigAttributes = []string{"namespace", "name", "placement", "resource_selectors", "rules"}
+var overrideConfigAttributes = []string{"namespace", "name", "placement", "resource_selector", "rule"}
 
 // ModifyPlan validates against the hub (the other overrides, the placement) and computes the
 // preview of a new or changed override; an unchanged one keeps its state's preview.
@@ -387,8 +396,8 @@ type overrideModel struct {
 	Namespace         types.String          `tfsdk:"-"`
 	Name              types.String          `tfsdk:"name"`
 	Placement         *overridePlacementRef `tfsdk:"placement"`
-	ResourceSelectors []overrideSelector    `tfsdk:"resource_selectors"`
-	Rules             []overrideRuleModel   `tfsdk:"rules"`
+	ResourceSelectors []overrideSelector    `tfsdk:"resource_selector"`
+	Rules             []overrideRuleModel   `tfsdk:"rule"`
 	Preview           types.Object          `tfsdk:"preview"`
 	Facts             types.String          `tfsdk:"facts"`
 }
@@ -415,17 +424,17 @@ type overrideSelector struct {
 type overrideRuleModel struct {
 	ClusterSelector *overrideClusterSelector `tfsdk:"cluster_selector"`
 	Type            types.String             `tfsdk:"type"`
-	JSONPatches     []overridePatchModel     `tfsdk:"json_patches"`
+	JSONPatches     []overridePatchModel     `tfsdk:"json_patch"`
 }
 
 type overrideClusterSelector struct {
-	Terms []overrideTermModel `tfsdk:"terms"`
+	Terms []overrideTermModel `tfsdk:"term"`
 }
 
 type overrideTermModel struct {
 	Labels      map[string]types.String `tfsdk:"labels"`
-	Expressions []overrideRequirement   `tfsdk:"expressions"`
-	Properties  []overridePropertyReq   `tfsdk:"properties"`
+	Expressions []overrideRequirement   `tfsdk:"expression"`
+	Properties  []overridePropertyReq   `tfsdk:"property"`
 }
 
 type overrideRequirement struct {

@@ -33,37 +33,83 @@ func overrideConfig(labelValue, replicas string) string {
 	return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "ovr" {
   name               = "override-web"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = %[1]q }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["canary-east", "prod-east-1", "prod-east-2"] }
+  resource_selector {
+    group = ""
+    version = "v1"
+    kind = "Namespace"
+    name = %[1]q
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names = ["canary-east", "prod-east-1", "prod-east-2"]
+  }
   # An override changes what the bound clusters get: roll it to all three at once.
-  strategy = { type = "RollingUpdate", max_unavailable = "3", unavailable_period_seconds = 1 }
+  strategy {
+    type = "RollingUpdate"
+    max_unavailable = "3"
+    unavailable_period_seconds = 1
+  }
 }
 
 resource "fleet_cluster_resource_override" "ns" {
   name               = "override-web-ns"
-  placement          = { name = fleet_placement.ovr.name }
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = %[1]q }]
-  rules = [{
-    cluster_selector = { terms = [{ labels = { env = "prod" } }] }
-    json_patches     = [{ op = "add", path = "/metadata/labels/served-by", value = jsonencode(%[2]q) }]
-  }]
+  placement {
+    name = fleet_placement.ovr.name
+  }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = %[1]q
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { env = "prod" }
+      }
+    }
+    json_patch {
+      op = "add"
+      path = "/metadata/labels/served-by"
+      value = jsonencode(%[2]q)
+    }
+  }
 }
 
 resource "fleet_resource_override" "settings" {
   namespace          = %[1]q
   name               = "settings"
-  placement          = { name = fleet_placement.ovr.name }
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  rules = [
-    {
-      cluster_selector = { terms = [{ labels = { tier = "gold" } }] }
-      json_patches     = [{ op = "replace", path = "/data/replicas", value = jsonencode(%[3]q) }]
-    },
-    {
-      cluster_selector = { terms = [{ expressions = [{ key = "env", operator = "In", values = ["canary"] }] }] }
-      type             = "Delete"
-    },
-  ]
+  placement {
+    name = fleet_placement.ovr.name
+  }
+  resource_selector {
+    version = "v1"
+    kind = "ConfigMap"
+    name = "settings"
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { tier = "gold" }
+      }
+    }
+    json_patch {
+      op = "replace"
+      path = "/data/replicas"
+      value = jsonencode(%[3]q)
+    }
+  }
+  rule {
+    cluster_selector {
+      term {
+        expression {
+          key = "env"
+          operator = "In"
+          values = ["canary"]
+        }
+      }
+    }
+    type             = "Delete"
+  }
 }
 `, ovrNS, labelValue, replicas)
 }
@@ -141,20 +187,45 @@ func TestAccOverride(t *testing.T) {
 				ImportStateVerify: true, ImportStateVerifyIgnore: []string{"preview"},
 			},
 			{
-				Config:      overrideConfig("x", "3") + badOverride(`json_patches = [{ op = "add", path = "/status/phase", value = jsonencode("x") }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\]: KubeFleet v0.18.9's validating webhook: invalid\s+JSONPatchOverride.*cannot\s+override\s+status\s+fields`),
+				Config: overrideConfig("x", "3") + badOverride(`json_patch {
+  op = "add"
+  path = "/status/phase"
+  value = jsonencode("x")
+}`),
+				ExpectError: regexp.MustCompile(`(?s)rule\[0\]\.json_patch\[0\]: KubeFleet v0.18.9's validating webhook: invalid\s+JSONPatchOverride.*cannot\s+override\s+status\s+fields`),
 			},
 			{
-				Config:      overrideConfig("x", "3") + badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = "not json" }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\]\.json_patches\[0\]\.value:\s+the\s+value\s+must\s+be\s+JSON`),
+				Config: overrideConfig("x", "3") + badOverride(`json_patch {
+  op = "add"
+  path = "/metadata/labels/x"
+  value = "not json"
+}`),
+				ExpectError: regexp.MustCompile(`(?s)rule\[0\]\.json_patch\[0\]\.value:\s+the\s+value\s+must\s+be\s+JSON`),
 			},
 			{
-				Config: overrideConfig("x", "3") + badOverride(`cluster_selector = { terms = [{ labels = { env = "prod" }, properties = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["3"] }] }] }
-    json_patches = [{ op = "add", path = "/metadata/labels/x", value = jsonencode("y") }]`),
-				ExpectError: regexp.MustCompile(`(?s)rules\[0\]: KubeFleet.*only\s+labelSelector\s+is\s+supported`),
+				Config: overrideConfig("x", "3") + badOverride(`cluster_selector {
+  term {
+    labels = { env = "prod" }
+    property {
+      name = "kubernetes-fleet.io/node-count"
+      operator = "Gt"
+      values = ["3"]
+    }
+  }
+}
+    json_patch {
+      op = "add"
+      path = "/metadata/labels/x"
+      value = jsonencode("y")
+    }`),
+				ExpectError: regexp.MustCompile(`(?s)rule\[0\]: KubeFleet.*only\s+labelSelector\s+is\s+supported`),
 			},
 			{
-				Config:      overrideConfig("x", "3") + strings.Replace(badOverride(`json_patches = [{ op = "add", path = "/metadata/labels/x", value = jsonencode("y") }]`), `"override-web"`, `"no-such-placement"`, 1),
+				Config: overrideConfig("x", "3") + strings.Replace(badOverride(`json_patch {
+  op = "add"
+  path = "/metadata/labels/x"
+  value = jsonencode("y")
+}`), `"override-web"`, `"no-such-placement"`, 1),
 				ExpectError: regexp.MustCompile(`(?s)Placement not found.*placement\.name: the hub has no ClusterResourcePlacement no-such-placement`),
 			},
 			{
@@ -177,11 +248,18 @@ func badOverride(body string) string {
 	return fmt.Sprintf(`
 resource "fleet_cluster_resource_override" "bad" {
   name               = "override-bad"
-  placement          = { name = "override-web" }
-  resource_selectors = [{ group = "rbac.authorization.k8s.io", version = "v1", kind = "ClusterRole", name = "nothing" }]
-  rules = [{
+  placement {
+    name = "override-web"
+  }
+  resource_selector {
+    group = "rbac.authorization.k8s.io"
+    version = "v1"
+    kind = "ClusterRole"
+    name = "nothing"
+  }
+  rule {
     %s
-  }]
+  }
 }
 `, body)
 }

@@ -63,9 +63,9 @@ const (
 	placementPollInterval = 2 * time.Second
 )
 
-// placementConfigAttributes are the attributes a user configures; the preview is recomputed when one of
+// placementConfigAttributes are the attributes and blocks a user configures; the preview is recomputed when one of
 // them changes.
-var placementConfigAttributes = []string{"name", "resource_selectors", "policy", "strategy", "apply_strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
+var placementConfigAttributes = []string{"name", "resource_selector", "policy", "strategy", "apply_strategy", "revision_history_limit", "wait_for_rollout", "timeouts"}
 
 func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = placementSchema(ctx)
@@ -77,6 +77,7 @@ func (r *placementResource) Schema(ctx context.Context, _ resource.SchemaRequest
 // placementSchema is fleet_placement's schema; resourcePlacementSchema adapts it for the namespaced scope.
 func placementSchema(ctx context.Context) rschema.Schema {
 	return rschema.Schema{
+		Version: 1, // 1: nested attributes became blocks (placement_upgrade.go)
 		Description: "A ClusterResourcePlacement on the fleet hub (KubeFleet `placement.kubernetes-fleet.io/v1`): which hub " +
 			"resources go to which member clusters. The plan's `preview` shows which clusters KubeFleet's scheduler will pick, in " +
 			"which order and with which scores, and why every other cluster is left out, computed by the hub agent's own rules " +
@@ -86,10 +87,6 @@ func placementSchema(ctx context.Context) rschema.Schema {
 			"id": shared.IDAttribute("The placement's name."),
 			"name": shared.ReplacingAttribute("The ClusterResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement.", stringvalidator.LengthBetween(1, 63),
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")),
-			"resource_selectors": placementResourceSelectorsAttribute(),
-			"policy":             placementPolicyAttribute(),
-			"strategy":           placementStrategyAttribute(),
-			"apply_strategy":     placementApplyStrategyAttribute(),
 			"revision_history_limit": rschema.Int64Attribute{
 				Optional: true, Computed: true, Default: int64default.StaticInt64(placementDefaultRevisionHistoryLimit),
 				Description: "How many policy and resource snapshots the hub keeps (1 to 1000). Default: 10.",
@@ -122,17 +119,26 @@ func placementSchema(ctx context.Context) rschema.Schema {
 				}},
 			},
 		},
-		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: placementCreateTimeout, Update: placementUpdateTimeout, Delete: placementDeleteTimeout}),
+		Blocks: placementBlocks(ctx),
 	}
 }
 
-func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{
-		Required: true,
-		Description: "The cluster-scoped hub resources to place (ORed, 1 to 100). A Namespace is placed with everything in it " +
-			"unless `selection_scope` says otherwise.",
-		Validators: []validator.List{listvalidator.SizeBetween(1, 100)},
-		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+// placementBlocks are the placement's blocks: its configuration besides the plain attributes, and timeouts.
+func placementBlocks(ctx context.Context) map[string]rschema.Block {
+	blocks := shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: placementCreateTimeout, Update: placementUpdateTimeout, Delete: placementDeleteTimeout})
+	blocks["resource_selector"] = placementResourceSelectorBlock()
+	blocks["policy"] = placementPolicyBlock()
+	blocks["strategy"] = placementStrategyBlock()
+	blocks["apply_strategy"] = placementApplyStrategyBlock()
+	return blocks
+}
+
+func placementResourceSelectorBlock() rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: "Required. Cluster-scoped hub resources to place: a kind, or the objects of a kind with a name or labels. Repeat the " +
+			"block for more (ORed, 1 to 100). A Namespace is placed with everything in it unless `selection_scope` says otherwise.",
+		Validators: []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, 100)},
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 			"group": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(""),
 				Description: "The API group; empty (the default) for the core group.",
@@ -149,25 +155,28 @@ func placementResourceSelectorsAttribute() rschema.ListNestedAttribute {
 					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("label_selector")),
 				},
 			},
-			"label_selector": rschema.SingleNestedAttribute{
-				Optional:    true,
-				Description: "Selects resources of the kind by label.",
-				Attributes: map[string]rschema.Attribute{
-					"match_labels": rschema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
-						Description: "Labels the resources must have, with these values.",
-						Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.NoNullValues(),
-							mapvalidator.AtLeastOneOf(path.MatchRelative().AtParent().AtName("match_expressions"))},
-					},
-					"match_expressions": shared.LabelExpressionsAttribute("the resources"),
-				},
-			},
 			"selection_scope": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(placementScopeWithResources),
 				Description: "For a Namespace: `NamespaceWithResources` (the namespace and everything in it; the default) or " +
 					"`NamespaceOnly` (the namespace alone; needs a hub whose KubeFleet knows selectionScope, which v0.14.0 does not — " +
 					"checked at plan).",
 				Validators: []validator.String{stringvalidator.OneOf(placementScopeWithResources, placementScopeNamespaceOnly)},
+			},
+		}, Blocks: map[string]rschema.Block{
+			"label_selector": rschema.SingleNestedBlock{
+				Description: "Selects resources of the kind by label: `match_labels`, `match_expression` blocks, or both.",
+				Attributes: map[string]rschema.Attribute{
+					"match_labels": rschema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						Description: "Labels the resources must have, with these values.",
+						// With or without match_expression blocks: ValidateConfig (validators of the attributes of
+						// an absent label_selector run too, so an AtLeastOneOf here would fail it).
+						Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.NoNullValues()},
+					},
+				},
+				Blocks: map[string]rschema.Block{
+					"match_expression": shared.LabelExpressionsBlock("the resources"),
+				},
 			},
 		}},
 	}
@@ -194,8 +203,13 @@ func (r *placementResource) ValidateConfig(ctx context.Context, req resource.Val
 		if s.LabelSelector == nil {
 			continue
 		}
-		p := path.Root("resource_selectors").AtListIndex(i).AtName("label_selector")
+		p := path.Root("resource_selector").AtListIndex(i).AtName("label_selector")
 		if shared.RelatedToAny(p, unknown) {
+			continue
+		}
+		if len(s.LabelSelector.MatchLabels) == 0 && len(s.LabelSelector.MatchExpressions) == 0 {
+			resp.Diagnostics.AddAttributeError(p, "Invalid label selector",
+				fmt.Sprintf("Block %s needs match_labels or a match_expression block (an empty selector would select every resource of the kind: omit label_selector for that).", p))
 			continue
 		}
 		if _, err := metav1.LabelSelectorAsSelector(shared.LabelSelector(s.LabelSelector.MatchLabels, s.LabelSelector.MatchExpressions)); err != nil {
@@ -395,7 +409,7 @@ func unsettledReason(crp *hub.Placement, name string) string {
 // placement type, and existing tolerations (they can only be added).
 func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel, unknown []path.Path) {
 	typePath := path.Root("policy").AtName("placement_type")
-	tolerationsPath := path.Root("policy").AtName("tolerations")
+	tolerationsPath := path.Root("policy").AtName("toleration")
 	if updated == nil {
 		typePath, tolerationsPath = path.Root("policy"), path.Root("policy")
 	}
@@ -403,7 +417,7 @@ func checkPlacementImmutable(diags *diag.Diagnostics, old, updated *policyModel,
 		switch is.Path.String() {
 		case "": // the policy itself: KubeFleet v0.18.9's CRD refuses removing it
 			diags.AddAttributeError(path.Root("policy"), "Policy cannot be removed",
-				"Attribute policy: "+is.Message+": KubeFleet rejects the update. Keep the policy (placement_type = \"PickAll\" picks every eligible cluster).")
+				"Attribute policy: "+is.Message+": KubeFleet rejects the update. Keep the policy block (placement_type = \"PickAll\" picks every eligible cluster).")
 		case "placementType":
 			if shared.RelatedToAny(typePath, unknown) {
 				continue
@@ -466,7 +480,7 @@ func (r *placementResource) checkNotOnHub(ctx context.Context, diags *diag.Diagn
 // checkSelectionScope fails a NamespaceOnly selector the hub's API would silently drop.
 func (r *placementResource) checkSelectionScope(ctx context.Context, diags *diag.Diagnostics, hc *hub.Client, selectors []resourceSelectorModel, unknown []path.Path) {
 	for i, s := range selectors {
-		p := path.Root("resource_selectors").AtListIndex(i).AtName("selection_scope")
+		p := path.Root("resource_selector").AtListIndex(i).AtName("selection_scope")
 		if s.SelectionScope.ValueString() != placementScopeNamespaceOnly || shared.RelatedToAny(p, unknown) {
 			continue
 		}
@@ -635,7 +649,7 @@ type placementModel struct {
 	Namespace types.String `tfsdk:"-"` // the namespaced scope's
 
 	Name                 types.String            `tfsdk:"name"`
-	ResourceSelectors    []resourceSelectorModel `tfsdk:"resource_selectors"`
+	ResourceSelectors    []resourceSelectorModel `tfsdk:"resource_selector"`
 	Policy               *policyModel            `tfsdk:"policy"`
 	Strategy             *placementStrategyModel `tfsdk:"strategy"`
 	ApplyStrategy        *applyStrategyModel     `tfsdk:"apply_strategy"`
@@ -650,10 +664,10 @@ type placementModel struct {
 }
 
 // placementLabelSelectorModel is a resource selector's `label_selector` of match_labels and
-// match_expressions (KubeFleet's metav1.LabelSelector).
+// match_expression blocks (KubeFleet's metav1.LabelSelector).
 type placementLabelSelectorModel struct {
 	MatchLabels      map[string]string             `tfsdk:"match_labels"`
-	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
+	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expression"`
 }
 
 type resourceSelectorModel struct {
@@ -738,7 +752,7 @@ func placementFromModel(m *placementModel) *hub.Placement {
 }
 
 // placementSpecToModel reads the hub's spec into the model, with the API's defaults for fields the hub
-// left empty.
+// left empty; m holds the prior state (on import, only the key).
 func placementSpecToModel(m *placementModel, crp *hub.Placement) {
 	m.Name = types.StringValue(crp.Name)
 	if crp.Namespace != "" {
@@ -760,8 +774,18 @@ func placementSpecToModel(m *placementModel, crp *hub.Placement) {
 		m.ResourceSelectors = append(m.ResourceSelectors, sm)
 	}
 	m.Policy = placementPolicyFromAPI(crp.Spec.Policy)
+	// strategy and apply_strategy are blocks, which cannot be computed: one the state (or an import)
+	// does not have stays null while the hub holds its defaults, which is what an omitted block
+	// writes; anything else is read back, so that a change made outside Terraform shows as a diff.
+	strategyOmitted, applyOmitted := m.Strategy == nil, m.ApplyStrategy == nil
 	m.Strategy = placementStrategyFromAPI(crp.Spec.Strategy)
+	if strategyOmitted && m.Strategy.isDefault() {
+		m.Strategy = nil
+	}
 	m.ApplyStrategy = applyStrategyFromAPI(crp.Spec.Strategy.ApplyStrategy)
+	if applyOmitted && m.ApplyStrategy.isDefault() {
+		m.ApplyStrategy = nil
+	}
 	m.RevisionHistoryLimit = types.Int64Value(placementDefaultRevisionHistoryLimit)
 	if crp.Spec.RevisionHistoryLimit != nil {
 		m.RevisionHistoryLimit = types.Int64Value(int64(*crp.Spec.RevisionHistoryLimit))

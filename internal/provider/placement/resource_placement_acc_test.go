@@ -35,19 +35,26 @@ func pickNConfig(name, namespace string, n int) string {
 	return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "test" {
   name               = %q
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = %q }]
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = %q
+  }
 `, name, namespace) + pickNByNodeCount(n) + waitForRollout
 }
 
 // pickNByNodeCount is the policy of a placement of either scope: PickN of n by node count.
 func pickNByNodeCount(n int) string {
-	return fmt.Sprintf(`  policy = {
+	return fmt.Sprintf(`  policy {
     placement_type     = "PickN"
     number_of_clusters = %d
-    preferred_cluster_selectors = [{
+    preferred_cluster_selector {
       weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+      property_sorter {
+        name = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
   }
 `, n)
 }
@@ -146,10 +153,9 @@ func TestAccPlacementPickN(t *testing.T) {
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{"kind": knownvalue.StringExact("Namespace"), "name": knownvalue.StringExact("pickn-web")}),
 					})),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("pickn-web")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("strategy"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"type": knownvalue.StringExact("RollingUpdate"), "max_unavailable": knownvalue.StringExact("25%"),
-						"max_surge": knownvalue.StringExact("25%"), "unavailable_period_seconds": knownvalue.Int64Exact(60),
-					})),
+					// Omitted, the strategy blocks stay null while the hub has the defaults (a block cannot be computed).
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("strategy"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("apply_strategy"), knownvalue.Null()),
 				},
 			},
 			{
@@ -206,13 +212,23 @@ func TestAccPlacementPickAllAndTolerations(t *testing.T) {
 	config := func(tolerate bool) string {
 		tolerations := ""
 		if tolerate {
-			tolerations = `tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]`
+			tolerations = `toleration {
+  key = "dedicated"
+  value = "gpu"
+  effect = "NoSchedule"
+}`
 		}
 		return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "test" {
   name               = "pickall-web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "pickall-web" }]
-  policy             = { %s }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "pickall-web"
+  }
+  policy {
+    %s
+  }
 }
 `, tolerations)
 	}
@@ -282,14 +298,21 @@ resource "terraform_data" "count" {
 
 resource "fleet_placement" "test" {
   name               = "unknown-input"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "unknown-input" }]
-  policy = {
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "unknown-input"
+  }
+  policy {
     placement_type     = "PickN"
     number_of_clusters = terraform_data.count.output
-    preferred_cluster_selectors = [{
+    preferred_cluster_selector {
       weight          = 50
-      property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" }
-    }]
+      property_sorter {
+        name = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
   }
   wait_for_rollout = true
 }
@@ -318,13 +341,19 @@ func TestAccPlacementExternalStrategy(t *testing.T) {
 	config := func(extra string, namespaces ...string) string {
 		selectors := make([]string, 0, len(namespaces))
 		for _, ns := range namespaces {
-			selectors = append(selectors, fmt.Sprintf(`{ version = "v1", kind = "Namespace", name = %q }`, ns))
+			selectors = append(selectors, fmt.Sprintf(`resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = %q
+  }`, ns))
 		}
 		return acctest.ProviderConfig + `
 resource "fleet_placement" "test" {
   name               = "external"
-  resource_selectors = [` + strings.Join(selectors, ", ") + `]
-  strategy           = { type = "External" }
+  ` + strings.Join(selectors, "\n  ") + `
+  strategy {
+    type = "External"
+  }
   ` + extra + `
 }
 `
@@ -444,9 +473,13 @@ func TestAccPlacementInvalidInputs(t *testing.T) {
 		return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "bad" {
   name               = "bad"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
-  policy = {
-%s
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "bad"
+  }
+  policy {
+    %s
   }
 }
 `, body)
@@ -456,27 +489,62 @@ resource "fleet_placement" "bad" {
 	}{
 		{"weight above 100", `placement_type = "PickN"
     number_of_clusters = 1
-    preferred_cluster_selectors = [{ weight = 101, labels = { env = "prod" } }]`,
-			`policy\.preferred_cluster_selectors\[0\]\.weight: Invalid value: 101: should be less than or equal to 100`},
-		{"two values for Eq", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Eq", values = ["3", "4"] }] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values`},
+    preferred_cluster_selector {
+      weight = 101
+      labels = { env = "prod" }
+    }`,
+			`policy\.preferred_cluster_selector\[0\]\.weight: Invalid value: 101: should be less than or equal to 100`},
+		{"two values for Eq", `required_cluster_selector {
+  property_expression {
+    name = "kubernetes-fleet.io/node-count"
+    operator = "Eq"
+    values = ["3", "4"]
+  }
+}`,
+			`policy\.required_cluster_selector\[0\]\.property_expression\[0\]\.values`},
 		{"PickFixed with number_of_clusters", `placement_type = "PickFixed"
     cluster_names = ["canary-east"]
     number_of_clusters = 1`,
 			`policy\.number_of_clusters: number of clusters must be nil for policy type PickFixed`},
-		{"bad quantity", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["12x"] }] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.values: invalid requirement on property kubernetes-fleet.io/node-count: value "12x" is not a valid resource.Quantity`},
-		{"contradicting requirements", `required_cluster_selectors = [{ property_expressions = [
-      { name = "kubernetes-fleet.io/node-count", operator = "Gt", values = ["10"] },
-      { name = "kubernetes-fleet.io/node-count", operator = "Lt", values = ["5"] },
-    ] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]: inconsistent requirements on property kubernetes-fleet.io/node-count: lower bound \(10\) and upper bound \(5\) exclude all values`},
+		{"bad quantity", `required_cluster_selector {
+  property_expression {
+    name = "kubernetes-fleet.io/node-count"
+    operator = "Gt"
+    values = ["12x"]
+  }
+}`,
+			`policy\.required_cluster_selector\[0\]\.property_expression\[0\]\.values: invalid requirement on property kubernetes-fleet.io/node-count: value "12x" is not a valid resource.Quantity`},
+		{"contradicting requirements", `required_cluster_selector {
+  property_expression {
+    name = "kubernetes-fleet.io/node-count"
+    operator = "Gt"
+    values = ["10"]
+  }
+  property_expression {
+    name = "kubernetes-fleet.io/node-count"
+    operator = "Lt"
+    values = ["5"]
+  }
+}`,
+			`policy\.required_cluster_selector\[0\]\.property_expression\[0\]: inconsistent requirements on property kubernetes-fleet.io/node-count: lower bound \(10\) and upper bound \(5\) exclude all values`},
 		{"bad property name", `placement_type = "PickN"
     number_of_clusters = 1
-    preferred_cluster_selectors = [{ weight = 10, property_sorter = { name = "resources.kubernetes-fleet.io/spare-cpu", sort_order = "Descending" } }]`,
-			`policy\.preferred_cluster_selectors\[0\]\.property_sorter\.name: invalid capacity type`},
-		{"unknown operator", `required_cluster_selectors = [{ property_expressions = [{ name = "kubernetes-fleet.io/node-count", operator = "Gte", values = ["3"] }] }]`,
-			`policy\.required_cluster_selectors\[0\]\.property_expressions\[0\]\.operator`},
+    preferred_cluster_selector {
+      weight = 10
+      property_sorter {
+        name = "resources.kubernetes-fleet.io/spare-cpu"
+        sort_order = "Descending"
+      }
+    }`,
+			`policy\.preferred_cluster_selector\[0\]\.property_sorter\.name: invalid capacity type`},
+		{"unknown operator", `required_cluster_selector {
+  property_expression {
+    name = "kubernetes-fleet.io/node-count"
+    operator = "Gte"
+    values = ["3"]
+  }
+}`,
+			`policy\.required_cluster_selector\[0\]\.property_expression\[0\]\.operator`},
 	}
 	// A hub whose CRD lacks selectionScope (KubeFleet before v0.17) no longer runs here:
 	// hub.TestSupportsSelectionScope covers that check against such a CRD.
@@ -499,13 +567,20 @@ resource "fleet_placement" "bad" {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 			Steps: []resource.TestStep{
-				{Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }]`)},
+				{Config: policy(`toleration {
+  key = "dedicated"
+  value = "gpu"
+}`)},
 				{
 					// v0.18.9's CRD: a policy once set stays.
 					Config: acctest.ProviderConfig + `
 resource "fleet_placement" "bad" {
   name               = "bad"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "bad"
+  }
 }
 `,
 					ExpectError: acctest.WrappedRegexp(`policy: policy cannot be removed once set`),
@@ -513,16 +588,29 @@ resource "fleet_placement" "bad" {
 				{
 					Config: policy(`placement_type = "PickN"
     number_of_clusters = 1
-    tolerations = [{ key = "dedicated", value = "gpu" }]`),
+    toleration {
+      key = "dedicated"
+      value = "gpu"
+    }`),
 					ExpectError: acctest.WrappedRegexp(`policy\.placement_type: the placement type is immutable \(PickAll → PickN\)`),
 				},
 				{
-					Config:      policy(`tolerations = [{ key = "dedicated", operator = "Exists" }]`),
-					ExpectError: acctest.WrappedRegexp(`(?s)policy\.tolerations: tolerations have been updated/deleted.*key="dedicated" operator=Equal value="gpu"`),
+					Config: policy(`toleration {
+  key = "dedicated"
+  operator = "Exists"
+}`),
+					ExpectError: acctest.WrappedRegexp(`(?s)policy\.toleration: tolerations have been updated/deleted.*key="dedicated" operator=Equal value="gpu"`),
 				},
 				{
 					// Appending is fine.
-					Config: policy(`tolerations = [{ key = "dedicated", value = "gpu" }, { key = "spot", operator = "Exists" }]`),
+					Config: policy(`toleration {
+  key = "dedicated"
+  value = "gpu"
+}
+toleration {
+  key = "spot"
+  operator = "Exists"
+}`),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					}},
@@ -536,7 +624,9 @@ resource "fleet_placement" "bad" {
 			return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "bad" {
   name               = "bad-kind"
-  resource_selectors = [%s]
+  resource_selector {
+    %s
+  }
 }
 `, sel)
 		}
@@ -545,14 +635,18 @@ resource "fleet_placement" "bad" {
 			Steps: []resource.TestStep{
 				{
 					// ClusterRole without its API group: the hub agent's resolver finds no GVR.
-					Config:      selector(`{ version = "v1", kind = "ClusterRole", name = "viewer" }`),
+					Config: selector(`version = "v1"
+    kind = "ClusterRole"
+    name = "viewer"`),
 					PlanOnly:    true,
-					ExpectError: acctest.WrappedRegexp(`resource_selectors\[0\]\.kind: the hub serves no kind ClusterRole in v1`),
+					ExpectError: acctest.WrappedRegexp(`resource_selector\[0\]\.kind: the hub serves no kind ClusterRole in v1`),
 				},
 				{
-					Config:      selector(`{ version = "v1", kind = "ConfigMap", name = "settings" }`),
+					Config: selector(`version = "v1"
+    kind = "ConfigMap"
+    name = "settings"`),
 					PlanOnly:    true,
-					ExpectError: acctest.WrappedRegexp(`resource_selectors\[0\]\.kind: ConfigMap \(v1\) is namespaced`),
+					ExpectError: acctest.WrappedRegexp(`resource_selector\[0\]\.kind: ConfigMap \(v1\) is namespaced`),
 				},
 			},
 		})
@@ -563,8 +657,14 @@ resource "fleet_placement" "bad" {
 			return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_placement" "bad" {
   name               = "bad-external"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "bad" }]
-  strategy           = { type = %q }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "bad"
+  }
+  strategy {
+    type = %q
+  }
 }
 `, typ)
 		}

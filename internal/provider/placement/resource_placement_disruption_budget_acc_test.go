@@ -21,8 +21,15 @@ func budgetConfig(budget string) string {
 	return `
 resource "fleet_placement" "guarded" {
   name               = "budgetme"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "budgetme" }]
-  policy = { placement_type = "PickN", number_of_clusters = 3 }
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "budgetme"
+  }
+  policy {
+    placement_type = "PickN"
+    number_of_clusters = 3
+  }
 }
 
 resource "fleet_placement_disruption_budget" "guarded" {
@@ -153,7 +160,11 @@ resource "fleet_placement_disruption_budget" "missing" {
 	w = acctest.NewWorkdir(t, `
 resource "fleet_placement" "all" {
   name               = "budgetall"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "budgetall" }]
+  resource_selector {
+    version = "v1"
+    kind = "Namespace"
+    name = "budgetall"
+  }
 }
 `)
 	w.Must("apply", "-auto-approve", "-input=false")

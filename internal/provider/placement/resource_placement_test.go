@@ -76,23 +76,23 @@ func TestPlacementPolicyPaths(t *testing.T) {
 	required := affinity.Child("requiredDuringSchedulingIgnoredDuringExecution").Child("clusterSelectorTerms")
 	preferred := affinity.Child("preferredDuringSchedulingIgnoredDuringExecution")
 	cases := map[string]scheduling.Path{
-		"policy.placement_type":                                                 scheduling.Path{}.Child("placementType"),
-		"policy.cluster_names[2]":                                               scheduling.Path{}.Child("clusterNames").Index(2),
-		"policy.number_of_clusters":                                             scheduling.Path{}.Child("numberOfClusters"),
-		"policy.required_cluster_selectors":                                     scheduling.Path{}.Child("affinity"),
-		"policy.required_cluster_selectors[1]":                                  required.Index(1).Child("labelSelector"),
-		"policy.required_cluster_selectors[0].property_expressions[1].values":   required.Index(0).Child("propertySelector").Child("matchExpressions").Index(1).Child("values"),
-		"policy.required_cluster_selectors[0].property_expressions[0].name":     required.Index(0).Child("propertySelector").Child("matchExpressions").Index(0).Child("name"),
-		"policy.required_cluster_selectors[0].property_expressions[0].operator": required.Index(0).Child("propertySelector").Child("matchExpressions").Index(0).Child("operator"),
-		"policy.preferred_cluster_selectors":                                    preferred,
-		"policy.preferred_cluster_selectors[1].weight":                          preferred.Index(1).Child("weight"),
-		"policy.preferred_cluster_selectors[0]":                                 preferred.Index(0).Child("preference").Child("labelSelector"),
-		"policy.preferred_cluster_selectors[0].property_sorter.name":            preferred.Index(0).Child("preference").Child("propertySorter").Child("name"),
-		"policy.preferred_cluster_selectors[0].property_sorter.sort_order":      preferred.Index(0).Child("preference").Child("propertySorter").Child("sortOrder"),
-		"policy.topology_spread_constraints[0].max_skew":                        scheduling.Path{}.Child("topologySpreadConstraints").Index(0).Child("maxSkew"),
-		"policy.topology_spread_constraints":                                    scheduling.Path{}.Child("topologySpreadConstraints"),
-		"policy.tolerations[1].value":                                           scheduling.Path{}.Child("tolerations").Index(1).Child("value"),
-		"policy.tolerations[0]":                                                 scheduling.Path{}.Child("tolerations").Index(0),
+		"policy.placement_type":                                               scheduling.Path{}.Child("placementType"),
+		"policy.cluster_names[2]":                                             scheduling.Path{}.Child("clusterNames").Index(2),
+		"policy.number_of_clusters":                                           scheduling.Path{}.Child("numberOfClusters"),
+		"policy.required_cluster_selector":                                    scheduling.Path{}.Child("affinity"),
+		"policy.required_cluster_selector[1]":                                 required.Index(1).Child("labelSelector"),
+		"policy.required_cluster_selector[0].property_expression[1].values":   required.Index(0).Child("propertySelector").Child("matchExpressions").Index(1).Child("values"),
+		"policy.required_cluster_selector[0].property_expression[0].name":     required.Index(0).Child("propertySelector").Child("matchExpressions").Index(0).Child("name"),
+		"policy.required_cluster_selector[0].property_expression[0].operator": required.Index(0).Child("propertySelector").Child("matchExpressions").Index(0).Child("operator"),
+		"policy.preferred_cluster_selector":                                   preferred,
+		"policy.preferred_cluster_selector[1].weight":                         preferred.Index(1).Child("weight"),
+		"policy.preferred_cluster_selector[0]":                                preferred.Index(0).Child("preference").Child("labelSelector"),
+		"policy.preferred_cluster_selector[0].property_sorter.name":           preferred.Index(0).Child("preference").Child("propertySorter").Child("name"),
+		"policy.preferred_cluster_selector[0].property_sorter.sort_order":     preferred.Index(0).Child("preference").Child("propertySorter").Child("sortOrder"),
+		"policy.topology_spread_constraint[0].max_skew":                       scheduling.Path{}.Child("topologySpreadConstraints").Index(0).Child("maxSkew"),
+		"policy.topology_spread_constraint":                                   scheduling.Path{}.Child("topologySpreadConstraints"),
+		"policy.toleration[1].value":                                          scheduling.Path{}.Child("tolerations").Index(1).Child("value"),
+		"policy.toleration[0]":                                                scheduling.Path{}.Child("tolerations").Index(0),
 	}
 	for want, p := range cases {
 		if got := placementPolicyPath(root, p, fullPolicyModel()).String(); got != want {
@@ -101,7 +101,7 @@ func TestPlacementPolicyPaths(t *testing.T) {
 	}
 	// "affinity must be nil" points at the preferred selectors when only they are set.
 	m := &policyModel{PreferredClusterSelectors: []preferredTermModel{{}}}
-	if got := placementPolicyPath(root, scheduling.Path{}.Child("affinity"), m).String(); got != "policy.preferred_cluster_selectors" {
+	if got := placementPolicyPath(root, scheduling.Path{}.Child("affinity"), m).String(); got != "policy.preferred_cluster_selector" {
 		t.Errorf("affinity with only preferred terms: got %s", got)
 	}
 }
@@ -112,8 +112,8 @@ func TestPlacementPolicyValidationSkipsUnknownAndEnums(t *testing.T) {
 	var diags diag.Diagnostics
 	// number_of_clusters is unknown: "cannot be nil" must not be reported; the toleration's key is known and missing.
 	validatePlacementPolicy(&diags, path.Root("policy"), m, []path.Path{path.Root("policy").AtName("number_of_clusters")})
-	if diags.ErrorsCount() != 1 || !strings.Contains(diags.Errors()[0].Detail(), "policy.tolerations[0].key") {
-		t.Fatalf("want one error about policy.tolerations[0].key, got %v", diags)
+	if diags.ErrorsCount() != 1 || !strings.Contains(diags.Errors()[0].Detail(), "policy.toleration[0].key") {
+		t.Fatalf("want one error about policy.toleration[0].key, got %v", diags)
 	}
 	// The CRD's maxItems and the webhook's rule on one attribute: one error saying both.
 	diags = nil
@@ -335,5 +335,40 @@ func TestPlacementStrategyMapping(t *testing.T) {
 	def := placementStrategyFromAPI(placementv1.RolloutStrategy{Type: placementv1.RollingUpdateRolloutStrategyType})
 	if def.MaxUnavailable.ValueString() != "25%" || def.MaxSurge.ValueString() != "25%" || def.UnavailablePeriodSeconds.ValueInt64() != 60 {
 		t.Fatalf("defaults: %+v", def)
+	}
+}
+
+// strategy and apply_strategy are blocks: Read keeps an omitted one null (and an import leaves
+// them out) while the hub holds the defaults, and reads back anything else.
+func TestPlacementReadKeepsOmittedStrategiesNull(t *testing.T) {
+	s := types.StringValue
+	defaults := placementFromModel(&placementModel{Name: s("p")})
+	var imported placementModel
+	placementSpecToModel(&imported, defaults)
+	if imported.Strategy != nil || imported.ApplyStrategy != nil {
+		t.Fatalf("defaults read into an omitted block: %+v %+v", imported.Strategy, imported.ApplyStrategy)
+	}
+	// Written blocks keep the defaults they planned.
+	written := placementModel{Strategy: &placementStrategyModel{}, ApplyStrategy: &applyStrategyModel{}}
+	placementSpecToModel(&written, defaults)
+	if !written.Strategy.isDefault() || !written.ApplyStrategy.isDefault() {
+		t.Fatalf("written blocks: %+v %+v", written.Strategy, written.ApplyStrategy)
+	}
+	// A hub changed outside Terraform shows in an omitted block.
+	changed := placementFromModel(&placementModel{Name: s("p"),
+		Strategy:      &placementStrategyModel{Type: s("External")},
+		ApplyStrategy: &applyStrategyModel{Type: s("ServerSideApply"), ServerSideApplyConfig: &applySSAConfigModel{ForceConflicts: types.BoolValue(true)}}})
+	var omitted placementModel
+	placementSpecToModel(&omitted, changed)
+	if omitted.Strategy == nil || omitted.Strategy.Type.ValueString() != "External" || omitted.ApplyStrategy == nil ||
+		omitted.ApplyStrategy.Type.ValueString() != "ServerSideApply" {
+		t.Fatalf("changed strategies: %+v %+v", omitted.Strategy, omitted.ApplyStrategy)
+	}
+	// A RollingUpdate that differs in one setting is not the default.
+	ru := placementFromModel(&placementModel{Name: s("p"), Strategy: &placementStrategyModel{Type: s("RollingUpdate"), MaxSurge: s("1")}})
+	omitted = placementModel{}
+	placementSpecToModel(&omitted, ru)
+	if omitted.Strategy == nil || omitted.Strategy.MaxSurge.ValueString() != "1" {
+		t.Fatalf("a changed max_surge: %+v", omitted.Strategy)
 	}
 }

@@ -48,10 +48,10 @@ func resourcePlacementSchema(s *rschema.Schema) {
 		name.Description = "The ResourcePlacement's name: a DNS subdomain of at most 63 characters. Changing it replaces the placement."
 		s.Attributes["name"] = name
 	}
-	selectors := placementResourceSelectorsAttribute()
-	selectors.Description = "The namespaced resources of the placement's namespace to place (ORed, 1 to 100): ConfigMaps, " +
-		"Deployments, Services, ... A ResourcePlacement cannot select cluster-scoped kinds such as Namespace (KubeFleet rejects " +
-		"them; checked at validate for Namespace and at plan against the hub's API for the others)."
+	selectors := placementResourceSelectorBlock()
+	selectors.Description = "Required. Namespaced resources of the placement's namespace to place: ConfigMaps, Deployments, Services, ... " +
+		"Repeat the block for more (ORed, 1 to 100). A ResourcePlacement cannot select cluster-scoped kinds such as Namespace " +
+		"(KubeFleet rejects them; checked at validate for Namespace and at plan against the hub's API for the others)."
 	attrs := map[string]rschema.Attribute{}
 	for k, v := range selectors.NestedObject.Attributes {
 		if k != "selection_scope" {
@@ -63,7 +63,7 @@ func resourcePlacementSchema(s *rschema.Schema) {
 		attrs["kind"] = kind
 	}
 	selectors.NestedObject.Attributes = attrs
-	s.Attributes["resource_selectors"] = selectors
+	s.Blocks["resource_selector"] = selectors
 	if latest, ok := s.Attributes["latest_resource_snapshot_index"].(rschema.StringAttribute); ok {
 		latest.Description = strings.Replace(latest.Description, "ClusterResourceSnapshot", "ResourceSnapshot", 1)
 		s.Attributes["latest_resource_snapshot_index"] = latest
@@ -76,8 +76,8 @@ func resourcePlacementSchema(s *rschema.Schema) {
 // with isClusterScoped false).
 func validateNamespacedSelectors(diags *diag.Diagnostics, selectors []resourceSelectorModel, unknown []path.Path) {
 	for i, s := range selectors {
-		p := path.Root("resource_selectors").AtListIndex(i).AtName("kind")
-		if shared.RelatedToAny(p, unknown) || shared.RelatedToAny(path.Root("resource_selectors").AtListIndex(i).AtName("group"), unknown) {
+		p := path.Root("resource_selector").AtListIndex(i).AtName("kind")
+		if shared.RelatedToAny(p, unknown) || shared.RelatedToAny(path.Root("resource_selector").AtListIndex(i).AtName("group"), unknown) {
 			continue
 		}
 		if s.Group.ValueString() == "" && s.Kind.ValueString() == "Namespace" {
@@ -101,7 +101,7 @@ func checkSelectedKinds(diags *diag.Diagnostics, hc *hub.Client, selectors []res
 	}
 	disc := hc.Kubernetes().Discovery()
 	for i, s := range selectors {
-		p := path.Root("resource_selectors").AtListIndex(i)
+		p := path.Root("resource_selector").AtListIndex(i)
 		if shared.RelatedToAny(p.AtName("kind"), unknown) || shared.RelatedToAny(p.AtName("group"), unknown) || shared.RelatedToAny(p.AtName("version"), unknown) {
 			continue
 		}
@@ -201,7 +201,7 @@ type resourcePlacementModel struct {
 	ID                   types.String              `tfsdk:"id"`
 	Namespace            types.String              `tfsdk:"namespace"`
 	Name                 types.String              `tfsdk:"name"`
-	ResourceSelectors    []namespacedSelectorModel `tfsdk:"resource_selectors"`
+	ResourceSelectors    []namespacedSelectorModel `tfsdk:"resource_selector"`
 	Policy               *policyModel              `tfsdk:"policy"`
 	Strategy             *placementStrategyModel   `tfsdk:"strategy"`
 	ApplyStrategy        *applyStrategyModel       `tfsdk:"apply_strategy"`

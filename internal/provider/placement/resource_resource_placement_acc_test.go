@@ -27,7 +27,11 @@ func resourcePlacementConfig(ns string, n int) string {
 resource "fleet_resource_placement" "test" {
   namespace          = %q
   name               = "web"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
+  resource_selector {
+    version = "v1"
+    kind = "ConfigMap"
+    name = "web-config"
+  }
 `, ns) + pickNByNodeCount(n) + waitForRollout
 }
 
@@ -111,18 +115,39 @@ func TestAccResourcePlacementInvalidInputs(t *testing.T) {
 resource "fleet_resource_placement" "bad" {
   namespace          = %q
   name               = "bad"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "x" }, %s]
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "x"
+  }
+  resource_selector %s
 }
 `, ns, selector)
 	}
 	cases := []struct{ name, ns, selector, want string }{
-		{"Namespace kind", "rp-bad", `{ version = "v1", kind = "Namespace", name = "rp-bad" }`,
-			`(?s)resource_selectors\[1\]\.kind: a ResourcePlacement selects namespaced resources of its own namespace; Namespace is\s+cluster-scoped`},
-		{"ClusterRole", "rp-bad", `{ group = "rbac.authorization.k8s.io", version = "v1", kind = "ClusterRole", name = "admin" }`,
-			`(?s)resource_selectors\[1\]\.kind: ClusterRole \(rbac\.authorization\.k8s\.io/v1\) is cluster-scoped`},
-		{"unknown kind", "rp-bad", `{ version = "v1", kind = "ConfigMapp" }`,
-			`(?s)resource_selectors\[1\]\.kind: the hub serves no kind ConfigMapp in v1`},
-		{"bad namespace", "Bad_NS", `{ version = "v1", kind = "Secret", name = "s" }`,
+		{"Namespace kind", "rp-bad", `{
+    version = "v1"
+    kind    = "Namespace"
+    name    = "rp-bad"
+  }`,
+			`(?s)resource_selector\[1\]\.kind: a ResourcePlacement selects namespaced resources of its own namespace; Namespace is\s+cluster-scoped`},
+		{"ClusterRole", "rp-bad", `{
+    group   = "rbac.authorization.k8s.io"
+    version = "v1"
+    kind    = "ClusterRole"
+    name    = "admin"
+  }`,
+			`(?s)resource_selector\[1\]\.kind: ClusterRole \(rbac\.authorization\.k8s\.io/v1\) is cluster-scoped`},
+		{"unknown kind", "rp-bad", `{
+    version = "v1"
+    kind    = "ConfigMapp"
+  }`,
+			`(?s)resource_selector\[1\]\.kind: the hub serves no kind ConfigMapp in v1`},
+		{"bad namespace", "Bad_NS", `{
+    version = "v1"
+    kind    = "Secret"
+    name    = "s"
+  }`,
 			`(?s)Attribute namespace must be a DNS label`},
 	}
 	for _, tc := range cases {
@@ -141,7 +166,11 @@ resource "fleet_resource_placement" "bad" {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 			Steps: []resource.TestStep{{
-				Config:      config("rp-missing", `{ version = "v1", kind = "Secret", name = "s" }`),
+				Config: config("rp-missing", `{
+    version = "v1"
+    kind    = "Secret"
+    name    = "s"
+  }`),
 				ExpectError: acctest.WrappedRegexp(`(?s)Namespace not found.*The hub has no namespace "rp-missing"`),
 			}},
 		})
@@ -150,7 +179,11 @@ resource "fleet_resource_placement" "bad" {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 			Steps: []resource.TestStep{{
-				Config:        config("rp-bad", `{ version = "v1", kind = "Secret", name = "s" }`),
+				Config: config("rp-bad", `{
+    version = "v1"
+    kind    = "Secret"
+    name    = "s"
+  }`),
 				ResourceName:  "fleet_resource_placement.bad",
 				ImportState:   true,
 				ImportStateId: "bad",

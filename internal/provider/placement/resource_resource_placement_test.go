@@ -26,8 +26,8 @@ func schemaOf(t *testing.T, r resource.Resource) rschema.Schema {
 }
 
 // fleet_resource_placement is fleet_placement's schema with a required namespace and selectors
-// without selection_scope; every other attribute (policy, strategy, preview, status, snapshots)
-// is the same attribute. fleet_placement has no namespace.
+// without selection_scope; every other attribute and block (policy, strategy, preview, status,
+// snapshots) is the same. fleet_placement has no namespace.
 func TestResourcePlacementSchema(t *testing.T) {
 	cluster := schemaOf(t, newPlacement())
 	ns := schemaOf(t, newScopedPlacement("_resource_placement", namespacedPlacementScope)())
@@ -37,18 +37,27 @@ func TestResourcePlacementSchema(t *testing.T) {
 	if a, ok := ns.Attributes["namespace"]; !ok || !a.IsRequired() {
 		t.Error("fleet_resource_placement: namespace must be required")
 	}
-	sel, _ := ns.Attributes["resource_selectors"].(rschema.ListNestedAttribute)
-	if _, ok := sel.NestedObject.Attributes["selection_scope"]; ok || len(sel.NestedObject.Attributes) != 5 {
-		t.Errorf("fleet_resource_placement selectors: %v, want group, version, kind, name, label_selector", keysOf(sel.NestedObject.Attributes))
+	sel, _ := ns.Blocks["resource_selector"].(rschema.ListNestedBlock)
+	if _, ok := sel.NestedObject.Attributes["selection_scope"]; ok || len(sel.NestedObject.Attributes) != 4 || sel.NestedObject.Blocks["label_selector"] == nil {
+		t.Errorf("fleet_resource_placement selectors: %v %v, want group, version, kind, name and the label_selector block",
+			keysOf(sel.NestedObject.Attributes), keysOf(sel.NestedObject.Blocks))
 	}
-	for _, name := range []string{"policy", "strategy", "preview", "status", "resource_snapshots", "revision_history_limit", "wait_for_rollout"} {
+	if _, ok := cluster.Blocks["resource_selector"].(rschema.ListNestedBlock).NestedObject.Attributes["selection_scope"]; !ok {
+		t.Error("fleet_placement selectors: no selection_scope")
+	}
+	for _, name := range []string{"preview", "status", "resource_snapshots", "revision_history_limit", "wait_for_rollout"} {
 		if !reflect.DeepEqual(cluster.Attributes[name].GetType(), ns.Attributes[name].GetType()) || cluster.Attributes[name].GetDescription() != ns.Attributes[name].GetDescription() {
 			t.Errorf("%s differs between the two scopes", name)
 		}
 	}
-	if ct, nt := cluster.Blocks["timeouts"], ns.Blocks["timeouts"]; ct == nil || nt == nil ||
-		!reflect.DeepEqual(ct.Type(), nt.Type()) || ct.GetDescription() != nt.GetDescription() {
-		t.Error("the timeouts block differs between the two scopes")
+	for _, name := range []string{"policy", "strategy", "apply_strategy", "timeouts"} {
+		if ct, nt := cluster.Blocks[name], ns.Blocks[name]; ct == nil || nt == nil ||
+			!reflect.DeepEqual(ct.Type(), nt.Type()) || ct.GetDescription() != nt.GetDescription() {
+			t.Errorf("the %s block differs between the two scopes", name)
+		}
+	}
+	if len(ns.Blocks) != len(cluster.Blocks) {
+		t.Errorf("fleet_resource_placement has %d blocks, fleet_placement %d", len(ns.Blocks), len(cluster.Blocks))
 	}
 	if len(ns.Attributes) != len(cluster.Attributes)+1 {
 		t.Errorf("fleet_resource_placement has %d attributes, fleet_placement %d: want one more (namespace)", len(ns.Attributes), len(cluster.Attributes))
@@ -117,12 +126,12 @@ func TestValidateNamespacedSelectors(t *testing.T) {
 		{Group: s(""), Version: s("v1"), Kind: s("Namespace")},
 	}
 	var diags diag.Diagnostics
-	validateNamespacedSelectors(&diags, sels, []path.Path{path.Root("resource_selectors").AtListIndex(3).AtName("kind")})
+	validateNamespacedSelectors(&diags, sels, []path.Path{path.Root("resource_selector").AtListIndex(3).AtName("kind")})
 	if diags.ErrorsCount() != 1 {
 		t.Fatalf("want one error, got %v", diags)
 	}
 	d, ok := diags[0].(diag.DiagnosticWithPath)
-	if !ok || !d.Path().Equal(path.Root("resource_selectors").AtListIndex(1).AtName("kind")) || !strings.Contains(d.Detail(), "cluster-scoped") {
+	if !ok || !d.Path().Equal(path.Root("resource_selector").AtListIndex(1).AtName("kind")) || !strings.Contains(d.Detail(), "cluster-scoped") {
 		t.Fatalf("diagnostic %v", diags[0])
 	}
 }

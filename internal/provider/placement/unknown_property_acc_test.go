@@ -52,16 +52,23 @@ func TestAccPlacementPreviewUnknownPropertyWarning(t *testing.T) {
 	}
 	config := acctest.ProviderConfig + `
 data "fleet_placement_preview" "what_if" {
-  policy = {
+  policy {
     placement_type     = "PickN"
     number_of_clusters = 2
-    required_cluster_selectors = [{
-      property_expressions = [{ name = "kubernetes.azure.com/node-count", operator = "Ge", values = ["3"] }]
-    }]
-    preferred_cluster_selectors = [{
+    required_cluster_selector {
+      property_expression {
+        name = "kubernetes.azure.com/node-count"
+        operator = "Ge"
+        values = ["3"]
+      }
+    }
+    preferred_cluster_selector {
       weight          = 50
-      property_sorter = { name = "kubernetes.azure.com/node-count", sort_order = "Descending" }
-    }]
+      property_sorter {
+        name = "kubernetes.azure.com/node-count"
+        sort_order = "Descending"
+      }
+    }
   }
 }
 `

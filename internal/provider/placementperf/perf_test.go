@@ -124,22 +124,69 @@ func TestAccPlacementPlanListsMembersOncePerProcess(t *testing.T) {
 
 // placementsConfig is 50 placements of mixed policies, each previewed over every member.
 func placementsConfig(hubURL string) string {
-	policies := []string{
-		`{ placement_type = "PickN", number_of_clusters = 10, preferred_cluster_selectors = [{ weight = 60, property_sorter = { name = "kubernetes-fleet.io/node-count", sort_order = "Descending" } }, { weight = 20, labels = { env = "prod" } }] }`,
-		`{ placement_type = "PickN", number_of_clusters = 25, topology_spread_constraints = [{ topology_key = "fleet.azure.com/location" }], required_cluster_selectors = [{ labels = { env = "prod" } }] }`,
-		`{ required_cluster_selectors = [{ property_expressions = [{ name = "resources.kubernetes-fleet.io/available-cpu", operator = "Ge", values = ["8"] }] }] }`,
-		`{ placement_type = "PickFixed", cluster_names = ["member-0001", "member-0500", "member-0999"] }`,
-		`{ placement_type = "PickN", number_of_clusters = 5, tolerations = [{ key = "dedicated", value = "gpu" }], preferred_cluster_selectors = [{ weight = 40, property_sorter = { name = "resources.kubernetes-fleet.io/available-memory", sort_order = "Ascending" } }] }`,
+	policies := []string{`{
+    placement_type     = "PickN"
+    number_of_clusters = 10
+    preferred_cluster_selector {
+      weight = 60
+      property_sorter {
+        name       = "kubernetes-fleet.io/node-count"
+        sort_order = "Descending"
+      }
+    }
+    preferred_cluster_selector {
+      weight = 20
+      labels = { env = "prod" }
+    }
+  }`, `{
+    placement_type     = "PickN"
+    number_of_clusters = 25
+    topology_spread_constraint {
+      topology_key = "fleet.azure.com/location"
+    }
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }`, `{
+    required_cluster_selector {
+      property_expression {
+        name     = "resources.kubernetes-fleet.io/available-cpu"
+        operator = "Ge"
+        values   = ["8"]
+      }
+    }
+  }`, `{
+    placement_type = "PickFixed"
+    cluster_names  = ["member-0001", "member-0500", "member-0999"]
+  }`, `{
+    placement_type     = "PickN"
+    number_of_clusters = 5
+    toleration {
+      key   = "dedicated"
+      value = "gpu"
+    }
+    preferred_cluster_selector {
+      weight = 40
+      property_sorter {
+        name       = "resources.kubernetes-fleet.io/available-memory"
+        sort_order = "Ascending"
+      }
+    }
+  }`,
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "provider \"fleet\" {\n  hub = { host = %q }\n}\n", hubURL)
+	fmt.Fprintf(&b, "provider \"fleet\" {\n  hub {\n    host = %q\n  }\n}\n", hubURL)
 	for i := 0; i < placements; i++ {
 		p := policies[i%len(policies)]
 		fmt.Fprintf(&b, `
 resource "fleet_placement" "p%d" {
-  name               = "perf-%d"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "app-%d" }]
-  policy             = %s
+  name = "perf-%d"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "app-%d"
+  }
+  policy %s
 }
 `, i, i, i, p)
 	}
@@ -147,7 +194,7 @@ resource "fleet_placement" "p%d" {
 	fmt.Fprintf(&b, `
 data "fleet_placement_preview" "full" {
   detail = "full"
-  policy = %s
+  policy %s
 }
 output "full_selected_listed" { value = length(data.fleet_placement_preview.full.preview.selected) }
 output "full_excluded_listed" { value = length(data.fleet_placement_preview.full.preview.excluded) }

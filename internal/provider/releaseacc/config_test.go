@@ -16,21 +16,29 @@ data "fleet_kubernetes_versions" "eastus" {
 }
 
 data "fleet_placement_preview" "prod" {
-  policy = {
-    placement_type             = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
   }
 }
 
 resource "fleet_placement" "web" {
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy = {
-    placement_type             = "PickN"
-    number_of_clusters         = 2
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
-  }
+  name  = "web"
   facts = data.fleet_facts.at_plan.content
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  policy {
+    placement_type     = "PickN"
+    number_of_clusters = 2
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
 }
 
 resource "fleet_placement_disruption_budget" "web" {
@@ -39,51 +47,111 @@ resource "fleet_placement_disruption_budget" "web" {
 }
 
 resource "fleet_cluster_resource_override" "web" {
-  name               = "web-served-by"
-  placement          = { name = fleet_placement.web.name }
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  rules = [{
-    cluster_selector = { terms = [{ labels = { env = "prod" } }] }
-    json_patches     = [{ op = "add", path = "/metadata/labels/served-by", value = jsonencode("$${MEMBER-CLUSTER-NAME}") }]
-  }]
+  name  = "web-served-by"
   facts = data.fleet_facts.at_plan.content
+  placement {
+    name = fleet_placement.web.name
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { env = "prod" }
+      }
+    }
+    json_patch {
+      op    = "add"
+      path  = "/metadata/labels/served-by"
+      value = jsonencode("$${MEMBER-CLUSTER-NAME}")
+    }
+  }
 }
 
 resource "fleet_placement" "tools" {
-  name               = "tools"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "tools" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["canary-east"] }
-  apply_strategy     = { type = "ServerSideApply", when_to_apply = "IfNotDrifted" }
-  wait_for_rollout   = true
-  facts              = data.fleet_facts.at_plan.content
+  name             = "tools"
+  wait_for_rollout = true
+  facts            = data.fleet_facts.at_plan.content
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "tools"
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["canary-east"]
+  }
+  apply_strategy {
+    type          = "ServerSideApply"
+    when_to_apply = "IfNotDrifted"
+  }
 }
 
 resource "fleet_placement" "team_web" {
-  name               = "team-web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "team-web", selection_scope = "NamespaceOnly" }]
-  policy             = { placement_type = "PickAll", required_cluster_selectors = [{ labels = { env = "prod" } }] }
-  facts              = data.fleet_facts.at_plan.content
+  name  = "team-web"
+  facts = data.fleet_facts.at_plan.content
+  resource_selector {
+    version         = "v1"
+    kind            = "Namespace"
+    name            = "team-web"
+    selection_scope = "NamespaceOnly"
+  }
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
 }
 
 resource "fleet_resource_placement" "web" {
-  namespace          = "team-web"
-  name               = "web"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", label_selector = { match_labels = { app = "web" } } }]
-  policy             = { placement_type = "PickAll", required_cluster_selectors = [{ labels = { env = "prod" } }] }
-  facts              = data.fleet_facts.at_plan.content
-  depends_on         = [fleet_placement.team_web]
+  namespace  = "team-web"
+  name       = "web"
+  facts      = data.fleet_facts.at_plan.content
+  depends_on = [fleet_placement.team_web]
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    label_selector {
+      match_labels = { app = "web" }
+    }
+  }
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
 }
 
 resource "fleet_resource_override" "web" {
-  namespace          = "team-web"
-  name               = "web-config"
-  placement          = { name = fleet_resource_placement.web.name, scope = "Namespaced" }
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "web-config" }]
-  rules = [{
-    cluster_selector = { terms = [{ labels = { tier = "gold" } }] }
-    json_patches     = [{ op = "add", path = "/data/tier", value = jsonencode("gold") }]
-  }]
-  facts = data.fleet_facts.at_plan.content
+  namespace = "team-web"
+  name      = "web-config"
+  facts     = data.fleet_facts.at_plan.content
+  placement {
+    name  = fleet_resource_placement.web.name
+    scope = "Namespaced"
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "web-config"
+  }
+  rule {
+    cluster_selector {
+      term {
+        labels = { tier = "gold" }
+      }
+    }
+    json_patch {
+      op    = "add"
+      path  = "/data/tier"
+      value = jsonencode("gold")
+    }
+  }
 }
 
 resource "fleet_envelope" "guardrails" {
@@ -97,23 +165,46 @@ resource "fleet_envelope" "guardrails" {
 }
 
 resource "fleet_placement" "api" {
-  name               = "api"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "api" }]
-  policy = {
-    required_cluster_selectors = [{
-      label_expressions = [{ key = "env", operator = "In", values = ["canary", "prod"] }]
-    }]
+  name  = "api"
+  facts = data.fleet_facts.at_plan.content
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "api"
   }
-  strategy = { type = "External" }
-  facts    = data.fleet_facts.at_plan.content
+  policy {
+    required_cluster_selector {
+      label_expression {
+        key      = "env"
+        operator = "In"
+        values   = ["canary", "prod"]
+      }
+    }
+  }
+  strategy {
+    type = "External"
+  }
 }
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
-  stages = [
-    { name = "canary", label_selector = { match_labels = { env = "canary" } }, after_stage_tasks = [{ type = "TimedWait", wait_time = "1s" }] },
-    { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "2" },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+    after_stage_task {
+      type      = "TimedWait"
+      wait_time = "1s"
+    }
+  }
+  stage {
+    name            = "prod"
+    max_concurrency = "2"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
 }
 
 resource "fleet_staged_update_run" "api_v1" {
@@ -125,23 +216,48 @@ resource "fleet_staged_update_run" "api_v1" {
 }
 
 resource "fleet_update_strategy" "rings" {
-  name = "rel-rings"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 60 },
-    { name = "prod", groups = [{ name = "prod", max_concurrency = "2" }] },
-  ]
+  name  = "rel-rings"
   facts = data.fleet_facts.at_plan.content
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 60
+    group {
+      name = "canary"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name            = "prod"
+      max_concurrency = "2"
+    }
+  }
 }
 
 resource "fleet_update_run" "k8s" {
-  name                   = "rel-k8s"
-  stages                 = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 60 },
-    { name = "prod", groups = [{ name = "prod", max_concurrency = "2" }] },
-  ]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
-  state                  = "NotStarted"
-  facts                  = data.fleet_facts.at_plan.content
+  name  = "rel-k8s"
+  state = "NotStarted"
+  facts = data.fleet_facts.at_plan.content
+  stage {
+    name                        = "canary"
+    after_stage_wait_in_seconds = 60
+    group {
+      name = "canary"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name            = "prod"
+      max_concurrency = "2"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   lifecycle {
     ignore_changes = [state]
   }
@@ -156,8 +272,15 @@ resource "fleet_auto_upgrade_profile" "stable" {
 resource "fleet_nodepool_disruption" "default" {
   cluster   = "canary-east"
   node_pool = "default"
-  budgets   = [{ nodes = "0", schedule = "0 9 * * 1-5", duration = "8h" }, { nodes = "20%" }]
   facts     = data.fleet_facts.at_plan.content
+  budget {
+    nodes    = "0"
+    schedule = "0 9 * * 1-5"
+    duration = "8h"
+  }
+  budget {
+    nodes = "20%"
+  }
 }
 
 output "previews" {
@@ -202,7 +325,7 @@ data "fleet_auto_upgrade_profile" "stable" {
 output "read_back" {
   value = {
     run_state       = data.fleet_update_run.k8s.status.state
-    strategy_stages = length(data.fleet_update_strategy.rings.stages)
+    strategy_stages = length(data.fleet_update_strategy.rings.stage)
     profile_channel = data.fleet_auto_upgrade_profile.stable.channel
   }
 }
@@ -223,6 +346,10 @@ list "fleet_member" "prod" {
 const taintConfig = `
 resource "fleet_member_cluster_taints" "spare" {
   member_cluster = fleet_member.spare.name
-  taint          = [{ key = "maintenance", value = "kernel", effect = "NoSchedule" }]
+  taint {
+    key    = "maintenance"
+    value  = "kernel"
+    effect = "NoSchedule"
+  }
 }
 `

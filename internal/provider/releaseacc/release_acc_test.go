@@ -138,16 +138,35 @@ func TestAccRelease_oldestTerraform(t *testing.T) {
 	hubObjects(t)
 	w := released(t, mirror, `
 resource "fleet_placement" "old" {
-  name               = "old-web"
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "web" }]
-  policy             = { placement_type = "PickN", number_of_clusters = 1, required_cluster_selectors = [{ labels = { env = "prod" } }] }
+  name = "old-web"
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "web"
+  }
+  policy {
+    placement_type     = "PickN"
+    number_of_clusters = 1
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
 }
 
 resource "fleet_update_run" "old" {
-  name                   = "old-node-images"
-  stages                 = [{ name = "prod", groups = [{ name = "prod" }] }]
-  state                  = "NotStarted"
-  managed_cluster_update = { upgrade = { type = "NodeImageOnly" } }
+  name  = "old-node-images"
+  state = "NotStarted"
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type = "NodeImageOnly"
+    }
+  }
 }
 `)
 	acctest.Lines(t, w.Must("plan", "-input=false", "-out=tfplan"), `fleet_placement.old will be created`, `Plan: 2 to add, 0 to change, 0 to destroy.`)

@@ -28,25 +28,23 @@ func (a *updateRunSkipAction) Schema(ctx context.Context, _ action.SchemaRequest
 	resp.Schema = runActionSchema(ctx, "Skips members, groups, stages or after-stage waits of an update run, as the Fleet API's skip operation "+
 		"takes them. Every target is checked against the run's status before any request: a target already Skipped is left "+
 		"out (nothing is sent when all are), a member being updated or Completed, a Completed group or stage, or a run that "+
-		"is Stopping or finished is refused with its state. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{
-		"targets": aschema.ListNestedAttribute{
-			Required:    true,
-			Description: "What to skip, in the Fleet API's terms (SkipTarget).",
-			Validators:  []validator.List{listvalidator.SizeBetween(1, 100)},
-			NestedObject: aschema.NestedAttributeObject{Attributes: map[string]aschema.Attribute{
-				"type": aschema.StringAttribute{Required: true,
-					Description: "`Member`, `Group`, `Stage` (with its gates and after-stage wait) or `AfterStageWait`.",
-					Validators:  []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")}},
-				"name": aschema.StringAttribute{Required: true,
-					Description: "The member's, group's or stage's name; for `AfterStageWait`, the stage's."},
-			}},
-		},
-	})
+		"is Stopping or finished is refused with its state. Requires Terraform 1.14 or later.", map[string]aschema.Attribute{})
+	resp.Schema.Blocks["target"] = aschema.ListNestedBlock{
+		Description: "Required. What to skip, in the Fleet API's terms (SkipTarget): one block per target, 1 to 100.",
+		Validators:  []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, 100)},
+		NestedObject: aschema.NestedBlockObject{Attributes: map[string]aschema.Attribute{
+			"type": aschema.StringAttribute{Required: true,
+				Description: "`Member`, `Group`, `Stage` (with its gates and after-stage wait) or `AfterStageWait`.",
+				Validators:  []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")}},
+			"name": aschema.StringAttribute{Required: true,
+				Description: "The member's, group's or stage's name; for `AfterStageWait`, the stage's."},
+		}},
+	}
 }
 
 type updateRunSkipModel struct {
 	runActionConfig
-	Targets []skipTargetModel `tfsdk:"targets"`
+	Targets []skipTargetModel `tfsdk:"target"`
 }
 
 type skipTargetModel struct {
@@ -96,7 +94,7 @@ func (a *updateRunSkipAction) Invoke(ctx context.Context, req action.InvokeReque
 	})
 }
 
-var pathTargets = path.Root("targets")
+var pathTargets = path.Root("target")
 
 // skipCheck finds a target in the run's status and checks it with the engine's rules.
 func skipCheck(run *fleetapi.UpdateRun, typ, name string) (bool, error) {

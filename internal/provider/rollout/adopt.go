@@ -89,13 +89,13 @@ func treeDiff(at string, p, e any) string {
 	return fmt.Sprintf("%s is %s in the plan, %s in the fleet", at, shown(p, pb), shown(e, eb))
 }
 
+// blockNames are the API's list fields whose blocks take a singular name.
+var blockNames = map[string]string{"stages": "stage", "groups": "group", "before_gates": "before_gate", "after_gates": "after_gate"}
+
 // joinAttr appends an API field to an attribute path in Terraform's
-// spelling (afterStageWaitInSeconds → after_stage_wait_in_seconds).
+// spelling (afterStageWaitInSeconds → after_stage_wait_in_seconds, stages → stage).
 func joinAttr(at, field string) string {
 	var b strings.Builder
-	if at != "" {
-		b.WriteString(at + ".")
-	}
 	for i, r := range field {
 		if unicode.IsUpper(r) {
 			if i > 0 {
@@ -105,11 +105,18 @@ func joinAttr(at, field string) string {
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	name := b.String()
+	if n, ok := blockNames[name]; ok {
+		name = n
+	}
+	if at != "" {
+		return at + "." + name
+	}
+	return name
 }
 
 // strategySpec is what an update strategy's definition is compared on: its
-// stages, as the attribute `stages`.
+// stages, as the `stage` blocks.
 func strategySpec(s *fleetapi.UpdateRunStrategy) any {
 	return struct {
 		Stages []fleetapi.UpdateStage `json:"stages"`

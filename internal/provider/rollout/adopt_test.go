@@ -22,15 +22,15 @@ func TestSpecDiffStrategies(t *testing.T) {
 	}{
 		{"equal", func(*fleetapi.UpdateRunStrategy) {}, ""},
 		{"group", func(s *fleetapi.UpdateRunStrategy) { s.Stages[1].Groups[0].Name = "prod-eu" },
-			`stages[1].groups[0].name is "prod" in the plan, "prod-eu" in the fleet`},
+			`stage[1].group[0].name is "prod" in the plan, "prod-eu" in the fleet`},
 		{"wait unset in the fleet", func(s *fleetapi.UpdateRunStrategy) { s.Stages[0].AfterStageWaitInSeconds = 0 },
-			`stages[0].after_stage_wait_in_seconds is 60 in the plan, unset in the fleet`},
+			`stage[0].after_stage_wait_in_seconds is 60 in the plan, unset in the fleet`},
 		{"gate", func(s *fleetapi.UpdateRunStrategy) { s.Stages[0].BeforeGates[0].DisplayName = "cab" },
-			`stages[0].before_gates[0].display_name is "change board" in the plan, "cab" in the fleet`},
+			`stage[0].before_gate[0].display_name is "change board" in the plan, "cab" in the fleet`},
 		{"a stage more", func(s *fleetapi.UpdateRunStrategy) { s.Stages = append(s.Stages, fleetapi.UpdateStage{Name: "late"}) },
-			`stages has 2 entries in the plan, 3 in the fleet`},
+			`stage has 2 entries in the plan, 3 in the fleet`},
 		{"field the provider does not set", func(s *fleetapi.UpdateRunStrategy) { s.Stages[1].MaxConcurrency = "25%" },
-			`stages[1].max_concurrency is unset in the plan, "25%" in the fleet`},
+			`stage[1].max_concurrency is unset in the plan, "25%" in the fleet`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			have := two()
@@ -76,7 +76,7 @@ func TestSpecDiffRuns(t *testing.T) {
 				CustomNodeImageVersions: []fleetapi.NodeImageVersion{{Version: "AKSUbuntu-2204gen2containerd-202510.01.0"}}}
 		}, `managed_cluster_update.node_image_selection.custom_versions[0] is "AKSUbuntu-2204gen2containerd-202511.04.0" in the plan, "AKSUbuntu-2204gen2containerd-202510.01.0" in the fleet`},
 		{"stages", nil, func(p *fleetapi.UpdateRunProperties) { p.Strategy.Stages[0].Groups[0].Name = "b" },
-			`stages[0].groups[0].name is "a" in the plan, "b" in the fleet`},
+			`stage[0].group[0].name is "a" in the plan, "b" in the fleet`},
 		{"by strategy ID: the run's copy of the strategy is not compared, the ID's case is not either", func(p *fleetapi.UpdateRunProperties) {
 			p.UpdateStrategyID, p.Strategy = strategyID, nil
 		}, func(p *fleetapi.UpdateRunProperties) {
@@ -84,7 +84,7 @@ func TestSpecDiffRuns(t *testing.T) {
 			p.Strategy.Stages[0].Name = "copied"
 		}, ""},
 		{"inline stages planned, a strategy ID in the fleet", nil, func(p *fleetapi.UpdateRunProperties) { p.UpdateStrategyID = strategyID },
-			`stages is a list of 1 in the plan, unset in the fleet`},
+			`stage is a list of 1 in the plan, unset in the fleet`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, f := planned(), planned()

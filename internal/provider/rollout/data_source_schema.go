@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,15 +16,43 @@ import (
 // into the same attribute of a data source, computed, with its description,
 // so the two schemas cannot drift apart.
 
-// computedAttributes converts the named attributes of a resource schema.
+// computedAttributes converts the named attributes and blocks of a resource schema: a block
+// (what the user writes in the resource) becomes a computed nested attribute of the same name.
 func computedAttributes(s rschema.Schema, names ...string) map[string]dschema.Attribute {
 	out := make(map[string]dschema.Attribute, len(names))
 	for _, n := range names {
-		a, ok := s.Attributes[n]
-		if !ok {
-			panic(fmt.Sprintf("computedAttributes: the resource schema has no attribute %q", n))
+		if a, ok := s.Attributes[n]; ok {
+			out[n] = computedAttribute(a)
+			continue
 		}
-		out[n] = computedAttribute(a)
+		b, ok := s.Blocks[n]
+		if !ok {
+			panic(fmt.Sprintf("computedAttributes: the resource schema has no attribute or block %q", n))
+		}
+		out[n] = computedBlock(b)
+	}
+	return out
+}
+
+// computedBlock is a resource block as a computed data-source nested attribute.
+func computedBlock(b rschema.Block) dschema.Attribute {
+	// What the data source reads back is never required of it.
+	desc := strings.TrimPrefix(b.GetDescription(), "Required. ")
+	md := strings.TrimPrefix(b.GetMarkdownDescription(), "Required. ")
+	switch v := b.(type) {
+	case rschema.ListNestedBlock:
+		return dschema.ListNestedAttribute{Computed: true, Description: desc, MarkdownDescription: md,
+			NestedObject: dschema.NestedAttributeObject{Attributes: computedBlockObject(v.NestedObject.Attributes, v.NestedObject.Blocks)}}
+	case rschema.SingleNestedBlock:
+		return dschema.SingleNestedAttribute{Computed: true, Description: desc, MarkdownDescription: md, Attributes: computedBlockObject(v.Attributes, v.Blocks)}
+	}
+	panic(fmt.Sprintf("computedBlock: no data-source form of %T", b))
+}
+
+func computedBlockObject(attrs map[string]rschema.Attribute, blocks map[string]rschema.Block) map[string]dschema.Attribute {
+	out := computedNested(attrs)
+	for n, b := range blocks {
+		out[n] = computedBlock(b)
 	}
 	return out
 }

@@ -26,7 +26,7 @@ var _ datasource.DataSourceWithConfigure = &updateRunDataSource{}
 type updateRunDataSource struct{ shared.DataSourceBase }
 
 func (d *updateRunDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := computedAttributes(resourceSchema(ctx, &updateRunResource{}), "update_strategy_id", "stages", "managed_cluster_update", "status")
+	attrs := computedAttributes(resourceSchema(ctx, &updateRunResource{}), "update_strategy_id", "stage", "managed_cluster_update", "status")
 	resp.Schema = dschema.Schema{
 		Description: "An update run of the fleet as the Fleet API shows it now, whoever created it — e.g. a run an auto-upgrade " +
 			"profile generated (`auto_upgrade_profile_id`): its definition, its status tree (`status`, the same shape as " +
@@ -49,7 +49,7 @@ type updateRunDataModel struct {
 	Name                 types.String `tfsdk:"name"`
 	FleetID              types.String `tfsdk:"fleet_id"`
 	UpdateStrategyID     types.String `tfsdk:"update_strategy_id"`
-	Stages               []stageModel `tfsdk:"stages"`
+	Stages               []stageModel `tfsdk:"stage"`
 	ManagedClusterUpdate *mcuModel    `tfsdk:"managed_cluster_update"`
 	Status               types.Object `tfsdk:"status"`
 	AutoUpgradeProfileID types.String `tfsdk:"auto_upgrade_profile_id"`

@@ -21,7 +21,7 @@ func (d *updateStrategyDataSource) Schema(ctx context.Context, _ datasource.Sche
 		Description: "An update strategy of the fleet as the Fleet API shows it now, whoever created it: its stages, and a " +
 			"`preview` (the same shape as fleet_update_strategy's) of which members each group selects now and which members " +
 			"no group selects. Nothing is changed.",
-		Attributes: mergeAttributes(lookupAttributes("update strategy"), computedAttributes(resourceSchema(ctx, &updateStrategyResource{}), "stages", "preview")),
+		Attributes: mergeAttributes(lookupAttributes("update strategy"), computedAttributes(resourceSchema(ctx, &updateStrategyResource{}), "stage", "preview")),
 	}
 }
 
@@ -29,7 +29,7 @@ type updateStrategyDataModel struct {
 	ID      types.String `tfsdk:"id"`
 	Name    types.String `tfsdk:"name"`
 	FleetID types.String `tfsdk:"fleet_id"`
-	Stages  []stageModel `tfsdk:"stages"`
+	Stages  []stageModel `tfsdk:"stage"`
 	Preview types.Object `tfsdk:"preview"`
 }
 

@@ -32,7 +32,8 @@ type azurermStage struct {
 }
 
 // stagesFromAzurerm maps azurerm's `stage { name, group { name },
-// after_stage_wait_in_seconds }` blocks onto `stages`; a wait of 0 (azurerm's
+// after_stage_wait_in_seconds }` blocks onto our `stage` blocks (the same shape, and
+// `group` keeps its name); a wait of 0 (azurerm's
 // value when unset) is null. Nil for no stages.
 func stagesFromAzurerm(in []azurermStage) []stageModel {
 	if len(in) == 0 {
@@ -68,7 +69,7 @@ func (r *updateStrategyResource) MoveState(context.Context) []resource.StateMove
 		}
 		diags.Append(shared.SetAll(ctx, st, map[string]any{
 			"id": fleet.ChildID("updateStrategies", name), "fleet_id": fleet.String(), "name": name,
-			"stages": stagesFromAzurerm(src.Stage), "preview": types.ObjectNull(strategyPreviewType.AttrTypes),
+			"stage": stagesFromAzurerm(src.Stage), "preview": types.ObjectNull(strategyPreviewType.AttrTypes),
 		})...)
 		return diags
 	})}
@@ -104,7 +105,7 @@ func (r *updateRunResource) MoveState(context.Context) []resource.StateMover {
 		var mcu *mcuModel
 		if len(src.ManagedClusterUpdate) > 0 && len(src.ManagedClusterUpdate[0].Upgrade) > 0 {
 			u := src.ManagedClusterUpdate[0]
-			mcu = &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(u.Upgrade[0].Type), KubernetesVersion: shared.StringOrNull(u.Upgrade[0].KubernetesVersion)}}
+			mcu = &mcuModel{Upgrade: &upgradeModel{Type: types.StringValue(u.Upgrade[0].Type), KubernetesVersion: shared.StringOrNull(u.Upgrade[0].KubernetesVersion)}}
 			if len(u.NodeImageSelection) > 0 && u.NodeImageSelection[0].Type != "" {
 				mcu.NodeImageSelection = &nisModel{Type: types.StringValue(u.NodeImageSelection[0].Type)}
 			}
@@ -121,7 +122,7 @@ func (r *updateRunResource) MoveState(context.Context) []resource.StateMover {
 		}
 		diags.Append(shared.SetAll(ctx, st, map[string]any{
 			"id": fleet.ChildID("updateRuns", name), "fleet_id": fleet.String(), "name": name,
-			"update_strategy_id": shared.StringOrNull(src.FleetUpdateStrategyID), "stages": stages, "managed_cluster_update": mcu,
+			"update_strategy_id": shared.StringOrNull(src.FleetUpdateStrategyID), "stage": stages, "managed_cluster_update": mcu,
 			"state": runStateNotStarted, "wait_for": shared.WaitNone,
 			"preview": types.ObjectNull(runPreviewType.AttrTypes), "status": types.ObjectNull(runStatusType.AttrTypes),
 		})...)

@@ -67,7 +67,7 @@ func TestMoveFromAzurermUpdateRun(t *testing.T) {
   "stage": [{"name": "copied", "group": [{"name": "g"}], "after_stage_wait_in_seconds": 0}],
   "timeouts": {"create": null, "read": null, "update": null, "delete": null}`)
 		m := movedRun(t, src)
-		if m.UpdateStrategyID.ValueString() != acctest.ExampleFleetID+"/updateStrategies/rings" || m.Stages != nil {
+		if m.UpdateStrategyID.ValueString() != acctest.ExampleFleetID+"/updateStrategies/rings" || len(m.Stages) != 0 {
 			t.Errorf("update_strategy_id %s, stages %+v: the strategy's stages are the API's copy, not configuration", m.UpdateStrategyID, m.Stages)
 		}
 		if u := m.ManagedClusterUpdate; u == nil || u.Upgrade.Type.ValueString() != "NodeImageOnly" || !u.Upgrade.KubernetesVersion.IsNull() || u.NodeImageSelection != nil {

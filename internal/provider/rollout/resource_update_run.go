@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,7 +34,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-var _ resource.ResourceWithValidateConfig = (*updateRunResource)(nil)
+var (
+	_ resource.ResourceWithValidateConfig = (*updateRunResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*updateRunResource)(nil)
+)
 
 // updateRunResource is fleet_update_run: fleets/updateRuns with start, stop, skip and gates.
 type updateRunResource struct{ shared.ResourceBase }
@@ -71,7 +75,7 @@ var runKubernetesVersionRe = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]
 
 // updateRunDefinitionAttributes define the run: the preview follows them,
 // and changing one after the run started replaces it.
-var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stages", "managed_cluster_update", "triggers"}
+var updateRunDefinitionAttributes = []string{"fleet_id", "update_strategy_id", "stage", "managed_cluster_update", "triggers"}
 
 func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = rschema.Schema{
@@ -93,43 +97,7 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"update_strategy_id": rschema.StringAttribute{
 				Optional: true,
 				Description: "The ARM ID of a fleet_update_strategy; the Fleet API copies its stages into the run when the run is created. " +
-					"Conflicts with `stages`; with neither, members are updated one by one. Changing it once the run has started replaces the run.",
-			},
-			"stages": stagesAttribute(false, " Inline stages instead of `update_strategy_id`. Changing them once the run has started replaces the run."),
-			"managed_cluster_update": rschema.SingleNestedAttribute{
-				Required: true, Description: "What the run upgrades. Changing it once the run has started replaces the run.",
-				Attributes: map[string]rschema.Attribute{
-					"upgrade": rschema.SingleNestedAttribute{
-						Required: true, Description: "The upgrade.",
-						Attributes: map[string]rschema.Attribute{
-							"type": rschema.StringAttribute{
-								Required: true, Description: "`Full` (control plane and node pools), `ControlPlaneOnly` or `NodeImageOnly`.",
-								Validators: []validator.String{stringvalidator.OneOf("Full", "ControlPlaneOnly", "NodeImageOnly")},
-							},
-							"kubernetes_version": rschema.StringAttribute{
-								Optional: true, Description: "The target Kubernetes version (e.g. `1.33.1`, or `1.33` for the minor's latest patch, as AKS reads it): required for Full and ControlPlaneOnly, not allowed for NodeImageOnly.",
-								// The forms kubeversion.ParseAny reads (AKS's kubernetesVersion: major.minor or major.minor.patch).
-								Validators: []validator.String{stringvalidator.RegexMatches(runKubernetesVersionRe, `must be a Kubernetes version "major.minor.patch" (e.g. "1.33.1") or "major.minor"`)},
-							},
-						},
-					},
-					"node_image_selection": rschema.SingleNestedAttribute{
-						Optional: true, Description: "How node images are chosen (Full and NodeImageOnly). Default: Latest.",
-						Attributes: map[string]rschema.Attribute{
-							"type": rschema.StringAttribute{
-								Required: true,
-								Description: "`Latest` (each cluster's region's newest image when its upgrade starts), `Consistent` (the newest " +
-									"image version every region of the run's members has; a member with a pool that has none is skipped) or `Custom`.",
-								Validators: []validator.String{stringvalidator.OneOf("Latest", "Consistent", "Custom")},
-							},
-							"custom_versions": rschema.ListAttribute{
-								Optional: true, ElementType: types.StringType,
-								Description: "With Custom: full node image versions, e.g. `AKSUbuntu-2204gen2containerd-202511.04.0`.",
-								Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
-							},
-						},
-					},
-				},
+					"Conflicts with `stage`; with neither, members are updated one by one. Changing it once the run has started replaces the run.",
 			},
 			"state": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(runStateRunning),
@@ -149,28 +117,6 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"from the last unprocessed cluster). With the run in any " +
 					"other state a change does nothing but update this value, and its plan says so in a warning. A run that ended " +
 					"Completed or Skipped is run again with `triggers` instead (a new run under the same name).",
-			},
-			"skip": rschema.ListNestedAttribute{
-				Optional:    true,
-				Description: "Targets to skip; targets added to the list are skipped on the next apply (a skip cannot be undone).",
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"type": rschema.StringAttribute{
-						Required: true, Description: "`Member`, `Group`, `Stage` or `AfterStageWait` (the wait after the named stage).",
-						Validators: []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")},
-					},
-					"name": rschema.StringAttribute{Required: true, Description: "The member's, group's or stage's name."},
-				}},
-			},
-			"approvals": rschema.ListNestedAttribute{
-				Optional: true,
-				Description: "Approval gates apply approves once the run reaches them, by position rather than gate ID: a stage's gate " +
-					"(no `group`) or a group's, Before or After it. A gate the run reaches later is approved by a waiting apply " +
-					"(`wait_for = \"completed\"`) or by the next apply.",
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"stage":  rschema.StringAttribute{Required: true, Description: "The stage."},
-					"group":  rschema.StringAttribute{Optional: true, Description: "The group, for a group's gate."},
-					"timing": rschema.StringAttribute{Required: true, Description: "`Before` or `After`.", Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
-				}},
 			},
 			"wait_for": rschema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(shared.WaitNone),
@@ -202,8 +148,85 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"preview": runPreviewAttribute(),
 			"status":  runStatusAttribute(),
 		},
-		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateRunCreateTimeout, Update: updateRunCreateTimeout, Delete: updateRunDeleteTimeout}),
+		Blocks: updateRunBlocks(ctx),
+		// Version 1: nested attributes became blocks (issue 35).
+		Version: 1,
 	}
+}
+
+func updateRunBlocks(ctx context.Context) map[string]rschema.Block {
+	b := shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateRunCreateTimeout, Update: updateRunCreateTimeout, Delete: updateRunDeleteTimeout})
+	b["stage"] = stagesBlock(false, " Inline stages instead of `update_strategy_id` (optional: with neither, members are updated one by one). "+
+		"To run a fleet_update_strategy's stages, set `update_strategy_id` (the Fleet API copies them when the run is created); to "+
+		"build the stages from other values, use a `dynamic \"stage\"` block. Changing them once the run has started replaces the run.")
+	b["managed_cluster_update"] = rschema.SingleNestedBlock{
+		Description: "Required. What the run upgrades. Changing it once the run has started replaces the run.",
+		Validators:  []validator.Object{objectvalidator.IsRequired()},
+		Blocks: map[string]rschema.Block{
+			"upgrade": rschema.SingleNestedBlock{
+				Description: "Required. The upgrade.",
+				Validators:  []validator.Object{objectvalidator.IsRequired(), objectvalidator.AlsoRequires(path.MatchRelative().AtName("type"))},
+				Attributes: map[string]rschema.Attribute{
+					// Required in the block (its validator says so): the framework checks a Required
+					// attribute of a single block even when the block is absent.
+					"type": rschema.StringAttribute{
+						Optional: true, Description: "`Full` (control plane and node pools), `ControlPlaneOnly` or `NodeImageOnly` (required).",
+						Validators: []validator.String{stringvalidator.OneOf("Full", "ControlPlaneOnly", "NodeImageOnly")},
+					},
+					"kubernetes_version": rschema.StringAttribute{
+						Optional: true, Description: "The target Kubernetes version (e.g. `1.33.1`, or `1.33` for the minor's latest patch, as AKS reads it): required for Full and ControlPlaneOnly, not allowed for NodeImageOnly.",
+						// The forms kubeversion.ParseAny reads (AKS's kubernetesVersion: major.minor or major.minor.patch).
+						Validators: []validator.String{stringvalidator.RegexMatches(runKubernetesVersionRe, `must be a Kubernetes version "major.minor.patch" (e.g. "1.33.1") or "major.minor"`)},
+					},
+				},
+			},
+			"node_image_selection": rschema.SingleNestedBlock{
+				Description: "How node images are chosen (Full and NodeImageOnly). Default: Latest.",
+				Validators:  []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("type"))},
+				Attributes: map[string]rschema.Attribute{
+					"type": rschema.StringAttribute{
+						Optional: true,
+						Description: "`Latest` (each cluster's region's newest image when its upgrade starts), `Consistent` (the newest " +
+							"image version every region of the run's members has; a member with a pool that has none is skipped) or `Custom` (required).",
+						Validators: []validator.String{stringvalidator.OneOf("Latest", "Consistent", "Custom")},
+					},
+					"custom_versions": rschema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						Description: "With Custom: full node image versions, e.g. `AKSUbuntu-2204gen2containerd-202511.04.0`.",
+						Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
+					},
+				},
+			},
+		},
+	}
+	b["skip"] = rschema.ListNestedBlock{
+		Description: "A target to skip (repeat the block for more); targets added are skipped on the next apply (a skip cannot be undone).",
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+			"type": rschema.StringAttribute{
+				Required: true, Description: "`Member`, `Group`, `Stage` or `AfterStageWait` (the wait after the named stage).",
+				Validators: []validator.String{stringvalidator.OneOf("Member", "Group", "Stage", "AfterStageWait")},
+			},
+			"name": rschema.StringAttribute{Required: true, Description: "The member's, group's or stage's name."},
+		}},
+	}
+	b["approval"] = rschema.ListNestedBlock{
+		Description: "An approval gate apply approves once the run reaches it (repeat the block for more), by position rather than gate ID: " +
+			"a stage's gate (no `group`) or a group's, Before or After it. A gate the run reaches later is approved by a waiting apply " +
+			"(`wait_for = \"completed\"`) or by the next apply.",
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+			"stage":  rschema.StringAttribute{Required: true, Description: "The stage."},
+			"group":  rschema.StringAttribute{Optional: true, Description: "The group, for a group's gate."},
+			"timing": rschema.StringAttribute{Required: true, Description: "`Before` or `After`.", Validators: []validator.String{stringvalidator.OneOf("Before", "After")}},
+		}},
+	}
+	return b
+}
+
+// UpgradeState upgrades the state of the nested-attribute schema (version 0).
+func (r *updateRunResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	renames := stageRenames("stages")
+	renames["approvals"] = "approval"
+	return map[int64]resource.StateUpgrader{0: shared.BlocksUpgrade(shared.BlockRenames{Renames: renames})}
 }
 
 // ValidateConfig checks field combinations the Fleet API rejects.
@@ -214,16 +237,16 @@ func (r *updateRunResource) ValidateConfig(ctx context.Context, req resource.Val
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.Stages != nil && !cfg.UpdateStrategyID.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("stages"), "Conflicting attributes", "Set update_strategy_id or stages, not both.")
+	if len(cfg.Stages) > 0 && !cfg.UpdateStrategyID.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("stage"), "Conflicting arguments", "Set update_strategy_id or stage blocks, not both.")
 	}
 	if !cfg.UpdateStrategyID.IsNull() && !shared.PathsContain(unknown, path.Root("update_strategy_id")) {
 		if _, _, err := fleetapi.ParseChildID(cfg.UpdateStrategyID.ValueString(), "updateStrategies"); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
 		}
 	}
-	validateStages(cfg.Stages, path.Root("stages"), &resp.Diagnostics)
-	if m := cfg.ManagedClusterUpdate; m != nil && !shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("type")) &&
+	validateStages(cfg.Stages, path.Root("stage"), &resp.Diagnostics)
+	if m := cfg.ManagedClusterUpdate; m != nil && m.Upgrade != nil && !shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("type")) &&
 		!shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")) {
 		p := path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")
 		switch t, v := m.Upgrade.Type.ValueString(), m.Upgrade.KubernetesVersion.ValueString(); {
@@ -285,7 +308,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		started := state.State.ValueString() != runStateNotStarted
 		planRunTransitions(ctx, state, plan, &resp.Diagnostics)
 		if changed && started {
-			for _, a := range []string{"update_strategy_id", "stages", "managed_cluster_update"} {
+			for _, a := range []string{"update_strategy_id", "stage", "managed_cluster_update"} {
 				c, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, a)
 				if err != nil {
 					resp.Diagnostics.AddAttributeError(path.Root(a), "Planning the update run", err.Error())
@@ -441,7 +464,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 			resp.Diagnostics.AddError("Reading the update run", err.Error())
 			return
 		}
-		changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stages", "managed_cluster_update")
+		changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, "update_strategy_id", "stage", "managed_cluster_update")
 		if err != nil {
 			resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 			return
@@ -560,12 +583,12 @@ type updateRunModel struct {
 	Name                 types.String    `tfsdk:"name"`
 	FleetID              types.String    `tfsdk:"fleet_id"`
 	UpdateStrategyID     types.String    `tfsdk:"update_strategy_id"`
-	Stages               []stageModel    `tfsdk:"stages"`
+	Stages               []stageModel    `tfsdk:"stage"`
 	ManagedClusterUpdate *mcuModel       `tfsdk:"managed_cluster_update"`
 	State                types.String    `tfsdk:"state"`
 	Retry                types.String    `tfsdk:"retry"`
 	Skip                 []skipModel     `tfsdk:"skip"`
-	Approvals            []approvalModel `tfsdk:"approvals"`
+	Approvals            []approvalModel `tfsdk:"approval"`
 	WaitFor              types.String    `tfsdk:"wait_for"`
 	Triggers             types.Map       `tfsdk:"triggers"`
 	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
@@ -580,8 +603,8 @@ func (m updateRunModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 }
 
 type mcuModel struct {
-	Upgrade            upgradeModel `tfsdk:"upgrade"`
-	NodeImageSelection *nisModel    `tfsdk:"node_image_selection"`
+	Upgrade            *upgradeModel `tfsdk:"upgrade"`
+	NodeImageSelection *nisModel     `tfsdk:"node_image_selection"`
 }
 
 type upgradeModel struct {
@@ -607,7 +630,7 @@ type approvalModel struct {
 
 func (m *updateRunModel) toAPI() fleetapi.UpdateRun {
 	p := &fleetapi.UpdateRunProperties{UpdateStrategyID: m.UpdateStrategyID.ValueString(), ManagedClusterUpdate: m.ManagedClusterUpdate.toAPI()}
-	if m.Stages != nil {
+	if len(m.Stages) > 0 {
 		s := stagesToAPI(m.Stages)
 		p.Strategy = &s
 	}
@@ -618,9 +641,10 @@ func (m *mcuModel) toAPI() *fleetapi.ManagedClusterUpdate {
 	if m == nil {
 		return nil
 	}
-	out := &fleetapi.ManagedClusterUpdate{Upgrade: fleetapi.ManagedClusterUpgradeSpec{
-		Type: fleetapi.ManagedClusterUpgradeType(m.Upgrade.Type.ValueString()), KubernetesVersion: m.Upgrade.KubernetesVersion.ValueString(),
-	}}
+	out := &fleetapi.ManagedClusterUpdate{}
+	if u := m.Upgrade; u != nil {
+		out.Upgrade = fleetapi.ManagedClusterUpgradeSpec{Type: fleetapi.ManagedClusterUpgradeType(u.Type.ValueString()), KubernetesVersion: u.KubernetesVersion.ValueString()}
+	}
 	if s := m.NodeImageSelection; s != nil {
 		out.NodeImageSelection = &fleetapi.NodeImageSelection{Type: fleetapi.NodeImageSelectionType(s.Type.ValueString())}
 		for _, v := range s.CustomVersions {
@@ -634,7 +658,10 @@ func (m *mcuModel) toRollout() rollout.Update {
 	if m == nil {
 		return rollout.Update{}
 	}
-	u := rollout.Update{Upgrade: rollout.UpgradeType(m.Upgrade.Type.ValueString()), KubernetesVersion: m.Upgrade.KubernetesVersion.ValueString()}
+	var u rollout.Update
+	if up := m.Upgrade; up != nil {
+		u.Upgrade, u.KubernetesVersion = rollout.UpgradeType(up.Type.ValueString()), up.KubernetesVersion.ValueString()
+	}
 	if s := m.NodeImageSelection; s != nil {
 		u.NodeImageSelection = rollout.NodeImageSelectionType(s.Type.ValueString())
 		for _, v := range s.CustomVersions {
@@ -647,7 +674,7 @@ func (m *mcuModel) toRollout() rollout.Update {
 // mcuFromAPI maps the run's update back; prior keeps an unset node image
 // selection unset when the API reports the default (Latest).
 func mcuFromAPI(u fleetapi.ManagedClusterUpdate, prior *mcuModel) *mcuModel {
-	out := &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(string(u.Upgrade.Type)), KubernetesVersion: types.StringNull()}}
+	out := &mcuModel{Upgrade: &upgradeModel{Type: types.StringValue(string(u.Upgrade.Type)), KubernetesVersion: types.StringNull()}}
 	if u.Upgrade.KubernetesVersion != "" {
 		out.Upgrade.KubernetesVersion = types.StringValue(u.Upgrade.KubernetesVersion)
 	}

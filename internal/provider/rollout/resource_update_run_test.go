@@ -32,7 +32,7 @@ func stage(name string, groups ...string) stageModel {
 func runModel(typ string) updateRunModel {
 	return updateRunModel{
 		ID: types.StringNull(), Name: types.StringValue("r"), FleetID: types.StringNull(), UpdateStrategyID: types.StringNull(),
-		ManagedClusterUpdate: &mcuModel{Upgrade: upgradeModel{Type: types.StringValue(typ), KubernetesVersion: types.StringNull()}},
+		ManagedClusterUpdate: &mcuModel{Upgrade: &upgradeModel{Type: types.StringValue(typ), KubernetesVersion: types.StringNull()}},
 		State:                types.StringValue(runStateRunning), WaitFor: types.StringValue(shared.WaitNone),
 		Triggers: types.MapNull(types.StringType), Timeouts: nullTimeouts("create", "update", "delete"),
 		Preview: types.ObjectNull(runPreviewType.AttrTypes), Status: types.ObjectNull(runStatusType.AttrTypes),
@@ -96,12 +96,12 @@ func TestUpdateRunValidateConfig(t *testing.T) {
 		{"strategy and stages", with("Full", "1.33.1", func(m *updateRunModel) {
 			m.UpdateStrategyID = types.StringValue(strategyID)
 			m.Stages = []stageModel{stage("a", "g1")}
-		}), "stages", "not both"},
+		}), "stage", "not both"},
 		{"a run ID as strategy", with("Full", "1.33.1", func(m *updateRunModel) {
 			m.UpdateStrategyID = types.StringValue(strings.Replace(strategyID, "updateStrategies", "updateRuns", 1))
 		}), "update_strategy_id", ""},
-		{"duplicate stage", with("Full", "1.33.1", func(m *updateRunModel) { m.Stages = []stageModel{stage("a", "g1"), stage("a", "g2")} }), "stages[1].name", `Stage "a" is named twice`},
-		{"group in two stages", with("Full", "1.33.1", func(m *updateRunModel) { m.Stages = []stageModel{stage("a", "g1"), stage("b", "g2", "g1")} }), "stages[1].groups[1].name", `Group "g1" is already in stage "a"`},
+		{"duplicate stage", with("Full", "1.33.1", func(m *updateRunModel) { m.Stages = []stageModel{stage("a", "g1"), stage("a", "g2")} }), "stage[1].name", `Stage "a" is named twice`},
+		{"group in two stages", with("Full", "1.33.1", func(m *updateRunModel) { m.Stages = []stageModel{stage("a", "g1"), stage("b", "g2", "g1")} }), "stage[1].group[1].name", `Group "g1" is already in stage "a"`},
 		{"custom without versions", with("NodeImageOnly", "", nis("Custom")), "managed_cluster_update.node_image_selection.custom_versions", "required with the Custom"},
 		{"versions without custom", with("Full", "1.33.1", nis("Consistent", "AKSUbuntu-2204gen2containerd-202511.04.0")), "managed_cluster_update.node_image_selection.custom_versions", "only with the Custom"},
 		{"unknown version: nothing to say yet", with("Full", "", func(m *updateRunModel) { m.ManagedClusterUpdate.Upgrade.KubernetesVersion = types.StringUnknown() }), "", ""},

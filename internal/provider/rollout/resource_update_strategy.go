@@ -26,7 +26,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-var _ resource.ResourceWithValidateConfig = (*updateStrategyResource)(nil)
+var (
+	_ resource.ResourceWithValidateConfig = (*updateStrategyResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*updateStrategyResource)(nil)
+)
 
 // updateStrategyResource is fleet_update_strategy: fleets/updateStrategies.
 type updateStrategyResource struct{ shared.ResourceBase }
@@ -36,7 +39,7 @@ const (
 )
 
 // updateStrategyConfigAttributes feed the preview.
-var updateStrategyConfigAttributes = []string{"fleet_id", "stages"}
+var updateStrategyConfigAttributes = []string{"fleet_id", "stage"}
 
 func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = rschema.Schema{
@@ -53,12 +56,37 @@ func (r *updateStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Description: shared.FleetIDAttribute("strategy").Description, Validators: shared.FleetIDAttribute("strategy").Validators,
 				PlanModifiers: shared.KeptOrReplaced(),
 			},
-			"stages":  stagesAttribute(true, ""),
 			"facts":   preview.FactsAttribute("the preview"),
 			"preview": strategyPreviewAttribute(),
 		},
-		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateStrategyTimeout, Update: updateStrategyTimeout, Delete: updateStrategyTimeout}),
+		Blocks: updateStrategyBlocks(ctx),
+		// Version 1: nested attributes became blocks (issue 35).
+		Version: 1,
 	}
+}
+
+func updateStrategyBlocks(ctx context.Context) map[string]rschema.Block {
+	b := shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: updateStrategyTimeout, Update: updateStrategyTimeout, Delete: updateStrategyTimeout})
+	b["stage"] = stagesBlock(true, " At least one.")
+	return b
+}
+
+// stageRenames are the renames of the stages' nested attributes that became blocks, under root
+// ("stages" of a strategy or a run).
+func stageRenames(root string) map[string]string {
+	return map[string]string{
+		root:                          "stage",
+		root + ".groups":              "group",
+		root + ".before_gates":        "before_gate",
+		root + ".after_gates":         "after_gate",
+		root + ".groups.before_gates": "before_gate",
+		root + ".groups.after_gates":  "after_gate",
+	}
+}
+
+// UpgradeState upgrades the state of the nested-attribute schema (version 0).
+func (r *updateStrategyResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: shared.BlocksUpgrade(shared.BlockRenames{Renames: stageRenames("stages")})}
 }
 
 func strategyPreviewAttribute() rschema.SingleNestedAttribute {
@@ -106,7 +134,7 @@ func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateStages(cfg.Stages, path.Root("stages"), &resp.Diagnostics)
+	validateStages(cfg.Stages, path.Root("stage"), &resp.Diagnostics)
 }
 
 // updateStrategyPreviewSpec is the strategy's preview: which members each group selects now.
@@ -126,7 +154,7 @@ var updateStrategyPreviewSpec = preview.Spec[updateStrategyModel]{
 		}
 		p, warnings := strategyPreview(plan.Stages, memberGroups(members), v.ListLimit())
 		for _, w := range warnings {
-			d.AddAttributeWarning(path.Root("stages"), "Update strategy selects no member", w)
+			d.AddAttributeWarning(path.Root("stage"), "Update strategy selects no member", w)
 		}
 		obj, diags := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
 		d.Append(diags...)
@@ -364,7 +392,7 @@ type updateStrategyModel struct {
 	ID       types.String   `tfsdk:"id"`
 	Name     types.String   `tfsdk:"name"`
 	FleetID  types.String   `tfsdk:"fleet_id"`
-	Stages   []stageModel   `tfsdk:"stages"`
+	Stages   []stageModel   `tfsdk:"stage"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 	Facts    types.String   `tfsdk:"facts"`
 	Preview  types.Object   `tfsdk:"preview"`

@@ -29,13 +29,13 @@ func TestUpdateStrategyValidateConfig(t *testing.T) {
 		checkOneError(t, validate(t, stage("canary", "canary"), stage("prod", "prod-east", "prod-west")), "", "")
 	})
 	t.Run("duplicate stage", func(t *testing.T) {
-		checkOneError(t, validate(t, stage("a", "g1"), stage("b", "g2"), stage("a", "g3")), "stages[2].name", `Stage "a" is named twice`)
+		checkOneError(t, validate(t, stage("a", "g1"), stage("b", "g2"), stage("a", "g3")), "stage[2].name", `Stage "a" is named twice`)
 	})
 	t.Run("group twice in a stage", func(t *testing.T) {
-		checkOneError(t, validate(t, stage("a", "g1", "g1")), "stages[0].groups[1].name", `Group "g1" is already in stage "a"`)
+		checkOneError(t, validate(t, stage("a", "g1", "g1")), "stage[0].group[1].name", `Group "g1" is already in stage "a"`)
 	})
 	t.Run("group in two stages", func(t *testing.T) {
-		checkOneError(t, validate(t, stage("a", "g1"), stage("b", "g2", "g1")), "stages[1].groups[1].name", `Group "g1" is already in stage "a"`)
+		checkOneError(t, validate(t, stage("a", "g1"), stage("b", "g2", "g1")), "stage[1].group[1].name", `Group "g1" is already in stage "a"`)
 	})
 	t.Run("unknown group name: nothing to say yet", func(t *testing.T) { checkOneError(t, validate(t, stage("a", "g1"), unknownName), "", "") })
 }

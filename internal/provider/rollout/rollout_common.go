@@ -26,12 +26,11 @@ import (
 
 // ---- stages ----
 
-func gatesAttribute(where string) rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{
-		Optional:    true,
-		Description: "Approval gates " + where + ". A run stops at each until it is approved (see fleet_update_run.approvals).",
+func gatesBlock(where string) rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: "An approval gate " + where + " (repeat the block for more). A run stops at each until it is approved (see fleet_update_run's `approval`).",
 		Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 			"type": rschema.StringAttribute{
 				Required: true, Description: "The gate's type: `Approval` (the only type of api-version 2026-06-01).",
 				Validators: []validator.String{stringvalidator.OneOf(string(fleetapi.GateTypeApproval))},
@@ -54,63 +53,74 @@ func maxConcurrencyAttribute(what string) rschema.StringAttribute {
 	}
 }
 
-// stagesAttribute is the strategy's stages: stages in sequence, groups of a
+// stagesBlock is the strategy's `stage` blocks: stages in sequence, groups of a
 // stage in parallel, the members of a group one after another.
-func stagesAttribute(required bool, extra string) rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{
-		Required: required, Optional: !required,
-		Description: "Stages, updated one after another; the groups of a stage are updated in parallel, the members of a group " +
-			"one by one in maintenance-window order." + extra,
-		Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-			"name": rschema.StringAttribute{
-				Required: true, Description: "The stage's name, unique in the strategy: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
-				Validators: childNameValidators(),
+func stagesBlock(required bool, extra string) rschema.ListNestedBlock {
+	validators, prefix := []validator.List{listvalidator.SizeAtLeast(1)}, ""
+	if required {
+		validators, prefix = append([]validator.List{listvalidator.IsRequired()}, validators...), "Required. "
+	}
+	return rschema.ListNestedBlock{
+		Description: prefix + "A stage (repeat the block for each, in order): stages are updated one after another; the groups of a stage " +
+			"are updated in parallel, the members of a group one by one in maintenance-window order." + extra,
+		Validators: validators,
+		NestedObject: rschema.NestedBlockObject{
+			Attributes: map[string]rschema.Attribute{
+				"name": rschema.StringAttribute{
+					Required: true, Description: "The stage's name, unique in the strategy: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
+					Validators: childNameValidators(),
+				},
+				"max_concurrency": maxConcurrencyAttribute("of the stage's members upgrade at once across its groups: a count (`\"10\"`) or " +
+					"a percentage of the stage's members (`\"25%\"`, rounded down, at least 1). Default: 50, the most the Fleet API allows."),
+				"after_stage_wait_in_seconds": rschema.Int64Attribute{
+					Optional: true, Description: "Seconds to wait after the stage completes before the next one starts (0 or more; " +
+						"the Fleet API sets no maximum, so an overnight soak of 43200 is fine).",
+					// fleets.json 2026-06-01 UpdateStage.afterStageWaitInSeconds: int32, no minimum or maximum given;
+					// negative waits are meaningless, int32 is the wire type.
+					Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)},
+				},
 			},
-			"groups": rschema.ListNestedAttribute{
-				Required: true, Description: "The stage's groups: fleet members' update groups, each in one stage only.",
-				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"name": rschema.StringAttribute{
-						Required: true, Description: "An update group of the fleet's members: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
-						Validators: childNameValidators(),
+			Blocks: map[string]rschema.Block{
+				"group": rschema.ListNestedBlock{
+					Description: "Required. A group of the stage (at least one; repeat the block for more): an update group of the fleet's members, each in one stage only.",
+					Validators:  []validator.List{listvalidator.IsRequired(), listvalidator.SizeAtLeast(1)},
+					NestedObject: rschema.NestedBlockObject{
+						Attributes: map[string]rschema.Attribute{
+							"name": rschema.StringAttribute{
+								Required: true, Description: "An update group of the fleet's members: 1 to 50 lower-case letters, digits and '-', starting and ending with a letter or digit.",
+								Validators: childNameValidators(),
+							},
+							"max_concurrency": maxConcurrencyAttribute("of the group's members upgrade at once: a count (`\"3\"`) or a percentage " +
+								"of the group's members (`\"25%\"`, rounded down, at least 1). Default: 1 (one member after another). At most the " +
+								"stage's `max_concurrency` and the group's member count."),
+						},
+						Blocks: map[string]rschema.Block{
+							"before_gate": gatesBlock("before the group starts"),
+							"after_gate":  gatesBlock("after the group completes"),
+						},
 					},
-					"max_concurrency": maxConcurrencyAttribute("of the group's members upgrade at once: a count (`\"3\"`) or a percentage " +
-						"of the group's members (`\"25%\"`, rounded down, at least 1). Default: 1 (one member after another). At most the " +
-						"stage's `max_concurrency` and the group's member count."),
-					"before_gates": gatesAttribute("before the group starts"),
-					"after_gates":  gatesAttribute("after the group completes"),
-				}},
+				},
+				"before_gate": gatesBlock("before the stage starts"),
+				"after_gate":  gatesBlock("after the stage completes (after its wait)"),
 			},
-			"max_concurrency": maxConcurrencyAttribute("of the stage's members upgrade at once across its groups: a count (`\"10\"`) or " +
-				"a percentage of the stage's members (`\"25%\"`, rounded down, at least 1). Default: 50, the most the Fleet API allows."),
-			"after_stage_wait_in_seconds": rschema.Int64Attribute{
-				Optional: true, Description: "Seconds to wait after the stage completes before the next one starts (0 or more; " +
-					"the Fleet API sets no maximum, so an overnight soak of 43200 is fine).",
-				// fleets.json 2026-06-01 UpdateStage.afterStageWaitInSeconds: int32, no minimum or maximum given;
-				// negative waits are meaningless, int32 is the wire type.
-				Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)},
-			},
-			"before_gates": gatesAttribute("before the stage starts"),
-			"after_gates":  gatesAttribute("after the stage completes (after its wait)"),
-		}},
+		},
 	}
 }
 
 type stageModel struct {
 	Name                    types.String `tfsdk:"name"`
-	Groups                  []groupModel `tfsdk:"groups"`
+	Groups                  []groupModel `tfsdk:"group"`
 	MaxConcurrency          types.String `tfsdk:"max_concurrency"`
 	AfterStageWaitInSeconds types.Int64  `tfsdk:"after_stage_wait_in_seconds"`
-	BeforeGates             []gateModel  `tfsdk:"before_gates"`
-	AfterGates              []gateModel  `tfsdk:"after_gates"`
+	BeforeGates             []gateModel  `tfsdk:"before_gate"`
+	AfterGates              []gateModel  `tfsdk:"after_gate"`
 }
 
 type groupModel struct {
 	Name           types.String `tfsdk:"name"`
 	MaxConcurrency types.String `tfsdk:"max_concurrency"`
-	BeforeGates    []gateModel  `tfsdk:"before_gates"`
-	AfterGates     []gateModel  `tfsdk:"after_gates"`
+	BeforeGates    []gateModel  `tfsdk:"before_gate"`
+	AfterGates     []gateModel  `tfsdk:"after_gate"`
 }
 
 type gateModel struct {
@@ -137,7 +147,7 @@ func validateStages(stages []stageModel, at path.Path, diags *diag.Diagnostics) 
 			}
 			n := g.Name.ValueString()
 			if other, ok := groupSeen[n]; ok {
-				diags.AddAttributeError(at.AtListIndex(i).AtName("groups").AtListIndex(j).AtName("name"), "Duplicate group",
+				diags.AddAttributeError(at.AtListIndex(i).AtName("group").AtListIndex(j).AtName("name"), "Duplicate group",
 					fmt.Sprintf("Group %q is already in stage %q; a group may appear in one stage only.", n, other))
 			}
 			groupSeen[n] = st.Name.ValueString()

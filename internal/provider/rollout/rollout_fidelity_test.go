@@ -334,7 +334,7 @@ func (rf *realPathFleet) drawPlan(t *testing.T) (updateRunModel, string) {
 	rng := rf.rng
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	plan := updateRunModel{FleetID: types.StringValue(rf.fleet.String()), UpdateStrategyID: types.StringNull()}
-	mcu := &mcuModel{Upgrade: upgradeModel{KubernetesVersion: types.StringNull()}}
+	mcu := &mcuModel{Upgrade: &upgradeModel{KubernetesVersion: types.StringNull()}}
 	switch rng.IntN(3) {
 	case 0:
 		mcu.Upgrade.Type = types.StringValue("Full")

@@ -407,7 +407,7 @@ func TestUpdateRunPlanWarnings(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("warnings %q, want 2", got)
 	}
-	if !strings.HasPrefix(got[0], "2 approval gate(s) no `approvals` entry covers (After of stage canary, After of group canary/g1)") {
+	if !strings.HasPrefix(got[0], "2 approval gate(s) no `approval` block covers (After of stage canary, After of group canary/g1)") {
 		t.Errorf("gates: %q", got[0])
 	}
 	if !strings.HasPrefix(got[1], "1 member(s) are predicted to fail (bad), which stops the run there; first: bad: AKS does not skip") {

@@ -108,7 +108,7 @@ func runPreview(ctx context.Context, v view.Fleet, plan *updateRunModel) (types.
 }
 
 // planWarnings are what a reviewer must see as plan warnings, not only in
-// preview.warnings: each gate the run reaches that no `approvals` entry
+// preview.warnings: each gate the run reaches that no `approval` block
 // covers (the run waits there for someone to approve it), and each predicted
 // member failure. One warning each, with counts and the first names.
 func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
@@ -138,7 +138,7 @@ func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
 	}
 	var out []string
 	if len(gates) > 0 {
-		out = append(out, fmt.Sprintf("%d approval gate(s) no `approvals` entry covers (%s): the run waits at each until it is approved "+
+		out = append(out, fmt.Sprintf("%d approval gate(s) no `approval` block covers (%s): the run waits at each until it is approved "+
 			"outside this configuration, and an apply with wait_for = \"completed\" waits there until its timeout", len(gates), preview.NameSample(gates)))
 	}
 	if len(failing) > 0 {
@@ -265,7 +265,7 @@ func skipTargetsToRollout(skips []skipModel) []rollout.SkipTarget {
 // runStrategy is the run's strategy: the update strategy's (through v: as the facts hold it under
 // facts), the inline stages, or nil (members one by one).
 func runStrategy(ctx context.Context, v view.Fleet, plan *updateRunModel) (*fleetapi.UpdateRunStrategy, error) {
-	if plan.Stages != nil {
+	if len(plan.Stages) > 0 {
 		s := stagesToAPI(plan.Stages)
 		return &s, nil
 	}

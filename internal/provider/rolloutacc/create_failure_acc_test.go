@@ -17,6 +17,7 @@ const riskyFails = `{"upgrade":{"fail":true,"message":"planned failure: node dra
 // after `terraform untaint` the plan is empty (the Failed run stays failed), and changing `retry`
 // once the cause is fixed re-starts the same run in place, which completes.
 func TestAccUpdateRun_failsOnCreate(t *testing.T) {
+	acctest.Current(t) // before the fleet is touched: skips without TF_ACC
 	patchMember(t, "risky-1", riskyFails)
 	t.Cleanup(func() { patchMember(t, "risky-1", riskyFails) })
 	cfg := func(retry string) string {
@@ -25,8 +26,18 @@ resource "fleet_update_run" "r" {
   name     = "fails-on-create"
   retry    = ` + retry + `
   wait_for = "completed"
-  stages   = [{ name = "risky", groups = [{ name = "risky" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "risky"
+    group {
+      name = "risky"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 	}

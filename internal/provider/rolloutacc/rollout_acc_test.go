@@ -23,12 +23,71 @@ func TestMain(m *testing.M) {
 const twoStages = `
 resource "fleet_update_strategy" "s" {
   name = "two-stage"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }], after_stage_wait_in_seconds = 60 },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+    after_stage_wait_in_seconds = 60
+  }
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
 }
 `
+
+// stagesOf is the stage blocks of an update run copying those of the update strategy at address
+// strategy (the run's stages are the strategy's).
+func stagesOf(strategy string) string {
+	return `
+  dynamic "stage" {
+    for_each = ` + strategy + `.stage
+    content {
+      name                        = stage.value.name
+      max_concurrency             = stage.value.max_concurrency
+      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
+      dynamic "before_gate" {
+        for_each = stage.value.before_gate == null ? [] : stage.value.before_gate
+        content {
+          type         = before_gate.value.type
+          display_name = before_gate.value.display_name
+        }
+      }
+      dynamic "after_gate" {
+        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
+        content {
+          type         = after_gate.value.type
+          display_name = after_gate.value.display_name
+        }
+      }
+      dynamic "group" {
+        for_each = stage.value.group
+        content {
+          name            = group.value.name
+          max_concurrency = group.value.max_concurrency
+          dynamic "before_gate" {
+            for_each = group.value.before_gate == null ? [] : group.value.before_gate
+            content {
+              type         = before_gate.value.type
+              display_name = before_gate.value.display_name
+            }
+          }
+          dynamic "after_gate" {
+            for_each = group.value.after_gate == null ? [] : group.value.after_gate
+            content {
+              type         = after_gate.value.type
+              display_name = after_gate.value.display_name
+            }
+          }
+        }
+      }
+    }
+  }
+`
+}
 
 func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
 	resource.Test(t, resource.TestCase{
@@ -37,9 +96,14 @@ func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
 			Config: twoStages + `
 resource "fleet_update_run" "r" {
   name     = "two-stage-run"
-  stages   = fleet_update_strategy.s.stages
   wait_for = "completed"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+` + stagesOf("fleet_update_strategy.s") + `
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -91,8 +155,18 @@ resource "fleet_update_run" "r" {
   state    = "` + state + `"
   retry    = ` + retry + `
   wait_for = "completed"
-  stages   = [{ name = "risky", groups = [{ name = "risky" }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "risky"
+    group {
+      name = "risky"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 	}
@@ -144,19 +218,30 @@ resource "terraform_data" "fleet" {
 }
 
 provider "fleet" {
-  azure = { fleet_name = terraform_data.fleet.output }
+  azure {
+    fleet_name = terraform_data.fleet.output
+  }
 }
 
 resource "fleet_update_strategy" "s" {
   name   = "unknown-config"
-  stages = [{ name = "prod", groups = [{ name = "prod" }] }]
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
   name     = "unknown-config-run"
   state    = "NotStarted"
-  stages   = fleet_update_strategy.s.stages
-  managed_cluster_update = { upgrade = { type = "NodeImageOnly" } }
+` + stagesOf("fleet_update_strategy.s") + `
+  managed_cluster_update {
+    upgrade {
+      type = "NodeImageOnly"
+    }
+  }
 }
 
 resource "fleet_auto_upgrade_profile" "p" {

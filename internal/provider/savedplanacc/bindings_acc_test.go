@@ -85,7 +85,11 @@ func tolerate(t *testing.T, name string, tol placementv1.Toleration) {
 const taintsHCL = `
 resource "fleet_member_cluster_taints" "maintenance" {
   member_cluster = "prod-east-1"
-  taint          = [{ key = "maintenance", value = "soon", effect = "NoSchedule" }]
+  taint {
+    key    = "maintenance"
+    value  = "soon"
+    effect = "NoSchedule"
+  }
   %[2]s
 }
 `
@@ -139,8 +143,16 @@ data "fleet_facts" "at_plan" {}
 
 resource "fleet_placement" "picked" {
   name               = "%[1]s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
-  policy             = { placement_type = "PickN", number_of_clusters = 2 }
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "saved-plan"
+  }
+  policy {
+    placement_type     = "PickN"
+    number_of_clusters = 2
+  }
   lifecycle { ignore_changes = [policy] }
 }
 `

@@ -18,7 +18,9 @@ resource "fleet_nodepool_disruption" "default" {
   cluster              = "canary-east"
   node_pool            = "default"
   consolidation_policy = "WhenEmptyOrUnderutilized"
-  budgets              = [{ nodes = "20%" }]
+  budget {
+    nodes = "20%"
+  }
   facts                = data.fleet_facts.at_plan.content
 }
 `

@@ -99,7 +99,12 @@ func (g *genGroup) updating(typ string) bool {
 }
 
 // prodPolicy places on the env=prod clusters: prod-east-1 and prod-west-1 (prod-east-2 is tainted).
-const prodPolicy = `{ placement_type = "PickAll", required_cluster_selectors = [{ labels = { env = "prod" } }] }`
+const prodPolicy = `policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }`
 
 // sprintfPreviewed is a previewed func of an HCL template: %[1]s the prefix, %[2]s the facts line.
 func sprintfPreviewed(hcl string) func(g *genGroup, facts string) string {
@@ -128,8 +133,13 @@ const (
 	genPlacementHCL = `
 resource "fleet_placement" "gen" {
   name               = "%[1]s-pl"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s-pl" }]
-  policy             = ` + prodPolicy + `
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s-pl"
+  }
+  ` + prodPolicy + `
   %[2]s
 }
 `
@@ -137,8 +147,12 @@ resource "fleet_placement" "gen" {
 resource "fleet_resource_placement" "gen" {
   namespace          = "%[1]s-rp"
   name               = "%[1]s-rp"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  policy             = ` + prodPolicy + `
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
+  ` + prodPolicy + `
   %[2]s
 }
 `
@@ -180,8 +194,13 @@ var genConfigs = map[string]genConfig{
 		base: `
 resource "fleet_placement" "cro" {
   name               = "%[1]s-cro"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s-cro" }]
-  policy             = ` + prodPolicy + `
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s-cro"
+  }
+  ` + prodPolicy + `
   lifecycle { ignore_changes = [policy] }
 }
 `,
@@ -189,8 +208,14 @@ resource "fleet_placement" "cro" {
 		previewed: sprintfPreviewed(`
 resource "fleet_cluster_resource_override" "gen" {
   name               = "%[1]s-cro"
-  placement          = { name = fleet_placement.cro.name }
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "%[1]s-cro" }]
+  placement {
+    name = fleet_placement.cro.name
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s-cro"
+  }
   ` + tierRule("add", "/metadata/labels/tier") + `
   %[2]s
 }
@@ -207,8 +232,12 @@ resource "fleet_cluster_resource_override" "gen" {
 resource "fleet_resource_placement" "ro" {
   namespace          = "%[1]s-ro"
   name               = "%[1]s-ro"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  policy             = ` + prodPolicy + `
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
+  ` + prodPolicy + `
   lifecycle { ignore_changes = [policy] }
 }
 `,
@@ -219,8 +248,15 @@ resource "fleet_resource_placement" "ro" {
 resource "fleet_resource_override" "gen" {
   namespace          = "%[1]s-ro"
   name               = "%[1]s-ro"
-  placement          = { name = fleet_resource_placement.ro.name, scope = "Namespaced" }
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
+  placement {
+    name  = fleet_resource_placement.ro.name
+    scope = "Namespaced"
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
   ` + tierRule("replace", "/data/tier") + `
   %[2]s
 }
@@ -236,8 +272,19 @@ resource "fleet_resource_override" "gen" {
 		base: `
 resource "fleet_placement" "pdb" {
   name               = "%[1]s-pdb"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s-pdb" }]
-  policy             = { placement_type = "PickN", number_of_clusters = 2, required_cluster_selectors = [{ labels = { env = "prod" } }] }
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s-pdb"
+  }
+  policy {
+    placement_type     = "PickN"
+    number_of_clusters = 2
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
   lifecycle { ignore_changes = [policy] }
 }
 `,
@@ -257,7 +304,11 @@ resource "fleet_placement_disruption_budget" "gen" {
 		previewed: sprintfPreviewed(`
 resource "fleet_member_cluster_taints" "gen" {
   member_cluster = "canary-east"
-  taint          = [{ key = "%[1]s", value = "gen", effect = "NoSchedule" }]
+  taint {
+    key    = "%[1]s"
+    value  = "gen"
+    effect = "NoSchedule"
+  }
   %[2]s
 }
 `),
@@ -268,7 +319,12 @@ resource "fleet_member_cluster_taints" "gen" {
 		previewed: sprintfPreviewed(`
 resource "fleet_staged_update_strategy" "gen" {
   name   = "%[1]s-sus"
-  stages = [{ name = "prod", label_selector = { match_labels = { env = "prod" } } }]
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
   %[2]s
 }
 `),
@@ -283,14 +339,26 @@ resource "fleet_staged_update_strategy" "gen" {
 		base: `
 resource "fleet_placement" "sur" {
   name               = "%[1]s-sur"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s-sur" }]
-  policy             = ` + prodPolicy + `
-  strategy           = { type = "External" }
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s-sur"
+  }
+  ` + prodPolicy + `
+  strategy {
+    type = "External"
+  }
 }
 
 resource "fleet_staged_update_strategy" "sur" {
   name   = "%[1]s-sur"
-  stages = [{ name = "prod", label_selector = { match_labels = { env = "prod" } } }]
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
 }
 `,
 		ready: func(t *testing.T, g *genGroup) { bothScheduled(t, g.prefix+"-sur") },
@@ -309,10 +377,18 @@ resource "fleet_staged_update_run" "gen" {
 		previewed: sprintfPreviewed(`
 resource "fleet_update_strategy" "gen" {
   name   = "%[1]s-us"
-  stages = [
-    { name = "canary", groups = [{ name = "canary" }] },
-    { name = "prod", groups = [{ name = "prod" }] },
-  ]
+  stage {
+    name = "canary"
+    group {
+      name = "canary"
+    }
+  }
+  stage {
+    name = "prod"
+    group {
+      name = "prod"
+    }
+  }
   %[2]s
 }
 `),
@@ -326,7 +402,12 @@ resource "fleet_update_strategy" "gen" {
 resource "fleet_update_run" "gen" {
   name                   = "%[1]s-ur"
   update_strategy_id     = %[2]q
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   state                  = "NotStarted"
   %[3]s
 }
@@ -363,7 +444,9 @@ resource "fleet_nodepool_disruption" "gen" {
   cluster              = "canary-east"
   node_pool            = %[1]q
   consolidation_policy = "WhenEmptyOrUnderutilized"
-  budgets              = [{ nodes = "20%%" }]
+  budget {
+    nodes = "20%%"
+  }
   %[2]s
 }
 `, g.pool, facts)
@@ -511,12 +594,8 @@ func (g *genGroup) hcl(previewed bool) string {
 		}
 		list("override_placements", refs)
 		list("clusters", g.clusters)
-		if len(g.stagedRuns) > 0 {
-			b.WriteString("  staged_runs = [\n")
-			for _, r := range g.stagedRuns {
-				fmt.Fprintf(&b, "    { placement_name = %q, staged_update_strategy_name = %q },\n", r, r)
-			}
-			b.WriteString("  ]\n")
+		for _, r := range g.stagedRuns {
+			fmt.Fprintf(&b, "  staged_run {\n    placement_name              = %q\n    staged_update_strategy_name = %q\n  }\n", r, r)
 		}
 		b.WriteString("}\n")
 	}

@@ -35,10 +35,16 @@ data "fleet_facts" "at_plan" {}
 resource "fleet_resource_placement" "prod" {
   namespace          = "%[1]s"
   name               = "%[1]s"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  policy = {
-    placement_type             = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
   }
   facts = data.fleet_facts.at_plan.content
 }

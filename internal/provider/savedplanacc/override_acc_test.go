@@ -21,25 +21,47 @@ data "fleet_facts" "at_plan" {
 
 resource "fleet_placement" "web" {
   name               = "%[1]s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "%[1]s" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["prod-east-1", "prod-west-1"] }
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s"
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["prod-east-1", "prod-west-1"]
+  }
 }
 `
 
 // tierRule sets, with op at path, each env=prod cluster's tier label (HCL's "$${...}" is
 // KubeFleet's "${...}"), in the overrides of both scopes.
 func tierRule(op, path string) string {
-	return fmt.Sprintf(`rules = [{
-    cluster_selector = { terms = [{ labels = { env = "prod" } }] }
-    json_patches     = [{ op = %q, path = %q, value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-tier}") }]
-  }]`, op, path)
+	return fmt.Sprintf(`rule {
+    cluster_selector {
+      term {
+        labels = { env = "prod" }
+      }
+    }
+    json_patch {
+      op    = %q
+      path  = %q
+      value = jsonencode("$${MEMBER-CLUSTER-LABEL-KEY-tier}")
+    }
+  }`, op, path)
 }
 
 var overrideHCL = `
 resource "fleet_cluster_resource_override" "tier" {
   name               = "%[1]s"
-  placement          = { name = fleet_placement.web.name }
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = "%[1]s" }]
+  placement {
+    name = fleet_placement.web.name
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = "%[1]s"
+  }
   ` + tierRule("add", "/metadata/labels/tier") + `
   %[2]s
 }
@@ -55,8 +77,15 @@ data "fleet_facts" "at_plan" {
 resource "fleet_resource_placement" "web" {
   namespace          = "%[1]s"
   name               = "%[1]s"
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
-  policy             = { placement_type = "PickFixed", cluster_names = ["prod-east-1", "prod-west-1"] }
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
+  policy {
+    placement_type = "PickFixed"
+    cluster_names  = ["prod-east-1", "prod-west-1"]
+  }
 }
 `
 
@@ -64,8 +93,15 @@ var resourceOverrideHCL = `
 resource "fleet_resource_override" "tier" {
   namespace          = "%[1]s"
   name               = "%[1]s"
-  placement          = { name = fleet_resource_placement.web.name, scope = "Namespaced" }
-  resource_selectors = [{ version = "v1", kind = "ConfigMap", name = "settings" }]
+  placement {
+    name  = fleet_resource_placement.web.name
+    scope = "Namespaced"
+  }
+  resource_selector {
+    version = "v1"
+    kind    = "ConfigMap"
+    name    = "settings"
+  }
   ` + tierRule("replace", "/data/tier") + `
   %[2]s
 }

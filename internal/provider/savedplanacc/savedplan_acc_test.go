@@ -35,10 +35,17 @@ data "fleet_facts" "at_plan" {}
 
 resource "fleet_placement" "prod" {
   name = "%s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
-  policy = {
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "saved-plan"
+  }
+  policy {
     placement_type = "PickAll"
-    required_cluster_selectors = [{ labels = { env = "prod" } }]
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
     %s
   }
   %s
@@ -109,7 +116,11 @@ func TestAccSavedPlanPlacementFleetMoved(t *testing.T) {
 		w := acctest.NewWorkdir(t, placementConfig("saved-plan-update", true))
 		w.Must("apply", "-auto-approve")
 		// Tolerate prod-east-2's taint: the update's preview adds it to prod-east-1 and prod-west-1.
-		w.Write("main.tf", placementConfig("saved-plan-update", true, `tolerations = [{ key = "dedicated", value = "gpu", effect = "NoSchedule" }]`))
+		w.Write("main.tf", placementConfig("saved-plan-update", true, `toleration {
+      key    = "dedicated"
+      value  = "gpu"
+      effect = "NoSchedule"
+    }`))
 		plan := w.Must("plan", "-out=tfplan")
 		acctest.Lines(t, plan, `fleet_placement.prod will be updated in-place`)
 		patchMember(t, "prod-west-1", map[string]any{"labels": map[string]any{"env": "staging"}}, map[string]any{"labels": map[string]any{"env": "prod"}})

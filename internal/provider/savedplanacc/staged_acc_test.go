@@ -9,20 +9,40 @@ import (
 const stagedBaseHCL = `
 resource "fleet_placement" "staged" {
   name               = "%[1]s"
-  resource_selectors = [{ group = "", version = "v1", kind = "Namespace", name = "saved-plan" }]
-  policy             = { placement_type = "PickAll", required_cluster_selectors = [{ labels = { env = "prod" } }] }
-  strategy           = { type = "External" }
+  resource_selector {
+    group   = ""
+    version = "v1"
+    kind    = "Namespace"
+    name    = "saved-plan"
+  }
+  policy {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
+  strategy {
+    type = "External"
+  }
 }
 
 resource "fleet_staged_update_strategy" "prod" {
   name   = "%[1]s"
-  stages = [{ name = "prod", label_selector = { match_labels = { env = "prod" } } }]
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
 }
 `
 
 const stagedRunHCL = `
 data "fleet_facts" "at_plan" {
-  staged_runs = [{ placement_name = "%[1]s", staged_update_strategy_name = "%[1]s" }]
+  staged_run {
+    placement_name              = "%[1]s"
+    staged_update_strategy_name = "%[1]s"
+  }
 }
 
 resource "fleet_staged_update_run" "release" {

@@ -48,7 +48,12 @@ data "fleet_facts" "at_plan" {}
 resource "fleet_update_run" "by_id" {
   name                   = "%[1]s"
   update_strategy_id     = "%[2]s"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   state                  = "NotStarted"
   facts                  = data.fleet_facts.at_plan.content
 }

@@ -16,13 +16,12 @@ var // A ClusterResourcePlacement name: a DNS subdomain of at most 63 characters
 // webhook: pkg/utils/validator/clusterresourceplacement.go).
 DNSSubdomainRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// LabelExpressionsAttribute is `label_expressions`: a label selector's matchExpressions.
-func LabelExpressionsAttribute(what string) rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{
-		Optional:    true,
-		Description: "Label requirements on " + what + ", ANDed with `labels` (a Kubernetes label selector's matchExpressions).",
-		Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+// LabelExpressionsBlock is `label_expression` (or `match_expression`) blocks: a label selector's
+// matchExpressions, one block each.
+func LabelExpressionsBlock(what string) rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: "A label requirement on " + what + ", ANDed with the labels and the other requirements (a Kubernetes label selector's matchExpressions; repeat the block for more).",
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
 			"key": rschema.StringAttribute{Required: true, Description: "The label key."},
 			"operator": rschema.StringAttribute{
 				Required:    true,
@@ -47,14 +46,14 @@ func LabelsAttribute(what string) rschema.MapAttribute {
 	}
 }
 
-// LabelExpressionModel is one of `label_expressions`.
+// LabelExpressionModel is one label_expression (match_expression) block.
 type LabelExpressionModel struct {
 	Key      types.String `tfsdk:"key"`
 	Operator types.String `tfsdk:"operator"`
 	Values   []string     `tfsdk:"values"`
 }
 
-// LabelSelector is the Kubernetes label selector of `labels` and `label_expressions` (nil for neither).
+// LabelSelector is the Kubernetes label selector of `labels` and the `label_expression` blocks (nil for neither).
 func LabelSelector(matchLabels map[string]string, exprs []LabelExpressionModel) *metav1.LabelSelector {
 	if len(matchLabels) == 0 && len(exprs) == 0 {
 		return nil

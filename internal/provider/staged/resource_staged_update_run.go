@@ -154,7 +154,7 @@ func (r *stagedRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"Timeouts: create and update 2 hours, delete 10 minutes (the controller's finalizer).",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitCompleted)},
 			},
-			"facts": preview.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_runs`)"),
+			"facts": preview.FactsAttribute("the preview (the run's inputs: give the run to the data source's `staged_run` blocks)"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
 				Description: "How KubeFleet will initialize the run, computed at plan from the hub, or from `facts` when set (KubeFleet v0.18.9's rules " +

@@ -60,9 +60,15 @@ func jsonValue(v any) string {
 func externalPlacement(ns string) string {
 	return fmt.Sprintf(`
 resource "fleet_placement" %[1]q {
-  name               = %[1]q
-  resource_selectors = [{ version = "v1", kind = "Namespace", name = %[1]q }]
-  strategy           = { type = "External" }
+  name = %[1]q
+  resource_selector {
+    version = "v1"
+    kind    = "Namespace"
+    name    = %[1]q
+  }
+  strategy {
+    type = "External"
+  }
 }
 `, ns)
 }
@@ -90,11 +96,13 @@ func approvalStageStrategy(name string, attrs ...string) string {
 	return fmt.Sprintf(`
 resource "fleet_staged_update_strategy" %[1]q {
   name = %[1]q
-  stages = [{
-    name               = "all"
-    label_selector     = {}
-    before_stage_tasks = [{ type = "Approval" }]%[2]s
-  }]
+  stage {
+    name = "all"%[2]s
+    label_selector {}
+    before_stage_task {
+      type = "Approval"
+    }
+  }
 }
 `, name, extra)
 }
@@ -103,28 +111,45 @@ var stagedConfigBase = acctest.ProviderConfig + externalPlacement("staged") + `
 
 resource "fleet_staged_update_strategy" "rings" {
   name = "rings"
-  stages = [
-    {
-      name              = "canary"
-      label_selector    = { match_labels = { env = "canary" } }
-      after_stage_tasks = [{ type = "TimedWait", wait_time = "5s" }]
-    },
-    {
-      name              = "prod"
-      label_selector    = { match_labels = { env = "prod" } }
-      sorting_label_key = "rollout-order"
-      after_stage_tasks = [{ type = "Approval" }]
-    },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+    after_stage_task {
+      type      = "TimedWait"
+      wait_time = "5s"
+    }
+  }
+  stage {
+    name              = "prod"
+    sorting_label_key = "rollout-order"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+    after_stage_task {
+      type = "Approval"
+    }
+  }
 }
 
 resource "fleet_staged_update_strategy" "overlap" {
   name = "overlap"
-  stages = [
-    { name = "prod", label_selector = { match_labels = { env = "prod" } } },
-    { name = "gold", label_selector = { match_labels = { tier = "gold" } } },
-    { name = "rest" },
-  ]
+  stage {
+    name = "prod"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+  }
+  stage {
+    name = "gold"
+    label_selector {
+      match_labels = { tier = "gold" }
+    }
+  }
+  stage {
+    name = "rest"
+  }
 }
 `
 
@@ -495,10 +520,22 @@ const stagedNamespacedConfig = acctest.ProviderConfig + `
 resource "fleet_staged_update_strategy" "ns" {
   name      = "ns-rings"
   namespace = "staged-apps"
-  stages = [
-    { name = "canary", label_selector = { match_labels = { env = "canary" } } },
-    { name = "prod", label_selector = { match_labels = { env = "prod" } }, max_concurrency = "100%", after_stage_tasks = [{ type = "Approval" }] },
-  ]
+  stage {
+    name = "canary"
+    label_selector {
+      match_labels = { env = "canary" }
+    }
+  }
+  stage {
+    name            = "prod"
+    max_concurrency = "100%"
+    label_selector {
+      match_labels = { env = "prod" }
+    }
+    after_stage_task {
+      type = "Approval"
+    }
+  }
 }
 
 resource "fleet_staged_update_run" "ns" {

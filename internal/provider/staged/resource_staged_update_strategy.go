@@ -31,7 +31,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-var _ resource.ResourceWithValidateConfig = (*stagedStrategyResource)(nil)
+var (
+	_ resource.ResourceWithValidateConfig = (*stagedStrategyResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*stagedStrategyResource)(nil)
+)
 
 // stagedStrategyResource is fleet_staged_update_strategy: KubeFleet's
 // ClusterStagedUpdateStrategy on the hub, or a StagedUpdateStrategy in a namespace.
@@ -39,7 +42,7 @@ type stagedStrategyResource struct{ shared.ResourceBase }
 
 const stagedStrategyTimeout = 5 * time.Minute
 
-var stagedStrategyConfigAttributes = []string{"name", "namespace", "stages"}
+var stagedStrategyConfigAttributes = []string{"name", "namespace", "stage"}
 
 var stagedStrategyPreviewType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"member_count":     types.Int64Type,
@@ -63,7 +66,6 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"name": shared.ReplacingAttribute("The ClusterStagedUpdateStrategy's name (a DNS subdomain). Changing it replaces the strategy.", stringvalidator.LengthBetween(1, stagedObjectNameMax),
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit")),
 			"namespace": stagedNamespaceAttribute("strategy"),
-			"stages":    stagedStagesAttribute(),
 			"facts":     preview.FactsAttribute("the preview"),
 			"preview": rschema.SingleNestedAttribute{
 				Computed: true,
@@ -84,8 +86,21 @@ func (r *stagedStrategyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				},
 			},
 		},
-		Blocks: shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: stagedStrategyTimeout, Update: stagedStrategyTimeout, Delete: stagedStrategyTimeout}),
+		Blocks: stagedStrategyBlocks(ctx),
+		// Version 1: nested attributes became blocks (issue 35).
+		Version: 1,
 	}
+}
+
+func stagedStrategyBlocks(ctx context.Context) map[string]rschema.Block {
+	b := shared.TimeoutsBlocks(ctx, shared.OpTimeouts{Create: stagedStrategyTimeout, Update: stagedStrategyTimeout, Delete: stagedStrategyTimeout})
+	b["stage"] = stagedStagesBlock()
+	return b
+}
+
+// UpgradeState upgrades the state of the nested-attribute schema (version 0).
+func (r *stagedStrategyResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: shared.BlocksUpgrade(shared.BlockRenames{Renames: stagedStageRenames})}
 }
 
 func (r *stagedStrategyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -95,7 +110,7 @@ func (r *stagedStrategyResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateStagedStages(&resp.Diagnostics, path.Root("stages"), cfg.Stages, unknown)
+	validateStagedStages(&resp.Diagnostics, path.Root("stage"), cfg.Stages, unknown)
 }
 
 // stagedStrategyPreview is the strategy's preview: which member clusters each stage selects.
@@ -192,7 +207,7 @@ type stagedStrategyModel struct {
 	ID        types.String       `tfsdk:"id"`
 	Name      types.String       `tfsdk:"name"`
 	Namespace types.String       `tfsdk:"namespace"`
-	Stages    []stagedStageModel `tfsdk:"stages"`
+	Stages    []stagedStageModel `tfsdk:"stage"`
 	timed
 	Facts   types.String `tfsdk:"facts"`
 	Preview types.Object `tfsdk:"preview"`

@@ -2,6 +2,7 @@ package staged_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -16,45 +17,59 @@ func TestAccStagedUpdateStrategyInvalidInputs(t *testing.T) {
 	stages := func(body string) string {
 		return acctest.ProviderConfig + fmt.Sprintf(`
 resource "fleet_staged_update_strategy" "bad" {
-  name   = "bad"
-  stages = %s
+  name = "bad"
+  %s
 }
 `, body)
 	}
-	many := "["
-	for i := range 32 {
-		many += fmt.Sprintf(`{ name = "s%d" },`, i)
+	// stage is a stage block named name with the further lines.
+	stage := func(name string, lines ...string) string {
+		return fmt.Sprintf("stage {\n    name = %q\n    %s\n  }\n  ", name, strings.Join(lines, "\n    "))
 	}
-	many += "]"
+	task := func(kind, typ string, waitTime ...string) string {
+		b := fmt.Sprintf("%s {\n      type = %q\n", kind, typ)
+		for _, w := range waitTime {
+			b += fmt.Sprintf("      wait_time = %q\n", w)
+		}
+		return b + "    }"
+	}
+	after := func(typ string, waitTime ...string) string { return task("after_stage_task", typ, waitTime...) }
+	before := func(typ string) string { return task("before_stage_task", typ) }
+	many := ""
+	for i := range 32 {
+		many += stage(fmt.Sprintf("s%d", i))
+	}
 	cases := []struct{ name, body, want string }{
-		{"stage name pattern", `[{ name = "Canary_1" }]`, `stages\[0\]\.name .*lowercase letters and digits`},
-		{"stage name length", fmt.Sprintf(`[{ name = "%s" }]`, longName(64)), `stages\[0\]\.name string length must be between 1 and 63`},
-		{"more than 31 stages", many, `stages list must contain at least 1 elements and at most 31 elements`},
-		{"duplicate stage", `[{ name = "a" }, { name = "a" }]`, `stages\[1\]\.name: stage "a" is already the name of stages\[0\]`},
-		{"three tasks", `[{ name = "a", after_stage_tasks = [{ type = "Approval" }, { type = "TimedWait", wait_time = "1m" }, { type = "Approval" }] }]`,
-			`stages\[0\]\.after_stage_tasks list must contain at least 1 elements and at most 2 elements`},
-		{"two of a type", `[{ name = "a", after_stage_tasks = [{ type = "Approval" }, { type = "Approval" }] }]`,
-			`stages\[0\]\.after_stage_tasks\[1\]\.type: stages\[0\] already has a Approval task`},
-		{"unknown task type", `[{ name = "a", after_stage_tasks = [{ type = "Manual" }] }]`, `stages\[0\]\.after_stage_tasks\[0\]\.type value must be one of`},
-		{"wait time pattern", `[{ name = "a", after_stage_tasks = [{ type = "TimedWait", wait_time = "1d" }] }]`,
-			`stages\[0\]\.after_stage_tasks\[0\]\.wait_time: "1d" does not match KubeFleet's pattern`},
-		{"zero wait", `[{ name = "a", after_stage_tasks = [{ type = "TimedWait", wait_time = "0s" }] }]`,
-			`stages\[0\]\.after_stage_tasks\[0\]\.wait_time: "0s": a TimedWait must wait longer than zero`},
-		{"wait without time", `[{ name = "a", after_stage_tasks = [{ type = "TimedWait" }] }]`, `stages\[0\]\.after_stage_tasks\[0\]\.wait_time is required for a TimedWait task`},
-		{"wait time on approval", `[{ name = "a", after_stage_tasks = [{ type = "Approval", wait_time = "1m" }] }]`,
-			`stages\[0\]\.after_stage_tasks\[0\]\.wait_time applies to TimedWait tasks only`},
-		{"bad selector", `[{ name = "a", label_selector = { match_expressions = [{ key = "env", operator = "In" }] } }]`,
-			`stages\[0\]\.label_selector: values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty`},
-		{"bad sorting key", `[{ name = "a", sorting_label_key = "not a key" }]`, `stages\[0\]\.sorting_label_key: "not a key" is not a label key`},
-		{"max_concurrency 0", `[{ name = "a", max_concurrency = "0" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
-		{"max_concurrency 0%", `[{ name = "a", max_concurrency = "0%" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
-		{"max_concurrency 101%", `[{ name = "a", max_concurrency = "101%" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
-		{"max_concurrency not a number", `[{ name = "a", max_concurrency = "two" }]`, `stages\[0\]\.max_concurrency must be a count of at least 1`},
-		{"before-stage wait", `[{ name = "a", before_stage_tasks = [{ type = "TimedWait" }] }]`, `stages\[0\]\.before_stage_tasks\[0\]\.type value must be one of`},
-		{"two before-stage tasks", `[{ name = "a", before_stage_tasks = [{ type = "Approval" }, { type = "Approval" }] }]`,
-			`stages\[0\]\.before_stage_tasks list must contain at least 1 elements and at most 1 elements`},
-		{"namespace", `[{ name = "a" }]
-  namespace = "Team_A"`, `namespace must be a namespace name`},
+		{"stage name pattern", stage("Canary_1"), `stage\[0\]\.name .*lowercase letters and digits`},
+		{"stage name length", stage(longName(64)), `stage\[0\]\.name string length must be between 1 and 63`},
+		{"no stage", "", `(?s)stage.*must have a configuration value`},
+		{"more than 31 stages", many, `stage list must contain at least 1 elements and at most 31 elements`},
+		{"duplicate stage", stage("a") + stage("a"), `stage\[1\]\.name: stage "a" is already the name of stage\[0\]`},
+		{"three tasks", stage("a", after("Approval"), after("TimedWait", "1m"), after("Approval")),
+			`stage\[0\]\.after_stage_task list must contain at least 1 elements and at most 2 elements`},
+		{"two of a type", stage("a", after("Approval"), after("Approval")),
+			`stage\[0\]\.after_stage_task\[1\]\.type: stage\[0\] already has a Approval task`},
+		{"unknown task type", stage("a", after("Manual")), `stage\[0\]\.after_stage_task\[0\]\.type value must be one of`},
+		{"wait time pattern", stage("a", after("TimedWait", "1d")),
+			`stage\[0\]\.after_stage_task\[0\]\.wait_time: "1d" does not match KubeFleet's pattern`},
+		{"zero wait", stage("a", after("TimedWait", "0s")),
+			`stage\[0\]\.after_stage_task\[0\]\.wait_time: "0s": a TimedWait must wait longer than zero`},
+		{"wait without time", stage("a", after("TimedWait")), `stage\[0\]\.after_stage_task\[0\]\.wait_time is required for a TimedWait task`},
+		{"wait time on approval", stage("a", after("Approval", "1m")),
+			`stage\[0\]\.after_stage_task\[0\]\.wait_time applies to TimedWait tasks only`},
+		{"bad selector", stage("a", "label_selector {\n      match_expression {\n        key      = \"env\"\n        operator = \"In\"\n      }\n    }"),
+			`stage\[0\]\.label_selector: values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty`},
+		{"unknown selector argument", stage("a", "label_selector {\n      match_expressions = []\n    }"),
+			`(?s)Unsupported argument.*"match_expressions" is not expected here`},
+		{"bad sorting key", stage("a", `sorting_label_key = "not a key"`), `stage\[0\]\.sorting_label_key: "not a key" is not a label key`},
+		{"max_concurrency 0", stage("a", `max_concurrency = "0"`), `stage\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency 0%", stage("a", `max_concurrency = "0%"`), `stage\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency 101%", stage("a", `max_concurrency = "101%"`), `stage\[0\]\.max_concurrency must be a count of at least 1`},
+		{"max_concurrency not a number", stage("a", `max_concurrency = "two"`), `stage\[0\]\.max_concurrency must be a count of at least 1`},
+		{"before-stage wait", stage("a", before("TimedWait")), `stage\[0\]\.before_stage_task\[0\]\.type value must be one of`},
+		{"two before-stage tasks", stage("a", before("Approval"), before("Approval")),
+			`stage\[0\]\.before_stage_task list must contain at least 1 elements and at most 1 elements`},
+		{"namespace", stage("a") + `namespace = "Team_A"`, `namespace must be a namespace name`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

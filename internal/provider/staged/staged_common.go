@@ -57,8 +57,8 @@ type stagedStageModel struct {
 	LabelSelector    *stagedLabelSelectorModel `tfsdk:"label_selector"`
 	SortingLabelKey  types.String              `tfsdk:"sorting_label_key"`
 	MaxConcurrency   types.String              `tfsdk:"max_concurrency"`
-	BeforeStageTasks []stagedBeforeTaskModel   `tfsdk:"before_stage_tasks"`
-	AfterStageTasks  []stagedTaskModel         `tfsdk:"after_stage_tasks"`
+	BeforeStageTasks []stagedBeforeTaskModel   `tfsdk:"before_stage_task"`
+	AfterStageTasks  []stagedTaskModel         `tfsdk:"after_stage_task"`
 }
 
 type stagedBeforeTaskModel struct {
@@ -67,7 +67,7 @@ type stagedBeforeTaskModel struct {
 
 type stagedLabelSelectorModel struct {
 	MatchLabels      map[string]string             `tfsdk:"match_labels"`
-	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expressions"`
+	MatchExpressions []shared.LabelExpressionModel `tfsdk:"match_expression"`
 }
 
 type stagedTaskModel struct {
@@ -75,72 +75,85 @@ type stagedTaskModel struct {
 	WaitTime types.String `tfsdk:"wait_time"`
 }
 
-func stagedStagesAttribute() rschema.ListNestedAttribute {
-	return rschema.ListNestedAttribute{
-		Required: true,
-		Description: "The stages, updated one after another; within a stage `max_concurrency` clusters are updated at a time " +
-			"(default one). Every cluster the placement schedules must be in exactly one stage, or a run fails to initialize.",
-		Validators: []validator.List{listvalidator.SizeBetween(1, stagedMaxStages)},
-		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-			"name": rschema.StringAttribute{
-				Required:    true,
-				Description: "The stage's name: lowercase letters and digits, at most 63 characters, unique in the strategy.",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, stagedMaxStageName),
-					stringvalidator.RegexMatches(stagedStageNameRe, "must contain only lowercase letters and digits (KubeFleet's pattern ^[a-z0-9]+$)")},
-			},
-			"label_selector": rschema.SingleNestedAttribute{
-				Optional: true,
-				Description: "The member clusters of this stage, by their labels on the hub. Absent: every cluster the placement schedules " +
-					"(the provider writes an empty selector: KubeFleet's controller reads an absent one as none).",
-				Attributes: map[string]rschema.Attribute{
-					"match_labels":      shared.LabelsAttribute("a stage's clusters"),
-					"match_expressions": shared.LabelExpressionsAttribute("a stage's clusters"),
+func stagedStagesBlock() rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: "Required. A stage (at least one, at most 31; repeat the block for each, in order): stages are updated one after another; " +
+			"within a stage `max_concurrency` clusters are updated at a time (default one). Every cluster the placement schedules " +
+			"must be in exactly one stage, or a run fails to initialize.",
+		Validators: []validator.List{listvalidator.IsRequired(), listvalidator.SizeBetween(1, stagedMaxStages)},
+		NestedObject: rschema.NestedBlockObject{
+			Attributes: map[string]rschema.Attribute{
+				"name": rschema.StringAttribute{
+					Required:    true,
+					Description: "The stage's name: lowercase letters and digits, at most 63 characters, unique in the strategy.",
+					Validators: []validator.String{stringvalidator.LengthBetween(1, stagedMaxStageName),
+						stringvalidator.RegexMatches(stagedStageNameRe, "must contain only lowercase letters and digits (KubeFleet's pattern ^[a-z0-9]+$)")},
+				},
+				"sorting_label_key": rschema.StringAttribute{
+					Optional: true,
+					Description: "A label whose integer value orders the stage's clusters (then their names). Every cluster of the stage " +
+						"must carry it with an integer value, or a run fails to initialize.",
+				},
+				"max_concurrency": rschema.StringAttribute{
+					Optional: true,
+					Description: "How many of the stage's clusters are updated at once: a count such as `\"2\"` or a percentage of the " +
+						"stage's clusters from `\"1%\"` to `\"100%\"`, rounded down and at least one. Absent: one at a time " +
+						"(KubeFleet's default 1). The controller starts the next cluster in order as soon as one of the updating ones finishes.",
+					Validators: []validator.String{stringvalidator.RegexMatches(stagedMaxConcurrencyRe,
+						"must be a count of at least 1 (such as \"2\") or a percentage from \"1%\" to \"100%\" (KubeFleet's maxConcurrency)")},
 				},
 			},
-			"sorting_label_key": rschema.StringAttribute{
-				Optional: true,
-				Description: "A label whose integer value orders the stage's clusters (then their names). Every cluster of the stage " +
-					"must carry it with an integer value, or a run fails to initialize.",
-			},
-			"max_concurrency": rschema.StringAttribute{
-				Optional: true,
-				Description: "How many of the stage's clusters are updated at once: a count such as `\"2\"` or a percentage of the " +
-					"stage's clusters from `\"1%\"` to `\"100%\"`, rounded down and at least one. Absent: one at a time " +
-					"(KubeFleet's default 1). The controller starts the next cluster in order as soon as one of the updating ones finishes.",
-				Validators: []validator.String{stringvalidator.RegexMatches(stagedMaxConcurrencyRe,
-					"must be a count of at least 1 (such as \"2\") or a percentage from \"1%\" to \"100%\" (KubeFleet's maxConcurrency)")},
-			},
-			"before_stage_tasks": rschema.ListNestedAttribute{
-				Optional: true,
-				Description: "What must happen before the stage's clusters start updating: at most one task, of type `Approval` " +
-					"(the run waits until its approval request `<run>-before-<stage>` is approved).",
-				Validators: []validator.List{listvalidator.SizeBetween(1, 1)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"type": rschema.StringAttribute{
-						Required:    true,
-						Description: "`Approval` (the only before-stage task KubeFleet has).",
-						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeApproval))},
+			Blocks: map[string]rschema.Block{
+				"label_selector": rschema.SingleNestedBlock{
+					Description: "The member clusters of this stage, by their labels on the hub. Absent (or empty): every cluster the " +
+						"placement schedules (the provider writes an empty selector: KubeFleet's controller reads an absent one as none).",
+					Attributes: map[string]rschema.Attribute{
+						"match_labels": shared.LabelsAttribute("a stage's clusters"),
 					},
-				}},
-			},
-			"after_stage_tasks": rschema.ListNestedAttribute{
-				Optional:    true,
-				Description: "What must happen after the stage's clusters are updated before the next stage starts: at most one of each type.",
-				Validators:  []validator.List{listvalidator.SizeBetween(1, stagedMaxTasks)},
-				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"type": rschema.StringAttribute{
-						Required:    true,
-						Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request `<run>-after-<stage>` is approved).",
-						Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeTimedWait), string(placementv1.StageTaskTypeApproval))},
+					Blocks: map[string]rschema.Block{
+						"match_expression": shared.LabelExpressionsBlock("a stage's clusters"),
 					},
-					"wait_time": rschema.StringAttribute{
-						Optional:    true,
-						Description: "How long a `TimedWait` waits, as a duration such as `30m` or `1h30m` (units s, m, h).",
-					},
-				}},
+				},
+				"before_stage_task": rschema.ListNestedBlock{
+					Description: "What must happen before the stage's clusters start updating: at most one task, of type `Approval` " +
+						"(the run waits until its approval request `<run>-before-<stage>` is approved).",
+					Validators: []validator.List{listvalidator.SizeBetween(1, 1)},
+					NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+						"type": rschema.StringAttribute{
+							Required:    true,
+							Description: "`Approval` (the only before-stage task KubeFleet has).",
+							Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeApproval))},
+						},
+					}},
+				},
+				"after_stage_task": rschema.ListNestedBlock{
+					Description: "What must happen after the stage's clusters are updated before the next stage starts: at most one " +
+						"task of each type (two blocks at most).",
+					Validators: []validator.List{listvalidator.SizeBetween(1, stagedMaxTasks)},
+					NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+						"type": rschema.StringAttribute{
+							Required:    true,
+							Description: "`TimedWait` (wait `wait_time`) or `Approval` (wait until the run's approval request `<run>-after-<stage>` is approved).",
+							Validators:  []validator.String{stringvalidator.OneOf(string(placementv1.StageTaskTypeTimedWait), string(placementv1.StageTaskTypeApproval))},
+						},
+						"wait_time": rschema.StringAttribute{
+							Optional:    true,
+							Description: "How long a `TimedWait` waits, as a duration such as `30m` or `1h30m` (units s, m, h).",
+						},
+					}},
+				},
 			},
-		}},
+		},
 	}
+}
+
+// stagedStageRenames are fleet_staged_update_strategy's renames of its nested attributes that
+// became blocks (state version 0 → 1).
+var stagedStageRenames = map[string]string{
+	"stages":                                  "stage",
+	"stages.before_stage_tasks":               "before_stage_task",
+	"stages.after_stage_tasks":                "after_stage_task",
+	"stages.label_selector.match_expressions": "match_expression",
 }
 
 // validateStagedStages checks what per-attribute validators cannot: unique stage names, task
@@ -169,14 +182,14 @@ func validateStagedStages(diags *diag.Diagnostics, root path.Path, stages []stag
 		}
 		taskTypes := map[string]int{}
 		for j, t := range s.AfterStageTasks {
-			tp := sp.AtName("after_stage_tasks").AtListIndex(j)
+			tp := sp.AtName("after_stage_task").AtListIndex(j)
 			if t.Type.IsUnknown() || t.Type.IsNull() {
 				continue
 			}
 			typ := t.Type.ValueString()
 			if k, dup := taskTypes[typ]; dup {
 				diags.AddAttributeError(tp.AtName("type"), "Duplicate after-stage task",
-					fmt.Sprintf("Attribute %s: %s already has a %s task (%s); a stage has at most one task of each type.", tp.AtName("type"), sp, typ, sp.AtName("after_stage_tasks").AtListIndex(k)))
+					fmt.Sprintf("Attribute %s: %s already has a %s task (%s); a stage has at most one task of each type.", tp.AtName("type"), sp, typ, sp.AtName("after_stage_task").AtListIndex(k)))
 			}
 			taskTypes[typ] = j
 			if t.WaitTime.IsUnknown() {

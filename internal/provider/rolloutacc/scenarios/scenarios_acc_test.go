@@ -34,8 +34,18 @@ func oneGroupRun(name, group, waitFor string, extra ...string) string {
 resource "fleet_update_run" "r" {
   name     = %q
   wait_for = %q
-  stages   = [{ name = %q, groups = [{ name = %q }] }]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = %q
+    group {
+      name = %q
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
   %s
 }
 `, name, waitFor, group, group, strings.Join(extra, "\n  "))
@@ -50,16 +60,39 @@ const skipRunConfig = `
 resource "fleet_update_run" "r" {
   name     = "skip-run"
   wait_for = "completed"
-  stages = [
-    { name = "one", groups = [{ name = "sk-a" }, { name = "sk-b" }] },
-    { name = "two", groups = [{ name = "sk-c" }] },
-  ]
-  skip = [
-    { type = "Member", name = "sk-a2" },
-    { type = "Group", name = "sk-b" },
-    { type = "Stage", name = "two" },
-  ]
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "one"
+    group {
+      name = "sk-a"
+    }
+    group {
+      name = "sk-b"
+    }
+  }
+  stage {
+    name = "two"
+    group {
+      name = "sk-c"
+    }
+  }
+  skip {
+    type = "Member"
+    name = "sk-a2"
+  }
+  skip {
+    type = "Group"
+    name = "sk-b"
+  }
+  skip {
+    type = "Stage"
+    name = "two"
+  }
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 
@@ -126,7 +159,7 @@ func TestAccUpdateRun_stopThenStart(t *testing.T) {
 }
 
 // A stage's Before gate and a group's After gate stop the run until they are
-// approved through `approvals`.
+// approved through `approval` blocks.
 func TestAccUpdateRun_approvalGates(t *testing.T) {
 	const r = "fleet_update_run.r"
 	cfg := func(approvals, waitFor string) string {
@@ -134,13 +167,27 @@ func TestAccUpdateRun_approvalGates(t *testing.T) {
 resource "fleet_update_run" "r" {
   name     = "gated-run"
   wait_for = %q
-  stages = [{
-    name         = "gated"
-    before_gates = [{ type = "Approval", display_name = "change board" }]
-    groups       = [{ name = "ap", after_gates = [{ type = "Approval", display_name = "smoke tests" }] }]
-  }]
-  approvals = %s
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+  stage {
+    name = "gated"
+    before_gate {
+      type         = "Approval"
+      display_name = "change board"
+    }
+    group {
+      name = "ap"
+      after_gate {
+        type         = "Approval"
+        display_name = "smoke tests"
+      }
+    }
+  }
+  %s
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `, waitFor, approvals)
 	}
@@ -148,7 +195,7 @@ resource "fleet_update_run" "r" {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             runGone(t, "gated-run"),
 		Steps: []resource.TestStep{{
-			Config: cfg("[]", "started"),
+			Config: cfg("", "started"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "gates", 0, "timing"), str("Before")),
 				plancheck.ExpectKnownValue(r, acctest.Path("preview", "stages", 0, "groups", 0, "gates", 0, "timing"), str("After")),
@@ -167,17 +214,25 @@ resource "fleet_update_run" "r" {
 					t.Fatal(err)
 				}
 			},
-			Config:             cfg("[]", "started"),
+			Config:             cfg("", "started"),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: false,
 		}, {
-			Config: cfg("[]", "started"),
+			Config: cfg("", "started"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Pending", "status", "stages", 0, "gates", 0, "state"),
 				stateIs("NotStarted", "status", "stages", 0, "groups", 0, "members", 0, "state"),
 			},
 		}, {
-			Config: cfg(`[{ stage = "gated", timing = "Before" }, { stage = "gated", group = "ap", timing = "After" }]`, "completed"),
+			Config: cfg(`approval {
+    stage  = "gated"
+    timing = "Before"
+  }
+  approval {
+    stage  = "gated"
+    group  = "ap"
+    timing = "After"
+  }`, "completed"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				stateIs("Completed", "status", "state"),
 				stateIs("Completed", "status", "stages", 0, "gates", 0, "state"),
@@ -466,10 +521,19 @@ provider "fleet" {
 resource "fleet_update_run" "r" {
   name     = "consistent-run"
   wait_for = "completed"
-  stages   = [{ name = "ci", groups = [{ name = "ci" }] }]
-  managed_cluster_update = {
-    upgrade              = { type = "NodeImageOnly" }
-    node_image_selection = { type = "Consistent" }
+  stage {
+    name = "ci"
+    group {
+      name = "ci"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type = "NodeImageOnly"
+    }
+    node_image_selection {
+      type = "Consistent"
+    }
   }
 }
 `,
@@ -511,17 +575,29 @@ resource "fleet_update_run" "r" {
 // UpdateGroup.maxConcurrency) as the emulator executes it: two start
 // together, the third when one ends.
 func TestAccUpdateRun_maxConcurrency(t *testing.T) {
-	const cfg = `
+	cfg := `
 resource "fleet_update_strategy" "s" {
   name   = "mc"
-  stages = [{ name = "mc", max_concurrency = "100%", groups = [{ name = "mc", max_concurrency = "2" }] }]
+  stage {
+    name            = "mc"
+    max_concurrency = "100%"
+    group {
+      name            = "mc"
+      max_concurrency = "2"
+    }
+  }
 }
 
 resource "fleet_update_run" "r" {
   name               = "mc-run"
-  stages             = fleet_update_strategy.s.stages
   wait_for           = "completed"
-  managed_cluster_update = { upgrade = { type = "Full", kubernetes_version = "1.33.1" } }
+` + stagesOf("fleet_update_strategy.s") + `
+  managed_cluster_update {
+    upgrade {
+      type               = "Full"
+      kubernetes_version = "1.33.1"
+    }
+  }
 }
 `
 	resource.Test(t, resource.TestCase{
@@ -534,7 +610,7 @@ resource "fleet_update_run" "r" {
 				plancheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("preview", "stages", 0, "groups", 0, "max_concurrency"), knownvalue.Int64Exact(2)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("stages", 0, "groups", 0, "max_concurrency"), knownvalue.StringExact("2")),
+				statecheck.ExpectKnownValue("fleet_update_strategy.s", acctest.Path("stage", 0, "group", 0, "max_concurrency"), knownvalue.StringExact("2")),
 				statecheck.ExpectKnownValue("fleet_update_run.r", acctest.Path("status", "state"), knownvalue.StringExact("Completed")),
 			},
 			Check: startsInBatches(t, "mc-run", []int{2, 1}),
@@ -604,8 +680,21 @@ resource "fleet_update_run" "r" {
   state    = "` + state + `"
   wait_for = "` + waitFor + `"
   # The after-stage gate is never approved: the run stays Running however fast the clock runs.
-  stages   = [{ name = "ob", groups = [{ name = "ob" }], after_stage_wait_in_seconds = 43200, after_gates = [{ type = "Approval" }] }]
-  managed_cluster_update = { upgrade = { type = "NodeImageOnly" } }
+  stage {
+    name = "ob"
+    group {
+      name = "ob"
+    }
+    after_stage_wait_in_seconds = 43200
+    after_gate {
+      type = "Approval"
+    }
+  }
+  managed_cluster_update {
+    upgrade {
+      type = "NodeImageOnly"
+    }
+  }
 }
 `
 	}
