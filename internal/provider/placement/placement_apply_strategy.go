@@ -59,7 +59,7 @@ func placementApplyStrategyBlock() rschema.SingleNestedBlock {
 			},
 		},
 		Blocks: map[string]rschema.Block{
-			"server_side_apply_config": requiredInBlock(rschema.SingleNestedBlock{
+			"server_side_apply_config": shared.RequiredInBlock(rschema.SingleNestedBlock{
 				Description: "ServerSideApply only (KubeFleet rejects it with the other types).",
 				Attributes: map[string]rschema.Attribute{
 					"force_conflicts": rschema.BoolAttribute{

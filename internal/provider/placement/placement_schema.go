@@ -110,7 +110,7 @@ func placementPolicyBlock() rschema.SingleNestedBlock {
 					"labels": shared.LabelsAttribute("the cluster"),
 				}, Blocks: map[string]rschema.Block{
 					"label_expression": shared.LabelExpressionsBlock("the cluster"),
-					"property_sorter": requiredInBlock(rschema.SingleNestedBlock{
+					"property_sorter": shared.RequiredInBlock(rschema.SingleNestedBlock{
 						Description: "Scores clusters by a property, interpolated between the fleet's minimum and maximum.",
 						Attributes: map[string]rschema.Attribute{
 							"name": rschema.StringAttribute{Required: true, Description: "The property name."},

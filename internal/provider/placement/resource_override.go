@@ -96,7 +96,7 @@ func (r *overrideResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				stringvalidator.RegexMatches(shared.DNSSubdomainRe, "must be lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")}},
 	}
 	blocks := map[string]rschema.Block{
-		"placement": requiredInBlock(rschema.SingleNestedBlock{
+		"placement": shared.RequiredInBlock(rschema.SingleNestedBlock{
 			Description: "Required. The placement the override is for (KubeFleet applies an override only to its placement's resources). It must be " +
 				"on the hub or planned in the same configuration; otherwise the plan fails. Immutable in KubeFleet: changing it replaces the override.",
 			Validators:    []validator.Object{objectvalidator.IsRequired()},

@@ -163,14 +163,12 @@ func updateRunBlocks(ctx context.Context) map[string]rschema.Block {
 		Description: "Required. What the run upgrades. Changing it once the run has started replaces the run.",
 		Validators:  []validator.Object{objectvalidator.IsRequired()},
 		Blocks: map[string]rschema.Block{
-			"upgrade": rschema.SingleNestedBlock{
+			"upgrade": shared.RequiredInBlock(rschema.SingleNestedBlock{
 				Description: "Required. The upgrade.",
-				Validators:  []validator.Object{objectvalidator.IsRequired(), objectvalidator.AlsoRequires(path.MatchRelative().AtName("type"))},
+				Validators:  []validator.Object{objectvalidator.IsRequired()},
 				Attributes: map[string]rschema.Attribute{
-					// Required in the block (its validator says so): the framework checks a Required
-					// attribute of a single block even when the block is absent.
 					"type": rschema.StringAttribute{
-						Optional: true, Description: "`Full` (control plane and node pools), `ControlPlaneOnly` or `NodeImageOnly` (required).",
+						Required: true, Description: "`Full` (control plane and node pools), `ControlPlaneOnly` or `NodeImageOnly`.",
 						Validators: []validator.String{stringvalidator.OneOf("Full", "ControlPlaneOnly", "NodeImageOnly")},
 					},
 					"kubernetes_version": rschema.StringAttribute{
@@ -179,15 +177,14 @@ func updateRunBlocks(ctx context.Context) map[string]rschema.Block {
 						Validators: []validator.String{stringvalidator.RegexMatches(runKubernetesVersionRe, `must be a Kubernetes version "major.minor.patch" (e.g. "1.33.1") or "major.minor"`)},
 					},
 				},
-			},
-			"node_image_selection": rschema.SingleNestedBlock{
+			}, "type"),
+			"node_image_selection": shared.RequiredInBlock(rschema.SingleNestedBlock{
 				Description: "How node images are chosen (Full and NodeImageOnly). Default: Latest.",
-				Validators:  []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("type"))},
 				Attributes: map[string]rschema.Attribute{
 					"type": rschema.StringAttribute{
-						Optional: true,
+						Required: true,
 						Description: "`Latest` (each cluster's region's newest image when its upgrade starts), `Consistent` (the newest " +
-							"image version every region of the run's members has; a member with a pool that has none is skipped) or `Custom` (required).",
+							"image version every region of the run's members has; a member with a pool that has none is skipped) or `Custom`.",
 						Validators: []validator.String{stringvalidator.OneOf("Latest", "Consistent", "Custom")},
 					},
 					"custom_versions": rschema.ListAttribute{
@@ -196,7 +193,7 @@ func updateRunBlocks(ctx context.Context) map[string]rschema.Block {
 						Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 					},
 				},
-			},
+			}, "type"),
 		},
 	}
 	b["skip"] = rschema.ListNestedBlock{

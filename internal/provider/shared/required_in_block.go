@@ -1,4 +1,4 @@
-package placement
+package shared
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
-// requiredInBlock makes the named attributes of a single nested block Optional and requires them
+// RequiredInBlock makes the named attributes of a single nested block Optional and requires them
 // with the block instead (objectvalidator.AlsoRequires): terraform-plugin-framework v1.19
 // validates the attributes of an absent single block too, and would report a Required one as
 // missing when the whole block is left out.
-func requiredInBlock(b rschema.SingleNestedBlock, names ...string) rschema.SingleNestedBlock {
+func RequiredInBlock(b rschema.SingleNestedBlock, names ...string) rschema.SingleNestedBlock {
 	attrs := make(map[string]rschema.Attribute, len(b.Attributes))
 	for k, v := range b.Attributes {
 		attrs[k] = v
@@ -28,7 +28,7 @@ func requiredInBlock(b rschema.SingleNestedBlock, names ...string) rschema.Singl
 			a.Required, a.Optional, a.Description = false, true, note+a.Description
 			attrs[name] = a
 		default:
-			panic(fmt.Sprintf("requiredInBlock: %s is a %T", name, a)) // a programming error, at provider start
+			panic(fmt.Sprintf("RequiredInBlock: %s is a %T", name, a)) // a programming error, at provider start
 		}
 		exprs = append(exprs, path.MatchRelative().AtName(name))
 	}
