@@ -45,16 +45,7 @@ resource "fleet_update_strategy" "rings" {
 
 resource "fleet_update_run" "to_1_33" {
   name = "%[1]s-run"
-  dynamic "stage" {
-    for_each = fleet_update_strategy.rings.stage
-    content {
-      name = stage.value.name
-      dynamic "group" {
-        for_each = stage.value.group
-        content { name = group.value.name }
-      }
-    }
-  }
+`+StagesOf("fleet_update_strategy.rings")+`
   managed_cluster_update {
     upgrade {
       type               = "Full"
@@ -141,4 +132,56 @@ func Path(root string, steps ...any) tfjsonpath.Path {
 		}
 	}
 	return p
+}
+
+// StagesOf is the stage blocks of an update run that copy those of the update strategy at address
+// strategy, gates and concurrency included: a run's stages written from a strategy created in the
+// same configuration, so that the run's preview is known at plan (with update_strategy_id it is not
+// until the strategy exists).
+func StagesOf(strategy string) string {
+	return `
+  dynamic "stage" {
+    for_each = ` + strategy + `.stage
+    content {
+      name                        = stage.value.name
+      max_concurrency             = stage.value.max_concurrency
+      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
+      dynamic "before_gate" {
+        for_each = stage.value.before_gate == null ? [] : stage.value.before_gate
+        content {
+          type         = before_gate.value.type
+          display_name = before_gate.value.display_name
+        }
+      }
+      dynamic "after_gate" {
+        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
+        content {
+          type         = after_gate.value.type
+          display_name = after_gate.value.display_name
+        }
+      }
+      dynamic "group" {
+        for_each = stage.value.group
+        content {
+          name            = group.value.name
+          max_concurrency = group.value.max_concurrency
+          dynamic "before_gate" {
+            for_each = group.value.before_gate == null ? [] : group.value.before_gate
+            content {
+              type         = before_gate.value.type
+              display_name = before_gate.value.display_name
+            }
+          }
+          dynamic "after_gate" {
+            for_each = group.value.after_gate == null ? [] : group.value.after_gate
+            content {
+              type         = after_gate.value.type
+              display_name = after_gate.value.display_name
+            }
+          }
+        }
+      }
+    }
+  }
+`
 }

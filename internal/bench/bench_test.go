@@ -878,24 +878,6 @@ const canaryStage = `
     }
   }`
 
-// stagesOf are the stage blocks of update strategy strategy's stages (an address).
-func stagesOf(strategy string) string {
-	return `
-  dynamic "stage" {
-    for_each = ` + strategy + `.stage
-    content {
-      name                        = stage.value.name
-      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
-      dynamic "group" {
-        for_each = stage.value.group
-        content {
-          name = group.value.name
-        }
-      }
-    }
-  }`
-}
-
 // placementPolicies are the mixed policies of the configuration's placements.
 var placementPolicies = []string{`{
     placement_type     = "PickN"
@@ -994,7 +976,7 @@ func config1kBody(alias string) string {
 			pfx, i, prov, strings.ReplaceAll(pfx, "_", "-"), i, i, placementPolicies[i%len(placementPolicies)])
 	}
 	fmt.Fprintf(&b, "\nresource \"fleet_update_strategy\" \"%srings\" {%s\n  name = \"%srings\"%s\n}\n", pfx, prov, strings.ReplaceAll(pfx, "_", "-"), benchStages)
-	fmt.Fprintf(&b, strings.Replace(strings.Replace(runBlock, `"all" {`, `"`+pfx+`all" {`+prov, 1), `"bench-all"`, `"`+strings.ReplaceAll(pfx, "_", "-")+`bench-all"`, 1), stagesOf("fleet_update_strategy."+pfx+"rings"))
+	fmt.Fprintf(&b, strings.Replace(strings.Replace(runBlock, `"all" {`, `"`+pfx+`all" {`+prov, 1), `"bench-all"`, `"`+strings.ReplaceAll(pfx, "_", "-")+`bench-all"`, 1), acctest.StagesOf("fleet_update_strategy."+pfx+"rings"))
 	fmt.Fprintf(&b, "\nresource \"fleet_auto_upgrade_profile\" \"%sstable\" {%s\n  name    = \"%sstable\"\n  channel = \"Stable\"\n}\n", pfx, prov, strings.ReplaceAll(pfx, "_", "-"))
 	return b.String()
 }

@@ -18,7 +18,7 @@ var actionsFleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000
 // skipped into, restarted, its gate approved by invoked actions — each action's progress lines
 // asserted and its effect read back from the Fleet API; each repeated to show it idempotent; and
 // actions against states that do not allow them refused before any request.
-const actionsConfig = `
+var actionsConfig = `
 resource "fleet_update_strategy" "gated" {
   name = "gated"
   stage {
@@ -43,25 +43,7 @@ resource "fleet_update_run" "r" {
   name                   = "gated-run"
   state                  = "NotStarted"
   wait_for               = "none"
-  dynamic "stage" {
-    for_each = fleet_update_strategy.gated.stage
-    content {
-      name = stage.value.name
-      dynamic "group" {
-        for_each = stage.value.group
-        content {
-          name = group.value.name
-        }
-      }
-      dynamic "after_gate" {
-        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
-        content {
-          type         = after_gate.value.type
-          display_name = after_gate.value.display_name
-        }
-      }
-    }
-  }
+` + acctest.StagesOf("fleet_update_strategy.gated") + `
   managed_cluster_update {
     upgrade {
       type               = "Full"

@@ -41,20 +41,6 @@ resource "fleet_member" "spare" {
 `, group)
 }
 
-// strategyStages are the stage blocks of fleet_update_run.r: those of fleet_update_strategy.s.
-const strategyStages = `  dynamic "stage" {
-    for_each = fleet_update_strategy.s.stage
-    content {
-      name = stage.value.name
-      dynamic "group" {
-        for_each = stage.value.group
-        content {
-          name = group.value.name
-        }
-      }
-    }
-  }`
-
 var strategyAndRun = `
 resource "fleet_update_strategy" "s" {
   name   = "rings"
@@ -75,7 +61,7 @@ resource "fleet_update_strategy" "s" {
 resource "fleet_update_run" "r" {
   name     = "rings-run"
   wait_for = "completed"
-` + strategyStages + `
+` + acctest.StagesOf("fleet_update_strategy.s") + `
   managed_cluster_update {
     upgrade {
       type               = "Full"
@@ -110,7 +96,7 @@ resource "fleet_update_run" "r" {
   wait_for   = "completed"
   triggers   = { run = "3" }
   depends_on = [fleet_member.spare]
-` + strategyStages + `
+` + acctest.StagesOf("fleet_update_strategy.s") + `
   managed_cluster_update {
     upgrade {
       type               = "Full"

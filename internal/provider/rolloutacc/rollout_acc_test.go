@@ -39,56 +39,6 @@ resource "fleet_update_strategy" "s" {
 }
 `
 
-// stagesOf is the stage blocks of an update run copying those of the update strategy at address
-// strategy (the run's stages are the strategy's).
-func stagesOf(strategy string) string {
-	return `
-  dynamic "stage" {
-    for_each = ` + strategy + `.stage
-    content {
-      name                        = stage.value.name
-      max_concurrency             = stage.value.max_concurrency
-      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
-      dynamic "before_gate" {
-        for_each = stage.value.before_gate == null ? [] : stage.value.before_gate
-        content {
-          type         = before_gate.value.type
-          display_name = before_gate.value.display_name
-        }
-      }
-      dynamic "after_gate" {
-        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
-        content {
-          type         = after_gate.value.type
-          display_name = after_gate.value.display_name
-        }
-      }
-      dynamic "group" {
-        for_each = stage.value.group
-        content {
-          name            = group.value.name
-          max_concurrency = group.value.max_concurrency
-          dynamic "before_gate" {
-            for_each = group.value.before_gate == null ? [] : group.value.before_gate
-            content {
-              type         = before_gate.value.type
-              display_name = before_gate.value.display_name
-            }
-          }
-          dynamic "after_gate" {
-            for_each = group.value.after_gate == null ? [] : group.value.after_gate
-            content {
-              type         = after_gate.value.type
-              display_name = after_gate.value.display_name
-            }
-          }
-        }
-      }
-    }
-  }
-`
-}
-
 func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -97,7 +47,7 @@ func TestAccUpdateRun_twoStagesCompleted(t *testing.T) {
 resource "fleet_update_run" "r" {
   name     = "two-stage-run"
   wait_for = "completed"
-` + stagesOf("fleet_update_strategy.s") + `
+` + acctest.StagesOf("fleet_update_strategy.s") + `
   managed_cluster_update {
     upgrade {
       type               = "Full"
@@ -236,7 +186,7 @@ resource "fleet_update_strategy" "s" {
 resource "fleet_update_run" "r" {
   name     = "unknown-config-run"
   state    = "NotStarted"
-` + stagesOf("fleet_update_strategy.s") + `
+` + acctest.StagesOf("fleet_update_strategy.s") + `
   managed_cluster_update {
     upgrade {
       type = "NodeImageOnly"

@@ -27,56 +27,6 @@ func TestMain(m *testing.M) {
 
 const pollInterval = time.Second
 
-// stagesOf is the stage blocks of an update run copying those of the update strategy at address
-// strategy (the run's stages are the strategy's).
-func stagesOf(strategy string) string {
-	return `
-  dynamic "stage" {
-    for_each = ` + strategy + `.stage
-    content {
-      name                        = stage.value.name
-      max_concurrency             = stage.value.max_concurrency
-      after_stage_wait_in_seconds = stage.value.after_stage_wait_in_seconds
-      dynamic "before_gate" {
-        for_each = stage.value.before_gate == null ? [] : stage.value.before_gate
-        content {
-          type         = before_gate.value.type
-          display_name = before_gate.value.display_name
-        }
-      }
-      dynamic "after_gate" {
-        for_each = stage.value.after_gate == null ? [] : stage.value.after_gate
-        content {
-          type         = after_gate.value.type
-          display_name = after_gate.value.display_name
-        }
-      }
-      dynamic "group" {
-        for_each = stage.value.group
-        content {
-          name            = group.value.name
-          max_concurrency = group.value.max_concurrency
-          dynamic "before_gate" {
-            for_each = group.value.before_gate == null ? [] : group.value.before_gate
-            content {
-              type         = before_gate.value.type
-              display_name = before_gate.value.display_name
-            }
-          }
-          dynamic "after_gate" {
-            for_each = group.value.after_gate == null ? [] : group.value.after_gate
-            content {
-              type         = after_gate.value.type
-              display_name = after_gate.value.display_name
-            }
-          }
-        }
-      }
-    }
-  }
-`
-}
-
 // The fleet of testdata/fleet.yaml.
 var fleet = fleetapi.FleetID{SubscriptionID: "00000000-0000-0000-0000-000000000004", ResourceGroupName: "rg-scenarios", Name: "scenarios"}
 

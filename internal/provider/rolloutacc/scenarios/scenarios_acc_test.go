@@ -591,7 +591,7 @@ resource "fleet_update_strategy" "s" {
 resource "fleet_update_run" "r" {
   name               = "mc-run"
   wait_for           = "completed"
-` + stagesOf("fleet_update_strategy.s") + `
+` + acctest.StagesOf("fleet_update_strategy.s") + `
   managed_cluster_update {
     upgrade {
       type               = "Full"
