@@ -92,6 +92,25 @@ func TestAutoUpgradeStatusRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAutoUpgradePreviewFieldsRoundTrip covers what no preview example
+// shows: the SecurityPatch channel and lastTriggerMessage (fleets.json
+// 2026-11-01-preview UpgradeChannel and AutoUpgradeProfileStatus).
+func TestAutoUpgradePreviewFieldsRoundTrip(t *testing.T) {
+	body := []byte(`{"name":"p","properties":{"channel":"SecurityPatch","autoUpgradeProfileStatus":{"lastTriggerStatus":"Succeeded",
+	"lastTriggerMessage":"a run was created for the security patches of 2026-11-20"}}}`)
+	var p AutoUpgradeProfile
+	if err := strictDecode(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Properties.Channel != UpgradeChannelSecurityPatch || p.Properties.AutoUpgradeProfileStatus.LastTriggerMessage != "a run was created for the security patches of 2026-11-20" {
+		t.Errorf("decoded %+v / %+v", p.Properties, p.Properties.AutoUpgradeProfileStatus)
+	}
+	out, _ := json.Marshal(p)
+	if got, want := jsonValue(t, out), jsonValue(t, body); !reflect.DeepEqual(got, want) {
+		t.Errorf("re-encoded\n got: %s\nwant: %s", out, body)
+	}
+}
+
 // TestClientBuildsAutoUpgradeExampleRequests sends each operation with the
 // parameters of its official example and checks the request line, the ETag
 // headers, that the body equals the example's request body, and that the

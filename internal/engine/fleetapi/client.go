@@ -32,20 +32,55 @@ const ProviderNamespace = "Microsoft.ContainerService"
 type Client struct {
 	arm   *arm.Client
 	clock *azure.DateClock
+	// apiVersion is every request's api-version: APIVersion unless
+	// WithAPIVersion chose PreviewAPIVersion.
+	apiVersion string
+}
+
+// PreviewAPIVersion is the preview api-version a client may opt into
+// (fleets.json 2026-11-01-preview: failure thresholds, member selectors,
+// ScheduledStart gates, member credentials). Its models are the fields and
+// types marked preview; its methods refuse a stable client.
+const PreviewAPIVersion = "2026-11-01-preview"
+
+// ClientOption configures a client at construction.
+type ClientOption func(*Client) error
+
+// WithAPIVersion makes the client send api-version v, APIVersion or
+// PreviewAPIVersion; any other is an error, as the models are written for
+// those two only.
+func WithAPIVersion(v string) ClientOption {
+	return func(c *Client) error {
+		if v != APIVersion && v != PreviewAPIVersion {
+			return fmt.Errorf("fleetapi: api-version %q is not supported (%s or %s)", v, APIVersion, PreviewAPIVersion)
+		}
+		c.apiVersion = v
+		return nil
+	}
+}
+
+func newClient(a *arm.Client, clock *azure.DateClock, options []ClientOption) (*Client, error) {
+	c := &Client{arm: a, clock: clock, apiVersion: APIVersion}
+	for _, o := range options {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // NewClient returns a client on the session's cloud and credential.
-func NewClient(s *azure.Session) (*Client, error) {
+func NewClient(s *azure.Session, options ...ClientOption) (*Client, error) {
 	c, err := arm.NewClient("fleetapi", s.ModuleVersion(), s.Credential, s.ClientOptions())
 	if err != nil {
 		return nil, err
 	}
-	return &Client{arm: c, clock: s.Clock}, nil
+	return newClient(c, s.Clock, options)
 }
 
 // NewClientWithOptions returns a client with explicit ARM options (tests,
 // or a caller that builds its own pipeline). clock may be nil.
-func NewClientWithOptions(cred azcore.TokenCredential, opts *arm.ClientOptions, clock *azure.DateClock) (*Client, error) {
+func NewClientWithOptions(cred azcore.TokenCredential, opts *arm.ClientOptions, clock *azure.DateClock, options ...ClientOption) (*Client, error) {
 	if clock == nil {
 		clock = &azure.DateClock{}
 	}
@@ -58,7 +93,24 @@ func NewClientWithOptions(cred azcore.TokenCredential, opts *arm.ClientOptions, 
 	if err != nil {
 		return nil, err
 	}
-	return &Client{arm: c, clock: clock}, nil
+	return newClient(c, clock, options)
+}
+
+// APIVersion is the api-version the client sends.
+func (c *Client) APIVersion() string {
+	if c.apiVersion == "" {
+		return APIVersion
+	}
+	return c.apiVersion
+}
+
+// requirePreview refuses, before any request, a preview-only operation on a
+// client of the stable api-version, which does not define it.
+func (c *Client) requirePreview(op string) error {
+	if v := c.APIVersion(); v != PreviewAPIVersion {
+		return fmt.Errorf("fleetapi: %s is defined by api-version %s only; this client sends %s", op, PreviewAPIVersion, v)
+	}
+	return nil
 }
 
 // Endpoint is the ARM base URL the client sends to.
@@ -159,7 +211,7 @@ func (c *Client) newRequest(ctx context.Context, r request) (*policy.Request, er
 			q.Add(k, v)
 		}
 	}
-	q.Set("api-version", APIVersion)
+	q.Set("api-version", c.APIVersion())
 	req.Raw().URL.RawQuery = q.Encode()
 	req.Raw().Header["Accept"] = []string{"application/json"}
 	for k, v := range r.headers {

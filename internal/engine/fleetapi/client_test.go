@@ -287,7 +287,7 @@ func (c *fakeCredential) GetToken(_ context.Context, o policy.TokenRequestOption
 
 // testServer serves handler over TLS and returns a client whose pipeline
 // reaches it (fast retries).
-func testServer(t *testing.T, handler http.HandlerFunc) (*Client, *httptest.Server) {
+func testServer(t *testing.T, handler http.HandlerFunc, options ...ClientOption) (*Client, *httptest.Server) {
 	t.Helper()
 	srv := httptest.NewTLSServer(handler)
 	t.Cleanup(srv.Close)
@@ -302,7 +302,7 @@ func testServer(t *testing.T, handler http.HandlerFunc) (*Client, *httptest.Serv
 		},
 		DisableRPRegistration: true,
 	}
-	c, err := NewClientWithOptions(&fakeCredential{}, opts, nil)
+	c, err := NewClientWithOptions(&fakeCredential{}, opts, nil, options...)
 	if err != nil {
 		t.Fatal(err)
 	}

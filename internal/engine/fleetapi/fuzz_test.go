@@ -37,9 +37,17 @@ func FuzzParseIDs(f *testing.F) {
 }
 
 // FuzzResponses: Fleet API response bodies, as the client decodes them, and error responses. No
-// panic; a body that decodes re-encodes.
+// panic; a body that decodes re-encodes. Seeds: the examples of 2026-06-01 and of the preview
+// (2026-11-01-preview with its 2026-06-02-preview substitutes).
 func FuzzResponses(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "azure-fleet-api", "stable", "2026-06-01", "examples", "*.json"))
+	var files []string
+	for _, dir := range []string{"stable/2026-06-01", "preview/2026-11-01-preview", "preview/2026-06-02-preview"} {
+		m, _ := filepath.Glob(filepath.Join("testdata", "azure-fleet-api", filepath.FromSlash(dir), "examples", "*.json"))
+		files = append(files, m...)
+	}
+	if len(files) < 40 {
+		f.Fatalf("found %d example files to seed from", len(files))
+	}
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -62,7 +70,8 @@ func FuzzResponses(f *testing.F) {
 	f.Add([]byte(`{"code":"BadRequest"}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, v := range []any{&UpdateRun{}, &FleetUpdateStrategy{}, &AutoUpgradeProfile{}, &FleetMember{}, &Gate{}, &ErrorResponse{}} {
+		for _, v := range []any{&UpdateRun{}, &FleetUpdateStrategy{}, &AutoUpgradeProfile{}, &FleetMember{}, &Gate{}, &ErrorResponse{},
+			&FleetMemberCredentialResults{}, &FleetCredentialResults{}} {
 			if json.Unmarshal(b, v) == nil {
 				if _, err := json.Marshal(v); err != nil {
 					t.Fatalf("%T decoded from %q does not encode: %v", v, b, err)

@@ -108,6 +108,30 @@ type FleetMemberProperties struct {
 	Labels            map[string]string `json:"labels,omitempty"`
 	ProvisioningState string            `json:"provisioningState,omitempty"`
 	Status            *OperationStatus  `json:"status,omitempty"`
+	// MeshProperties (2026-11-01-preview, read-only) is parsed only, so that
+	// a preview member strict-decodes; the provider does not use cluster meshes.
+	MeshProperties *MeshProperties `json:"meshProperties,omitempty"`
+}
+
+// MeshProperties is fleets.json MeshProperties (2026-11-01-preview).
+type MeshProperties struct {
+	CiliumProperties             *CiliumProperties `json:"ciliumProperties,omitempty"`
+	Status                       *MeshMemberStatus `json:"status,omitempty"`
+	ClusterMeshProfileResourceID string            `json:"clusterMeshProfileResourceId,omitempty"`
+}
+
+// CiliumProperties is the Cilium cluster ID (1–255) and name Fleet assigns.
+type CiliumProperties struct {
+	ID   int32  `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+// MeshMemberStatus is fleets.json MeshMemberStatus.
+type MeshMemberStatus struct {
+	State           string       `json:"state,omitempty"`
+	LastUpdatedAt   *time.Time   `json:"lastUpdatedAt,omitempty"`
+	LastOperationID string       `json:"lastOperationId,omitempty"`
+	Error           *ErrorDetail `json:"error,omitempty"`
 }
 
 // FleetMemberListResult is a page of members.
@@ -125,4 +149,39 @@ type FleetCredentialResults struct {
 type FleetCredentialResult struct {
 	Name  string `json:"name,omitempty"`
 	Value []byte `json:"value,omitempty"`
+}
+
+// FleetMemberCredentialRequest is the body of listMemberCredentials
+// (fleets.json 2026-11-01-preview, the fleet's and a managed namespace's):
+// no member names select every member; ContinuationToken is the previous
+// page's.
+type FleetMemberCredentialRequest struct {
+	MemberNames       []string `json:"memberNames,omitempty"`
+	MaxPageSize       *int32   `json:"maxPageSize,omitempty"`
+	ContinuationToken string   `json:"continuationToken,omitempty"`
+}
+
+// FleetMemberCredentialResults is a page of listMemberCredentials; a
+// ContinuationToken means more pages.
+type FleetMemberCredentialResults struct {
+	Value             []FleetMemberCredentialResult `json:"value"`
+	ContinuationToken string                        `json:"continuationToken,omitempty"`
+}
+
+// FleetMemberCredentialStatus is fleets.json FleetMemberCredentialStatus.
+type FleetMemberCredentialStatus string
+
+const (
+	MemberCredentialSucceeded FleetMemberCredentialStatus = "Succeeded"
+	MemberCredentialFailed    FleetMemberCredentialStatus = "Failed"
+)
+
+// FleetMemberCredentialResult is one member's answer: a kubeconfig when
+// Succeeded, an error when Failed. Kubeconfig is base64 text (the spec types
+// it a string of format password, not bytes): DecodeKubeconfig decodes it.
+type FleetMemberCredentialResult struct {
+	Name       string                      `json:"name"`
+	Status     FleetMemberCredentialStatus `json:"status"`
+	Kubeconfig string                      `json:"kubeconfig,omitempty"`
+	Error      *ErrorDetail                `json:"error,omitempty"`
 }

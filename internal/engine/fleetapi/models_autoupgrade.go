@@ -13,6 +13,9 @@ const (
 	UpgradeChannelRapid                   UpgradeChannel = "Rapid"
 	UpgradeChannelNodeImage               UpgradeChannel = "NodeImage"
 	UpgradeChannelTargetKubernetesVersion UpgradeChannel = "TargetKubernetesVersion"
+	// UpgradeChannelSecurityPatch (2026-11-01-preview) applies security
+	// patches to the nodes of the target clusters.
+	UpgradeChannelSecurityPatch UpgradeChannel = "SecurityPatch"
 )
 
 // AutoUpgradeNodeImageSelectionType is fleets.json AutoUpgradeNodeImageSelectionType
@@ -65,6 +68,8 @@ type AutoUpgradeProfileStatus struct {
 	LastTriggerStatus          AutoUpgradeLastTriggerStatus `json:"lastTriggerStatus,omitempty"`
 	LastTriggerError           *ErrorDetail                 `json:"lastTriggerError,omitempty"`
 	LastTriggerUpgradeVersions []string                     `json:"lastTriggerUpgradeVersions,omitempty"`
+	// LastTriggerMessage (2026-11-01-preview) tells more of the last attempt.
+	LastTriggerMessage string `json:"lastTriggerMessage,omitempty"`
 }
 
 // AutoUpgradeProfileListResult is a page of profiles.

@@ -4,6 +4,9 @@ import "time"
 
 // The models of fleets/updateStrategies, fleets/updateRuns and fleets/gates,
 // written against the definitions of fleets.json 2026-06-01 of the same names.
+// Fields marked "preview" are of 2026-11-01-preview only
+// (openapi/fleets-2026-11-01-preview.json); they are omitempty, so a body
+// written under 2026-06-01 is unchanged.
 
 // UpdateState is fleets.json UpdateState: the state of a run, stage, group,
 // member update, after-stage wait or gate in a run's status.
@@ -38,10 +41,28 @@ const (
 	NodeImageSelectionCustom     NodeImageSelectionType = "Custom"
 )
 
-// GateType is fleets.json GateType (2026-06-01 has only Approval).
+// GateType is fleets.json GateType (2026-06-01 has only Approval;
+// 2026-11-01-preview adds ScheduledStart, a gate that completes itself at
+// its scheduled time).
 type GateType string
 
-const GateTypeApproval GateType = "Approval"
+const (
+	GateTypeApproval       GateType = "Approval"
+	GateTypeScheduledStart GateType = "ScheduledStart"
+)
+
+// DayOfWeek is fleets.json DayOfWeek (2026-11-01-preview), a ScheduledStart gate's day.
+type DayOfWeek string
+
+const (
+	Monday    DayOfWeek = "Monday"
+	Tuesday   DayOfWeek = "Tuesday"
+	Wednesday DayOfWeek = "Wednesday"
+	Thursday  DayOfWeek = "Thursday"
+	Friday    DayOfWeek = "Friday"
+	Saturday  DayOfWeek = "Saturday"
+	Sunday    DayOfWeek = "Sunday"
+)
 
 // GateState is fleets.json GateState: a gate resource exists once a run reaches it.
 type GateState string
@@ -99,21 +120,49 @@ type UpdateStage struct {
 	// AfterStageWaitInSeconds defaults to 0 (omitted).
 	AfterStageWaitInSeconds int32 `json:"afterStageWaitInSeconds,omitempty"`
 	// MaxConcurrency is "N" or "N%".
-	MaxConcurrency string              `json:"maxConcurrency,omitempty"`
+	MaxConcurrency string `json:"maxConcurrency,omitempty"`
+	// MaxAllowedFailures (preview) is "N" or "P%" (0–100): the member
+	// failures the stage tolerates, a percentage resolved at stage start.
+	MaxAllowedFailures string `json:"maxAllowedFailures,omitempty"`
+	// MemberSelector (preview, create-only) pre-filters the stage's members;
+	// without groups it makes one implicit group of them.
+	MemberSelector *MemberSelector     `json:"memberSelector,omitempty"`
 	BeforeGates    []GateConfiguration `json:"beforeGates,omitempty"`
 	AfterGates     []GateConfiguration `json:"afterGates,omitempty"`
 }
 
 type UpdateGroup struct {
-	Name           string              `json:"name"`
-	MaxConcurrency string              `json:"maxConcurrency,omitempty"`
+	Name           string `json:"name"`
+	MaxConcurrency string `json:"maxConcurrency,omitempty"`
+	// MaxAllowedFailures (preview): as UpdateStage's, over this group's members.
+	MaxAllowedFailures string `json:"maxAllowedFailures,omitempty"`
+	// MemberSelector (preview, create-only) selects the group's members by
+	// label instead of by group name; Name then only identifies the group.
+	MemberSelector *MemberSelector     `json:"memberSelector,omitempty"`
 	BeforeGates    []GateConfiguration `json:"beforeGates,omitempty"`
 	AfterGates     []GateConfiguration `json:"afterGates,omitempty"`
+}
+
+// MemberSelector is fleets.json MemberSelector (preview): a Kubernetes label
+// selector over fleet members' labels, e.g. "env=production" (at most 512 characters).
+type MemberSelector struct {
+	ByLabel string `json:"byLabel"`
 }
 
 type GateConfiguration struct {
 	DisplayName string   `json:"displayName,omitempty"`
 	Type        GateType `json:"type"`
+	// ScheduledStartConfiguration (preview) is set for ScheduledStart gates.
+	ScheduledStartConfiguration *ScheduledStartConfiguration `json:"scheduledStartConfiguration,omitempty"`
+}
+
+// ScheduledStartConfiguration is fleets.json ScheduledStartConfiguration
+// (preview, create-only): the gate completes at the next StartDay StartTime
+// ("HH:mm", 24-hour) at UTCOffset ("±HH:mm", -14:00 to +14:00).
+type ScheduledStartConfiguration struct {
+	StartDay  DayOfWeek `json:"startDay"`
+	StartTime string    `json:"startTime"`
+	UTCOffset string    `json:"utcOffset"`
 }
 
 // UpdateRun is Microsoft.ContainerService/fleets/updateRuns.
@@ -167,6 +216,9 @@ type UpdateRunStatus struct {
 	Status             *UpdateStatus             `json:"status,omitempty"`
 	Stages             []UpdateStageStatus       `json:"stages,omitempty"`
 	NodeImageSelection *NodeImageSelectionStatus `json:"nodeImageSelection,omitempty"`
+	// FailureCount (preview) is the run's member update failures; a pointer,
+	// as the service reports 0.
+	FailureCount *int32 `json:"failureCount,omitempty"`
 }
 
 type UpdateStatus struct {
@@ -180,6 +232,8 @@ type UpdateStageStatus struct {
 	Status               *UpdateStatus         `json:"status,omitempty"`
 	Name                 string                `json:"name,omitempty"`
 	MaxConcurrency       int32                 `json:"maxConcurrency,omitempty"`
+	FailureCount         *int32                `json:"failureCount,omitempty"`       // preview
+	MaxAllowedFailures   *int32                `json:"maxAllowedFailures,omitempty"` // preview: the strategy's, resolved to a count
 	Groups               []UpdateGroupStatus   `json:"groups,omitempty"`
 	BeforeGates          []UpdateRunGateStatus `json:"beforeGates,omitempty"`
 	AfterGates           []UpdateRunGateStatus `json:"afterGates,omitempty"`
@@ -187,12 +241,14 @@ type UpdateStageStatus struct {
 }
 
 type UpdateGroupStatus struct {
-	Status         *UpdateStatus         `json:"status,omitempty"`
-	Name           string                `json:"name,omitempty"`
-	MaxConcurrency int32                 `json:"maxConcurrency,omitempty"`
-	Members        []MemberUpdateStatus  `json:"members,omitempty"`
-	BeforeGates    []UpdateRunGateStatus `json:"beforeGates,omitempty"`
-	AfterGates     []UpdateRunGateStatus `json:"afterGates,omitempty"`
+	Status             *UpdateStatus         `json:"status,omitempty"`
+	Name               string                `json:"name,omitempty"`
+	MaxConcurrency     int32                 `json:"maxConcurrency,omitempty"`
+	FailureCount       *int32                `json:"failureCount,omitempty"`       // preview
+	MaxAllowedFailures *int32                `json:"maxAllowedFailures,omitempty"` // preview: the strategy's, resolved to a count
+	Members            []MemberUpdateStatus  `json:"members,omitempty"`
+	BeforeGates        []UpdateRunGateStatus `json:"beforeGates,omitempty"`
+	AfterGates         []UpdateRunGateStatus `json:"afterGates,omitempty"`
 }
 
 type MemberUpdateStatus struct {
@@ -244,9 +300,9 @@ type GateProperties struct {
 	GateType          GateType   `json:"gateType"`
 	Target            GateTarget `json:"target"`
 	State             GateState  `json:"state"`
-	// ScheduledStartProperties is of 2026-06-01-preview ScheduledStart gates,
-	// kept so that such gates parse; 2026-06-01 has Approval gates only.
-	ScheduledStartProperties *GateScheduledStartProperties `json:"scheduledStartProperties,omitempty"`
+	// ScheduledStartProperties is of ScheduledStart gates (2026-06-01-preview
+	// and 2026-11-01-preview); 2026-06-01 has Approval gates only.
+	ScheduledStartProperties *ScheduledStartProperties `json:"scheduledStartProperties,omitempty"`
 }
 
 type GateTarget struct {
@@ -264,9 +320,11 @@ type UpdateRunGateTargetProperties struct {
 	Timing Timing `json:"timing"`
 }
 
-// GateScheduledStartProperties is of 2026-06-01-preview.
-type GateScheduledStartProperties struct {
-	StartDay          string     `json:"startDay,omitempty"`
+// ScheduledStartProperties is fleets.json ScheduledStartProperties
+// (preview): the gate's configuration and, read-only, the UTC instant the
+// service resolved it to when it created the gate.
+type ScheduledStartProperties struct {
+	StartDay          DayOfWeek  `json:"startDay,omitempty"`
 	StartTime         string     `json:"startTime,omitempty"`
 	UTCOffset         string     `json:"utcOffset,omitempty"`
 	AbsoluteStartTime *time.Time `json:"absoluteStartTime,omitempty"`

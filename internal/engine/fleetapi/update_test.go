@@ -43,7 +43,8 @@ func updateExampleFiles(t *testing.T) []string {
 	t.Helper()
 	dir := specDir(t)
 	var files []string
-	for _, glob := range []string{"stable/*/examples/UpdateRuns_*.json", "stable/*/examples/*UpdateStrategies_*.json", "preview/*/examples/UpdateRuns_*.json", "preview/*/examples/Gates_*.json"} {
+	for _, glob := range []string{"stable/*/examples/UpdateRuns_*.json", "stable/*/examples/*UpdateStrategies_*.json",
+		"preview/*/examples/UpdateRuns_*.json", "preview/*/examples/*UpdateStrategies_*.json", "preview/*/examples/Gates_*.json"} {
 		m, err := filepath.Glob(filepath.Join(dir, glob))
 		if err != nil {
 			t.Fatal(err)
@@ -101,11 +102,13 @@ func upstreamDefect(file string, v any) (string, bool) {
 
 // TestUpdateExamplesParseIntoModels decodes every official response example
 // of update strategies, update runs and gates (2026-06-01, the complete
-// 2025-03-01 set, the preview gate examples) into the models, rejecting
-// unknown fields, and re-encodes them to check nothing was lost.
+// 2025-03-01 set, the preview examples: gates, and 2026-11-01-preview's
+// failure thresholds, member selectors and ScheduledStart gates with their
+// 2026-06-02-preview substitutes) into the models, rejecting unknown fields,
+// and re-encodes them to check nothing was lost.
 func TestUpdateExamplesParseIntoModels(t *testing.T) {
 	files := updateExampleFiles(t)
-	if len(files) < 35 {
+	if len(files) < 50 {
 		t.Fatalf("found only %d update examples", len(files))
 	}
 	bodies, repaired := 0, 0
@@ -149,7 +152,7 @@ func TestUpdateExamplesParseIntoModels(t *testing.T) {
 			bodies++
 		}
 	}
-	if bodies < 36 || repaired < 5 {
+	if bodies < 50 || repaired < 5 {
 		t.Errorf("decoded %d response bodies (%d repaired)", bodies, repaired)
 	}
 }
@@ -193,6 +196,13 @@ type captured struct {
 // exampleServer answers every request with status and body and records the requests.
 func exampleServer(t *testing.T, status int, body []byte) (*Client, *[]captured) {
 	t.Helper()
+	return exampleServerFor(t, APIVersion, status, body)
+}
+
+// exampleServerFor is exampleServer with a client of api-version version,
+// which every request must carry.
+func exampleServerFor(t *testing.T, version string, status int, body []byte) (*Client, *[]captured) {
+	t.Helper()
 	var mu sync.Mutex
 	var reqs []captured
 	c, _ := testServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -200,8 +210,8 @@ func exampleServer(t *testing.T, status int, body []byte) (*Client, *[]captured)
 		mu.Lock()
 		reqs = append(reqs, captured{r.Method, r.URL.Path, r.Header.Clone(), b})
 		mu.Unlock()
-		if r.URL.Query().Get("api-version") != APIVersion {
-			t.Errorf("api-version = %q", r.URL.Query().Get("api-version"))
+		if r.URL.Query().Get("api-version") != version {
+			t.Errorf("api-version = %q, want %q", r.URL.Query().Get("api-version"), version)
 		}
 		if len(body) == 0 {
 			w.WriteHeader(status)
@@ -210,7 +220,7 @@ func exampleServer(t *testing.T, status int, body []byte) (*Client, *[]captured)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
-	})
+	}, WithAPIVersion(version))
 	return c, &reqs
 }
 
@@ -288,6 +298,19 @@ func TestClientBuildsExampleRequests(t *testing.T) {
 			}
 			return putRun(t, c, p, run), b
 		}},
+		// The preview's failure thresholds, member selectors and ScheduledStart
+		// gates are sent as written (2026-06-02-preview substitutes for the
+		// strategy example 2026-11-01-preview lacks).
+		{"preview/2026-11-01-preview/examples/UpdateRuns_CreateOrUpdate.json", http.MethodPut, "/updateRuns/run1", func(t *testing.T, c *Client, p exampleParams) (any, json.RawMessage) {
+			var run UpdateRun
+			p.decode(t, "resource", &run)
+			return putRun(t, c, p, run), p.ex.Parameters["resource"]
+		}},
+		{"preview/2026-06-02-preview/examples/UpdateStrategies_CreateOrUpdate.json", http.MethodPut, "/updateStrategies/strategy1", func(t *testing.T, c *Client, p exampleParams) (any, json.RawMessage) {
+			var s FleetUpdateStrategy
+			p.decode(t, "resource", &s)
+			return must(t)(done(c.BeginCreateOrUpdateUpdateStrategy(ctx, p.fleet(t), p.str(t, "updateStrategyName"), s, pre(t, p)))), p.ex.Parameters["resource"]
+		}},
 		{"stable/2026-06-01/examples/FleetMembers_Create.json", http.MethodPut, "/members/member-1", func(t *testing.T, c *Client, p exampleParams) (any, json.RawMessage) {
 			var m FleetMember
 			p.decode(t, "resource", &m)
@@ -340,7 +363,7 @@ func TestClientBuildsExampleRequests(t *testing.T) {
 			if _, ok := upstreamDefect(tc.file, generic); ok {
 				body, _ = json.Marshal(generic)
 			}
-			c, reqs := exampleServer(t, http.StatusOK, body)
+			c, reqs := exampleServerFor(t, exampleAPIVersion(tc.file), http.StatusOK, body)
 			got, wantBody := tc.call(t, c, p)
 			if len(*reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(*reqs))

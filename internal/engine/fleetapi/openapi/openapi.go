@@ -1,6 +1,7 @@
 // Package openapi checks request bodies against the Fleet API's official
-// OpenAPI document (fleets.json, api-version 2026-06-01, copied unchanged
-// from Azure/azure-rest-api-specs: see
+// OpenAPI document (fleets.json, api-version 2026-06-01, and
+// fleets-2026-11-01-preview.json, both copied unchanged from
+// Azure/azure-rest-api-specs: see
 // internal/engine/fleetapi/testdata/azure-fleet-api/README.md), so that the
 // emulator refuses what ARM would: unknown and read-only properties, missing
 // required ones, and values outside a type, pattern, enum, length, range or
@@ -22,8 +23,14 @@ import (
 //go:embed fleets.json
 var fleetsJSON []byte
 
-// APIVersion is the api-version of the embedded document.
+//go:embed fleets-2026-11-01-preview.json
+var previewJSON []byte
+
+// APIVersion is the api-version of the embedded stable document.
 const APIVersion = "2026-06-01"
+
+// PreviewAPIVersion is the api-version of the embedded preview document.
+const PreviewAPIVersion = "2026-11-01-preview"
 
 // Violation is one way a body breaks the schema; Path is the JSON path of
 // the offending property ("properties.strategy.stages[0].name").
@@ -91,6 +98,25 @@ var (
 func Fleets() (*Spec, error) {
 	fleetsOnce.Do(func() { fleets, fleetsErr = Load(fleetsJSON) })
 	return fleets, fleetsErr
+}
+
+var (
+	previewOnce sync.Once
+	preview     *Spec
+	previewErr  error
+)
+
+// ForVersion is the embedded document of api-version v (APIVersion or
+// PreviewAPIVersion), parsed once; any other version is an error.
+func ForVersion(v string) (*Spec, error) {
+	switch v {
+	case APIVersion:
+		return Fleets()
+	case PreviewAPIVersion:
+		previewOnce.Do(func() { preview, previewErr = Load(previewJSON) })
+		return preview, previewErr
+	}
+	return nil, fmt.Errorf("openapi: no document of api-version %q (%s or %s)", v, APIVersion, PreviewAPIVersion)
 }
 
 // Load parses a Swagger 2.0 document.

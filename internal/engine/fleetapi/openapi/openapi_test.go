@@ -137,3 +137,113 @@ func TestOfficialRequestExamplesPass(t *testing.T) {
 	}
 	t.Logf("%d official request examples pass (%d read-only properties in generated examples refused, as oav would)", checked, generatedReadOnly)
 }
+
+// ForVersion gives each embedded document under the api-version its info
+// names, the stable one the same parsed Spec as Fleets; no other version.
+func TestForVersion(t *testing.T) {
+	stable, err := ForVersion("2026-06-01")
+	if err != nil || stable != fleetsSpec(t) {
+		t.Errorf("ForVersion(2026-06-01) = %p, %v; Fleets() = %p", stable, err, fleetsSpec(t))
+	}
+	preview, err := ForVersion("2026-11-01-preview")
+	if err != nil || preview == nil || preview == stable {
+		t.Fatalf("ForVersion(2026-11-01-preview) = %p, %v", preview, err)
+	}
+	for v, doc := range map[string][]byte{APIVersion: fleetsJSON, PreviewAPIVersion: previewJSON} {
+		var info struct {
+			Info struct {
+				Version string `json:"version"`
+			} `json:"info"`
+		}
+		if err := json.Unmarshal(doc, &info); err != nil || info.Info.Version != v {
+			t.Errorf("the document embedded as %s says it is %q (%v)", v, info.Info.Version, err)
+		}
+	}
+	for _, v := range []string{"", "2026-06-01-preview", "2025-03-01"} {
+		if _, err := ForVersion(v); err == nil {
+			t.Errorf("ForVersion(%q) has a document", v)
+		}
+	}
+}
+
+const (
+	profilePath     = "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.ContainerService/fleets/{f}/autoUpgradeProfiles/{p}"
+	memberCredsPath = "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.ContainerService/fleets/{f}/listMemberCredentials"
+)
+
+// The preview's constraints (fleets.json 2026-11-01-preview: UpdateStage and
+// UpdateGroup maxAllowedFailures pattern, MemberSelector.byLabel maxLength
+// 512, ScheduledStartConfiguration's patterns and DayOfWeek,
+// FleetMemberCredentialRequest.maxPageSize minimum 1) are enforced with their
+// paths; the stable document knows none of these properties.
+func TestPreviewCheckBody(t *testing.T) {
+	preview, err := ForVersion(PreviewAPIVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := func(extra string) string {
+		return `{"properties":{"strategy":{"stages":[{"name":"s","groups":[{"name":"g"}]` + extra + `}]}}}`
+	}
+	group := func(extra string) string {
+		return `{"properties":{"strategy":{"stages":[{"name":"s","groups":[{"name":"g"` + extra + `}]}]}}}`
+	}
+	gate := func(cfg string) string {
+		return stage(`,"beforeGates":[{"type":"ScheduledStart","scheduledStartConfiguration":` + cfg + `}]`)
+	}
+	const gatePath = "properties.strategy.stages[0].beforeGates[0].scheduledStartConfiguration"
+	for name, tc := range map[string]struct {
+		method, path, body string
+		want               []string
+	}{
+		"stage failures 100%":  {"PUT", strategyPath, stage(`,"maxAllowedFailures":"100%"`), nil},
+		"stage failures 0":     {"PUT", strategyPath, stage(`,"maxAllowedFailures":"0"`), nil},
+		"stage failures 25%":   {"PUT", strategyPath, stage(`,"maxAllowedFailures":"25%"`), nil},
+		"stage failures 0%":    {"PUT", strategyPath, stage(`,"maxAllowedFailures":"0%"`), nil},
+		"stage failures 12":    {"PUT", strategyPath, stage(`,"maxAllowedFailures":"12"`), nil},
+		"stage failures 101%":  {"PUT", strategyPath, stage(`,"maxAllowedFailures":"101%"`), []string{"properties.strategy.stages[0].maxAllowedFailures pattern"}},
+		"stage failures 07":    {"PUT", strategyPath, stage(`,"maxAllowedFailures":"07"`), []string{"properties.strategy.stages[0].maxAllowedFailures pattern"}},
+		"stage failures -1":    {"PUT", strategyPath, stage(`,"maxAllowedFailures":"-1"`), []string{"properties.strategy.stages[0].maxAllowedFailures pattern"}},
+		"group failures 101%":  {"PUT", strategyPath, group(`,"maxAllowedFailures":"101%"`), []string{"properties.strategy.stages[0].groups[0].maxAllowedFailures pattern"}},
+		"group failures 25%":   {"PUT", runPath, `{"properties":{"managedClusterUpdate":{"upgrade":{"type":"NodeImageOnly"}},"strategy":{"stages":[{"name":"s","groups":[{"name":"g","maxAllowedFailures":"25%"}]}]}}}`, nil},
+		"byLabel 512":          {"PUT", strategyPath, group(`,"memberSelector":{"byLabel":"` + strings.Repeat("a", 512) + `"}`), nil},
+		"byLabel 513":          {"PUT", strategyPath, group(`,"memberSelector":{"byLabel":"` + strings.Repeat("a", 513) + `"}`), []string{"properties.strategy.stages[0].groups[0].memberSelector.byLabel maxLength"}},
+		"byLabel required":     {"PUT", strategyPath, stage(`,"memberSelector":{}`), []string{"properties.strategy.stages[0].memberSelector.byLabel required"}},
+		"scheduled start":      {"PUT", strategyPath, gate(`{"startDay":"Friday","startTime":"23:59","utcOffset":"+14:00"}`), nil},
+		"startTime 24:00":      {"PUT", strategyPath, gate(`{"startDay":"Friday","startTime":"24:00","utcOffset":"-05:00"}`), []string{gatePath + ".startTime pattern"}},
+		"startDay Funday":      {"PUT", strategyPath, gate(`{"startDay":"Funday","startTime":"18:00","utcOffset":"-05:00"}`), []string{gatePath + ".startDay enum"}},
+		"utcOffset +14:30":     {"PUT", strategyPath, gate(`{"startDay":"Friday","startTime":"18:00","utcOffset":"+14:30"}`), []string{gatePath + ".utcOffset pattern"}},
+		"scheduled start part": {"PUT", strategyPath, gate(`{"startDay":"Friday"}`), []string{gatePath + ".startTime required", gatePath + ".utcOffset required"}},
+		"SecurityPatch":        {"PUT", profilePath, `{"properties":{"channel":"SecurityPatch"}}`, nil},
+		"member credentials":   {"POST", memberCredsPath, `{"memberNames":["m1"],"maxPageSize":10,"continuationToken":"t"}`, nil},
+		"every member":         {"POST", memberCredsPath, `{}`, nil},
+		"page size 0":          {"POST", memberCredsPath, `{"maxPageSize":0}`, []string{"maxPageSize minimum"}},
+		"no body":              {"POST", memberCredsPath, ``, []string{" required"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, v := range preview.CheckBody(tc.method, tc.path, []byte(tc.body)) {
+				got = append(got, v.Path+" "+v.Rule)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("violations\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+
+	stable := fleetsSpec(t)
+	for body, want := range map[string]string{
+		stage(`,"maxAllowedFailures":"1"`):                                     "properties.strategy.stages[0].maxAllowedFailures unknown",
+		group(`,"memberSelector":{"byLabel":"a"}`):                             "properties.strategy.stages[0].groups[0].memberSelector unknown",
+		gate(`{"startDay":"Friday","startTime":"18:00","utcOffset":"-05:00"}`): "properties.strategy.stages[0].beforeGates[0].scheduledStartConfiguration unknown",
+	} {
+		if vs := stable.CheckBody("PUT", strategyPath, []byte(body)); len(vs) == 0 || vs[0].Path+" "+vs[0].Rule != want {
+			t.Errorf("2026-06-01 on %s: %v, want %s", body, vs, want)
+		}
+	}
+	if vs := stable.CheckBody("PUT", profilePath, []byte(`{"properties":{"channel":"SecurityPatch"}}`)); len(vs) != 1 || vs[0].Rule != "enum" {
+		t.Errorf("2026-06-01 took the SecurityPatch channel: %v", vs)
+	}
+	if stable.HasBody("POST", memberCredsPath) {
+		t.Error("2026-06-01 defines listMemberCredentials")
+	}
+}
