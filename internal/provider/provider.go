@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/azure"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/kube"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/session"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/disruption"
@@ -111,6 +112,15 @@ func (p *FleetProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp
 					"everything (so plans stay readable on fleets of thousands of clusters); `full` lists every one. Applies to previews computed from then on (a resource's preview is recomputed when its " +
 					"configuration changes). Environment: `FLEET_PREVIEW_DETAIL`.",
 				Validators: []validator.String{stringvalidator.OneOf(preview.PreviewDetailSummary, preview.PreviewDetailFull)},
+			},
+			"fleet_api_version": schema.StringAttribute{
+				Optional: true,
+				Description: "The Fleet API version the provider speaks: `" + fleetapi.APIVersion + "` (default, stable) or `" +
+					fleetapi.PreviewAPIVersion + "`, which unlocks the preview API's arguments (failure thresholds, member selectors, " +
+					"ScheduledStart gates, the SecurityPatch channel, member credentials); using one of those under the stable version " +
+					"fails at plan, naming the argument and this setting. It has no environment variable: it decides what a plan may " +
+					"say, so it is written in the configuration that is reviewed, and a saved plan's facts record it.",
+				Validators: []validator.String{stringvalidator.OneOf(fleetapi.APIVersion, fleetapi.PreviewAPIVersion)},
 			},
 			"saved_plan_warning": schema.BoolAttribute{
 				Optional: true,
@@ -381,6 +391,11 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if cfg.FleetAPIVersion.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("fleet_api_version"), "fleet_api_version must be known at plan",
+			"fleet_api_version decides what a plan may say, so it cannot depend on a value known only after apply.")
+		return
+	}
 	r := &resolver{getenv: p.getenv, fromEnv: map[string]string{}}
 
 	az := r.resolveAzure(ctx, cfg.Azure)
@@ -409,6 +424,7 @@ func (p *FleetProvider) Configure(ctx context.Context, req provider.ConfigureReq
 		Now:             p.now,
 		ListLimit:       preview.ListLimitFor(detail),
 		PreviewDetail:   detail,
+		FleetAPIVersion: cfg.FleetAPIVersion.ValueString(),
 		QuietSavedPlans: !savedPlanWarning,
 	}
 

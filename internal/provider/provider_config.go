@@ -27,6 +27,7 @@ type providerModel struct {
 	Clusters types.List   `tfsdk:"cluster"`
 
 	PreviewDetail    types.String `tfsdk:"preview_detail"`
+	FleetAPIVersion  types.String `tfsdk:"fleet_api_version"`
 	SavedPlanWarning types.Bool   `tfsdk:"saved_plan_warning"`
 }
 

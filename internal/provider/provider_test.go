@@ -660,6 +660,34 @@ func TestConfigurePreviewDetail(t *testing.T) {
 	}
 }
 
+// TestConfigureFleetAPIVersion: fleet_api_version chooses the api-version of every Fleet API
+// request and is a preview setting (the facts pin it); unset is the stable version, with no
+// environment fallback (it decides what a plan may say).
+func TestConfigureFleetAPIVersion(t *testing.T) {
+	for _, c := range []struct {
+		cfg  map[string]any
+		want string
+	}{
+		{map[string]any{}, "2026-06-01"},
+		{map[string]any{"fleet_api_version": "2026-06-01"}, "2026-06-01"},
+		{map[string]any{"fleet_api_version": "2026-11-01-preview"}, "2026-11-01-preview"},
+	} {
+		r := configure(t, c.cfg, map[string]string{"FLEET_API_VERSION": "2026-11-01-preview"})
+		if r.diags.HasError() {
+			t.Fatal(r.diags)
+		}
+		if got := r.clients.FleetAPIVersion(); got != c.want {
+			t.Errorf("%v: FleetAPIVersion %s, want %s", c.cfg, got, c.want)
+		}
+		pinned := r.clients.Settings().FleetAPIVersion
+		if (c.want == "2026-06-01") != (pinned == "") {
+			t.Errorf("%v: settings record %q", c.cfg, pinned)
+		}
+	}
+	r := configure(t, map[string]any{"fleet_api_version": unknown{}}, nil)
+	errorAt(t, r.diags, path.Root("fleet_api_version"))
+}
+
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)

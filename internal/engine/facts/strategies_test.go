@@ -51,6 +51,14 @@ func TestMovedStrategiesAndSettings(t *testing.T) {
 	if len(planned.Fleets[0].Strategies) != 2 || planned.Settings.PreviewDetail != "full" {
 		t.Fatal("Only changed the planned facts")
 	}
+	// The API version the plan was made under moved: named, with the version requests now use.
+	scope = planned.Only(reads("", true))
+	scope.Settings.FleetAPIVersion = "2026-11-01-preview"
+	now.Settings.PreviewDetail, now.Settings.ListLimit = scope.Settings.PreviewDetail, scope.Settings.ListLimit
+	if got := Moved(scope, now.Only(reads("", true))); len(got) != 1 ||
+		got[0] != "preview settings: fleet_api_version was 2026-11-01-preview at plan and is 2026-06-01 now; requests are sent with 2026-06-01" {
+		t.Fatalf("Moved: %q", got)
+	}
 	// "other" was not read by the preview; gone, it would be named only when it was. (The planned
 	// side alone is scoped here: Only drops a strategy absent now, and with it the fact that the
 	// strategies were listed, so both scoped alike say nothing: TestMovedStrategyDeletedScopedAlike.)

@@ -83,8 +83,9 @@ func (r *Run) FactsChanged(now time.Time) {
 }
 
 // NextWake returns the next instant after the run's clock at which something happens on its
-// own (an upgrade ends, a wait elapses, a pending member's re-check can succeed). ok is false
-// when nothing will happen without an action (approval, start, skip) or a change of the Fleet.
+// own (an upgrade ends, a wait elapses, a pending member's re-check can succeed, a ScheduledStart
+// gate's time comes). ok is false when nothing will happen without an action (approval, start,
+// skip) or a change of the Fleet.
 func (r *Run) NextWake() (time.Time, bool) {
 	if !r.active() {
 		return time.Time{}, false
@@ -108,6 +109,12 @@ func (r *Run) nextInternal() (time.Time, bool) {
 		st := &r.Status.Stages[i]
 		if w := st.AfterStageWait; w != nil && w.State == Running && !halted {
 			consider(w.StartTime.Add(time.Duration(w.WaitDurationInSeconds) * time.Second))
+		}
+		if !halted {
+			scheduledWake(st.BeforeGates, consider)
+			for j := range st.Groups {
+				scheduledWake(st.Groups[j].BeforeGates, consider)
+			}
 		}
 		for j := range st.Groups {
 			for k := range st.Groups[j].Members {
@@ -208,7 +215,8 @@ func (r *Run) finishMembers(t time.Time, evs *[]Event) bool {
 		m.Message = msg
 		m.CompletedTime = m.FinishAt
 		if to == Failed {
-			r.fail(t, evs)
+			// Counted even after the run halted: members in flight finish (failures.go).
+			r.memberFailed(d.st, d.g, m, t, evs)
 		}
 	}
 	return len(done) > 0

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -30,25 +29,39 @@ func newRun(strategy *Strategy, update Update, fleet Fleet, now time.Time, stric
 		// updateStrategyId: "UpdateRuns created by "updateStrategyId" snapshot the referenced UpdateStrategy at the time of creation".
 		r.Strategy = cloneStrategy(*strategy)
 	}
+	// Members are placed as Assign says (selectors.go): by update group, or by memberSelector.
+	var assign Assignment
+	if r.OneByOne {
+		assign, _ = Assign(nil, fleet.Members)
+	} else {
+		var err error
+		if assign, err = Assign(&r.Strategy, fleet.Members); err != nil {
+			return nil, nil, err
+		}
+	}
 	var warnings []string
-	for _, st := range r.Strategy.Stages {
+	for i, st := range r.Strategy.Stages {
 		ss := StageStatus{Name: st.Name, State: NotStarted, BeforeGates: gateStatuses(st.BeforeGates), AfterGates: gateStatuses(st.AfterGates)}
 		if st.AfterStageWaitInSeconds > 0 {
 			ss.AfterStageWait = &WaitStatus{State: NotStarted, WaitDurationInSeconds: st.AfterStageWaitInSeconds}
 		}
 		total := 0
-		for _, g := range st.Groups {
-			gs := GroupStatus{Name: g.Name, State: NotStarted, BeforeGates: gateStatuses(g.BeforeGates), AfterGates: gateStatuses(g.AfterGates)}
-			for _, m := range fleet.Members {
-				if r.OneByOne || m.Group == g.Name {
-					gs.Members = append(gs.Members, MemberStatus{Name: m.Name, State: NotStarted})
-				}
+		for j, ga := range assign.Stages[i].Groups {
+			gs := GroupStatus{Name: ga.Name, State: NotStarted, Implicit: ga.Implicit}
+			if !ga.Implicit {
+				g := st.Groups[j]
+				gs.BeforeGates, gs.AfterGates = gateStatuses(g.BeforeGates), gateStatuses(g.AfterGates)
 			}
 			// Choice: members are listed by name; the order they are updated in is decided as the run goes.
-			sort.Slice(gs.Members, func(a, b int) bool { return gs.Members[a].Name < gs.Members[b].Name })
-			if len(gs.Members) == 0 && strict {
+			for _, name := range ga.Members {
+				gs.Members = append(gs.Members, MemberStatus{Name: name, State: NotStarted})
+			}
+			if ga.NamedMembers == 0 && strict && !ga.BySelector && !ga.Implicit {
 				// UpdateGroup.name: "It must match a group name of an existing fleet member."
-				return nil, nil, fmt.Errorf("strategy: group %q of stage %q matches no fleet member's group", g.Name, st.Name)
+				// Choice: a memberSelector that selects nothing is not refused (UpdateGroup.memberSelector:
+				// "Name is only used as an identifier"), nor is a name group whose members a stage's
+				// memberSelector filtered out or an earlier group's took: the group has nothing to do.
+				return nil, nil, fmt.Errorf("strategy: group %q of stage %q matches no fleet member's group", ga.Name, st.Name)
 			}
 			total += len(gs.Members)
 			ss.Groups = append(ss.Groups, gs)
@@ -61,8 +74,15 @@ func newRun(strategy *Strategy, update Update, fleet Fleet, now time.Time, stric
 			warnings = append(warnings, fmt.Sprintf("stage %q: maxConcurrency %s exceeds the limit of 50; 50 is used", st.Name, st.MaxConcurrency))
 			ss.MaxConcurrency = 50
 		}
-		for j, g := range st.Groups {
+		for j := range ss.Groups {
 			gs := &ss.Groups[j]
+			if gs.Implicit {
+				// Choice: the implicit group (selectors.go) takes its stage's maxConcurrency, the only one
+				// written for it (the upstream example's selector-only stage sets maxConcurrency "50%").
+				gs.MaxConcurrency = min(ss.MaxConcurrency, max(len(gs.Members), 1))
+				continue
+			}
+			g := st.Groups[j]
 			gs.MaxConcurrency = resolveConcurrency(g.MaxConcurrency, len(gs.Members), 1)
 			limit := ss.MaxConcurrency
 			if n := len(gs.Members); n < limit {
@@ -76,6 +96,7 @@ func newRun(strategy *Strategy, update Update, fleet Fleet, now time.Time, stric
 				gs.MaxConcurrency = limit
 			}
 		}
+		resolveStageFailures(st, &ss)
 		r.Status.Stages = append(r.Status.Stages, ss)
 	}
 	r.Status.State = NotStarted
@@ -92,7 +113,7 @@ func newRun(strategy *Strategy, update Update, fleet Fleet, now time.Time, stric
 func gateStatuses(gs []Gate) []GateStatus {
 	out := make([]GateStatus, len(gs))
 	for i, g := range gs {
-		out[i] = GateStatus{DisplayName: g.DisplayName, Type: g.Type, State: NotStarted}
+		out[i] = GateStatus{DisplayName: g.DisplayName, Type: g.Type, State: NotStarted, ScheduledStart: cloneScheduledStart(g.ScheduledStart)}
 	}
 	return out
 }
@@ -111,21 +132,4 @@ func (r *Run) runMembers(f Fleet) []Member {
 		}
 	}
 	return out
-}
-
-// Reaches reports whether a run of strategy reaches a member of group, as newRun places members:
-// without a strategy every member (fleets.json UpdateRunProperties.updateStrategyId "update all the
-// members one by one"), otherwise those whose group is one of a stage's groups (UpdateGroup.name).
-// Only these members' maintenance windows enter the run's preview.
-func Reaches(strategy *Strategy) func(group string) bool {
-	if strategy == nil {
-		return func(string) bool { return true }
-	}
-	groups := map[string]bool{}
-	for _, st := range strategy.Stages {
-		for _, g := range st.Groups {
-			groups[g.Name] = true
-		}
-	}
-	return func(group string) bool { return groups[group] }
 }

@@ -8,7 +8,8 @@ import (
 // CompleteGate approves a Pending gate (PATCH fleets/gates {state: Completed}).
 // GateType Approval: "An approval gate is completed by setting its state to be Completed."
 // faq.md: "Can I preapprove an approval? No." — a gate the run has not reached cannot be completed.
-// Completing a gate that is already Completed is a no-op.
+// Completing a gate that is already Completed is a no-op. A Pending ScheduledStart gate may be
+// completed early the same way (scheduled_start.go).
 func (r *Run) CompleteGate(ref GateRef, f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
@@ -44,5 +45,6 @@ func reach(stage, group string, gs []GateStatus, timing Timing, t time.Time, evs
 		*evs = append(*evs, Event{At: t, Kind: EventGateState, Stage: stage, Group: group, Gate: &GateRef{Stage: stage, Group: group, Timing: timing, Index: i}, From: NotStarted, To: Pending, Message: gs[i].DisplayName})
 		changed = true
 	}
+	scheduleGates(gs, t)
 	return changed
 }

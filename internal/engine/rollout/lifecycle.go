@@ -11,7 +11,8 @@ import (
 // restart a failed or stopped update run at any time. The restarted update run begins with the
 // last unprocessed cluster."
 // Choice: on restart every member that is not Completed or Skipped (Failed, Stopped, Pending) is
-// NotStarted again and is tried anew in its turn; stopped after-stage waits start over.
+// NotStarted again and is tried anew in its turn, except a failure within maxAllowedFailures that
+// the run went past (failures.go); stopped after-stage waits start over.
 func (r *Run) Start(f Fleet, now time.Time) ([]Event, error) {
 	evs := r.Advance(f, now)
 	now = r.at(now)
@@ -36,7 +37,8 @@ func (r *Run) Start(f Fleet, now time.Time) ([]Event, error) {
 				g := &st.Groups[j]
 				for k := range g.Members {
 					m := &g.Members[k]
-					if m.State == Failed || m.State == Stopped || m.State == Pending {
+					// A failure the run tolerated (failures.go) stays: the run went past it.
+					if (m.State == Failed && !m.FailureTolerated) || m.State == Stopped || m.State == Pending {
 						evs = append(evs, Event{At: now, Kind: EventMemberState, Stage: st.Name, Group: g.Name, Member: m.Name, From: m.State, To: NotStarted})
 						*m = MemberStatus{Name: m.Name, State: NotStarted, OperationID: m.OperationID}
 					}
@@ -48,6 +50,9 @@ func (r *Run) Start(f Fleet, now time.Time) ([]Event, error) {
 	}
 	r.Status.Halt = HaltNone
 	r.Status.Error = ""
+	// Nothing happened while the run was not running: it goes on from now (a ScheduledStart gate whose
+	// time passed meanwhile completes now, not then).
+	r.Status.Clock = now
 	r.recompute(now, &evs)
 	return append(evs, r.Advance(f, now)...), nil
 }

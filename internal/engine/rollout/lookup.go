@@ -9,11 +9,12 @@ func (r *Run) findStage(name string) *StageStatus {
 	return nil
 }
 
+// findGroup finds a group by name; an implicit group (selectors.go) is found by its stage, not here.
 func (r *Run) findGroup(name string) (*StageStatus, *GroupStatus) {
 	for i := range r.Status.Stages {
 		st := &r.Status.Stages[i]
 		for j := range st.Groups {
-			if st.Groups[j].Name == name {
+			if st.Groups[j].Name == name && !st.Groups[j].Implicit {
 				return st, &st.Groups[j]
 			}
 		}

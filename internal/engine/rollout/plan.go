@@ -38,6 +38,11 @@ type Preview struct {
 	Outcome State
 	// EstimatedCompletion is when the simulated run completes (zero unless Outcome is Completed or Skipped).
 	EstimatedCompletion time.Time
+	// FailureCount is the simulated run's failureCount: with maxAllowedFailures a Completed run may
+	// have failed members.
+	FailureCount int
+	// Overlaps are members more than one group's memberSelector selects (selectors.go: the first wins).
+	Overlaps []Overlap
 }
 
 // MemberWarningKind is what a MemberWarning is about.
@@ -50,6 +55,13 @@ const (
 	MemberGroupNotInStrategy MemberWarningKind = "group_not_in_strategy"
 	// MemberFails: the member's upgrade fails (Detail: the message), which stops the run.
 	MemberFails MemberWarningKind = "fails"
+	// MemberFailsTolerated: the member's upgrade fails (Detail: the message) within maxAllowedFailures;
+	// the run goes on.
+	MemberFailsTolerated MemberWarningKind = "fails_tolerated"
+	// MemberNotSelected: a strategy with memberSelectors selects the member in no group.
+	MemberNotSelected MemberWarningKind = "not_selected"
+	// MemberSelectedTwice: several groups select the member (Detail: "stage/group, …", the first kept).
+	MemberSelectedTwice MemberWarningKind = "selected_twice"
 )
 
 // MemberWarning is a warning about one member: Kind and Detail are the same for every member
@@ -70,6 +82,12 @@ func (w MemberWarning) Summary() string {
 		return fmt.Sprintf("members in update group %q, which no stage of the strategy contains: the run will not update them", w.Detail)
 	case MemberFails:
 		return fmt.Sprintf("members whose upgrade fails (%s): a failed member stops the run (fail-fast)", w.Detail)
+	case MemberFailsTolerated:
+		return fmt.Sprintf("members whose upgrade fails (%s) within maxAllowedFailures: the run goes on and they stay at their versions", w.Detail)
+	case MemberNotSelected:
+		return "members that neither an update group name nor a memberSelector of the strategy selects: the run will not update them"
+	case MemberSelectedTwice:
+		return "members that more than one group selects: each is updated once, in the first of them"
 	}
 	return string(w.Kind) + " " + w.Detail
 }
@@ -83,6 +101,12 @@ func (w MemberWarning) String() string {
 		return fmt.Sprintf("member %q is in update group %q, which no stage of the strategy contains; the run will not update it", w.Member, w.Detail)
 	case MemberFails:
 		return fmt.Sprintf("member %q: %s; a failed member stops the run (fail-fast)", w.Member, w.Detail)
+	case MemberFailsTolerated:
+		return fmt.Sprintf("member %q: %s; within maxAllowedFailures, the run goes on", w.Member, w.Detail)
+	case MemberNotSelected:
+		return fmt.Sprintf("member %q: neither its update group nor a memberSelector of the strategy selects it; the run will not update it", w.Member)
+	case MemberSelectedTwice:
+		return fmt.Sprintf("member %q is selected by %s; it is updated once, in the first", w.Member, w.Detail)
 	}
 	return fmt.Sprintf("member %q: %s %s", w.Member, w.Kind, w.Detail)
 }
@@ -98,6 +122,9 @@ type StagePreview struct {
 	// MaxConcurrency is the stage's resolved maxConcurrency (NewRun's rules): how many of its
 	// members upgrade at once across its groups.
 	MaxConcurrency int
+	// MaxAllowedFailures is the stage's resolved threshold and FailureCount the simulated failures (failures.go).
+	MaxAllowedFailures int
+	FailureCount       int
 }
 
 // GatePreview is one gate of a stage or group.
@@ -105,6 +132,10 @@ type GatePreview struct {
 	Timing      Timing
 	DisplayName string
 	Type        GateType
+	// ScheduledStart is a ScheduledStart gate's configuration and AbsoluteStartTime when the
+	// simulated run would create it and so complete it (zero if never reached).
+	ScheduledStart    *ScheduledStartConfig
+	AbsoluteStartTime time.Time
 }
 
 // GroupPreview is one group of a stage; Members are in the order the run reaches them.
@@ -114,6 +145,11 @@ type GroupPreview struct {
 	Members []MemberPreview
 	// MaxConcurrency is the group's resolved maxConcurrency: its members upgrade in batches of at most this many.
 	MaxConcurrency int
+	// MaxAllowedFailures is the group's resolved threshold and FailureCount the simulated failures (failures.go).
+	MaxAllowedFailures int
+	FailureCount       int
+	// Implicit: the group a stage's memberSelector made (the stage has no groups).
+	Implicit bool
 }
 
 // MemberPreview is what the run does with one member.
@@ -142,7 +178,8 @@ const PlanHorizon = 366 * 24 * time.Hour
 // creates the run with NewRun's rules, starts it, and drives Advance on a simulated clock
 // exactly as the emulator does, recording the order in which members are reached and what
 // happens to each. Assumptions, because the future is unknown at plan time:
-//   - approval gates are approved as soon as they are reached;
+//   - approval gates are approved as soon as they are reached; ScheduledStart gates complete at
+//     their time;
 //   - member upgrades take Member.Upgrade.Duration (zero when unknown) and succeed unless
 //     Member.Upgrade.Fail says otherwise;
 //   - members, maintenance windows and region offerings stay as given (Region.Releases included).
@@ -160,37 +197,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 
 	// Members no group selects (SPEC §5 fleet_update_strategy.preview / fleet_update_run.preview).
 	if in.Strategy != nil {
-		groups := map[string]bool{}
-		for _, st := range in.Strategy.Stages {
-			for _, g := range st.Groups {
-				groups[g.Name] = true
-			}
-		}
-		used := map[string]bool{}
-		for _, m := range in.Members {
-			if groups[m.Group] {
-				used[m.Group] = true
-				continue
-			}
-			p.UnselectedMembers = append(p.UnselectedMembers, m.Name)
-		}
-		sort.Strings(p.UnselectedMembers)
-		for _, name := range p.UnselectedMembers {
-			m := currentIdx[name]
-			if m.Group == "" {
-				p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberNoGroup})
-			} else {
-				p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberGroupNotInStrategy, Detail: m.Group})
-			}
-		}
-		for _, st := range in.Strategy.Stages {
-			for _, g := range st.Groups {
-				if !used[g.Name] {
-					// UpdateGroup.name: "It must match a group name of an existing fleet member."
-					p.Warnings = append(p.Warnings, fmt.Sprintf("group %q of stage %q matches no fleet member; the Fleet API rejects a run whose group selects no member", g.Name, st.Name))
-				}
-			}
-		}
+		planSelection(&p, in.Strategy, in.Members, currentIdx)
 	}
 
 	run, warnings, err := newRun(in.Strategy, in.Update, fleet, now, false)
@@ -281,6 +288,7 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 		}
 	}
 	p.Outcome = run.Status.State
+	p.FailureCount = run.Status.FailureCount
 	switch p.Outcome {
 	case Completed, Skipped:
 		p.EstimatedCompletion = run.Status.CompletedTime
@@ -291,11 +299,15 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 
 	for _, st := range run.Status.Stages {
 		spec := stageSpec(run, st.Name)
-		sp := StagePreview{Name: st.Name, AfterStageWaitInSeconds: spec.AfterStageWaitInSeconds, EstimatedStart: st.StartTime, Gates: gatePreviews(spec.BeforeGates, spec.AfterGates),
-			MaxConcurrency: st.MaxConcurrency}
+		sp := StagePreview{Name: st.Name, AfterStageWaitInSeconds: spec.AfterStageWaitInSeconds, EstimatedStart: st.StartTime, Gates: gatePreviews(spec.BeforeGates, spec.AfterGates, st.BeforeGates),
+			MaxConcurrency: st.MaxConcurrency, MaxAllowedFailures: st.MaxAllowedFailures, FailureCount: st.FailureCount}
 		for gi, g := range st.Groups {
-			gspec := spec.Groups[gi]
-			gp := GroupPreview{Name: g.Name, Gates: gatePreviews(gspec.BeforeGates, gspec.AfterGates), MaxConcurrency: g.MaxConcurrency}
+			var gspec Group // an implicit group has no spec of its own
+			if !g.Implicit {
+				gspec = spec.Groups[gi]
+			}
+			gp := GroupPreview{Name: g.Name, Gates: gatePreviews(gspec.BeforeGates, gspec.AfterGates, g.BeforeGates), MaxConcurrency: g.MaxConcurrency,
+				MaxAllowedFailures: g.MaxAllowedFailures, FailureCount: g.FailureCount, Implicit: g.Implicit}
 			var reachedMembers, unreached []MemberPreview
 			order := map[string]int{}
 			for _, ms := range g.Members {
@@ -330,7 +342,11 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 						}
 					}
 					if msg, ok := failed[ms.Name]; ok {
-						p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: ms.Name, Kind: MemberFails, Detail: msg})
+						kind := MemberFails
+						if ms.FailureTolerated {
+							kind = MemberFailsTolerated
+						}
+						p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: ms.Name, Kind: kind, Detail: msg})
 					}
 					order[ms.Name] = rc.seq
 					reachedMembers = append(reachedMembers, mp)
@@ -362,7 +378,8 @@ func Plan(in PlanInput, now time.Time) (Preview, error) {
 
 func approve(run *Run, f Fleet, ref GateRef, t time.Time, apply func([]Event)) bool {
 	g := run.Gate(ref)
-	if g == nil || g.State != Pending {
+	if g == nil || g.State != Pending || g.Type == ScheduledStart {
+		// A ScheduledStart gate is not approved: it completes at its time (NextWake).
 		return false
 	}
 	evs, err := run.CompleteGate(ref, f, t)
@@ -434,10 +451,15 @@ func stageSpec(run *Run, name string) Stage {
 	return Stage{}
 }
 
-func gatePreviews(before, after []Gate) []GatePreview {
+// gatePreviews lists a stage's or group's gates; status is its before-gates' status in the simulated run.
+func gatePreviews(before, after []Gate, status []GateStatus) []GatePreview {
 	var out []GatePreview
-	for _, g := range before {
-		out = append(out, GatePreview{Timing: Before, DisplayName: g.DisplayName, Type: g.Type})
+	for i, g := range before {
+		gp := GatePreview{Timing: Before, DisplayName: g.DisplayName, Type: g.Type, ScheduledStart: cloneScheduledStart(g.ScheduledStart)}
+		if i < len(status) {
+			gp.AbsoluteStartTime = status[i].AbsoluteStartTime
+		}
+		out = append(out, gp)
 	}
 	for _, g := range after {
 		out = append(out, GatePreview{Timing: After, DisplayName: g.DisplayName, Type: g.Type})
@@ -472,4 +494,49 @@ func blockedReason(run *Run) string {
 		return "an earlier stage does not complete within a year while members stay Pending (" + strings.Join(pending, "; ") + ")"
 	}
 	return "an earlier stage does not complete within a year"
+}
+
+// planSelection reports the members s selects in no group, the groups that select none, and the
+// members several groups select (Assign, selectors.go).
+func planSelection(p *Preview, s *Strategy, members []Member, idx map[string]*Member) {
+	assign, err := Assign(s, members)
+	if err != nil {
+		return // ValidateStrategy reported it
+	}
+	p.UnselectedMembers = assign.Unselected
+	p.Overlaps = assign.Overlaps
+	selectors := s.hasSelectors()
+	for _, name := range p.UnselectedMembers {
+		switch m := idx[name]; {
+		case selectors:
+			p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberNotSelected})
+		case m.Group == "":
+			p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberNoGroup})
+		default:
+			p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: name, Kind: MemberGroupNotInStrategy, Detail: m.Group})
+		}
+	}
+	for _, o := range assign.Overlaps {
+		refs := make([]string, len(o.Groups))
+		for i, g := range o.Groups {
+			refs[i] = g.Stage + "/" + g.Group
+		}
+		p.MemberWarnings = append(p.MemberWarnings, MemberWarning{Member: o.Member, Kind: MemberSelectedTwice, Detail: strings.Join(refs, ", ")})
+	}
+	for _, st := range assign.Stages {
+		for _, g := range st.Groups {
+			switch {
+			case len(g.Members) > 0:
+			case g.Implicit:
+				p.Warnings = append(p.Warnings, fmt.Sprintf("stage %q: its memberSelector selects no fleet member; the stage has nothing to update", st.Name))
+			case g.BySelector:
+				p.Warnings = append(p.Warnings, fmt.Sprintf("group %q of stage %q: its memberSelector selects no fleet member; the group has nothing to update", g.Name, st.Name))
+			case g.NamedMembers > 0:
+				p.Warnings = append(p.Warnings, fmt.Sprintf("group %q of stage %q: the members of update group %q are all filtered out by the stage's memberSelector or taken by an earlier group; the group has nothing to update", g.Name, st.Name, g.Name))
+			default:
+				// UpdateGroup.name: "It must match a group name of an existing fleet member."
+				p.Warnings = append(p.Warnings, fmt.Sprintf("group %q of stage %q matches no fleet member; the Fleet API rejects a run whose group selects no member", g.Name, st.Name))
+			}
+		}
+	}
 }

@@ -33,6 +33,9 @@ func (r *Run) progress(f Fleet, idx map[string]*Member, t time.Time, evs *[]Even
 		if reach(st.Name, "", st.BeforeGates, Before, t, evs) {
 			changed = true
 		}
+		if completeScheduled(st.Name, "", st.BeforeGates, Before, t, evs) {
+			changed = true
+		}
 		if !gatesDone(st.BeforeGates) {
 			return changed
 		}
@@ -57,6 +60,9 @@ func (r *Run) progress(f Fleet, idx map[string]*Member, t time.Time, evs *[]Even
 				changed = true
 			}
 			if reach(st.Name, g.Name, g.BeforeGates, Before, t, evs) {
+				changed = true
+			}
+			if completeScheduled(st.Name, g.Name, g.BeforeGates, Before, t, evs) {
 				changed = true
 			}
 			if !gatesDone(g.BeforeGates) {
@@ -201,8 +207,11 @@ func (r *Run) schedule(f Fleet, st *StageStatus, g *GroupStatus, idx map[string]
 			// Choice: a member that left the fleet after the run was created fails.
 			r.setMember(st, g, m, Failed, "the fleet member no longer exists", t, evs)
 			m.CompletedTime = t
-			r.fail(t, evs)
-			return true
+			if r.memberFailed(st, g, m, t, evs); r.Status.Halt != HaltNone {
+				return true
+			}
+			changed = true
+			continue
 		}
 		d := Decide(*fm, r.Update, sel, f.Regions, t)
 		if r.observe != nil {
@@ -229,8 +238,11 @@ func (r *Run) schedule(f Fleet, st *StageStatus, g *GroupStatus, idx map[string]
 			m.StartTime = t
 			m.CompletedTime = t
 			r.setMember(st, g, m, Failed, d.Reason, t, evs)
-			r.fail(t, evs)
-			return true
+			// Fail-fast unless within maxAllowedFailures (failures.go).
+			if r.memberFailed(st, g, m, t, evs); r.Status.Halt != HaltNone {
+				return true
+			}
+			changed = true
 		case ActionUpgrade:
 			tg := d.Target
 			m.Target = &tg

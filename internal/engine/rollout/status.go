@@ -47,7 +47,10 @@ type RunStatus struct {
 	// SelectedNodeImageVersions is NodeImageSelectionStatus.selectedNodeImageVersions: "It is only
 	// set in update run when NodeImageSelection.type is Consistent."
 	SelectedNodeImageVersions []string
-	Stages                    []StageStatus
+	// FailureCount is UpdateRunStatus.failureCount (preview): "Total member upgrade failures across
+	// the entire UpdateRun."
+	FailureCount int
+	Stages       []StageStatus
 	// Clock is the last instant Advance processed; time never runs backwards for a run.
 	Clock time.Time
 }
@@ -60,8 +63,12 @@ type StageStatus struct {
 	CompletedTime  time.Time
 	UserSkipped    bool
 	MaxConcurrency int
-	BeforeGates    []GateStatus
-	AfterGates     []GateStatus
+	// MaxAllowedFailures is the resolved threshold and FailureCount "The total member upgrade
+	// failures within the stage." (UpdateStageStatus, preview; failures.go).
+	MaxAllowedFailures int
+	FailureCount       int
+	BeforeGates        []GateStatus
+	AfterGates         []GateStatus
 	// AfterStageWait is nil when the stage has no wait.
 	AfterStageWait *WaitStatus
 	Groups         []GroupStatus
@@ -75,9 +82,15 @@ type GroupStatus struct {
 	CompletedTime  time.Time
 	UserSkipped    bool
 	MaxConcurrency int
-	BeforeGates    []GateStatus
-	AfterGates     []GateStatus
-	Members        []MemberStatus
+	// MaxAllowedFailures is the resolved threshold and FailureCount "The total member upgrade
+	// failures within the group." (UpdateGroupStatus, preview; failures.go).
+	MaxAllowedFailures int
+	FailureCount       int
+	// Implicit: the one group a stage with a memberSelector and no groups has (selectors.go).
+	Implicit    bool
+	BeforeGates []GateStatus
+	AfterGates  []GateStatus
+	Members     []MemberStatus
 }
 
 // GateStatus is fleets.json UpdateRunGateStatus. State is NotStarted until the run reaches
@@ -91,6 +104,11 @@ type GateStatus struct {
 	GateID        string
 	StartTime     time.Time
 	CompletedTime time.Time
+	// ScheduledStart is the gate's configuration (ScheduledStart gates only) and AbsoluteStartTime
+	// scheduledStartProperties.absoluteStartTime: "The absolute UTC time when the gate will complete.
+	// Set when the gate is created." (scheduled_start.go)
+	ScheduledStart    *ScheduledStartConfig
+	AbsoluteStartTime time.Time
 }
 
 // WaitStatus is fleets.json WaitStatus.
@@ -117,6 +135,9 @@ type MemberStatus struct {
 	FinishAt     time.Time
 	FailOnFinish bool
 	FailMessage  string
+	// FailureTolerated: the member failed within its group's and stage's maxAllowedFailures, so the
+	// run went on (failures.go).
+	FailureTolerated bool
 	// Pending bookkeeping: re-checked every PollInterval from PendingSince.
 	PendingSince  time.Time
 	LastChecked   time.Time
@@ -174,14 +195,16 @@ func (r *Run) Clone() *Run {
 }
 
 func cloneStrategy(s Strategy) Strategy {
-	out := Strategy{Stages: make([]Stage, len(s.Stages))}
+	out := Strategy{Stages: make([]Stage, len(s.Stages)), API: s.API}
 	for i, st := range s.Stages {
-		st.BeforeGates = append([]Gate(nil), st.BeforeGates...)
-		st.AfterGates = append([]Gate(nil), st.AfterGates...)
+		st.BeforeGates = cloneGates(st.BeforeGates)
+		st.AfterGates = cloneGates(st.AfterGates)
+		st.MemberSelector = cloneSelector(st.MemberSelector)
 		groups := make([]Group, len(st.Groups))
 		for j, g := range st.Groups {
-			g.BeforeGates = append([]Gate(nil), g.BeforeGates...)
-			g.AfterGates = append([]Gate(nil), g.AfterGates...)
+			g.BeforeGates = cloneGates(g.BeforeGates)
+			g.AfterGates = cloneGates(g.AfterGates)
+			g.MemberSelector = cloneSelector(g.MemberSelector)
 			groups[j] = g
 		}
 		st.Groups = groups
@@ -286,13 +309,20 @@ func gatesPending(gs []GateStatus) bool {
 	return false
 }
 
+// membersFinished: every member is Completed or Skipped, or Failed within the group's
+// maxAllowedFailures (failures.go).
 func membersFinished(g *GroupStatus) bool {
-	for _, m := range g.Members {
-		if !m.State.Finished() {
+	failed := false
+	for i := range g.Members {
+		switch s := g.Members[i].State; {
+		case s.Finished():
+		case s == Failed:
+			failed = true
+		default:
 			return false
 		}
 	}
-	return true
+	return !failed || !groupOverLimit(g)
 }
 
 func membersAllSkipped(g *GroupStatus) bool {
@@ -307,15 +337,6 @@ func membersAllSkipped(g *GroupStatus) bool {
 func groupInFlight(g *GroupStatus) bool {
 	for _, m := range g.Members {
 		if m.State.InFlight() {
-			return true
-		}
-	}
-	return false
-}
-
-func groupHasFailed(g *GroupStatus) bool {
-	for _, m := range g.Members {
-		if m.State == Failed {
 			return true
 		}
 	}
@@ -342,10 +363,14 @@ func stageFinished(st *StageStatus) bool {
 			return false
 		}
 	}
-	return gatesDone(st.AfterGates) && (st.AfterStageWait == nil || st.AfterStageWait.State.Finished())
+	// A stage over its maxAllowedFailures ceiling failed, even when each group is within its own (failures.go).
+	return gatesDone(st.AfterGates) && (st.AfterStageWait == nil || st.AfterStageWait.State.Finished()) && !stageOverLimit(st)
 }
 
+// deriveGroup derives g's state; it also sets g.FailureCount (a skipped or unstarted group has no
+// failed member).
 func deriveGroup(g *GroupStatus, halted bool) State {
+	g.FailureCount = 0
 	if g.UserSkipped {
 		return Skipped
 	}
@@ -355,6 +380,13 @@ func deriveGroup(g *GroupStatus, halted bool) State {
 	var c stateCounts
 	for i := range g.Members {
 		c.add(g.Members[i].State)
+	}
+	g.FailureCount = c.failed
+	over := c.failed > g.MaxAllowedFailures
+	if !over {
+		// A failure within maxAllowedFailures is a finished member: the group goes on and ends
+		// Completed (failures.go).
+		c.completed, c.failed = c.completed+c.failed, 0
 	}
 	agg := c.aggregate()
 	if groupFinished(g) {
@@ -370,7 +402,9 @@ func deriveGroup(g *GroupStatus, halted bool) State {
 		switch {
 		case groupInFlight(g):
 			return Stopping
-		case groupHasFailed(g):
+		case over:
+			// With maxAllowedFailures (failures.go) the group failed when its failures exceed it; at the
+			// default 0 that is any failure, as before.
 			return Failed
 		default:
 			return Stopped
@@ -409,7 +443,8 @@ func deriveStage(st *StageStatus, halted bool) State {
 		switch {
 		case c.stopping > 0:
 			return Stopping
-		case c.failed > 0:
+		case c.failed > 0 || stageOverLimit(st):
+			// A failed group fails its stage, and so does the stage's own ceiling (failures.go).
 			return Failed
 		}
 		return Stopped
@@ -484,8 +519,10 @@ func (r *Run) anyInFlight() bool {
 // stamping completion times and recording changes as events.
 func (r *Run) recompute(t time.Time, evs *[]Event) {
 	halted := r.Status.Halt != HaltNone
+	r.Status.FailureCount = 0
 	for i := range r.Status.Stages {
 		st := &r.Status.Stages[i]
+		st.FailureCount = 0
 		for j := range st.Groups {
 			g := &st.Groups[j]
 			ns := deriveGroup(g, halted)
@@ -494,7 +531,9 @@ func (r *Run) recompute(t time.Time, evs *[]Event) {
 				g.State = ns
 			}
 			stamp(&g.CompletedTime, ns, t)
+			st.FailureCount += g.FailureCount
 		}
+		r.Status.FailureCount += st.FailureCount
 		ns := deriveStage(st, halted)
 		if ns != st.State {
 			*evs = append(*evs, Event{At: t, Kind: EventStageState, Stage: st.Name, From: st.State, To: ns})

@@ -10,6 +10,9 @@
 //   - the official spec internal/engine/fleetapi/openapi/fleets.json, from azure-rest-api-specs
 //     (UpdateRunStrategy, UpdateStage, UpdateGroup, ManagedClusterUpdate,
 //     NodeImageSelectionType, UpdateState, SkipTarget);
+//   - the preview spec 2026-11-01-preview fleets.json (azure-rest-api-specs commit 062ccb13),
+//     for what a Strategy with API PreviewAPI may add: maxAllowedFailures (failures.go),
+//     memberSelector (selectors.go) and ScheduledStart gates (scheduled_start.go);
 //   - MicrosoftDocs/azure-aks-docs articles/kubernetes-fleet/concepts-update-orchestration.md
 //     ("Update Run states", "Planned maintenance windows", "Maximum concurrency");
 //   - articles/kubernetes-fleet/faq.md, update-orchestration.md, update-strategies-gates-approvals.md;
@@ -51,7 +54,25 @@ func (s State) InFlight() bool { return s == Running || s == Stopping }
 // a group are updated sequentially one after another.".
 type Strategy struct {
 	Stages []Stage
+	// API is the Fleet API version the strategy was written in; it decides which fields
+	// ValidateStrategy accepts. Zero is StableAPI.
+	API APIVersion
 }
+
+// APIVersion names the Fleet API version whose update-run rules apply.
+type APIVersion string
+
+const (
+	// StableAPI (2026-06-01, also the zero value): Approval gates only; groups select members by
+	// update group; no failure thresholds.
+	StableAPI APIVersion = "2026-06-01"
+	// PreviewAPI (2026-11-01-preview) adds UpdateStage/UpdateGroup maxAllowedFailures and
+	// memberSelector, and ScheduledStart gates.
+	PreviewAPI APIVersion = "2026-11-01-preview"
+)
+
+// preview reports whether s may use the preview API's fields.
+func (s *Strategy) preview() bool { return s != nil && s.API == PreviewAPI }
 
 // Stage is fleets.json UpdateStage.
 type Stage struct {
@@ -60,6 +81,10 @@ type Stage struct {
 	AfterStageWaitInSeconds int32
 	// MaxConcurrency is "N" or "N%"; empty means the default of 50 (concepts-update-orchestration.md).
 	MaxConcurrency string
+	// MaxAllowedFailures is "N" or "P%" as the preview API writes it; empty means unset (failures.go).
+	MaxAllowedFailures string
+	// MemberSelector (preview) selects the stage's members; nil means none (selectors.go).
+	MemberSelector *MemberSelector
 	BeforeGates    []Gate
 	AfterGates     []Gate
 }
@@ -69,19 +94,39 @@ type Group struct {
 	Name string
 	// MaxConcurrency is "N" or "N%"; empty means the default of 1.
 	MaxConcurrency string
+	// MaxAllowedFailures is "N" or "P%" as the preview API writes it; empty means unset (failures.go).
+	MaxAllowedFailures string
+	// MemberSelector (preview): "If specified, label-based selection will override group name based
+	// selection, and Name is only used as an identifier." nil means none.
+	MemberSelector *MemberSelector
 	BeforeGates    []Gate
 	AfterGates     []Gate
 }
 
-// GateType is fleets.json GateType. 2026-06-01 has only Approval.
+// MemberSelector is the preview API's MemberSelector: "Select members of a fleet."
+type MemberSelector struct {
+	// ByLabel is a "Kubernetes-style label selector for selecting Fleet members, e.g. `env=production`."
+	ByLabel string
+}
+
+// GateType is fleets.json GateType. 2026-06-01 has only Approval; 2026-11-01-preview adds ScheduledStart.
 type GateType string
 
-const Approval GateType = "Approval"
+const (
+	// Approval: "An approval gate is completed by setting its state to be Completed."
+	Approval GateType = "Approval"
+	// ScheduledStart (preview): "A scheduled start gate is automatically completed when the scheduled
+	// time is reached." (scheduled_start.go)
+	ScheduledStart GateType = "ScheduledStart"
+)
 
 // Gate is fleets.json GateConfiguration.
 type Gate struct {
 	DisplayName string
 	Type        GateType
+	// ScheduledStart is GateConfiguration.scheduledStartConfiguration: "Scheduled start configuration
+	// for gates of type ScheduledStart." nil for Approval gates.
+	ScheduledStart *ScheduledStartConfig
 }
 
 // Timing is fleets.json Timing: whether a gate is before or after its stage or group.
@@ -129,8 +174,10 @@ type Update struct {
 // The provider fills it from the Fleet API (fleets/members) and AKS (managedClusters,
 // agentPools, maintenanceConfigurations); the emulator from its fleet file.
 type Member struct {
-	Name     string
-	Group    string // the Fleet member's update group
+	Name  string
+	Group string // the Fleet member's update group
+	// Labels are the Fleet member's labels, which a memberSelector matches (preview).
+	Labels   map[string]string
 	Location string // the managed cluster's Azure region
 	// KubernetesVersion is the control plane's current version, e.g. "1.32.5".
 	KubernetesVersion string

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +13,13 @@ var namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // concurrencyPattern is UpdateStage.maxConcurrency / UpdateGroup.maxConcurrency in fleets.json.
 var concurrencyPattern = regexp.MustCompile(`^(?:([1-9]\d*)|([1-9]\d?|100)%)$`)
+
+// failuresPattern is UpdateStage.maxAllowedFailures / UpdateGroup.maxAllowedFailures in the
+// 2026-11-01-preview fleets.json: a count n >= 0 or a percentage from 0% to 100%.
+var failuresPattern = regexp.MustCompile(`^(?:0|[1-9]\d*|(?:0|[1-9]\d?|100)%)$`)
+
+// maxSelectorLength is MemberSelector.byLabel's maxLength in the 2026-11-01-preview fleets.json.
+const maxSelectorLength = 512
 
 // maxGroupsPerStage: concepts-update-orchestration.md "The maximum number of Update Groups in each Update Stage is 50.".
 const maxGroupsPerStage = 50
@@ -70,6 +78,11 @@ func ValidateStrategy(s *Strategy) error {
 	if s == nil {
 		return nil
 	}
+	switch s.API {
+	case "", StableAPI, PreviewAPI:
+	default:
+		return fmt.Errorf("strategy: api-version %q is not %s or %s", s.API, StableAPI, PreviewAPI)
+	}
 	// UpdateRunStrategy.stages: "The list of stages that compose this update run. Min size: 1."
 	if len(s.Stages) == 0 {
 		return fmt.Errorf("strategy.stages: at least one stage is required")
@@ -86,8 +99,13 @@ func ValidateStrategy(s *Strategy) error {
 			return fmt.Errorf("%s.name: stage %q is defined twice", p, st.Name)
 		}
 		stages[st.Name] = true
-		// UpdateStage.groups: "Duplicate groups are not allowed. Min size: 1."
-		if len(st.Groups) == 0 {
+		if err := validPreviewFields(s, st.MaxAllowedFailures, st.MemberSelector, p); err != nil {
+			return err
+		}
+		// UpdateStage.groups: "Duplicate groups are not allowed. Min size: 1." The preview's
+		// UpdateStage.memberSelector: "If specified without UpdateGroup, one implicit group containing
+		// the selected members will be created."
+		if len(st.Groups) == 0 && st.MemberSelector == nil {
 			return fmt.Errorf("%s.groups: at least one group is required", p)
 		}
 		if len(st.Groups) > maxGroupsPerStage {
@@ -99,10 +117,10 @@ func ValidateStrategy(s *Strategy) error {
 		if err := validConcurrency(st.MaxConcurrency); err != nil {
 			return fmt.Errorf("%s.maxConcurrency: %w", p, err)
 		}
-		if err := validGates(st.BeforeGates, p+".beforeGates"); err != nil {
+		if err := validGates(s, st.BeforeGates, Before, p+".beforeGates"); err != nil {
 			return err
 		}
-		if err := validGates(st.AfterGates, p+".afterGates"); err != nil {
+		if err := validGates(s, st.AfterGates, After, p+".afterGates"); err != nil {
 			return err
 		}
 		for j, g := range st.Groups {
@@ -118,10 +136,13 @@ func ValidateStrategy(s *Strategy) error {
 			if err := validConcurrency(g.MaxConcurrency); err != nil {
 				return fmt.Errorf("%s.maxConcurrency: %w", gp, err)
 			}
-			if err := validGates(g.BeforeGates, gp+".beforeGates"); err != nil {
+			if err := validPreviewFields(s, g.MaxAllowedFailures, g.MemberSelector, gp); err != nil {
 				return err
 			}
-			if err := validGates(g.AfterGates, gp+".afterGates"); err != nil {
+			if err := validGates(s, g.BeforeGates, Before, gp+".beforeGates"); err != nil {
+				return err
+			}
+			if err := validGates(s, g.AfterGates, After, gp+".afterGates"); err != nil {
 				return err
 			}
 		}
@@ -143,14 +164,69 @@ func validConcurrency(v string) error {
 	return fmt.Errorf("%q is not a count (\"3\") or a percentage from 1%% to 100%% (\"25%%\")", v)
 }
 
-func validGates(gs []Gate, p string) error {
+func validGates(s *Strategy, gs []Gate, timing Timing, p string) error {
 	for i, g := range gs {
-		if g.Type != Approval {
-			return fmt.Errorf("%s[%d].type: %q is not Approval", p, i, g.Type)
+		gp := fmt.Sprintf("%s[%d]", p, i)
+		switch {
+		case g.Type == Approval:
+			// GateConfiguration.scheduledStartConfiguration: "Scheduled start configuration for gates of
+			// type ScheduledStart."
+			if g.ScheduledStart != nil {
+				return fmt.Errorf("%s.scheduledStartConfiguration: only for gates of type ScheduledStart", gp)
+			}
+		case g.Type == ScheduledStart && s.preview():
+			// Project notes on the preview API: "ScheduledStart works only as a before-gate."
+			if timing != Before {
+				return fmt.Errorf("%s.type: ScheduledStart works only as a before-gate", gp)
+			}
+			if g.ScheduledStart == nil {
+				return fmt.Errorf("%s.scheduledStartConfiguration: required for a ScheduledStart gate", gp)
+			}
+			if err := validScheduledStart(*g.ScheduledStart, gp+".scheduledStartConfiguration"); err != nil {
+				return err
+			}
+		case s.preview():
+			return fmt.Errorf("%s.type: %q is not Approval or ScheduledStart", gp, g.Type)
+		default:
+			// 2026-06-01 GateType: Approval only.
+			return fmt.Errorf("%s.type: %q is not Approval", gp, g.Type)
 		}
 		// GateConfiguration.displayName: minLength 1, maxLength 100.
 		if len(g.DisplayName) > 100 {
-			return fmt.Errorf("%s[%d].displayName: longer than 100 characters", p, i)
+			return fmt.Errorf("%s.displayName: longer than 100 characters", gp)
+		}
+	}
+	return nil
+}
+
+// validPreviewFields checks a stage's or group's maxAllowedFailures and memberSelector, which only
+// the preview API has; p is the stage's or group's path.
+func validPreviewFields(s *Strategy, failures string, sel *MemberSelector, p string) error {
+	if !s.preview() {
+		// 2026-06-01 has neither field: a value would be lost, so it is refused.
+		if failures != "" {
+			return fmt.Errorf("%s.maxAllowedFailures: requires api-version %s", p, PreviewAPI)
+		}
+		if sel != nil {
+			return fmt.Errorf("%s.memberSelector: requires api-version %s", p, PreviewAPI)
+		}
+		return nil
+	}
+	if failures != "" {
+		if !failuresPattern.MatchString(failures) {
+			return fmt.Errorf("%s.maxAllowedFailures: %q is not a count (\"3\", 0 or more) or a percentage from 0%% to 100%% (\"25%%\")", p, failures)
+		}
+		// UpdateStageStatus/UpdateGroupStatus.maxAllowedFailures is an int32.
+		if n, err := strconv.ParseInt(strings.TrimSuffix(failures, "%"), 10, 32); err != nil || n < 0 {
+			return fmt.Errorf("%s.maxAllowedFailures: %q is larger than %d", p, failures, math.MaxInt32)
+		}
+	}
+	if sel != nil {
+		if len(sel.ByLabel) > maxSelectorLength {
+			return fmt.Errorf("%s.memberSelector.byLabel: %d characters; at most %d", p, len(sel.ByLabel), maxSelectorLength)
+		}
+		if _, err := parseSelector(sel); err != nil {
+			return fmt.Errorf("%s.memberSelector.byLabel: %q is not a label selector: %w", p, sel.ByLabel, err)
 		}
 	}
 	return nil

@@ -36,7 +36,11 @@ func (c *Session) Pinned(s *facts.Snapshot) view.Fleet {
 
 // Settings are the provider's preview settings.
 func (c *Session) Settings() facts.Settings {
-	return facts.Settings{PreviewDetail: c.o.PreviewDetail, ListLimit: c.o.ListLimit}
+	s := facts.Settings{PreviewDetail: c.o.PreviewDetail, ListLimit: c.o.ListLimit}
+	if v := c.o.FleetAPIVersion; v != fleetapi.APIVersion {
+		s.FleetAPIVersion = v
+	}
+	return s
 }
 
 // live reads through the session: the hub's member clusters and the fleets' members once per

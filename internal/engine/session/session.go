@@ -101,6 +101,8 @@ type Options struct {
 	ListLimit int
 	// PreviewDetail is the preview_detail ListLimit comes from, as the facts record it.
 	PreviewDetail string
+	// FleetAPIVersion is the provider's fleet_api_version (empty: the stable fleetapi.APIVersion).
+	FleetAPIVersion string
 	// QuietSavedPlans turns off the note that a preview computed without facts breaks a saved
 	// plan (the provider's saved_plan_warning = false).
 	QuietSavedPlans bool
@@ -213,13 +215,27 @@ func (c *Session) azureSession() (*azure.Session, error) {
 // AzureSession is the ARM session (cloud, credential, pipeline options).
 func (c *Session) AzureSession() (*azure.Session, error) { return c.azureSession() }
 
+// FleetAPIVersion is the Fleet API version requests are sent with.
+func (c *Session) FleetAPIVersion() string {
+	if c.o.FleetAPIVersion == "" {
+		return fleetapi.APIVersion
+	}
+	return c.o.FleetAPIVersion
+}
+
 // Fleet is the Fleet API client.
 func (c *Session) Fleet() (*fleetapi.Client, error) {
 	s, err := c.azureSession()
 	if err != nil {
 		return nil, err
 	}
-	c.fleetOnce.Do(func() { c.fleet, c.fleetErr = fleetapi.NewClient(s) })
+	c.fleetOnce.Do(func() {
+		var opts []fleetapi.ClientOption
+		if v := c.o.FleetAPIVersion; v != "" {
+			opts = append(opts, fleetapi.WithAPIVersion(v))
+		}
+		c.fleet, c.fleetErr = fleetapi.NewClient(s, opts...)
+	})
 	return c.fleet, c.fleetErr
 }
 

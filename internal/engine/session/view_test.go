@@ -27,6 +27,12 @@ func TestViewSettings(t *testing.T) {
 	if got := s.ViewWith(nil).ListLimit(); got != 20 {
 		t.Fatalf("ViewWith(nil) list limit %d, want the provider's 20", got)
 	}
+	if got := New(Options{FleetAPIVersion: fleetapi.PreviewAPIVersion}).Settings().FleetAPIVersion; got != fleetapi.PreviewAPIVersion {
+		t.Fatalf("preview settings record %q", got)
+	}
+	if got := New(Options{FleetAPIVersion: fleetapi.APIVersion}).Settings(); got.FleetAPIVersion != "" || facts.StableFleetAPIVersion != fleetapi.APIVersion {
+		t.Fatalf("the stable version is recorded as %q (facts' stable %s)", got.FleetAPIVersion, facts.StableFleetAPIVersion)
+	}
 	planned := &facts.Snapshot{TakenAt: fixed.Add(-time.Hour), FleetNow: fixed.Add(-time.Hour), Settings: &facts.Settings{PreviewDetail: "full", ListLimit: 0}}
 	if p := s.Pinned(planned); p.ListLimit() != 0 || !p.Now().Equal(planned.TakenAt) || !p.FleetNow().Equal(planned.FleetNow) {
 		t.Fatalf("pinned: list limit %d (want the plan's 0, full), clocks %v %v", p.ListLimit(), p.Now(), p.FleetNow())
