@@ -81,6 +81,7 @@ func (c *Session) read(ctx context.Context, r facts.Request, hubMemberClusters f
 	if err := c.readOverrides(ctx, f, r.Overrides); err != nil {
 		return nil, err
 	}
+	c.prefetchClusters(ctx, r.Clusters)
 	for _, name := range r.Clusters {
 		k, err := c.readKarpenter(ctx, name)
 		if err != nil {

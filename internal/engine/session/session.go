@@ -159,6 +159,8 @@ type conns struct {
 
 	mu       sync.Mutex
 	clusters map[string]*lazy[*kube.Client]
+	// batchCredentialCalls counts fleets/listMemberCredentials requests (prefetchClusters).
+	batchCredentialCalls int
 
 	// noted are the notes said once per provider process (FirstNote).
 	noted sync.Map

@@ -43,6 +43,7 @@ type fakeBackend struct {
 	listCreds       atomic.Int32
 	failCreds       atomic.Bool
 	memberCreds     atomic.Int32
+	batchCreds      atomic.Int32
 	mu              sync.Mutex
 	kubeAuth        map[string]string // path prefix -> last Authorization
 	clusterResource string
@@ -83,6 +84,21 @@ func (b *fakeBackend) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		kc := b.kubeconfig(b.srv.URL+"/hub", "{token: hub-token}")
 		_ = json.NewEncoder(w).Encode(map[string]any{"kubeconfigs": []any{map[string]any{"name": "hub", "value": kc}}})
+	case p == fleetPath+"/listMemberCredentials" && r.Method == http.MethodPost:
+		// 2026-11-01-preview FleetMemberCredentialRequest → FleetMemberCredentialResults.
+		b.batchCreds.Add(1)
+		var req fleetapi.FleetMemberCredentialRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		var out fleetapi.FleetMemberCredentialResults
+		for _, name := range req.MemberNames {
+			if name == "aks-east-1" {
+				kc := b.kubeconfig(b.srv.URL+"/member", "{token: batch-token}")
+				out.Value = append(out.Value, fleetapi.FleetMemberCredentialResult{Name: name, Status: fleetapi.MemberCredentialSucceeded, Kubeconfig: base64.StdEncoding.EncodeToString(kc)})
+				continue
+			}
+			out.Value = append(out.Value, fleetapi.FleetMemberCredentialResult{Name: name, Status: fleetapi.MemberCredentialFailed, Error: &fleetapi.ErrorDetail{Code: "NotFound", Message: "no member " + name}})
+		}
+		_ = json.NewEncoder(w).Encode(out)
 	case p == fleetPath+"/members/aks-east-1":
 		fmt.Fprintf(w, `{"name":"aks-east-1","properties":{"clusterResourceId":%q,"group":"canary"}}`, b.clusterResource)
 	case strings.HasPrefix(p, fleetPath+"/members/"):
@@ -365,5 +381,40 @@ func TestHubAPIDiscoversOncePerProcess(t *testing.T) {
 	}
 	if first == 0 || discovery.Load() != first || reads.Load() != 3 {
 		t.Errorf("discovery requests: %d after the first resource, %d after three; reads %d (want discovery once, 3 reads)", first, discovery.Load(), reads.Load())
+	}
+}
+
+// TestBatchMemberCredentials: under the preview Fleet API, a snapshot's several members' kubeconfigs
+// come from one fleets/listMemberCredentials; a member the batch failed keeps the one-by-one path
+// (and its error); under the stable version nothing is batched.
+func TestBatchMemberCredentials(t *testing.T) {
+	b := newFakeBackend(t)
+	ctx := context.Background()
+	c := New(Options{Azure: b.session(&fakeCredential{}), DefaultFleet: demoFleet, FleetAPIVersion: fleetapi.PreviewAPIVersion})
+	c.prefetchClusters(ctx, []string{"aks-east-1", "aks-west-9"})
+	if b.batchCreds.Load() != 1 || c.BatchCredentialCalls() != 1 {
+		t.Fatalf("batch requests %d (counted %d), want 1", b.batchCreds.Load(), c.BatchCredentialCalls())
+	}
+	kc, err := c.Cluster(ctx, "aks-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.Kubernetes.CoreV1().Namespaces().Get(ctx, "x", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.memberCreds.Load() != 0 || b.auth("member") != "Bearer batch-token" {
+		t.Errorf("AKS credential reads %d, member auth %q: the batch's kubeconfig was not used", b.memberCreds.Load(), b.auth("member"))
+	}
+	if _, err := c.Cluster(ctx, "aks-west-9"); err == nil || !strings.Contains(err.Error(), "aks-west-9") {
+		t.Errorf("a member the batch failed: %v", err)
+	}
+	c.prefetchClusters(ctx, []string{"aks-east-1", "aks-west-9"})
+	if b.batchCreds.Load() != 1 {
+		t.Errorf("members already connected were asked for again (%d batch requests)", b.batchCreds.Load())
+	}
+	stable := New(Options{Azure: b.session(&fakeCredential{}), DefaultFleet: demoFleet})
+	stable.prefetchClusters(ctx, []string{"aks-east-1", "aks-west-9"})
+	if b.batchCreds.Load() != 1 {
+		t.Error("the stable version batched member credentials")
 	}
 }
