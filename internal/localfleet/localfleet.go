@@ -135,6 +135,10 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		return f, err
 	}
 
+	namespaces, err := newNamespaceHub(f.hub, f.members, f.real)
+	if err != nil {
+		return f, err
+	}
 	tenant, clientID, secret := "00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000c", randomSecret()
 	ids, err := newIdentities()
 	if err != nil {
@@ -154,6 +158,7 @@ func Start(ctx context.Context, cfg Config) (f *Fleet, err error) {
 		HubKubeconfig:          f.hub.kubeconfig,
 		MemberKubeconfigs:      memberKubeconfigs,
 		Members:                f.agents,
+		Namespaces:             namespaces,
 		Logf:                   cfg.Logf,
 	})
 	if err != nil {

@@ -24,10 +24,11 @@ func TestAccRegistryExamplesValidate(t *testing.T) {
 	acctest.Current(t)
 	// page → blocks on it that configure another provider's resources.
 	otherProviders := map[string]int{
-		"ephemeral-resources/hub_credentials.md":    1,
-		"ephemeral-resources/member_credentials.md": 1,
-		"guides/getting-started.md":                 1,
-		"guides/moving-from-azurerm.md":             3, // moves from azurerm's resources
+		"ephemeral-resources/hub_credentials.md":               1,
+		"ephemeral-resources/member_credentials.md":            1,
+		"ephemeral-resources/managed_namespace_credentials.md": 1,
+		"guides/getting-started.md":                            1,
+		"guides/moving-from-azurerm.md":                        3, // moves from azurerm's resources
 	}
 	fence := regexp.MustCompile("(?ms)^( *)```terraform\n(.*?)^ *```")
 	foreign := regexp.MustCompile(`(?m)^\s*(resource|data|ephemeral|provider)\s+"(kubernetes|helm|azurerm|azapi)|\bazurerm_[a-z_]+\.|source\s*=\s*"hashicorp/(kubernetes|helm|azurerm)"`)

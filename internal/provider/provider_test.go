@@ -177,8 +177,8 @@ func TestMetadataAndSchema(t *testing.T) {
 		}
 	}
 	walk("", s.Attributes, s.Blocks)
-	// preview_detail, saved_plan_warning; the blocks azure (19), hub (11 and exec's 4) and cluster (name, 11 and exec's 4)
-	if count != 2+3+19+(11+1+4)+(12+1+4) {
+	// preview_detail, fleet_api_version, saved_plan_warning; the blocks azure (19), hub (11 and exec's 4) and cluster (name, 11 and exec's 4)
+	if count != 3+3+19+(11+1+4)+(12+1+4) {
 		t.Errorf("%d attributes and blocks", count)
 	}
 	if s.Description == "" {

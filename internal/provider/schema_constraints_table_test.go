@@ -21,6 +21,9 @@ var constraintBases = map[string]map[string]any{
 	"fleet_nodepool_disruption":         {"cluster": "c", "node_pool": "default", "consolidate_after": "1m", "budget": []any{map[string]any{"nodes": "10%"}}},
 	"fleet_placement_disruption_budget": {"placement": "web", "min_available": "1"},
 	"fleet_member_cluster_taints":       {"member_cluster": "c", "taint": []any{map[string]any{"key": "a", "effect": "NoSchedule"}}},
+	"fleet_managed_namespace": {"fleet_id": armSub + "fleets/f", "name": "team-a", "location": "eastus",
+		"resource_quota": map[string]any{"cpu_limit": "4"}, "network_policy": map[string]any{"ingress": "DenyAll"},
+		"placement": map[string]any{"placement_type": "PickAll", "required_cluster_selector": []any{map[string]any{"labels": map[string]any{"env": "prod"}}}}},
 }
 
 const (
@@ -34,6 +37,7 @@ const (
 	rNP  = "fleet_nodepool_disruption"
 	rPDB = "fleet_placement_disruption_budget"
 	rMCT = "fleet_member_cluster_taints"
+	rMNS = "fleet_managed_namespace"
 )
 
 // good is a case putting a boundary value v at p and expecting no error there.
@@ -159,6 +163,28 @@ var constraintCases = map[string][]constraintCase{
 	"fleets.json:parameters.updateStrategyName:pattern":       nameCases("pattern", []string{rUS}, "name"),
 	"fleets.json:parameters.updateStrategyName:minLength":     nameCases("minLength", []string{rUS}, "name"),
 	"fleets.json:parameters.updateStrategyName:maxLength":     nameCases("maxLength", []string{rUS}, "name"),
+	// A managed namespace's name is a Kubernetes namespace name: 1 to 63 characters.
+	"fleets.json:parameters.managedNamespaceName:pattern":             nameCases("pattern", []string{rMNS}, "name"),
+	"fleets.json:parameters.managedNamespaceName:minLength":           nameCases("minLength", []string{rMNS}, "name"),
+	"fleets.json:parameters.managedNamespaceName:maxLength":           {bad(rMNS, "name", strings.Repeat("a", 64)), good(rMNS, "name", strings.Repeat("z", 63))},
+	"fleets.json:FleetManagedNamespaceProperties.adoptionPolicy:enum": {bad(rMNS, "adoption_policy", "Sometimes")},
+	"fleets.json:FleetManagedNamespaceProperties.deletePolicy:enum":   {bad(rMNS, "delete_policy", "Purge")},
+	"fleets.json:NetworkPolicy.ingress:enum":                          {bad(rMNS, "network_policy.ingress", "Deny")},
+	"fleets.json:NetworkPolicy.egress:enum":                           {bad(rMNS, "network_policy.egress", "AllowNone")},
+	"fleets.json:Placement.V1.PlacementPolicy.placementType:enum":     {bad(rMNS, "placement.placement_type", "PickN")},
+	"fleets.json:Placement.V1.Toleration.operator:enum": {badAt(rMNS, "placement.toleration[0].operator",
+		map[string]any{"placement.toleration": []any{obj("key", "k", "operator", "In", "value", "v")}})},
+	"fleets.json:Placement.V1.Toleration.effect:enum": {badAt(rMNS, "placement.toleration[0].effect",
+		map[string]any{"placement.toleration": []any{obj("key", "k", "operator", "Exists", "effect", "NoExecute")}})},
+	"fleets.json:Meta.V1.LabelSelectorRequirement.key:required":      {req(rMNS, "placement.required_cluster_selector[0].label_expression[0].key")},
+	"fleets.json:Meta.V1.LabelSelectorRequirement.operator:required": {req(rMNS, "placement.required_cluster_selector[0].label_expression[0].operator")},
+	"fleets.json:Meta.V1.LabelSelectorRequirement.operator:enum": {badAt(rMNS, "placement.required_cluster_selector[0].label_expression[0].operator",
+		map[string]any{"placement.required_cluster_selector[0].label_expression": []any{obj("key", "tier", "operator", "Matches", "values", []any{"gold"})}})},
+	"fleets.json:Placement.V1.PropertySelectorRequirement.name:required":     {req(rMNS, "placement.required_cluster_selector[0].property_expression[0].name")},
+	"fleets.json:Placement.V1.PropertySelectorRequirement.operator:required": {req(rMNS, "placement.required_cluster_selector[0].property_expression[0].operator")},
+	"fleets.json:Placement.V1.PropertySelectorRequirement.values:required":   {req(rMNS, "placement.required_cluster_selector[0].property_expression[0].values")},
+	"fleets.json:Placement.V1.PropertySelectorRequirement.operator:enum": {badAt(rMNS, "placement.required_cluster_selector[0].property_expression[0].operator",
+		map[string]any{"placement.required_cluster_selector[0].property_expression": []any{obj("name", "kubernetes-fleet.io/node-count", "operator", "Gte", "values", []any{"3"})}})},
 
 	// ---- KubeFleet v0.18.9, ClusterResourcePlacement (the CRD's storage version) ----
 	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selector")},
@@ -311,7 +337,13 @@ var notApplicableRules = [][2]string{
 	{"fleets.json:GatePatchProperties.state:enum", "users do not give a gate state: fleet_update_run's approval blocks make the provider set Completed itself"},
 	{"fleets.json:SkipProperties.targets:required", "the provider sends a skip request only for targets newly added to skip, never an empty one"},
 	{"fleets.json:parameters.gateName:", "gate names are GUIDs the service generates; the provider reads them from the run's status"},
-	{"fleets.json:parameters.managedNamespaceName:", "no resource of this provider manages fleet managed namespaces"},
+	{"fleets.json:FleetManagedNamespaceProperties.adoptionPolicy:required", "adoption_policy defaults to Never (the spec's \"Default is Never\"): the provider always sends it"},
+	{"fleets.json:FleetManagedNamespaceProperties.deletePolicy:required", "delete_policy defaults to Keep (the spec's \"Default is Keep\"): the provider always sends it"},
+	{"fleets.json:PropagationPolicy.type:", "fleet_managed_namespace has no propagation type to give: the provider always sends Placement, the only value"},
+	{"fleets.json:Placement.V1.ClusterSelector.clusterSelectorTerms:required",
+		"the provider sends requiredDuringScheduling only with placement.required_cluster_selector blocks, as clusterSelectorTerms"},
+	{"fleets.json:Placement.V1.PropertySelector.matchExpressions:required",
+		"the provider sends a propertySelector only with property_expression blocks, as matchExpressions"},
 	{"crp:spec.resourceSelectors[].group:required", "group defaults to \"\" (the core group): the provider always sends it"},
 	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference:required",
 		"a preferred_cluster_selector block is the term's preference itself: the provider always sends one"},

@@ -145,7 +145,7 @@ func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
 			prop(name+"."+k, pm, false)
 		})
 	}
-	for _, root := range []string{"FleetUpdateStrategy", "UpdateRun", "AutoUpgradeProfile", "FleetMember", "FleetMemberUpdate", "GatePatch", "SkipProperties"} {
+	for _, root := range []string{"FleetManagedNamespace", "FleetUpdateStrategy", "UpdateRun", "AutoUpgradeProfile", "FleetMember", "FleetMemberUpdate", "GatePatch", "SkipProperties"} {
 		def(root)
 	}
 	for _, ops := range doc.Paths {

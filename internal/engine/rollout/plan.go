@@ -83,9 +83,9 @@ func (w MemberWarning) Summary() string {
 	case MemberFails:
 		return fmt.Sprintf("members whose upgrade fails (%s): a failed member stops the run (fail-fast)", w.Detail)
 	case MemberFailsTolerated:
-		return fmt.Sprintf("members whose upgrade fails (%s) within maxAllowedFailures: the run goes on and they stay at their versions", w.Detail)
+		return fmt.Sprintf("members whose upgrade fails (%s) within max_allowed_failures: the run goes on and they stay at their versions", w.Detail)
 	case MemberNotSelected:
-		return "members that neither an update group name nor a memberSelector of the strategy selects: the run will not update them"
+		return "members that neither an update group name nor a member_selector of the strategy selects: the run will not update them"
 	case MemberSelectedTwice:
 		return "members that more than one group selects: each is updated once, in the first of them"
 	}
@@ -102,9 +102,9 @@ func (w MemberWarning) String() string {
 	case MemberFails:
 		return fmt.Sprintf("member %q: %s; a failed member stops the run (fail-fast)", w.Member, w.Detail)
 	case MemberFailsTolerated:
-		return fmt.Sprintf("member %q: %s; within maxAllowedFailures, the run goes on", w.Member, w.Detail)
+		return fmt.Sprintf("member %q: %s; within max_allowed_failures, the run goes on", w.Member, w.Detail)
 	case MemberNotSelected:
-		return fmt.Sprintf("member %q: neither its update group nor a memberSelector of the strategy selects it; the run will not update it", w.Member)
+		return fmt.Sprintf("member %q: neither its update group nor a member_selector of the strategy selects it; the run will not update it", w.Member)
 	case MemberSelectedTwice:
 		return fmt.Sprintf("member %q is selected by %s; it is updated once, in the first", w.Member, w.Detail)
 	}

@@ -142,7 +142,7 @@ func TestOverlappingSelectorsFirstWins(t *testing.T) {
 		got = append(got, w.String())
 	}
 	wantLines(t, got, []string{
-		`member "x-none": neither its update group nor a memberSelector of the strategy selects it; the run will not update it`,
+		`member "x-none": neither its update group nor a member_selector of the strategy selects it; the run will not update it`,
 		`member "p-eu" is selected by one/eu, one/prod-a, two/prod; it is updated once, in the first`,
 		`member "p-us" is selected by one/prod-a, two/prod; it is updated once, in the first`,
 	})

@@ -216,7 +216,7 @@ func RolloutMember(m facts.Member) (rollout.Member, bool) {
 		return rollout.Member{}, false
 	}
 	rm := rollout.Member{
-		Name: m.Name, Group: m.Group, Location: deref(mc.Location),
+		Name: m.Name, Group: m.Group, Labels: m.Labels, Location: deref(mc.Location),
 		KubernetesVersion: deref(mc.Properties.CurrentKubernetesVersion),
 	}
 	if rm.KubernetesVersion == "" {

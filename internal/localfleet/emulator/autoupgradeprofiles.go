@@ -47,6 +47,13 @@ import (
 // (channel.MemberActions: a downgrade, more than one minor version behind,
 // outside the support window) are skipped in the run before it starts, with
 // the channel's reason as their message.
+//
+// SecurityPatch (2026-11-01-preview only) is accepted at the preview version.
+// Choice: it neither triggers nor generates a run: preview fleets.json says
+// only "Applies security patches to the nodes of the target clusters", which
+// names no target the emulator could upgrade to, so generateUpdateRun answers
+// 501 NotImplemented saying so (testdata/oracle/rules.yaml
+// security-patch-channel) rather than invent one.
 
 const typeAutoUpgradeProfiles = providerNS + "/fleets/autoUpgradeProfiles"
 
@@ -80,13 +87,19 @@ func (s *Server) profileView(rec *record) fleetapi.AutoUpgradeProfile {
 	return v
 }
 
-// validateProfile checks a PUT body as fleets.json states the rules.
-func validateProfile(p *fleetapi.AutoUpgradeProfileProperties) error {
+// validateProfile checks a PUT body as fleets.json states the rules
+// (preview: the request's api-version is the preview's, which adds
+// SecurityPatch to UpgradeChannel).
+func validateProfile(p *fleetapi.AutoUpgradeProfileProperties, preview bool) error {
 	if p == nil || p.Channel == "" {
 		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.channel is required.")
 	}
 	switch p.Channel {
 	case fleetapi.UpgradeChannelStable, fleetapi.UpgradeChannelRapid, fleetapi.UpgradeChannelNodeImage, fleetapi.UpgradeChannelTargetKubernetesVersion:
+	case fleetapi.UpgradeChannelSecurityPatch:
+		if !preview {
+			return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.channel 'SecurityPatch' requires api-version %s.", fleetapi.PreviewAPIVersion)
+		}
 	default:
 		return armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.channel '%s' is not one of Stable, Rapid, NodeImage, TargetKubernetesVersion.", p.Channel)
 	}
@@ -124,7 +137,7 @@ func decodeProfile(r *http.Request) (any, error) {
 	if err := decodeBody(r, &body); err != nil {
 		return nil, err
 	}
-	if err := validateProfile(body.Properties); err != nil {
+	if err := validateProfile(body.Properties, isPreview(r)); err != nil {
 		return nil, err
 	}
 	return *body.Properties, nil
@@ -200,6 +213,10 @@ func (s *Server) generateUpdateRun(w http.ResponseWriter, r *http.Request, p par
 		}
 		now := s.world.clock.Now()
 		pr := profileOfRecord(rec)
+		if pr.api.Properties.Channel == fleetapi.UpgradeChannelSecurityPatch {
+			return nil, armErrorf(http.StatusNotImplemented, "NotImplemented",
+				"The local Fleet API emulator does not generate update runs for the SecurityPatch channel: preview fleets.json documents it only as \"Applies security patches to the nodes of the target clusters\", which names no version to upgrade to.")
+		}
 		_, _, tg, err := s.profileTarget(pr, now)
 		if err != nil {
 			return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "The auto-upgrade profile's channel %s resolves to no target: %v", pr.api.Properties.Channel, err)
@@ -361,7 +378,7 @@ func (s *Server) autoRun(pr *profileRecord, tg channel.Target, now time.Time) (*
 	}
 	rr, err := s.newRunRecord(fleetID, name, fleetapi.UpdateRunProperties{
 		UpdateStrategyID: props.UpdateStrategyID, ManagedClusterUpdate: update, AutoUpgradeProfileID: pr.api.ID,
-	}, now)
+	}, false, now)
 	if err != nil {
 		return nil, false, err
 	}

@@ -36,6 +36,10 @@ type childKind struct {
 	// to answer with the resource as it is. It runs under w.mu after the
 	// request's precondition passed.
 	build func(c childWrite) (value any, keep bool, err error)
+	// operated, when set, sees the operation a PUT or PATCH stored (e.g. to
+	// note it in the resource's status) before the answer is made. It runs
+	// under w.mu.
+	operated func(rec *record, op *operation)
 	// commit, when set, makes the world outside the Fleet API follow a
 	// write (e.g. the local fleet's hub follows a member's join) before it
 	// is stored; it runs without w.mu. old is nil on create.
@@ -236,6 +240,9 @@ func (s *Server) putChild(w http.ResponseWriter, r *http.Request, p params, k *c
 			}
 		}
 		op, etag = s.finishedOperation(rec.ID, nil), rec.ETag
+		if k.operated != nil && !keep {
+			k.operated(rec, op)
+		}
 		return k.view(rec), nil
 	})
 	if err != nil {

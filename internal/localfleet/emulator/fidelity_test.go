@@ -342,7 +342,7 @@ func (ff *fidelityFleet) compareRun(t *testing.T, k int, st *fidelityStats) {
 	// The preview, from the fleet as the provider reads it, at the Fleet API's time.
 	now := ff.srv.world.clock.Now()
 	preview, err := rollout.Plan(rollout.PlanInput{
-		Strategy: strategyFromAPI(run.Properties.Strategy), Update: updateFromAPI(*run.Properties.ManagedClusterUpdate),
+		Strategy: strategyFromAPI(run.Properties.Strategy, false), Update: updateFromAPI(*run.Properties.ManagedClusterUpdate),
 		Members: ff.readMembers(t), Regions: ff.regions(),
 	}, now)
 	if err != nil {

@@ -13,7 +13,9 @@ import (
 // fleets/gates: a run creates a gate resource (named by a GUID) when it
 // reaches the gate, and deletes it with the run; GateState has no
 // NotStarted, so a gate skipped before the run reached it never becomes a
-// resource. PATCH {"properties":{"state":"Completed"}} approves a Pending gate.
+// resource. PATCH {"properties":{"state":"Completed"}} approves a Pending gate
+// (or completes a ScheduledStart gate early); a ScheduledStart gate
+// completes itself at its absoluteStartTime as the runner reaches it.
 
 func (s *Server) registerGateRoutes() {
 	s.registerChild(&childKind{
@@ -62,6 +64,14 @@ func (s *Server) gateChanged(rr *runRecord, e rollout.Event) {
 					Name: rr.api.Name, Stage: ref.Stage, Group: ref.Group, Timing: fleetapi.Timing(ref.Timing),
 				}},
 			},
+		}
+		if c := gs.ScheduledStart; c != nil {
+			// Preview fleets.json ScheduledStartProperties.absoluteStartTime: "The absolute UTC
+			// time when the gate will complete. Set when the gate is created." (the rules set it
+			// when the run reaches the gate: rollout.NextScheduledStart).
+			g.Properties.ScheduledStartProperties = &fleetapi.ScheduledStartProperties{
+				StartDay: fleetapi.DayOfWeek(c.StartDay), StartTime: c.StartTime, UTCOffset: c.UTCOffset, AbsoluteStartTime: timePtr(gs.AbsoluteStartTime),
+			}
 		}
 		if _, _, err := s.world.store.put(id, typeGates, g, precondition{}, now); err != nil {
 			return

@@ -147,9 +147,11 @@ an auto-upgrade profile, steps and the states expected after each, read over HTT
 suite runs them on every change and fails on any mismatch. The expected states were written from the quotes,
 not from the engine.
 
-Sources: fleets.json is the official Fleet API spec, stable 2026-06-01; the ` + "`.md`" + ` pages are
-MicrosoftDocs/azure-aks-docs ` + "`articles/kubernetes-fleet`" + ` (2026-08-21); "project notes" are the project's
-summary of the preview API versions, quoted for rules only they state (the provider speaks stable 2026-06-01).
+Sources: fleets.json is the official Fleet API spec, stable 2026-06-01, and preview fleets.json its
+2026-11-01-preview, whose rules' traces create and read their runs at that api-version; the ` + "`.md`" + ` pages are
+MicrosoftDocs/azure-aks-docs ` + "`articles/kubernetes-fleet`" + ` (2026-08-21); "issue 36" is the project's issue quoting
+the article's "Maximum allowed failures (preview)"; "project notes" are the project's summary of the preview API
+versions, quoted for rules only they state.
 
 `)
 	fmt.Fprintf(&b, "**%d rules**: %d checked by the oracle's %d traces (compared with the local fleet's execution of the Fleet API over HTTP: **0 mismatches**), "+
@@ -185,7 +187,12 @@ summary of the preview API versions, quoted for rules only they state (the provi
 	return b.String()
 }
 
-func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// cell is s as one table cell: a quote's line breaks (the spec's descriptions wrap) become spaces.
+func cell(s string) string {
+	return strings.ReplaceAll(lineBreak.ReplaceAllString(s, " "), "|", `\|`)
+}
+
+var lineBreak = regexp.MustCompile(`[ \t]*\n[ \t]*`)
 
 // internalPath is a test's package path and name ("internal/engine/channel TestX: "), which a
 // registry page does not name (the rules file keeps them): what follows says what checks the rule.

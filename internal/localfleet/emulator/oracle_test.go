@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -114,9 +115,13 @@ type oracleMember struct {
 	NodeOS   *fleetfile.MaintenanceWindow `json:"nodeOSWindow,omitempty"`
 	Duration string                       `json:"duration,omitempty"` // default 1h
 	Fail     string                       `json:"fail,omitempty"`     // planned failure message
+	// Labels are the fleet member's labels (a memberSelector selects by them).
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 type oracleRun struct {
+	// API is the api-version the run is created and read at; default the stable 2026-06-01.
+	API       string   `json:"api,omitempty"`
 	Upgrade   string   `json:"upgrade"` // Full | ControlPlaneOnly | NodeImageOnly
 	Kube      string   `json:"kube,omitempty"`
 	Selection string   `json:"selection,omitempty"`
@@ -131,15 +136,33 @@ type oracleRun struct {
 		Concurrency string
 		// GroupGates: groups that get an Approval before-gate.
 		GroupGates []string `json:"groupGates,omitempty"`
+		// The preview's stage fields: maxAllowedFailures, memberSelector.byLabel, and a
+		// ScheduledStart gate before (or, to be refused, after) the stage.
+		MaxAllowedFailures  string                                `json:"maxAllowedFailures,omitempty"`
+		MemberSelector      string                                `json:"memberSelector,omitempty"`
+		ScheduledStart      *fleetapi.ScheduledStartConfiguration `json:"scheduledStart,omitempty"`
+		AfterScheduledStart *fleetapi.ScheduledStartConfiguration `json:"afterScheduledStart,omitempty"`
+		// GroupSpecs are groups with the preview's fields (after Groups' plain ones).
+		GroupSpecs []oracleGroup `json:"groupSpecs,omitempty"`
 	} `json:"stages,omitempty"`
 }
 
+// oracleGroup is an update group with the preview's fields.
+type oracleGroup struct {
+	Name               string `json:"name"`
+	Concurrency        string `json:"concurrency,omitempty"`
+	MaxAllowedFailures string `json:"maxAllowedFailures,omitempty"`
+	MemberSelector     string `json:"memberSelector,omitempty"`
+}
+
 type oracleStep struct {
-	// One action: start, stop, approve (every Pending gate), skip, release, or advance.
-	Do      string                   `json:"do,omitempty"`
-	Skip    []fleetapi.SkipTarget    `json:"skip,omitempty"`
-	Release *emulator.ReleaseRequest `json:"release,omitempty"`
-	Advance string                   `json:"advance,omitempty"`
+	// One action: create (the run is then created by this first step, not before the steps), start,
+	// stop, approve (every Pending gate), skip, release, advance (a duration) or advanceTo (an instant).
+	Do        string                   `json:"do,omitempty"`
+	Skip      []fleetapi.SkipTarget    `json:"skip,omitempty"`
+	Release   *emulator.ReleaseRequest `json:"release,omitempty"`
+	Advance   string                   `json:"advance,omitempty"`
+	AdvanceTo string                   `json:"advanceTo,omitempty"`
 	// Error: the action must be refused with a message containing it.
 	Error  string       `json:"error,omitempty"`
 	Expect oracleExpect `json:"expect"`
@@ -165,6 +188,19 @@ type oracleExpect struct {
 	Absent []string `json:"absent,omitempty"`
 	// Running is the number of members Running.
 	Running *int `json:"running,omitempty"`
+	// Stages and Groups: name → state.
+	Stages map[string]string `json:"stages,omitempty"`
+	Groups map[string]string `json:"groups,omitempty"`
+	// The preview's failure counts: the run's failureCount, and by stage or group name the
+	// failureCount and the resolved maxAllowedFailures.
+	Failures                *int           `json:"failures,omitempty"`
+	StageFailures           map[string]int `json:"stageFailures,omitempty"`
+	GroupFailures           map[string]int `json:"groupFailures,omitempty"`
+	StageMaxAllowedFailures map[string]int `json:"stageMaxAllowedFailures,omitempty"`
+	GroupMaxAllowedFailures map[string]int `json:"groupMaxAllowedFailures,omitempty"`
+	// GateStarts: the absoluteStartTime (RFC 3339) of the ScheduledStart gate before a stage
+	// ("stage") or group ("stage/group"), read from the run's fleets/gates resources.
+	GateStarts map[string]string `json:"gateStarts,omitempty"`
 }
 
 const (
@@ -189,7 +225,7 @@ func oracleFile(tr oracleTrace) (*fleetfile.File, error) {
 		f.Regions = tr.Regions
 	}
 	for _, m := range tr.Members {
-		fm := fleetfile.Member{Name: m.Name, Group: m.Group, Location: m.Location, KubernetesVersion: m.Kube, MaintenanceWindow: m.Window, NodeOSMaintenanceWindow: m.NodeOS}
+		fm := fleetfile.Member{Name: m.Name, Group: m.Group, Location: m.Location, KubernetesVersion: m.Kube, MaintenanceWindow: m.Window, NodeOSMaintenanceWindow: m.NodeOS, Labels: m.Labels}
 		if fm.Group == "" {
 			fm.Group = "g"
 		}
@@ -272,7 +308,11 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc, err := fleetapi.NewClientWithOptions(cred, &arm.ClientOptions{ClientOptions: opts}, nil)
+	var clientOpts []fleetapi.ClientOption
+	if tr.Run.API != "" {
+		clientOpts = append(clientOpts, fleetapi.WithAPIVersion(tr.Run.API))
+	}
+	fc, err := fleetapi.NewClientWithOptions(cred, &arm.ClientOptions{ClientOptions: opts}, nil, clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +345,23 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 				}
 				us.Groups = append(us.Groups, ug)
 			}
+			us.MaxAllowedFailures = st.MaxAllowedFailures
+			if st.MemberSelector != "" {
+				us.MemberSelector = &fleetapi.MemberSelector{ByLabel: st.MemberSelector}
+			}
+			if c := st.ScheduledStart; c != nil {
+				us.BeforeGates = append(us.BeforeGates, fleetapi.GateConfiguration{DisplayName: "start " + st.Name, Type: fleetapi.GateTypeScheduledStart, ScheduledStartConfiguration: c})
+			}
+			if c := st.AfterScheduledStart; c != nil {
+				us.AfterGates = append(us.AfterGates, fleetapi.GateConfiguration{DisplayName: "after " + st.Name, Type: fleetapi.GateTypeScheduledStart, ScheduledStartConfiguration: c})
+			}
+			for _, g := range st.GroupSpecs {
+				ug := fleetapi.UpdateGroup{Name: g.Name, MaxConcurrency: g.Concurrency, MaxAllowedFailures: g.MaxAllowedFailures}
+				if g.MemberSelector != "" {
+					ug.MemberSelector = &fleetapi.MemberSelector{ByLabel: g.MemberSelector}
+				}
+				us.Groups = append(us.Groups, ug)
+			}
 			s.Stages = append(s.Stages, us)
 		}
 		props.Strategy = s
@@ -334,8 +391,10 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 			t.Fatalf("%s: generateUpdateRun: %v", where, err)
 		}
 		name = gen.ID[strings.LastIndex(gen.ID, "/")+1:]
-	} else if _, err := oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil)); err != nil {
-		t.Fatalf("%s: create: %v", where, err)
+	} else if len(tr.Steps) == 0 || tr.Steps[0].Do != "create" {
+		if _, err := oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil)); err != nil {
+			t.Fatalf("%s: create: %v", where, err)
+		}
 	}
 	runID := fleet.ChildID("updateRuns", name)
 	for i, step := range tr.Steps {
@@ -343,6 +402,11 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 		at := fmt.Sprintf("%s step %d", where, i+1)
 		var actErr error
 		switch {
+		case step.Do == "create":
+			if i != 0 {
+				t.Fatalf("%s: create must be the first step", at)
+			}
+			_, actErr = oracleDone(fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, fleetapi.UpdateRun{Properties: &props}, nil))
 		case step.Do == "start":
 			_, actErr = oracleDone(fc.BeginStartUpdateRun(ctx, fleet, name, nil))
 		case step.Do == "stop":
@@ -375,6 +439,18 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 				t.Fatalf("%s: %v", at, err)
 			}
 			man.Advance(d)
+		case step.AdvanceTo != "":
+			to, err := time.Parse(time.RFC3339, step.AdvanceTo)
+			if err != nil {
+				t.Fatalf("%s: %v", at, err)
+			}
+			// The simulated clock runs at speed 1 from the trace's start on the manual clock.
+			start, _ := time.Parse(time.RFC3339, tr.Start)
+			if d := to.Sub(start) - man.Now().Sub(time.Unix(0, 0)); d < 0 {
+				t.Fatalf("%s: advanceTo %s is in the past", at, step.AdvanceTo)
+			} else {
+				man.Advance(d)
+			}
 		case step.Do != "":
 			t.Fatalf("%s: unknown action %q", at, step.Do)
 		}
@@ -388,11 +464,40 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 		case step.Error == "" && actErr != nil:
 			mismatch("action failed: %v", actErr)
 		}
+		if step.Do == "create" && actErr != nil {
+			// A refused run does not exist: nothing more to read.
+			if !reflect.DeepEqual(step.Expect, oracleExpect{}) {
+				t.Fatalf("%s: a refused create expects nothing", at)
+			}
+			continue
+		}
 		run, err := fc.GetUpdateRun(ctx, fleet, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st := run.Properties.Status
+		checkOracleCounts(st, step.Expect, mismatch)
+		if len(step.Expect.GateStarts) > 0 {
+			gates, err := fc.ListGates(ctx, fleet, fleetapi.GateFilter(runID, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, g := range gates {
+				if sp := g.Properties.ScheduledStartProperties; sp != nil && sp.AbsoluteStartTime != nil {
+					key := g.Properties.Target.UpdateRunProperties.Stage
+					if grp := g.Properties.Target.UpdateRunProperties.Group; grp != "" {
+						key += "/" + grp
+					}
+					got[key] = sp.AbsoluteStartTime.UTC().Format(time.RFC3339)
+				}
+			}
+			for k, want := range step.Expect.GateStarts {
+				if got[k] != want {
+					mismatch("ScheduledStart gate %s absoluteStartTime %q, want %q", k, got[k], want)
+				}
+			}
+		}
 		e := step.Expect
 		if e.Run != "" && string(st.Status.State) != e.Run {
 			mismatch("run %s, want %s", st.Status.State, e.Run)
@@ -485,7 +590,11 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 			}
 		}
 		for m, want := range e.Clusters {
-			id, err := aks.ParseClusterID(got[m].ClusterResourceID)
+			cid := got[m].ClusterResourceID
+			if cid == "" { // a member the run does not hold: its cluster is named after it
+				cid = "/subscriptions/" + oracleSub + "/resourceGroups/rg-oracle/providers/Microsoft.ContainerService/managedClusters/" + m
+			}
+			id, err := aks.ParseClusterID(cid)
 			if err != nil {
 				t.Fatalf("%s: member %s: %v", at, m, err)
 			}
@@ -503,4 +612,61 @@ func runOracleTrace(t *testing.T, file string, tr oracleTrace) (steps, mismatche
 		}
 	}
 	return steps, mismatches
+}
+
+// checkOracleCounts compares the stage and group states and the preview's failure counts.
+func checkOracleCounts(st *fleetapi.UpdateRunStatus, e oracleExpect, mismatch func(string, ...any)) {
+	count := func(p *int32) int {
+		if p == nil {
+			return -1 // absent: a preview answer always has them
+		}
+		return int(*p)
+	}
+	state := func(u *fleetapi.UpdateStatus) string {
+		if u == nil {
+			return ""
+		}
+		return string(u.State)
+	}
+	if e.Failures != nil && count(st.FailureCount) != *e.Failures {
+		mismatch("run failureCount %d, want %d", count(st.FailureCount), *e.Failures)
+	}
+	stages := map[string]fleetapi.UpdateStageStatus{}
+	groups := map[string]fleetapi.UpdateGroupStatus{}
+	for _, stg := range st.Stages {
+		stages[stg.Name] = stg
+		for _, g := range stg.Groups {
+			groups[g.Name] = g
+		}
+	}
+	for n, want := range e.Stages {
+		if got := state(stages[n].Status); got != want {
+			mismatch("stage %s %s, want %s", n, got, want)
+		}
+	}
+	for n, want := range e.Groups {
+		if got := state(groups[n].Status); got != want {
+			mismatch("group %s %s, want %s", n, got, want)
+		}
+	}
+	for n, want := range e.StageFailures {
+		if got := count(stages[n].FailureCount); got != want {
+			mismatch("stage %s failureCount %d, want %d", n, got, want)
+		}
+	}
+	for n, want := range e.GroupFailures {
+		if got := count(groups[n].FailureCount); got != want {
+			mismatch("group %s failureCount %d, want %d", n, got, want)
+		}
+	}
+	for n, want := range e.StageMaxAllowedFailures {
+		if got := count(stages[n].MaxAllowedFailures); got != want {
+			mismatch("stage %s maxAllowedFailures %d, want %d", n, got, want)
+		}
+	}
+	for n, want := range e.GroupMaxAllowedFailures {
+		if got := count(groups[n].MaxAllowedFailures); got != want {
+			mismatch("group %s maxAllowedFailures %d, want %d", n, got, want)
+		}
+	}
 }

@@ -156,7 +156,7 @@ func active(s rollout.State) bool {
 }
 
 // facts is the fleet as the rules see it now: the members (their update
-// group from the Fleet API member, the rest from their managed clusters)
+// group and labels from the Fleet API member, the rest from their managed clusters)
 // and the regions' offerings. The caller holds w.mu.
 func (s *Server) facts() rollout.Fleet {
 	f := rollout.Fleet{Regions: s.runner.regions}
@@ -171,7 +171,9 @@ func (s *Server) facts() rollout.Fleet {
 			Upgrade: s.runner.upgrades[strings.ToLower(c.Name)],
 		}
 		if m.Properties != nil {
-			rm.Group = m.Properties.Group
+			// A memberSelector selects by the Fleet member's labels (preview fleets.json
+			// MemberSelector.byLabel: "Kubernetes-style label selector for selecting Fleet members").
+			rm.Group, rm.Labels = m.Properties.Group, m.Properties.Labels
 		}
 		start := s.cfg.File.Clock.Start
 		if c.MaintenanceWindow != nil {

@@ -1,6 +1,7 @@
 // Package emulator is the local fleet's Fleet API: an HTTPS server on
 // loopback that answers the Azure Resource Manager API of
-// Microsoft.ContainerService/fleets (api-version 2026-06-01) and the
+// Microsoft.ContainerService/fleets (api-versions 2026-06-01 and
+// 2026-11-01-preview, apiversions.go) and the
 // managedClusters and locations calls the provider makes, plus the Entra ID
 // token endpoints azidentity's client-secret flow calls and ARM's
 // metadata/endpoints for custom-cloud discovery (SPEC §6). The provider
@@ -71,6 +72,10 @@ type Config struct {
 	// Members, when set, makes the hub follow members that join, change or
 	// leave through the Fleet API (the local fleet's member agents).
 	Members MemberHooks
+	// Namespaces, when set, makes the hub follow the managed namespaces
+	// written and deleted through the Fleet API (the local fleet's hub and
+	// its real hub agent); nil keeps them as records only.
+	Namespaces NamespaceHooks
 	// MeterNow is the clock ARM read buckets refill by (default real time;
 	// tests inject one). Reads are metered when the fleet file has
 	// fleetAPI.readLimits.
@@ -161,6 +166,8 @@ func New(cfg Config) (*Server, error) {
 	s.registerOperationRoutes()
 	s.registerUpdateRoutes()
 	s.registerAutoUpgradeRoutes()
+	s.registerManagedNamespaceRoutes()
+	s.registerCredentialRoutes()
 	s.registerResourceGraphRoutes()
 	s.runner = newRunner(s)
 	return s, nil
@@ -318,6 +325,8 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 		writeARMError(w, err)
 		return
 	}
+	w, flush := stableView(w, r)
+	defer flush()
 	if err := rte.handler(w, r, p); err != nil {
 		writeARMError(w, err)
 	}
@@ -339,8 +348,9 @@ func checkAPIVersion(r *http.Request, versions apiVersions) error {
 	return armErrorf(http.StatusBadRequest, "InvalidApiVersion", "The api-version '%s' is invalid. The supported versions are '%s'.", v, strings.Join(versions, ","))
 }
 
-// fleetAPI accepts only the Fleet API version the provider targets.
-var fleetAPI = apiVersions{fleetapi.APIVersion}
+// fleetAPI accepts the Fleet API's stable version and its preview
+// (apiversions.go: what each shows and accepts).
+var fleetAPI = apiVersions{fleetapi.APIVersion, fleetapi.PreviewAPIVersion}
 
 // checkSubscription answers 404 SubscriptionNotFound for any subscription
 // but the fleet's.

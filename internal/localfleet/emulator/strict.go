@@ -24,14 +24,18 @@ type BodyChecks struct {
 const maxBody = 4 << 20
 
 // checkBody refuses, as ARM refuses, a request body of an operation whose
-// body fleets.json describes and that the body breaks (400
+// body the request's api-version's fleets.json describes and that the body breaks (400
 // InvalidRequestContent with each property path); the handler then reads
 // the body as sent.
 func (s *Server) checkBody(r *http.Request, rte *route) error {
-	if r.URL.Query().Get("api-version") != openapi.APIVersion {
+	// Each request is held to the document of its own api-version: a
+	// stable body with a preview-only property is refused as unknown, as ARM
+	// refuses it; other api-versions (AKS's) are not the Fleet API's.
+	v := r.URL.Query().Get("api-version")
+	if v != openapi.APIVersion && v != openapi.PreviewAPIVersion {
 		return nil
 	}
-	spec, err := openapi.Fleets()
+	spec, err := openapi.ForVersion(v)
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,12 @@ func (s *Server) runOf(p params) (*record, *runRecord, error) {
 	return rec, runOfRecord(rec), nil
 }
 
+// runWrite is a run's PUT body and whether it came at the preview api-version.
+type runWrite struct {
+	props   fleetapi.UpdateRunProperties
+	preview bool
+}
+
 // decodeRun reads a run's PUT body.
 func decodeRun(r *http.Request) (any, error) {
 	var body fleetapi.UpdateRun
@@ -80,17 +86,21 @@ func decodeRun(r *http.Request) (any, error) {
 		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.managedClusterUpdate is required.")
 	}
 	props.AutoUpgradeProfileID = "" // read-only
-	return *props, nil
+	return runWrite{props: *props, preview: isPreview(r)}, nil
 }
 
 // buildRun makes a NotStarted run over the fleet's members as they are now,
 // or replaces one that has not started; a run that has started takes only a
 // PUT that changes nothing. The caller holds w.mu.
 func (s *Server) buildRun(c childWrite) (any, bool, error) {
-	props, _ := c.body.(fleetapi.UpdateRunProperties)
+	rw, _ := c.body.(runWrite)
+	props := rw.props
 	if c.old != nil {
 		prev := runOfRecord(c.old)
 		pp := prev.api.Properties
+		if !rw.preview {
+			keepPreviewFields(props.Strategy, pp.Strategy)
+		}
 		if prev.deleting {
 			return nil, false, armErrorf(http.StatusConflict, "Conflict", "Update run '%s' is being deleted.", c.name)
 		}
@@ -112,7 +122,7 @@ func (s *Server) buildRun(c childWrite) (any, bool, error) {
 			return nil, true, nil
 		}
 	}
-	rr, err := s.newRunRecord(c.fleet.ID, c.name, props, c.now)
+	rr, err := s.newRunRecord(c.fleet.ID, c.name, props, rw.preview, c.now)
 	if err != nil {
 		return nil, false, err
 	}
@@ -123,8 +133,10 @@ func (s *Server) buildRun(c childWrite) (any, bool, error) {
 // fleet's members as they are now, as a PUT does; it replaces a run of the
 // same name that has not started. Other resources that create runs
 // (auto-upgrade profiles' generateUpdateRun) call it, then the store's put
-// and startRun. The caller holds w.mu.
-func (s *Server) newRunRecord(fleetID, name string, props fleetapi.UpdateRunProperties, now time.Time) (*runRecord, error) {
+// and startRun. preview: the request came at the preview api-version, whose
+// rules then apply (as they do to a strategy that holds preview-only
+// fields). The caller holds w.mu.
+func (s *Server) newRunRecord(fleetID, name string, props fleetapi.UpdateRunProperties, preview bool, now time.Time) (*runRecord, error) {
 	if props.ManagedClusterUpdate == nil {
 		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.managedClusterUpdate is required.")
 	}
@@ -141,7 +153,7 @@ func (s *Server) newRunRecord(fleetID, name string, props fleetapi.UpdateRunProp
 	if err != nil {
 		return nil, err
 	}
-	run, _, err := rollout.NewRun(strategyFromAPI(strategy), update, s.facts(), now)
+	run, _, err := rollout.NewRun(strategyFromAPI(strategy, preview), update, s.facts(), now)
 	if err != nil {
 		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.%v", err)
 	}
@@ -355,7 +367,9 @@ func (s *Server) runStatus(run *rollout.Run) *fleetapi.UpdateRunStatus {
 	if st.State == rollout.Failed && st.Error != "" {
 		runErr = &fleetapi.ErrorDetail{Code: "UpdateRunFailed", Message: st.Error}
 	}
-	out := &fleetapi.UpdateRunStatus{Status: updateStatus(st.State, st.StartTime, st.CompletedTime, runErr)}
+	// The failure counts and thresholds are the preview's (stableView leaves
+	// them out of a stable answer); the service reports 0 too.
+	out := &fleetapi.UpdateRunStatus{Status: updateStatus(st.State, st.StartTime, st.CompletedTime, runErr), FailureCount: int32Ptr(st.FailureCount)}
 	if len(st.SelectedNodeImageVersions) > 0 {
 		out.NodeImageSelection = &fleetapi.NodeImageSelectionStatus{}
 		for _, v := range st.SelectedNodeImageVersions {
@@ -365,6 +379,7 @@ func (s *Server) runStatus(run *rollout.Run) *fleetapi.UpdateRunStatus {
 	for _, stg := range st.Stages {
 		ss := fleetapi.UpdateStageStatus{
 			Status: updateStatus(stg.State, stg.StartTime, stg.CompletedTime, nil), Name: stg.Name, MaxConcurrency: int32(stg.MaxConcurrency),
+			FailureCount: int32Ptr(stg.FailureCount), MaxAllowedFailures: int32Ptr(stg.MaxAllowedFailures),
 			BeforeGates: gateStatuses(stg.BeforeGates), AfterGates: gateStatuses(stg.AfterGates),
 		}
 		if w := stg.AfterStageWait; w != nil {
@@ -373,6 +388,7 @@ func (s *Server) runStatus(run *rollout.Run) *fleetapi.UpdateRunStatus {
 		for _, g := range stg.Groups {
 			gs := fleetapi.UpdateGroupStatus{
 				Status: updateStatus(g.State, g.StartTime, g.CompletedTime, nil), Name: g.Name, MaxConcurrency: int32(g.MaxConcurrency),
+				FailureCount: int32Ptr(g.FailureCount), MaxAllowedFailures: int32Ptr(g.MaxAllowedFailures),
 				BeforeGates: gateStatuses(g.BeforeGates), AfterGates: gateStatuses(g.AfterGates),
 			}
 			for _, m := range g.Members {
@@ -402,4 +418,9 @@ func gateStatuses(gs []rollout.GateStatus) []fleetapi.UpdateRunGateStatus {
 		out = append(out, fleetapi.UpdateRunGateStatus{DisplayName: g.DisplayName, GateID: g.GateID, Status: updateStatus(g.State, g.StartTime, g.CompletedTime, nil)})
 	}
 	return out
+}
+
+func int32Ptr(n int) *int32 {
+	v := int32(n)
+	return &v
 }

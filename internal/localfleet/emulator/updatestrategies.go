@@ -95,7 +95,15 @@ func writeResource(w http.ResponseWriter, etag string, b []byte) {
 	writeRawJSON(w, http.StatusOK, b)
 }
 
-// decodeStrategy reads a strategy's PUT body and checks its stages.
+// strategyWrite is a strategy's PUT body and whether it came at the
+// preview api-version.
+type strategyWrite struct {
+	body    fleetapi.FleetUpdateStrategy
+	preview bool
+}
+
+// decodeStrategy reads a strategy's PUT body and checks its stages by the
+// rules of the request's api-version.
 func decodeStrategy(r *http.Request) (any, error) {
 	var body fleetapi.FleetUpdateStrategy
 	if err := decodeBody(r, &body); err != nil {
@@ -104,19 +112,27 @@ func decodeStrategy(r *http.Request) (any, error) {
 	if body.Properties == nil {
 		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.strategy is required.")
 	}
-	if err := rollout.ValidateStrategy(strategyFromAPI(&body.Properties.Strategy)); err != nil {
+	if err := rollout.ValidateStrategy(strategyFromAPI(&body.Properties.Strategy, isPreview(r))); err != nil {
 		return nil, armErrorf(http.StatusBadRequest, "InvalidParameter", "properties.%v", err)
 	}
-	return body, nil
+	return strategyWrite{body: body, preview: isPreview(r)}, nil
 }
 
-// buildStrategy stores a strategy's writable part. Deleting a strategy
-// leaves the runs made from it alone: they keep the copy they took.
+// buildStrategy stores a strategy's writable part; a stable write keeps the
+// preview-only fields of the strategy it replaces (apiversions.go). Deleting
+// a strategy leaves the runs made from it alone: they keep the copy they took.
 func buildStrategy(c childWrite) (any, bool, error) {
-	body, _ := c.body.(fleetapi.FleetUpdateStrategy)
+	sw, _ := c.body.(strategyWrite)
+	strategy := sw.body.Properties.Strategy
+	if c.old != nil && !sw.preview {
+		old, _ := c.old.Value.(fleetapi.FleetUpdateStrategy)
+		if old.Properties != nil {
+			keepPreviewFields(&strategy, &old.Properties.Strategy)
+		}
+	}
 	return fleetapi.FleetUpdateStrategy{
 		Resource:   fleetapi.Resource{ID: c.id, Name: c.name, Type: typeUpdateStrategies},
-		Properties: &fleetapi.FleetUpdateStrategyProperties{ProvisioningState: "Succeeded", Strategy: body.Properties.Strategy},
+		Properties: &fleetapi.FleetUpdateStrategyProperties{ProvisioningState: "Succeeded", Strategy: strategy},
 	}, false, nil
 }
 
@@ -154,26 +170,45 @@ func pageOf[T any](r *http.Request, items []T) (listResult[T], error) {
 	return out, nil
 }
 
-// strategyFromAPI is the rules' view of a strategy; nil stays nil (members one by one).
-func strategyFromAPI(s *fleetapi.UpdateRunStrategy) *rollout.Strategy {
+// strategyFromAPI is the rules' view of a strategy; nil stays nil (members
+// one by one). preview: the preview api-version's rules apply (a request at
+// that version, or a strategy that holds its fields).
+func strategyFromAPI(s *fleetapi.UpdateRunStrategy, preview bool) *rollout.Strategy {
 	if s == nil {
 		return nil
 	}
 	gates := func(gs []fleetapi.GateConfiguration) []rollout.Gate {
 		var out []rollout.Gate
 		for _, g := range gs {
-			out = append(out, rollout.Gate{DisplayName: g.DisplayName, Type: rollout.GateType(g.Type)})
+			rg := rollout.Gate{DisplayName: g.DisplayName, Type: rollout.GateType(g.Type)}
+			if c := g.ScheduledStartConfiguration; c != nil {
+				rg.ScheduledStart = &rollout.ScheduledStartConfig{StartDay: string(c.StartDay), StartTime: c.StartTime, UTCOffset: c.UTCOffset}
+			}
+			out = append(out, rg)
 		}
 		return out
 	}
-	out := &rollout.Strategy{}
+	selector := func(ms *fleetapi.MemberSelector) *rollout.MemberSelector {
+		if ms == nil {
+			return nil
+		}
+		return &rollout.MemberSelector{ByLabel: ms.ByLabel}
+	}
+	out := &rollout.Strategy{API: rollout.StableAPI}
+	if preview || hasPreviewFields(s) {
+		out.API = rollout.PreviewAPI
+	}
 	for _, st := range s.Stages {
 		rs := rollout.Stage{
 			Name: st.Name, AfterStageWaitInSeconds: st.AfterStageWaitInSeconds, MaxConcurrency: st.MaxConcurrency,
+			MaxAllowedFailures: st.MaxAllowedFailures, MemberSelector: selector(st.MemberSelector),
 			BeforeGates: gates(st.BeforeGates), AfterGates: gates(st.AfterGates),
 		}
 		for _, g := range st.Groups {
-			rs.Groups = append(rs.Groups, rollout.Group{Name: g.Name, MaxConcurrency: g.MaxConcurrency, BeforeGates: gates(g.BeforeGates), AfterGates: gates(g.AfterGates)})
+			rs.Groups = append(rs.Groups, rollout.Group{
+				Name: g.Name, MaxConcurrency: g.MaxConcurrency, MaxAllowedFailures: g.MaxAllowedFailures, MemberSelector: selector(g.MemberSelector),
+				BeforeGates: gates(g.BeforeGates), AfterGates: gates(g.AfterGates),
+			})
 		}
 		out.Stages = append(out.Stages, rs)
 	}

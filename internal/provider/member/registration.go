@@ -27,6 +27,7 @@ var Registration = shared.Registration{
 	EphemeralResources: []func() ephemeral.EphemeralResource{
 		shared.NewEphemeral[hubCredentialsEphemeral]("_hub_credentials"),
 		shared.NewEphemeral[memberCredentialsEphemeral]("_member_credentials"),
+		shared.NewEphemeral[managedNamespaceCredentialsEphemeral]("_managed_namespace_credentials"),
 	},
 	ListResources: []func() list.ListResource{
 		shared.NewListResource("_member", newMember, memberListSchema, listMembers),

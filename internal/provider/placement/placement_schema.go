@@ -72,34 +72,8 @@ func placementPolicyBlock() rschema.SingleNestedBlock {
 			},
 		},
 		Blocks: map[string]rschema.Block{
-			"required_cluster_selector": rschema.ListNestedBlock{
-				Description: "PickAll and PickN: a term a cluster must match; repeated, the terms are ORed (at most 10) " +
-					"and a cluster must match at least one. Within a term, `labels`, `label_expression` and `property_expression` are ANDed.",
-				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
-					"labels": shared.LabelsAttribute("the cluster"),
-				}, Blocks: map[string]rschema.Block{
-					"label_expression": shared.LabelExpressionsBlock("the cluster"),
-					"property_expression": rschema.ListNestedBlock{
-						Description: "A requirement on the cluster's properties (e.g. `kubernetes-fleet.io/node-count`, " +
-							"`resources.kubernetes-fleet.io/available-cpu`, `kubernetes.azure.com/per-cpu-core-cost`), compared as " +
-							"Kubernetes quantities; repeat the block for more (ANDed). A cluster without the property does not match.",
-						NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
-							"name": rschema.StringAttribute{Required: true, Description: "The property name: a qualified name; resource " +
-								"properties are `resources.kubernetes-fleet.io/<total|allocatable|available>-<resource>`."},
-							"operator": rschema.StringAttribute{
-								Required:    true,
-								Description: "`Gt`, `Ge`, `Eq`, `Ne`, `Lt` or `Le`.",
-								Validators:  []validator.String{stringvalidator.OneOf("Gt", "Ge", "Eq", "Ne", "Lt", "Le")},
-							},
-							"values": rschema.ListAttribute{
-								Required: true, ElementType: types.StringType,
-								Description: "Exactly one value, a Kubernetes quantity (`5`, `0.5`, `500m`, `64Gi`).",
-								Validators:  []validator.List{listvalidator.NoNullValues()},
-							},
-						}},
-					},
-				}},
-			},
+			"required_cluster_selector": placementRequiredSelectorBlock("PickAll and PickN: a term a cluster must match; repeated, the terms are ORed (at most 10) " +
+				"and a cluster must match at least one. Within a term, `labels`, `label_expression` and `property_expression` are ANDed."),
 			"preferred_cluster_selector": rschema.ListNestedBlock{
 				Description: "PickN: a term whose weight adds to the affinity score of the clusters it matches; the score ranks " +
 					"the clusters that pass the required selectors (repeat the block for more terms). A term with a `property_sorter` " +
@@ -141,26 +115,65 @@ func placementPolicyBlock() rschema.SingleNestedBlock {
 					},
 				}},
 			},
-			"toleration": rschema.ListNestedBlock{
-				Description: "PickAll and PickN: a taint of member clusters this placement tolerates; repeat the block for more " +
-					"(at most 100). Append-only: KubeFleet rejects removing or changing one, so such a plan fails.",
+			"toleration": placementTolerationBlock("PickAll and PickN: a taint of member clusters this placement tolerates; repeat the block for more " +
+				"(at most 100). Append-only: KubeFleet rejects removing or changing one, so such a plan fails."),
+		},
+	}
+}
+
+// placementRequiredSelectorBlock is `required_cluster_selector`: the required terms of a cluster affinity
+// (requiredDuringSchedulingIgnoredDuringExecution), shared by fleet_placement's policy and
+// fleet_managed_namespace's placement, which send the same KubeFleet terms.
+func placementRequiredSelectorBlock(description string) rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: description,
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+			"labels": shared.LabelsAttribute("the cluster"),
+		}, Blocks: map[string]rschema.Block{
+			"label_expression": shared.LabelExpressionsBlock("the cluster"),
+			"property_expression": rschema.ListNestedBlock{
+				Description: "A requirement on the cluster's properties (e.g. `kubernetes-fleet.io/node-count`, " +
+					"`resources.kubernetes-fleet.io/available-cpu`, `kubernetes.azure.com/per-cpu-core-cost`), compared as " +
+					"Kubernetes quantities; repeat the block for more (ANDed). A cluster without the property does not match.",
 				NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
-					"key": rschema.StringAttribute{Optional: true, Description: "The taint key; unset with `Exists`, every taint.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+					"name": rschema.StringAttribute{Required: true, Description: "The property name: a qualified name; resource " +
+						"properties are `resources.kubernetes-fleet.io/<total|allocatable|available>-<resource>`."},
 					"operator": rschema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(string(corev1.TolerationOpEqual)),
-						Description: "`Equal` (key and value match) or `Exists` (the key matches). Default: `Equal`.",
-						Validators:  []validator.String{stringvalidator.OneOf(string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists))},
+						Required:    true,
+						Description: "`Gt`, `Ge`, `Eq`, `Ne`, `Lt` or `Le`.",
+						Validators:  []validator.String{stringvalidator.OneOf("Gt", "Ge", "Eq", "Ne", "Lt", "Le")},
 					},
-					"value": rschema.StringAttribute{Optional: true, Description: "The taint value, with `Equal`.",
-						Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-					"effect": rschema.StringAttribute{
-						Optional: true, Description: "`NoSchedule` (the only effect KubeFleet has); unset, every effect.",
-						Validators: []validator.String{stringvalidator.OneOf(string(corev1.TaintEffectNoSchedule))},
+					"values": rschema.ListAttribute{
+						Required: true, ElementType: types.StringType,
+						Description: "Exactly one value, a Kubernetes quantity (`5`, `0.5`, `500m`, `64Gi`).",
+						Validators:  []validator.List{listvalidator.NoNullValues()},
 					},
 				}},
 			},
-		},
+		}},
+	}
+}
+
+// placementTolerationBlock is `toleration`: KubeFleet's tolerations, shared by fleet_placement's policy and
+// fleet_managed_namespace's placement.
+func placementTolerationBlock(description string) rschema.ListNestedBlock {
+	return rschema.ListNestedBlock{
+		Description: description,
+		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
+			"key": rschema.StringAttribute{Optional: true, Description: "The taint key; unset with `Exists`, every taint.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+			"operator": rschema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(corev1.TolerationOpEqual)),
+				Description: "`Equal` (key and value match) or `Exists` (the key matches). Default: `Equal`.",
+				Validators:  []validator.String{stringvalidator.OneOf(string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists))},
+			},
+			"value": rschema.StringAttribute{Optional: true, Description: "The taint value, with `Equal`.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+			"effect": rschema.StringAttribute{
+				Optional: true, Description: "`NoSchedule` (the only effect KubeFleet has); unset, every effect.",
+				Validators: []validator.String{stringvalidator.OneOf(string(corev1.TaintEffectNoSchedule))},
+			},
+		}},
 	}
 }
 

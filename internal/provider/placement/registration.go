@@ -1,7 +1,8 @@
 // Package placement is the provider's placement domain: fleet_placement (KubeFleet's
 // ClusterResourcePlacement, with the scheduler's preview), fleet_resource_placement (the
-// namespaced ResourcePlacement, the same implementation), fleet_envelope and the
-// fleet_placement_preview data source.
+// namespaced ResourcePlacement, the same implementation), fleet_envelope, fleet_managed_namespace (a
+// Fleet API resource placed by a generated ClusterResourcePlacement, previewed by the same
+// scheduler) and the fleet_placement_preview data source.
 package placement
 
 import (
@@ -27,6 +28,7 @@ var Registration = shared.Registration{
 		newOverride("_cluster_resource_override", false),
 		newOverride("_resource_override", true),
 		shared.NewResource[disruptionBudgetResource]("_placement_disruption_budget"),
+		shared.NewResource[managedNamespaceResource]("_managed_namespace"),
 	},
 	DataSources: []func() datasource.DataSource{
 		shared.NewDataSource[placementPreviewDataSource]("_placement_preview"),

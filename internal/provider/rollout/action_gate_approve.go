@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -27,7 +28,7 @@ var (
 type gateApproveAction struct{ shared.ActionBase }
 
 func (a *gateApproveAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	resp.Schema = runActionSchema(ctx, "Approves an update run's approval gate, named as the gates API names its target: the run, the stage, "+
+	resp.Schema = runActionSchema(ctx, "Approves an update run's approval gate (a ScheduledStart gate, which completes itself at its time, is refused), named as the gates API names its target: the run, the stage, "+
 		"the group (for a group's gate) and the timing (`Before` or `After`) — or by the gate's own name (`gate`), which must "+
 		"belong to the run. While the run has not reached the gate yet and is Running or Pending, the action waits for it, "+
 		"reporting the run's progress. An approved (Completed) gate is not an error: nothing is sent. A Skipped gate, a gate "+
@@ -119,13 +120,33 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 				}
 			}
 		}
-		approvedNow := 0
+		// Read every gate first: a ScheduledStart gate is refused before anything is approved, or,
+		// beside Approval gates at the same position, left to complete itself.
+		type namedGate struct {
+			name string
+			gate *fleetapi.Gate
+		}
+		var gates []namedGate
+		var refusal error
 		for _, name := range names {
 			gate, err := fc.GetGate(ctx, fleet, name)
 			if err != nil {
 				backend.AddBackendError(&resp.Diagnostics, "Reading the gate", fmt.Errorf("gate %q: %w", name, err))
 				return
 			}
+			if err := scheduledStartRefusal(gate); err != nil {
+				refusal = fmt.Errorf("gate %s: %w", name, err)
+				continue
+			}
+			gates = append(gates, namedGate{name, gate})
+		}
+		if len(gates) == 0 && refusal != nil {
+			resp.Diagnostics.AddError("Gate cannot be approved", fmt.Sprintf("Update run %q, %s: %v; nothing was approved.", runName, what, refusal))
+			return
+		}
+		approvedNow := 0
+		for _, ng := range gates {
+			name, gate := ng.name, ng.gate
 			state := rollout.NotStarted
 			if gate.Properties != nil {
 				state = rollout.State(gate.Properties.State)
@@ -147,8 +168,25 @@ func (a *gateApproveAction) Invoke(ctx context.Context, req action.InvokeRequest
 			}
 			approvedNow++
 		}
+		if refusal != nil {
+			progress("left %v to complete itself", refusal)
+		}
 		progress("%d of %d gates approved now (%s of update run %s)", approvedNow, len(names), what, runName)
 	})
+}
+
+// scheduledStartRefusal refuses a ScheduledStart gate: fleets.json GateType ScheduledStart "is
+// automatically completed when the scheduled time is reached", and this action approves only
+// Approval gates (completing a scheduled gate early would start the stage or group before its time).
+func scheduledStartRefusal(g *fleetapi.Gate) error {
+	if g.Properties == nil || g.Properties.GateType != fleetapi.GateTypeScheduledStart {
+		return nil
+	}
+	when := "at its scheduled time"
+	if p := g.Properties.ScheduledStartProperties; p != nil && p.AbsoluteStartTime != nil {
+		when = "at " + p.AbsoluteStartTime.UTC().Format(time.RFC3339)
+	}
+	return fmt.Errorf("it is a ScheduledStart gate, which completes itself %s; only Approval gates are approved", when)
 }
 
 // gateRun is the name of the update run a gate belongs to.

@@ -195,16 +195,13 @@ func selectedByStrategy(ctx context.Context, v view.Fleet, m autoUpgradeProfileM
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("reading the profile's update strategy: %w", err)
 	}
-	groups := map[string]bool{}
+	// By update group name and, with the preview API, by member selector (engine/rollout selectors.go).
+	reaches := func(string, map[string]string) bool { return false }
 	if st != nil {
-		for _, stage := range st.Stages {
-			for _, g := range stage.Groups {
-				groups[g.Name] = true
-			}
-		}
+		reaches = rollout.ReachesLabeled(strategyToRollout(st))
 	}
 	for _, rm := range members {
-		if groups[rm.Group] {
+		if reaches(rm.Group, rm.Labels) {
 			selected = append(selected, rm)
 		} else {
 			unselected = append(unselected, rm)
@@ -226,6 +223,9 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 		tables = append(tables, regions[l])
 	}
 	ch := channel.Channel(m.Channel.ValueString())
+	if ch == channel.Channel(fleetapi.UpgradeChannelSecurityPatch) {
+		return aupSecurityPatchPreview(members, unselected, listLimit, d)
+	}
 	tg, err := channel.Resolve(ch, channel.Options{TargetKubernetesVersion: m.TargetKubernetesVersion.ValueString(), LongTermSupport: m.LongTermSupport.ValueBool()}, channel.Union(tables...))
 	target := types.StringNull()
 	images := []attr.Value{}
@@ -257,10 +257,39 @@ func aupBuildPreview(m autoUpgradeProfileModel, members, unselected []rollout.Me
 		}
 		rows = channel.MemberActions(tg, members, regions)
 	}
+	return aupPreviewObject(append(rows, unselectedRows(unselected)...), target, images, listLimit)
+}
+
+// unselectedRows are the members the profile's update strategy does not select.
+func unselectedRows(unselected []rollout.Member) []channel.MemberAction {
+	var rows []channel.MemberAction
 	for _, rm := range unselected {
 		rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, Action: aupUnselected,
-			Reason: fmt.Sprintf("no group of the update strategy selects its update group %q: the profile's runs do not update it", rm.Group)})
+			Reason: fmt.Sprintf("neither its update group %q nor its labels are selected by a group of the update strategy: the profile's runs do not update it", rm.Group)})
 	}
+	return rows
+}
+
+// aupSecurityPatch is what the SecurityPatch channel (Fleet API 2026-11-01-preview) does with a
+// selected member: "Applies security patches to the nodes of the target clusters." Which patches
+// and when is AKS's and not published ahead, so the preview names no target.
+const aupSecurityPatch channel.Action = "security_patch"
+
+// aupSecurityPatchPreview is a SecurityPatch profile's preview: which members its runs patch.
+func aupSecurityPatchPreview(members, unselected []rollout.Member, listLimit int, d *diag.Diagnostics) types.Object {
+	d.AddAttributeWarning(path.Root("channel"), "SecurityPatch has no target at plan",
+		"The SecurityPatch channel applies the security patches AKS releases for the members' nodes; which and when is not known at plan, "+
+			"so the preview lists the members its runs patch (security_patch) without target versions.")
+	var rows []channel.MemberAction
+	for _, rm := range members {
+		rows = append(rows, channel.MemberAction{Name: rm.Name, CurrentKubernetesVersion: rm.KubernetesVersion, TargetKubernetesVersion: rm.KubernetesVersion,
+			Action: aupSecurityPatch, Reason: "its nodes get the security patches AKS releases; the Kubernetes version stays"})
+	}
+	return aupPreviewObject(append(rows, unselectedRows(unselected)...), types.StringNull(), []attr.Value{}, listLimit)
+}
+
+// aupPreviewObject lists at most listLimit of rows (0: all) and counts every one.
+func aupPreviewObject(rows []channel.MemberAction, target types.String, images []attr.Value, listLimit int) types.Object {
 	counts := map[string]int{}
 	for _, a := range rows {
 		counts[string(a.Action)]++

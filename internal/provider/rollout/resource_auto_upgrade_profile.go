@@ -78,9 +78,12 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 			"channel": schema.StringAttribute{
 				Required: true,
 				Description: "`Stable` (the latest GA patch of minor N-1, N being the newest GA minor), `Rapid` (the latest GA " +
-					"patch of N), `NodeImage` (the latest node image of each pool's OS) or `TargetKubernetesVersion` (the latest " +
-					"patch of `target_kubernetes_version`).",
-				Validators: []validator.String{stringvalidator.OneOf(string(channel.Stable), string(channel.Rapid), string(channel.NodeImage), string(channel.TargetKubernetesVersion))},
+					"patch of N), `NodeImage` (the latest node image of each pool's OS), `TargetKubernetesVersion` (the latest " +
+					"patch of `target_kubernetes_version`) or `SecurityPatch` (security patches to the members' nodes; Fleet API `" +
+					fleetapi.PreviewAPIVersion + "` only, refused at plan under the stable version: `terraform validate` runs without the " +
+					"provider's configuration, so it cannot tell).",
+				Validators: []validator.String{stringvalidator.OneOf(string(channel.Stable), string(channel.Rapid), string(channel.NodeImage), string(channel.TargetKubernetesVersion),
+					string(fleetapi.UpgradeChannelSecurityPatch))},
 			},
 			"target_kubernetes_version": schema.StringAttribute{
 				Optional:    true,
@@ -163,6 +166,8 @@ func (r *autoUpgradeProfileResource) Schema(ctx context.Context, _ resource.Sche
 						Computed: true, ElementType: types.StringType,
 						Description: "The Kubernetes version or node image versions of the last trigger.",
 					},
+					"last_trigger_message": shared.ComputedString("More about the last trigger attempt (Fleet API `" + fleetapi.PreviewAPIVersion +
+						"`; null under the stable version)."),
 				},
 			},
 		},
@@ -220,6 +225,10 @@ func (r *autoUpgradeProfileResource) ModifyPlan(ctx context.Context, req resourc
 	var plan autoUpgradeProfileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Before anything is read or sent: the SecurityPatch channel needs the preview API.
+	if refusePreviewArguments(req.Config.Raw, r.Clients.FleetAPIVersion(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	creating := req.State.Raw.IsNull()
@@ -496,6 +505,7 @@ var (
 	aupStatusAttrTypes = map[string]attr.Type{
 		"last_triggered_at": types.StringType, "last_trigger_status": types.StringType, "last_trigger_error": types.StringType,
 		"last_trigger_upgrade_versions": types.ListType{ElemType: types.StringType},
+		"last_trigger_message":          types.StringType,
 	}
 )
 
@@ -584,5 +594,6 @@ func aupStatus(p *fleetapi.AutoUpgradeProfile) types.Object {
 	return types.ObjectValueMust(aupStatusAttrTypes, map[string]attr.Value{
 		"last_triggered_at": shared.TimeString(shared.Deref(st.LastTriggeredAt)), "last_trigger_status": status, "last_trigger_error": errText,
 		"last_trigger_upgrade_versions": types.ListValueMust(types.StringType, versions),
+		"last_trigger_message":          shared.StringOrNull(st.LastTriggerMessage),
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -133,6 +134,15 @@ func (r *updateRunResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"`terraform untaint` it: the next plan then changes nothing, and `retry` re-starts it in place once the cause is fixed.",
 				Validators: []validator.String{stringvalidator.OneOf(shared.WaitNone, shared.WaitStarted, shared.WaitCompleted)},
 			},
+			"accepted_failures": rschema.Int64Attribute{
+				Optional: true,
+				Description: "How many failed members a run that ends Completed may have for `wait_for = \"completed\"` to succeed (default 0). " +
+					"With `max_allowed_failures` the Fleet API goes past member failures within the thresholds and ends the run Completed, " +
+					"reporting them in `status.failure_count`: apply then fails naming the failed members and their messages when there are " +
+					"more than this (the state is saved either way), so a Completed run never hides failures you did not accept. The plan " +
+					"warns when the preview predicts more." + previewVersionNote,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
 			"triggers": rschema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
@@ -242,7 +252,7 @@ func (r *updateRunResource) ValidateConfig(ctx context.Context, req resource.Val
 			resp.Diagnostics.AddAttributeError(path.Root("update_strategy_id"), "Invalid update strategy ID", err.Error())
 		}
 	}
-	validateStages(cfg.Stages, path.Root("stage"), &resp.Diagnostics)
+	validateStages(cfg.Stages, path.Root("stage"), unknown, &resp.Diagnostics)
 	if m := cfg.ManagedClusterUpdate; m != nil && m.Upgrade != nil && !shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("type")) &&
 		!shared.PathsContain(unknown, path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")) {
 		p := path.Root("managed_cluster_update").AtName("upgrade").AtName("kubernetes_version")
@@ -280,6 +290,10 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	creating := req.State.Raw.IsNull()
+	// Before anything is read or sent: the preview API's arguments need its version.
+	if refusePreviewArguments(req.Config.Raw, r.Clients.FleetAPIVersion(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	var cfgFleet types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
 	if cfgFleet.IsNull() && creating {
@@ -289,7 +303,7 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), types.StringValue(f.String()))...)
 		plan.FleetID = types.StringValue(f.String())
-		unknown = removePath(unknown, path.Root("fleet_id"))
+		unknown = shared.RemovePath(unknown, path.Root("fleet_id"))
 	}
 	changed, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, updateRunDefinitionAttributes...)
 	if err != nil {
@@ -304,6 +318,10 @@ func (r *updateRunResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 		started := state.State.ValueString() != runStateNotStarted
 		planRunTransitions(ctx, state, plan, &resp.Diagnostics)
+		if !started {
+			// A started run is replaced by any change of its stages (below).
+			planCreateOnly(state.Stages, plan.Stages, "run", &resp.RequiresReplace, &resp.Diagnostics)
+		}
 		if changed && started {
 			for _, a := range []string{"update_strategy_id", "stage", "managed_cluster_update"} {
 				c, err := shared.ConfigChanged(req.Plan.Raw, req.State.Raw, a)
@@ -369,16 +387,6 @@ type invalidRunError struct{ err error }
 
 func (e *invalidRunError) Error() string { return e.err.Error() }
 
-func removePath(paths []path.Path, p path.Path) []path.Path {
-	var out []path.Path
-	for _, q := range paths {
-		if !shared.PathsRelated(q, p) {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
 func (r *updateRunResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	shared.ImportFleetChild(ctx, req, resp, "updateRuns", "an update run's", map[string]any{
 		"wait_for": shared.WaitNone,
@@ -422,7 +430,7 @@ func (r *updateRunResource) Create(ctx context.Context, req resource.CreateReque
 		}()
 		plan.ID = types.StringValue(fleet.ChildID("updateRuns", name))
 		plan.FleetID = types.StringValue(fleet.String())
-		resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
+		resp.Diagnostics.Append(backend.SaveETag(ctx, resp.Private, run.ETag)...)
 		r.converge(ctx, fc, fleet, &plan, skipped, run, true, false, &resp.State, resp.Private, &resp.Diagnostics)
 	})
 }
@@ -468,7 +476,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 		}
 		if changed {
 			// Not started (ModifyPlan replaces a started run): change it in place, guarded by its ETag.
-			pre, d := etagPrecondition(ctx, req.Private)
+			pre, d := backend.ETagPrecondition(ctx, req.Private)
 			resp.Diagnostics.Append(d...)
 			poller, err := fc.BeginCreateOrUpdateUpdateRun(ctx, fleet, name, plan.toAPI(), pre)
 			if run, err = shared.PollDone(ctx, poller, err); err != nil {
@@ -479,7 +487,7 @@ func (r *updateRunResource) Update(ctx context.Context, req resource.UpdateReque
 				resp.Diagnostics.AddError("Updating the update run", fmt.Sprintf("Update run %q: %v", name, err))
 				return
 			}
-			resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
+			resp.Diagnostics.Append(backend.SaveETag(ctx, resp.Private, run.ETag)...)
 			// After converge has saved the run in state.
 			defer func() {
 				updateRunPreviewSpec.WarnMoved(ctx, r.Clients, req.Config, &plan, plan.Preview, &resp.Diagnostics)
@@ -525,7 +533,7 @@ func (r *updateRunResource) Read(ctx context.Context, req resource.ReadRequest, 
 		state.WaitFor = types.StringValue(shared.WaitNone)
 	}
 	state.Status = runStatusObject(ctx, run, &resp.Diagnostics)
-	resp.Diagnostics.Append(saveETag(ctx, resp.Private, run.ETag)...)
+	resp.Diagnostics.Append(backend.SaveETag(ctx, resp.Private, run.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -587,6 +595,7 @@ type updateRunModel struct {
 	Skip                 []skipModel     `tfsdk:"skip"`
 	Approvals            []approvalModel `tfsdk:"approval"`
 	WaitFor              types.String    `tfsdk:"wait_for"`
+	AcceptedFailures     types.Int64     `tfsdk:"accepted_failures"`
 	Triggers             types.Map       `tfsdk:"triggers"`
 	Timeouts             timeouts.Value  `tfsdk:"timeouts"`
 	Facts                types.String    `tfsdk:"facts"`

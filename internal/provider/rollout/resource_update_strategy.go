@@ -3,7 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/facts"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/view"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/backend"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
@@ -92,7 +93,8 @@ func (r *updateStrategyResource) UpgradeState(context.Context) map[int64]resourc
 func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 	return rschema.SingleNestedAttribute{
 		Computed: true,
-		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name), and the " +
+		Description: "The members each group of the strategy selects now (fleet members whose update group is the group's name, or whose " +
+			"labels its member_selector matches, within its stage's member_selector), and the " +
 			"members no group selects. Computed at plan when the strategy is created or its stages change. Counts cover every member; " +
 			"name lists hold at most " + fmt.Sprint(preview.SummaryListLimit) + " names in all, by name, shared among the groups (at least one " +
 			"each), with the provider's `preview_detail = \"summary\"` (the default), and every name with `full`. Empty lists are null.",
@@ -105,7 +107,10 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 					"groups": rschema.ListNestedAttribute{
 						Computed: true, Description: "The stage's groups.",
 						NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-							"name":         rschema.StringAttribute{Computed: true, Description: "The group."},
+							"name": rschema.StringAttribute{Computed: true, Description: "The group (a stage's member_selector without groups makes one named after the stage)."},
+							"selected_by": rschema.StringAttribute{Computed: true, Description: "How the group selects its members: `update_group` (members whose " +
+								"update group is its name), `member_selector` (its own) or `stage_member_selector` (the one group of a stage without groups). " +
+								"A stage's member_selector narrows its groups' members in every case."},
 							"member_count": rschema.Int64Attribute{Computed: true, Description: "How many members the group selects."},
 							"members": rschema.ListAttribute{Computed: true, ElementType: types.StringType,
 								Description: "Members in the group, sorted by name: the group's share of " + fmt.Sprint(preview.SummaryListLimit) + " names with summary detail; null when none."},
@@ -120,6 +125,12 @@ func strategyPreviewAttribute() rschema.SingleNestedAttribute {
 					"update them. The first " + fmt.Sprint(preview.SummaryListLimit) + " with summary detail; null when none.",
 			},
 			"unselected_member_count": rschema.Int64Attribute{Computed: true, Description: "How many members no group of the strategy selects."},
+			"overlapping_members": rschema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				Description: "Members more than one group's member_selector selects, sorted by name: a run updates each once, in the first group " +
+					"(stages in order, then groups in order). The first " + fmt.Sprint(preview.SummaryListLimit) + " with summary detail; null when none.",
+			},
+			"overlapping_member_count": rschema.Int64Attribute{Computed: true, Description: "How many members more than one group selects."},
 		},
 	}
 }
@@ -129,12 +140,12 @@ var strategyPreviewType = objectType(strategyPreviewAttribute().GetType(), "the 
 // ValidateConfig checks stage and group names are unique.
 func (r *updateStrategyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg updateStrategyModel
-	_, diags := shared.DecodePartial(ctx, req.Config, &cfg, path.Root("preview"), path.Root("id"))
+	unknown, diags := shared.DecodePartial(ctx, req.Config, &cfg, path.Root("preview"), path.Root("id"))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateStages(cfg.Stages, path.Root("stage"), &resp.Diagnostics)
+	validateStages(cfg.Stages, path.Root("stage"), unknown, &resp.Diagnostics)
 }
 
 // updateStrategyPreviewSpec is the strategy's preview: which members each group selects now.
@@ -152,9 +163,9 @@ var updateStrategyPreviewSpec = preview.Spec[updateStrategyModel]{
 		if err != nil {
 			return nil, err
 		}
-		p, warnings := strategyPreview(plan.Stages, memberGroups(members), v.ListLimit())
+		p, warnings := strategyPreview(plan.Stages, selectionMembers(members), v.ListLimit())
 		for _, w := range warnings {
-			d.AddAttributeWarning(path.Root("stage"), "Update strategy selects no member", w)
+			d.AddAttributeWarning(path.Root("stage"), "Update strategy selection", w)
 		}
 		obj, diags := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
 		d.Append(diags...)
@@ -167,8 +178,9 @@ func (r *updateStrategyResource) PreviewInputs() []facts.Input {
 	return updateStrategyPreviewSpec.Inputs()
 }
 
-// ModifyPlan resolves the default fleet and computes the preview when the
-// strategy is created or its stages change.
+// ModifyPlan refuses the preview API's arguments under the stable version, replaces the strategy
+// when a create-only stage setting changes, resolves the default fleet and computes the preview
+// when the strategy is created or its stages change.
 func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	defer addInventoryWarnings(r.Clients, &resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Clients == nil {
@@ -180,6 +192,17 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Before anything is read or sent: the preview API's arguments need its version.
+	if refusePreviewArguments(req.Config.Raw, r.Clients.FleetAPIVersion(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state updateStrategyModel
+		if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+			return
+		}
+		planCreateOnly(state.Stages, plan.Stages, "strategy", &resp.RequiresReplace, &resp.Diagnostics)
+	}
 	var cfgFleet types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fleet_id"), &cfgFleet)...)
 	if cfgFleet.IsNull() && req.State.Raw.IsNull() {
@@ -189,55 +212,86 @@ func (r *updateStrategyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), types.StringValue(f.String()))...)
 		plan.FleetID = types.StringValue(f.String())
-		unknown = removePath(unknown, path.Root("fleet_id"))
+		unknown = shared.RemovePath(unknown, path.Root("fleet_id"))
 	}
 	updateStrategyPreviewSpec.Plan(ctx, r.Clients, req, resp, &plan, unknown)
 }
 
-// strategyPreview resolves the stages' groups against the members' update
-// groups (group name → member names), listing at most listLimit names per list (0: all).
-func strategyPreview(stages []stageModel, groups map[string][]string, listLimit int) (strategyPreviewModel, []string) {
+// strategyPreview places the members into the stages' groups as a run of the strategy would
+// (rollout.Assign: update group names and member selectors), listing at most listLimit names per
+// list (0: all), and says what a reviewer must not miss: groups that select no member, members
+// several groups select.
+func strategyPreview(stages []stageModel, members []rollout.Member, listLimit int) (strategyPreviewModel, []string) {
 	out := strategyPreviewModel{Stages: []strategyStagePreviewModel{}}
+	api := stagesToAPI(stages)
+	assign, err := rollout.Assign(strategyToRollout(&api), members)
+	if err != nil {
+		// A selector that does not parse: validate refused it already.
+		return out, []string{err.Error()}
+	}
 	var warnings []string
-	selected := map[string]bool{}
-	perGroup := groupListLimit(stages, listLimit)
-	for _, st := range stages {
-		sp := strategyStagePreviewModel{Name: st.Name.ValueString(), Groups: []strategyGroupPreviewModel{}}
+	groups := 0
+	for _, st := range assign.Stages {
+		groups += len(st.Groups)
+	}
+	perGroup := groupListLimit(groups, listLimit)
+	for _, st := range assign.Stages {
+		sp := strategyStagePreviewModel{Name: st.Name, Groups: []strategyGroupPreviewModel{}}
 		for _, g := range st.Groups {
-			names := append([]string{}, groups[g.Name.ValueString()]...)
-			sort.Strings(names)
-			if len(names) == 0 {
-				warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name.ValueString(), sp.Name))
+			by := "update_group"
+			switch {
+			case g.Implicit:
+				by = "stage_member_selector"
+			case g.BySelector:
+				by = "member_selector"
 			}
-			selected[g.Name.ValueString()] = true
-			listed, omitted := preview.CapList(preview.NullIfEmpty(names), perGroup)
-			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name.ValueString(), MemberCount: int64(len(names)), Members: listed, MembersOmitted: omitted})
+			if len(g.Members) == 0 {
+				switch {
+				case g.Implicit:
+					warnings = append(warnings, fmt.Sprintf("Stage %q: its member_selector selects no fleet member; the stage has nothing to update.", st.Name))
+				case g.BySelector:
+					warnings = append(warnings, fmt.Sprintf("Group %q of stage %q: its member_selector selects no fleet member; the group has nothing to update.", g.Name, st.Name))
+				case g.NamedMembers > 0:
+					warnings = append(warnings, fmt.Sprintf("Group %q of stage %q: the members of update group %q are all left out by the stage's member_selector "+
+						"or taken by an earlier group; the group has nothing to update.", g.Name, st.Name, g.Name))
+				default:
+					// UpdateGroup.name: "It must match a group name of an existing fleet member."
+					warnings = append(warnings, fmt.Sprintf("Group %q of stage %q matches no fleet member's update group; the Fleet API rejects a run whose group selects no member.", g.Name, st.Name))
+				}
+			}
+			listed, omitted := preview.CapList(preview.NullIfEmpty(append([]string{}, g.Members...)), perGroup)
+			sp.Groups = append(sp.Groups, strategyGroupPreviewModel{Name: g.Name, SelectedBy: by, MemberCount: int64(len(g.Members)), Members: listed, MembersOmitted: omitted})
 		}
 		out.Stages = append(out.Stages, sp)
 	}
-	var unselected []string
-	for g, names := range groups {
-		if !selected[g] || g == "" {
-			unselected = append(unselected, names...)
-		}
+	out.UnselectedMemberCount = int64(len(assign.Unselected))
+	out.UnselectedMembers, _ = preview.CapList(append([]string(nil), assign.Unselected...), listLimit)
+	var overlapping []string
+	for _, o := range assign.Overlaps {
+		overlapping = append(overlapping, o.Member)
 	}
-	sort.Strings(unselected)
-	out.UnselectedMemberCount = int64(len(unselected))
-	out.UnselectedMembers, _ = preview.CapList(unselected, listLimit)
+	out.OverlappingMemberCount = int64(len(overlapping))
+	out.OverlappingMembers, _ = preview.CapList(overlapping, listLimit)
+	if len(overlapping) > 0 {
+		// Choice of engine/rollout selectors.go: the first group in strategy order keeps the member.
+		o := assign.Overlaps[0]
+		refs := make([]string, len(o.Groups))
+		for i, g := range o.Groups {
+			refs[i] = g.Stage + "/" + g.Group
+		}
+		warnings = append(warnings, fmt.Sprintf("%d member(s) are selected by more than one group (%s; %s by %s): a run updates each once, in the first "+
+			"of them, so the later groups do not update them.", len(overlapping), preview.NameSample(overlapping), o.Member, strings.Join(refs, ", ")))
+	}
 	return out, warnings
 }
 
-// groupListLimit shares a list limit among every group of the stages, so that a strategy of many
+// groupListLimit shares a list limit among the strategy's groups, so that a strategy of many
 // groups lists as many names as one of a single group (at least one name per group; 0: all).
-func groupListLimit(stages []stageModel, listLimit int) int {
+func groupListLimit(groups, listLimit int) int {
 	if listLimit <= 0 {
 		return 0
 	}
-	n := 0
-	for _, st := range stages {
-		n += len(st.Groups)
-	}
-	return max(1, listLimit/max(1, n))
+	return max(1, listLimit/max(1, groups))
 }
 
 func (r *updateStrategyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -258,7 +312,7 @@ func (r *updateStrategyResource) Create(ctx context.Context, req resource.Create
 
 func (r *updateStrategyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	backend.FleetOp(ctx, r.Clients, req.Plan, timeouts.Value.Update, updateStrategyTimeout, &resp.Diagnostics, func(ctx context.Context, plan updateStrategyModel, fc *fleetapi.Client, fleet fleetapi.FleetID) {
-		pre, d := etagPrecondition(ctx, req.Private)
+		pre, d := backend.ETagPrecondition(ctx, req.Private)
 		resp.Diagnostics.Append(d...)
 		r.put(ctx, fc, fleet, &plan, pre, resp.Private, &resp.State, &resp.Diagnostics)
 		if !resp.Diagnostics.HasError() {
@@ -289,7 +343,7 @@ func (r *updateStrategyResource) put(ctx context.Context, fc *fleetapi.Client, f
 	tflog.Info(ctx, "update strategy written", map[string]any{"strategy": name, "fleet": fleet.String()})
 	plan.ID = types.StringValue(fleet.ChildID("updateStrategies", name))
 	plan.FleetID = types.StringValue(fleet.String())
-	diags.Append(saveETag(ctx, private, got.ETag)...)
+	diags.Append(backend.SaveETag(ctx, private, got.ETag)...)
 	if plan.Preview.IsUnknown() {
 		plan.Preview = r.previewNow(ctx, fleet, plan.Stages, diags)
 	}
@@ -328,21 +382,22 @@ func (r *updateStrategyResource) previewNow(ctx context.Context, fleet fleetapi.
 	return strategyPreviewObject(ctx, stages, members, r.Clients.ListLimit(), diags)
 }
 
-// strategyPreviewObject is strategyPreview over the members' update groups.
+// strategyPreviewObject is strategyPreview over the members' update groups and labels.
 func strategyPreviewObject(ctx context.Context, stages []stageModel, members []facts.Member, listLimit int, diags *diag.Diagnostics) types.Object {
-	p, _ := strategyPreview(stages, memberGroups(members), listLimit)
+	p, _ := strategyPreview(stages, selectionMembers(members), listLimit)
 	obj, d := types.ObjectValueFrom(ctx, strategyPreviewType.AttrTypes, p)
 	diags.Append(d...)
 	return obj
 }
 
-// memberGroups maps update group → member names.
-func memberGroups(members []facts.Member) map[string][]string {
-	groups := map[string][]string{}
+// selectionMembers are the members as a strategy selects them: by update group and labels (their
+// clusters do not matter, so an unreadable cluster's member is placed too).
+func selectionMembers(members []facts.Member) []rollout.Member {
+	out := make([]rollout.Member, 0, len(members))
 	for _, m := range members {
-		groups[m.Group] = append(groups[m.Group], m.Name)
+		out = append(out, rollout.Member{Name: m.Name, Group: m.Group, Labels: m.Labels})
 	}
-	return groups
+	return out
 }
 
 func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -371,7 +426,7 @@ func (r *updateStrategyResource) Read(ctx context.Context, req resource.ReadRequ
 	if state.Timeouts.IsNull() {
 		state.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
-	resp.Diagnostics.Append(saveETag(ctx, resp.Private, got.ETag)...)
+	resp.Diagnostics.Append(backend.SaveETag(ctx, resp.Private, got.ETag)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -404,9 +459,11 @@ func (m updateStrategyModel) FleetAndTimeouts() (types.String, timeouts.Value) {
 }
 
 type strategyPreviewModel struct {
-	Stages                []strategyStagePreviewModel `tfsdk:"stages"`
-	UnselectedMembers     []string                    `tfsdk:"unselected_members"`
-	UnselectedMemberCount int64                       `tfsdk:"unselected_member_count"`
+	Stages                 []strategyStagePreviewModel `tfsdk:"stages"`
+	UnselectedMembers      []string                    `tfsdk:"unselected_members"`
+	UnselectedMemberCount  int64                       `tfsdk:"unselected_member_count"`
+	OverlappingMembers     []string                    `tfsdk:"overlapping_members"`
+	OverlappingMemberCount int64                       `tfsdk:"overlapping_member_count"`
 }
 
 type strategyStagePreviewModel struct {
@@ -416,6 +473,7 @@ type strategyStagePreviewModel struct {
 
 type strategyGroupPreviewModel struct {
 	Name           string   `tfsdk:"name"`
+	SelectedBy     string   `tfsdk:"selected_by"`
 	MemberCount    int64    `tfsdk:"member_count"`
 	Members        []string `tfsdk:"members"`
 	MembersOmitted int64    `tfsdk:"members_omitted"`

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/rollout"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/preview"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
@@ -53,8 +54,14 @@ func TestUpdateStrategyPreviewCaps(t *testing.T) {
 	}
 	groups[""] = []string{"stray-b", "stray-a"}
 	stages := []stageModel{stage("canary", "g1", "g2"), stage("early", "g3", "g4"), stage("broad", "g5", "g6", "empty")}
-	summary, warnings := strategyPreview(stages, groups, preview.SummaryListLimit)
-	full, _ := strategyPreview(stages, groups, 0)
+	var members []rollout.Member
+	for g, names := range groups {
+		for _, n := range names {
+			members = append(members, rollout.Member{Name: n, Group: g})
+		}
+	}
+	summary, warnings := strategyPreview(stages, members, preview.SummaryListLimit)
+	full, _ := strategyPreview(stages, members, 0)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `Group "empty"`) {
 		t.Errorf("warnings %q", warnings)
 	}

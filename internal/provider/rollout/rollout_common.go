@@ -28,18 +28,23 @@ import (
 
 func gatesBlock(where string) rschema.ListNestedBlock {
 	return rschema.ListNestedBlock{
-		Description: "An approval gate " + where + " (repeat the block for more). A run stops at each until it is approved (see fleet_update_run's `approval`).",
-		Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
-		NestedObject: rschema.NestedBlockObject{Attributes: map[string]rschema.Attribute{
-			"type": rschema.StringAttribute{
-				Required: true, Description: "The gate's type: `Approval` (the only type of api-version 2026-06-01).",
-				Validators: []validator.String{stringvalidator.OneOf(string(fleetapi.GateTypeApproval))},
+		Description: "A gate " + where + " (repeat the block for more). A run stops at an Approval gate until it is approved (see " +
+			"fleet_update_run's `approval`); a ScheduledStart gate (before-gates only, Fleet API `" + fleetapi.PreviewAPIVersion + "`) completes itself at its time.",
+		Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+		NestedObject: rschema.NestedBlockObject{
+			Attributes: map[string]rschema.Attribute{
+				"type": rschema.StringAttribute{
+					Required: true, Description: "The gate's type: `Approval`, or `ScheduledStart` (a before-gate that completes itself at the time its " +
+						"`scheduled_start` block says; Fleet API `" + fleetapi.PreviewAPIVersion + "` only, refused at plan under the stable version).",
+					Validators: []validator.String{stringvalidator.OneOf(string(fleetapi.GateTypeApproval), string(fleetapi.GateTypeScheduledStart))},
+				},
+				"display_name": rschema.StringAttribute{
+					Optional: true, Description: "The gate's display name (at most 100 characters).",
+					Validators: []validator.String{stringvalidator.LengthBetween(1, 100)},
+				},
 			},
-			"display_name": rschema.StringAttribute{
-				Optional: true, Description: "The gate's display name (at most 100 characters).",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 100)},
-			},
-		}},
+			Blocks: map[string]rschema.Block{"scheduled_start": scheduledStartBlock()},
+		},
 	}
 }
 
@@ -79,11 +84,14 @@ func stagesBlock(required bool, extra string) rschema.ListNestedBlock {
 					// negative waits are meaningless, int32 is the wire type.
 					Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)},
 				},
+				"max_allowed_failures": maxAllowedFailuresAttribute("stage"),
 			},
 			Blocks: map[string]rschema.Block{
+				"member_selector": memberSelectorBlock("stage's members (with groups, they choose among these; without, one group of them named after the stage is updated)"),
 				"group": rschema.ListNestedBlock{
-					Description: "Required. A group of the stage (at least one; repeat the block for more): an update group of the fleet's members, each in one stage only.",
-					Validators:  []validator.List{listvalidator.IsRequired(), listvalidator.SizeAtLeast(1)},
+					Description: "A group of the stage (at least one, unless the stage has a `member_selector`; repeat the block for more): an update " +
+						"group of the fleet's members, or the members its `member_selector` selects; a member is updated in one group only.",
+					Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 					NestedObject: rschema.NestedBlockObject{
 						Attributes: map[string]rschema.Attribute{
 							"name": rschema.StringAttribute{
@@ -93,10 +101,12 @@ func stagesBlock(required bool, extra string) rschema.ListNestedBlock {
 							"max_concurrency": maxConcurrencyAttribute("of the group's members upgrade at once: a count (`\"3\"`) or a percentage " +
 								"of the group's members (`\"25%\"`, rounded down, at least 1). Default: 1 (one member after another). At most the " +
 								"stage's `max_concurrency` and the group's member count."),
+							"max_allowed_failures": maxAllowedFailuresAttribute("group"),
 						},
 						Blocks: map[string]rschema.Block{
-							"before_gate": gatesBlock("before the group starts"),
-							"after_gate":  gatesBlock("after the group completes"),
+							"member_selector": memberSelectorBlock("group's members instead of its update group name (the name then only names the group)"),
+							"before_gate":     gatesBlock("before the group starts"),
+							"after_gate":      gatesBlock("after the group completes"),
 						},
 					},
 				},
@@ -108,32 +118,52 @@ func stagesBlock(required bool, extra string) rschema.ListNestedBlock {
 }
 
 type stageModel struct {
-	Name                    types.String `tfsdk:"name"`
-	Groups                  []groupModel `tfsdk:"group"`
-	MaxConcurrency          types.String `tfsdk:"max_concurrency"`
-	AfterStageWaitInSeconds types.Int64  `tfsdk:"after_stage_wait_in_seconds"`
-	BeforeGates             []gateModel  `tfsdk:"before_gate"`
-	AfterGates              []gateModel  `tfsdk:"after_gate"`
+	Name                    types.String         `tfsdk:"name"`
+	Groups                  []groupModel         `tfsdk:"group"`
+	MaxConcurrency          types.String         `tfsdk:"max_concurrency"`
+	AfterStageWaitInSeconds types.Int64          `tfsdk:"after_stage_wait_in_seconds"`
+	MaxAllowedFailures      types.String         `tfsdk:"max_allowed_failures"`
+	MemberSelector          *memberSelectorModel `tfsdk:"member_selector"`
+	BeforeGates             []gateModel          `tfsdk:"before_gate"`
+	AfterGates              []gateModel          `tfsdk:"after_gate"`
 }
 
 type groupModel struct {
-	Name           types.String `tfsdk:"name"`
-	MaxConcurrency types.String `tfsdk:"max_concurrency"`
-	BeforeGates    []gateModel  `tfsdk:"before_gate"`
-	AfterGates     []gateModel  `tfsdk:"after_gate"`
+	Name               types.String         `tfsdk:"name"`
+	MaxConcurrency     types.String         `tfsdk:"max_concurrency"`
+	MaxAllowedFailures types.String         `tfsdk:"max_allowed_failures"`
+	MemberSelector     *memberSelectorModel `tfsdk:"member_selector"`
+	BeforeGates        []gateModel          `tfsdk:"before_gate"`
+	AfterGates         []gateModel          `tfsdk:"after_gate"`
 }
 
 type gateModel struct {
-	Type        types.String `tfsdk:"type"`
-	DisplayName types.String `tfsdk:"display_name"`
+	Type           types.String         `tfsdk:"type"`
+	DisplayName    types.String         `tfsdk:"display_name"`
+	ScheduledStart *scheduledStartModel `tfsdk:"scheduled_start"`
 }
 
 // validateStages checks what the Fleet API rejects and the schema cannot
-// say: unique stage names, a group in one stage only.
-func validateStages(stages []stageModel, at path.Path, diags *diag.Diagnostics) {
+// say: unique stage names, a group in one stage only, a stage with groups or a member selector,
+// ScheduledStart gates before a stage or group only. unknown are the configuration's unknown paths.
+func validateStages(stages []stageModel, at path.Path, unknown []path.Path, diags *diag.Diagnostics) {
 	stageSeen := map[string]bool{}
 	groupSeen := map[string]string{}
 	for i, st := range stages {
+		sp := at.AtListIndex(i)
+		// UpdateStage.groups "Min size: 1"; the preview's UpdateStage.memberSelector: "If specified without
+		// UpdateGroup, one implicit group containing the selected members will be created."
+		if len(st.Groups) == 0 && st.MemberSelector == nil && !shared.PathsContain(unknown, sp.AtName("group")) && !shared.PathsContain(unknown, sp.AtName("member_selector")) {
+			diags.AddAttributeError(sp.AtName("group"), "Missing group", "A stage needs at least one group block, or a member_selector (Fleet API "+
+				fleetapi.PreviewAPIVersion+") whose members make its one group.")
+		}
+		validateGates(st.BeforeGates, true, sp.AtName("before_gate"), unknown, diags)
+		validateGates(st.AfterGates, false, sp.AtName("after_gate"), unknown, diags)
+		for j, g := range st.Groups {
+			gp := sp.AtName("group").AtListIndex(j)
+			validateGates(g.BeforeGates, true, gp.AtName("before_gate"), unknown, diags)
+			validateGates(g.AfterGates, false, gp.AtName("after_gate"), unknown, diags)
+		}
 		if !st.Name.IsUnknown() && !st.Name.IsNull() {
 			n := st.Name.ValueString()
 			if stageSeen[n] {
@@ -158,7 +188,8 @@ func validateStages(stages []stageModel, at path.Path, diags *diag.Diagnostics) 
 func gatesToAPI(gs []gateModel) []fleetapi.GateConfiguration {
 	var out []fleetapi.GateConfiguration
 	for _, g := range gs {
-		out = append(out, fleetapi.GateConfiguration{Type: fleetapi.GateType(g.Type.ValueString()), DisplayName: g.DisplayName.ValueString()})
+		out = append(out, fleetapi.GateConfiguration{Type: fleetapi.GateType(g.Type.ValueString()), DisplayName: g.DisplayName.ValueString(),
+			ScheduledStartConfiguration: scheduledStartToAPI(g.ScheduledStart)})
 	}
 	return out
 }
@@ -166,7 +197,7 @@ func gatesToAPI(gs []gateModel) []fleetapi.GateConfiguration {
 func gatesFromAPI(gs []fleetapi.GateConfiguration) []gateModel {
 	var out []gateModel
 	for _, g := range gs {
-		m := gateModel{Type: types.StringValue(string(g.Type)), DisplayName: types.StringNull()}
+		m := gateModel{Type: types.StringValue(string(g.Type)), DisplayName: types.StringNull(), ScheduledStart: scheduledStartFromAPI(g.ScheduledStartConfiguration)}
 		if g.DisplayName != "" {
 			m.DisplayName = types.StringValue(g.DisplayName)
 		}
@@ -180,11 +211,12 @@ func stagesToAPI(stages []stageModel) fleetapi.UpdateRunStrategy {
 	for _, st := range stages {
 		as := fleetapi.UpdateStage{
 			Name: st.Name.ValueString(), AfterStageWaitInSeconds: int32(st.AfterStageWaitInSeconds.ValueInt64()),
-			MaxConcurrency: st.MaxConcurrency.ValueString(),
-			BeforeGates:    gatesToAPI(st.BeforeGates), AfterGates: gatesToAPI(st.AfterGates),
+			MaxConcurrency: st.MaxConcurrency.ValueString(), MaxAllowedFailures: st.MaxAllowedFailures.ValueString(), MemberSelector: selectorToAPI(st.MemberSelector),
+			BeforeGates: gatesToAPI(st.BeforeGates), AfterGates: gatesToAPI(st.AfterGates),
 		}
 		for _, g := range st.Groups {
 			as.Groups = append(as.Groups, fleetapi.UpdateGroup{Name: g.Name.ValueString(), MaxConcurrency: g.MaxConcurrency.ValueString(),
+				MaxAllowedFailures: g.MaxAllowedFailures.ValueString(), MemberSelector: selectorToAPI(g.MemberSelector),
 				BeforeGates: gatesToAPI(g.BeforeGates), AfterGates: gatesToAPI(g.AfterGates)})
 		}
 		s.Stages = append(s.Stages, as)
@@ -198,6 +230,7 @@ func stagesFromAPI(s fleetapi.UpdateRunStrategy, prior []stageModel) []stageMode
 	var out []stageModel
 	for i, st := range s.Stages {
 		m := stageModel{Name: types.StringValue(st.Name), MaxConcurrency: shared.StringOrNull(st.MaxConcurrency),
+			MaxAllowedFailures: shared.StringOrNull(st.MaxAllowedFailures), MemberSelector: selectorFromAPI(st.MemberSelector),
 			BeforeGates: gatesFromAPI(st.BeforeGates), AfterGates: gatesFromAPI(st.AfterGates)}
 		m.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
 		if st.AfterStageWaitInSeconds == 0 && (i >= len(prior) || prior[i].AfterStageWaitInSeconds.IsNull()) {
@@ -205,6 +238,7 @@ func stagesFromAPI(s fleetapi.UpdateRunStrategy, prior []stageModel) []stageMode
 		}
 		for _, g := range st.Groups {
 			m.Groups = append(m.Groups, groupModel{Name: types.StringValue(g.Name), MaxConcurrency: shared.StringOrNull(g.MaxConcurrency),
+				MaxAllowedFailures: shared.StringOrNull(g.MaxAllowedFailures), MemberSelector: selectorFromAPI(g.MemberSelector),
 				BeforeGates: gatesFromAPI(g.BeforeGates), AfterGates: gatesFromAPI(g.AfterGates)})
 		}
 		out = append(out, m)
@@ -212,26 +246,49 @@ func stagesFromAPI(s fleetapi.UpdateRunStrategy, prior []stageModel) []stageMode
 	return out
 }
 
-// strategyToRollout converts an API strategy for the rollout rules.
+// strategyToRollout converts an API strategy for the rollout rules. Its API is the preview when it
+// uses a preview field: ModifyPlan refuses those under the stable version before any preview is
+// computed (refusePreviewArguments), and a strategy read by ID has them only when read with the
+// preview api-version; the rules differ between the versions only in what they accept.
 func strategyToRollout(s *fleetapi.UpdateRunStrategy) *rollout.Strategy {
 	if s == nil {
 		return nil
 	}
+	out := &rollout.Strategy{}
+	usesPreview := false
 	gates := func(gs []fleetapi.GateConfiguration) []rollout.Gate {
 		var out []rollout.Gate
 		for _, g := range gs {
-			out = append(out, rollout.Gate{DisplayName: g.DisplayName, Type: rollout.GateType(g.Type)})
+			rg := rollout.Gate{DisplayName: g.DisplayName, Type: rollout.GateType(g.Type)}
+			if c := g.ScheduledStartConfiguration; c != nil {
+				rg.ScheduledStart = &rollout.ScheduledStartConfig{StartDay: string(c.StartDay), StartTime: c.StartTime, UTCOffset: c.UTCOffset}
+			}
+			usesPreview = usesPreview || g.Type == fleetapi.GateTypeScheduledStart || g.ScheduledStartConfiguration != nil
+			out = append(out, rg)
 		}
 		return out
 	}
-	out := &rollout.Strategy{}
+	selector := func(ms *fleetapi.MemberSelector) *rollout.MemberSelector {
+		if ms == nil {
+			return nil
+		}
+		usesPreview = true
+		return &rollout.MemberSelector{ByLabel: ms.ByLabel}
+	}
 	for _, st := range s.Stages {
 		rs := rollout.Stage{Name: st.Name, AfterStageWaitInSeconds: st.AfterStageWaitInSeconds, MaxConcurrency: st.MaxConcurrency,
+			MaxAllowedFailures: st.MaxAllowedFailures, MemberSelector: selector(st.MemberSelector),
 			BeforeGates: gates(st.BeforeGates), AfterGates: gates(st.AfterGates)}
+		usesPreview = usesPreview || st.MaxAllowedFailures != ""
 		for _, g := range st.Groups {
-			rs.Groups = append(rs.Groups, rollout.Group{Name: g.Name, MaxConcurrency: g.MaxConcurrency, BeforeGates: gates(g.BeforeGates), AfterGates: gates(g.AfterGates)})
+			rs.Groups = append(rs.Groups, rollout.Group{Name: g.Name, MaxConcurrency: g.MaxConcurrency, MaxAllowedFailures: g.MaxAllowedFailures,
+				MemberSelector: selector(g.MemberSelector), BeforeGates: gates(g.BeforeGates), AfterGates: gates(g.AfterGates)})
+			usesPreview = usesPreview || g.MaxAllowedFailures != ""
 		}
 		out.Stages = append(out.Stages, rs)
+	}
+	if usesPreview {
+		out.API = rollout.PreviewAPI
 	}
 	return out
 }

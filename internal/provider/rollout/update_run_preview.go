@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -104,30 +105,52 @@ func runPreview(ctx context.Context, v view.Fleet, plan *updateRunModel) (types.
 	if d.HasError() {
 		return types.Object{}, nil, fmt.Errorf("preview: %v", d)
 	}
-	return obj, planWarnings(p, plan.Approvals), nil
+	warnings := planWarnings(p, plan.Approvals)
+	if w := toleratedFailureWarning(p, plan.WaitFor.ValueString() == shared.WaitCompleted, plan.AcceptedFailures.ValueInt64()); w != "" {
+		warnings = append(warnings, w)
+	}
+	return obj, warnings, nil
 }
 
 // planWarnings are what a reviewer must see as plan warnings, not only in
-// preview.warnings: each gate the run reaches that no `approval` block
-// covers (the run waits there for someone to approve it), and each predicted
-// member failure. One warning each, with counts and the first names.
+// preview.warnings: each Approval gate the run reaches that no `approval` block
+// covers (the run waits there for someone to approve it), the ScheduledStart gates
+// it waits at until their time, and each predicted member failure that stops the
+// run. One warning each, with counts and the first names.
 func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
-	var gates, failing []string
-	var firstFailure string
+	var gates, scheduled, failing []string
+	var firstFailure, firstScheduled string
+	tolerated := map[string]bool{}
+	for _, w := range p.MemberWarnings {
+		if w.Kind == rollout.MemberFailsTolerated {
+			tolerated[w.Member] = true
+		}
+	}
+	gate := func(g rollout.GatePreview, ref gateRef, where string) {
+		if g.Type == rollout.ScheduledStart {
+			// It completes itself at its time (fleets.json GateType ScheduledStart); no approval needed.
+			if !g.AbsoluteStartTime.IsZero() {
+				scheduled = append(scheduled, where)
+				if firstScheduled == "" {
+					firstScheduled = fmt.Sprintf("%s at %s", where, g.AbsoluteStartTime.UTC().Format(time.RFC3339))
+				}
+			}
+			return
+		}
+		if !approved(approvals, ref) {
+			gates = append(gates, where)
+		}
+	}
 	for _, st := range p.Stages {
 		for _, g := range st.Gates {
-			if !approved(approvals, gateRef{stage: st.Name, timing: string(g.Timing)}) {
-				gates = append(gates, fmt.Sprintf("%s of stage %s", g.Timing, st.Name))
-			}
+			gate(g, gateRef{stage: st.Name, timing: string(g.Timing)}, fmt.Sprintf("%s of stage %s", g.Timing, st.Name))
 		}
 		for _, gr := range st.Groups {
 			for _, g := range gr.Gates {
-				if !approved(approvals, gateRef{stage: st.Name, group: gr.Name, timing: string(g.Timing)}) {
-					gates = append(gates, fmt.Sprintf("%s of group %s/%s", g.Timing, st.Name, gr.Name))
-				}
+				gate(g, gateRef{stage: st.Name, group: gr.Name, timing: string(g.Timing)}, fmt.Sprintf("%s of group %s/%s", g.Timing, st.Name, gr.Name))
 			}
 			for _, m := range gr.Members {
-				if m.Action == rollout.ActionFail {
+				if m.Action == rollout.ActionFail && !tolerated[m.Name] {
 					failing = append(failing, m.Name)
 					if firstFailure == "" {
 						firstFailure = m.Name + ": " + m.Reason
@@ -141,11 +164,40 @@ func planWarnings(p rollout.Preview, approvals []approvalModel) []string {
 		out = append(out, fmt.Sprintf("%d approval gate(s) no `approval` block covers (%s): the run waits at each until it is approved "+
 			"outside this configuration, and an apply with wait_for = \"completed\" waits there until its timeout", len(gates), preview.NameSample(gates)))
 	}
+	if len(scheduled) > 0 {
+		out = append(out, fmt.Sprintf("%d ScheduledStart gate(s) hold the run until their time (%s); first: %s. An apply with "+
+			"wait_for = \"completed\" waits for them within its timeout", len(scheduled), preview.NameSample(scheduled), firstScheduled))
+	}
 	if len(failing) > 0 {
 		out = append(out, fmt.Sprintf("%d member(s) are predicted to fail (%s), which stops the run there; first: %s",
 			len(failing), preview.NameSample(failing), firstFailure))
 	}
 	return out
+}
+
+// toleratedFailureWarning says that a run predicted to end Completed goes past failed members
+// within its max_allowed_failures: Completed will hide them; and whether an apply waiting for it
+// (wait_for = "completed") accepts that many (accepted_failures). "" when none is predicted.
+func toleratedFailureWarning(p rollout.Preview, waitsCompleted bool, accepted int64) string {
+	if p.FailureCount == 0 || p.Outcome != rollout.Completed {
+		return ""
+	}
+	var names []string
+	var first string
+	for _, w := range p.MemberWarnings {
+		if w.Kind == rollout.MemberFailsTolerated {
+			names = append(names, w.Member)
+			if first == "" {
+				first = w.Member + ": " + w.Detail
+			}
+		}
+	}
+	msg := fmt.Sprintf("the run is predicted to end Completed with %d failed member(s) (%s) within max_allowed_failures: Completed will hide "+
+		"%d failed member(s), which stay at their versions; first: %s", p.FailureCount, preview.NameSample(names), p.FailureCount, first)
+	if waitsCompleted && int64(p.FailureCount) > accepted {
+		msg += fmt.Sprintf(". With wait_for = \"completed\" apply then fails: accepted_failures is %d", accepted)
+	}
+	return msg
 }
 
 // releaseWarnings say where the preview cannot know: AKS offers new
@@ -285,6 +337,7 @@ func runStrategy(ctx context.Context, v view.Fleet, plan *updateRunModel) (*flee
 
 type runPreviewModel struct {
 	MemberCount                 int64                  `tfsdk:"member_count"`
+	FailureCount                int64                  `tfsdk:"failure_count"`
 	Actions                     map[string]int64       `tfsdk:"actions"`
 	Stages                      []runStagePreviewModel `tfsdk:"stages"`
 	StagesOmitted               int64                  `tfsdk:"stages_omitted"`
@@ -301,25 +354,30 @@ type runStagePreviewModel struct {
 	Gates                   []previewGateModel     `tfsdk:"gates"`
 	MemberCount             int64                  `tfsdk:"member_count"`
 	MaxConcurrency          int64                  `tfsdk:"max_concurrency"`
+	MaxAllowedFailures      int64                  `tfsdk:"max_allowed_failures"`
+	FailureCount            int64                  `tfsdk:"failure_count"`
 	Actions                 map[string]int64       `tfsdk:"actions"`
 	Groups                  []runGroupPreviewModel `tfsdk:"groups"`
 	GroupsOmitted           int64                  `tfsdk:"groups_omitted"`
 }
 
 type previewGateModel struct {
-	Timing      string       `tfsdk:"timing"`
-	DisplayName types.String `tfsdk:"display_name"`
-	Type        string       `tfsdk:"type"`
+	Timing           string       `tfsdk:"timing"`
+	DisplayName      types.String `tfsdk:"display_name"`
+	Type             string       `tfsdk:"type"`
+	ScheduledStartAt types.String `tfsdk:"scheduled_start_at"`
 }
 
 type runGroupPreviewModel struct {
-	Name           string                  `tfsdk:"name"`
-	Gates          []previewGateModel      `tfsdk:"gates"`
-	MemberCount    int64                   `tfsdk:"member_count"`
-	MaxConcurrency int64                   `tfsdk:"max_concurrency"`
-	Actions        map[string]int64        `tfsdk:"actions"`
-	Members        []runMemberPreviewModel `tfsdk:"members"`
-	MembersOmitted int64                   `tfsdk:"members_omitted"`
+	Name               string                  `tfsdk:"name"`
+	Gates              []previewGateModel      `tfsdk:"gates"`
+	MemberCount        int64                   `tfsdk:"member_count"`
+	MaxConcurrency     int64                   `tfsdk:"max_concurrency"`
+	MaxAllowedFailures int64                   `tfsdk:"max_allowed_failures"`
+	FailureCount       int64                   `tfsdk:"failure_count"`
+	Actions            map[string]int64        `tfsdk:"actions"`
+	Members            []runMemberPreviewModel `tfsdk:"members"`
+	MembersOmitted     int64                   `tfsdk:"members_omitted"`
 }
 
 type runMemberPreviewModel struct {
@@ -338,7 +396,8 @@ type runMemberPreviewModel struct {
 func previewGates(gs []rollout.GatePreview) []previewGateModel {
 	var out []previewGateModel
 	for _, g := range gs {
-		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: shared.StringOrNull(g.DisplayName), Type: string(g.Type)})
+		out = append(out, previewGateModel{Timing: string(g.Timing), DisplayName: shared.StringOrNull(g.DisplayName), Type: string(g.Type),
+			ScheduledStartAt: shared.TimeString(g.AbsoluteStartTime)})
 	}
 	return out
 }
@@ -372,6 +431,7 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.Unreadab
 		UnselectedMemberCount:       int64(len(p.UnselectedMembers)),
 		ConsistentNodeImageVersions: preview.NullIfEmpty(append([]string{}, p.ConsistentNodeImageVersions...)),
 		Outcome:                     string(p.Outcome),
+		FailureCount:                int64(p.FailureCount),
 	}
 	out.UnselectedMembers, _ = preview.CapList(preview.NullIfEmpty(append([]string{}, p.UnselectedMembers...)), runLimit(listLimit, RunPreviewUnselectedLimit))
 
@@ -407,13 +467,13 @@ func runPreviewFrom(p rollout.Preview, listLimit int, unreadable []view.Unreadab
 	i, gi := 0, 0
 	for si, st := range p.Stages {
 		sp := runStagePreviewModel{Name: st.Name, AfterStageWaitInSeconds: types.Int64Null(), Gates: previewGates(st.Gates), Actions: map[string]int64{},
-			MaxConcurrency: int64(st.MaxConcurrency)}
+			MaxConcurrency: int64(st.MaxConcurrency), MaxAllowedFailures: int64(st.MaxAllowedFailures), FailureCount: int64(st.FailureCount)}
 		if st.AfterStageWaitInSeconds > 0 {
 			sp.AfterStageWaitInSeconds = types.Int64Value(int64(st.AfterStageWaitInSeconds))
 		}
 		for _, g := range st.Groups {
 			gp := runGroupPreviewModel{Name: g.Name, Gates: previewGates(g.Gates), Actions: map[string]int64{}, MemberCount: int64(len(g.Members)),
-				MaxConcurrency: int64(g.MaxConcurrency)}
+				MaxConcurrency: int64(g.MaxConcurrency), MaxAllowedFailures: int64(g.MaxAllowedFailures), FailureCount: int64(g.FailureCount)}
 			for mi, m := range g.Members {
 				a := string(m.Action)
 				gp.Actions[a]++

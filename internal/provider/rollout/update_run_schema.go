@@ -8,14 +8,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
 // The computed attributes of fleet_update_run: its preview and its status.
 
 func previewGatesAttribute() rschema.ListNestedAttribute {
-	return computedObjects("Approval gates, Before or After; null when there are none.", map[string]rschema.Attribute{
-		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."), "type": shared.ComputedString("`Approval`."),
+	return computedObjects("Gates, Before or After; null when there are none.", map[string]rschema.Attribute{
+		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."),
+		"type": shared.ComputedString("`Approval` or `ScheduledStart`."),
+		"scheduled_start_at": shared.ComputedString("A ScheduledStart gate's time: when it completes itself in the simulated run, the first " +
+			"`start_day` at `start_time` in `utc_offset` at or after the run reaches it (RFC 3339, UTC); null for Approval gates and gates the run does not reach."),
 	})
 }
 
@@ -37,7 +41,10 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 			"Empty lists are null.",
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]rschema.Attribute{
-			"member_count":   shared.ComputedInt64("How many members the run's stages select."),
+			"member_count": shared.ComputedInt64("How many members the run's stages select."),
+			"failure_count": shared.ComputedInt64("How many member upgrades the simulated run sees fail (AKS would reject them): with " +
+				"`max_allowed_failures` a run goes past failures within its thresholds and still ends Completed, so a Completed `outcome` " +
+				"with a failure count above 0 leaves those members where they are."),
 			"actions":        cactions("the run"),
 			"stages_omitted": shared.ComputedInt64("How many of the run's stages `stages` leaves out (summary detail; 0 with full detail)."),
 			"stages": computedObjects("Stages in order. With summary detail at most "+fmt.Sprint(RunPreviewStageLimit)+" stages and "+
@@ -49,13 +56,19 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 				"gates":                       previewGatesAttribute(),
 				"member_count":                shared.ComputedInt64("How many members the stage's groups select."),
 				"max_concurrency":             shared.ComputedInt64("How many of the stage's members upgrade at once across its groups, resolved from `max_concurrency` (default 50)."),
-				"actions":                     cactions("the stage"),
-				"groups_omitted":              shared.ComputedInt64("How many of the stage's groups `groups` leaves out (summary detail; 0 with full detail)."),
+				"max_allowed_failures": shared.ComputedInt64("How many member failures the stage tolerates, resolved from `max_allowed_failures` " +
+					"over its members (a percentage rounded up); 0 is fail-fast."),
+				"failure_count":  shared.ComputedInt64("How many of the stage's member upgrades the simulated run sees fail."),
+				"actions":        cactions("the stage"),
+				"groups_omitted": shared.ComputedInt64("How many of the stage's groups `groups` leaves out (summary detail; 0 with full detail)."),
 				"groups": computedObjects("Groups, updated in parallel; with summary detail only those listed (see `stages`).", map[string]rschema.Attribute{
 					"name":            shared.ComputedString("The group."),
 					"gates":           previewGatesAttribute(),
 					"member_count":    shared.ComputedInt64("How many members the group selects."),
 					"max_concurrency": shared.ComputedInt64("The group's batch size: how many of its members upgrade at once, resolved from `max_concurrency` (default 1) and capped by the stage's and the group's member count."),
+					"max_allowed_failures": shared.ComputedInt64("How many member failures the group tolerates, resolved from `max_allowed_failures` " +
+						"(or, unset, its member count when the stage sets one: the stage's is the ceiling); 0 is fail-fast."),
+					"failure_count":   shared.ComputedInt64("How many of the group's member upgrades the simulated run sees fail."),
 					"actions":         cactions("the group"),
 					"members_omitted": shared.ComputedInt64("How many of the group's members `members` leaves out (summary detail; 0 with full detail)."),
 					"members": computedObjects("The listed members in the order the group updates them (maintenance window: open now, opening within "+
@@ -79,7 +92,8 @@ func runPreviewAttribute() rschema.SingleNestedAttribute {
 				fmt.Sprint(RunPreviewUnselectedLimit) + " with summary detail, all with full detail; null when there are none."),
 			"unselected_member_count":        shared.ComputedInt64("How many members no group of the strategy selects."),
 			"consistent_node_image_versions": computedStrings("With Consistent node images: the image set the run will use; null otherwise."),
-			"outcome":                        shared.ComputedString("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on)."),
+			"outcome": shared.ComputedString("How the run is expected to end: Completed, Skipped, Failed, or Pending (still waiting a year on). " +
+				"Completed with `failure_count` above 0 means failures within `max_allowed_failures`: those members are not upgraded."),
 			"warnings": computedStrings("Groups without members, predicted failures, missing consistent images, members no group selects and " +
 				"members left out: a warning that concerns members is told once, with how many and the first names. Null when there are none."),
 		},
@@ -103,6 +117,7 @@ func withAttrs(base map[string]rschema.Attribute, extra map[string]rschema.Attri
 func statusGatesAttribute() rschema.ListNestedAttribute {
 	return computedObjects("Gates with their state and gate ID once the run reaches them.", map[string]rschema.Attribute{
 		"timing": shared.ComputedString("`Before` or `After`."), "display_name": shared.ComputedString("The gate's display name."),
+		"type":    shared.ComputedString("`Approval` or `ScheduledStart` (from the run's strategy; a ScheduledStart gate completes itself and is never approved by `approval`)."),
 		"gate_id": shared.ComputedString("The fleets/gates resource name, once the run reached the gate."), "state": shared.ComputedString("Pending, Skipped or Completed."),
 	})
 }
@@ -112,13 +127,19 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 		Computed: true, Description: "The run's status from the Fleet API.",
 		Attributes: withAttrs(statusTimes(), map[string]rschema.Attribute{
 			"selected_node_image_versions": computedStrings("With Consistent node images: the selected versions."),
+			"failure_count": rschema.Int64Attribute{Computed: true, Description: "The run's member upgrade failures (Fleet API `" +
+				fleetapi.PreviewAPIVersion + "`; null under the stable version): a run that ends Completed may have failed members within its thresholds."},
 			"stages": computedObjects("Stages.", withAttrs(statusTimes(), map[string]rschema.Attribute{
 				"name":                   shared.ComputedString("The stage."),
 				"gates":                  statusGatesAttribute(),
 				"after_stage_wait_state": shared.ComputedString("The after-stage wait's state."),
+				"failure_count":          failureStatusAttribute("The stage's member upgrade failures."),
+				"max_allowed_failures":   failureStatusAttribute("The stage's threshold, resolved from its `max_allowed_failures` to a count."),
 				"groups": computedObjects("Groups.", withAttrs(statusTimes(), map[string]rschema.Attribute{
-					"name":  shared.ComputedString("The group."),
-					"gates": statusGatesAttribute(),
+					"name":                 shared.ComputedString("The group."),
+					"gates":                statusGatesAttribute(),
+					"failure_count":        failureStatusAttribute("The group's member upgrade failures."),
+					"max_allowed_failures": failureStatusAttribute("The group's threshold, resolved from its `max_allowed_failures` to a count."),
 					"members": computedObjects("Members.", withAttrs(statusTimes(), map[string]rschema.Attribute{
 						"name": shared.ComputedString("The member."), "message": shared.ComputedString("The member update's message."),
 						"operation_id": shared.ComputedString("The AKS operation ID of the member's upgrade."),
@@ -127,6 +148,11 @@ func runStatusAttribute() rschema.SingleNestedAttribute {
 			})),
 		}),
 	}
+}
+
+// failureStatusAttribute is a count the preview API's run status reports (null under the stable version).
+func failureStatusAttribute(what string) rschema.Int64Attribute {
+	return rschema.Int64Attribute{Computed: true, Description: what + " Fleet API `" + fleetapi.PreviewAPIVersion + "`; null under the stable version."}
 }
 
 var (

@@ -24,6 +24,7 @@ type statusTimesModel struct {
 type runStatusModel struct {
 	statusTimesModel
 	SelectedNodeImageVersions []string              `tfsdk:"selected_node_image_versions"`
+	FailureCount              types.Int64           `tfsdk:"failure_count"`
 	Stages                    []runStageStatusModel `tfsdk:"stages"`
 }
 
@@ -32,14 +33,18 @@ type runStageStatusModel struct {
 	statusTimesModel
 	Gates               []gateStatusModel     `tfsdk:"gates"`
 	AfterStageWaitState types.String          `tfsdk:"after_stage_wait_state"`
+	FailureCount        types.Int64           `tfsdk:"failure_count"`
+	MaxAllowedFailures  types.Int64           `tfsdk:"max_allowed_failures"`
 	Groups              []runGroupStatusModel `tfsdk:"groups"`
 }
 
 type runGroupStatusModel struct {
 	Name string `tfsdk:"name"`
 	statusTimesModel
-	Gates   []gateStatusModel      `tfsdk:"gates"`
-	Members []runMemberStatusModel `tfsdk:"members"`
+	Gates              []gateStatusModel      `tfsdk:"gates"`
+	FailureCount       types.Int64            `tfsdk:"failure_count"`
+	MaxAllowedFailures types.Int64            `tfsdk:"max_allowed_failures"`
+	Members            []runMemberStatusModel `tfsdk:"members"`
 }
 
 type runMemberStatusModel struct {
@@ -51,6 +56,7 @@ type runMemberStatusModel struct {
 
 type gateStatusModel struct {
 	Timing      string       `tfsdk:"timing"`
+	Type        types.String `tfsdk:"type"`
 	DisplayName types.String `tfsdk:"display_name"`
 	GateID      types.String `tfsdk:"gate_id"`
 	State       types.String `tfsdk:"state"`
@@ -73,17 +79,44 @@ func statusFields(s *fleetapi.UpdateStatus) statusTimesModel {
 	return out
 }
 
-func gateStatuses(timing string, gs []fleetapi.UpdateRunGateStatus) []gateStatusModel {
+// gateStatuses are a stage's or group's gates of one timing; cfg are their configurations in the
+// run's strategy, in the same order (the status does not say a gate's type).
+func gateStatuses(timing string, gs []fleetapi.UpdateRunGateStatus, cfg []fleetapi.GateConfiguration) []gateStatusModel {
 	var out []gateStatusModel
-	for _, g := range gs {
+	for i, g := range gs {
 		st := statusFields(g.Status)
-		out = append(out, gateStatusModel{Timing: timing, DisplayName: shared.StringOrNull(g.DisplayName), GateID: shared.StringOrNull(g.GateID), State: st.State})
+		typ := types.StringNull()
+		if i < len(cfg) {
+			typ = types.StringValue(string(cfg[i].Type))
+		}
+		out = append(out, gateStatusModel{Timing: timing, Type: typ, DisplayName: shared.StringOrNull(g.DisplayName), GateID: shared.StringOrNull(g.GateID), State: st.State})
 	}
 	return out
 }
 
+// strategyStage and strategyGroup are a run's stage and group configurations by name (zero when absent).
+func strategyStage(run *fleetapi.UpdateRun, name string) fleetapi.UpdateStage {
+	if run.Properties != nil && run.Properties.Strategy != nil {
+		for _, st := range run.Properties.Strategy.Stages {
+			if st.Name == name {
+				return st
+			}
+		}
+	}
+	return fleetapi.UpdateStage{}
+}
+
+func strategyGroup(st fleetapi.UpdateStage, name string) fleetapi.UpdateGroup {
+	for _, g := range st.Groups {
+		if g.Name == name {
+			return g
+		}
+	}
+	return fleetapi.UpdateGroup{}
+}
+
 func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
-	out := runStatusModel{SelectedNodeImageVersions: []string{}, Stages: []runStageStatusModel{}}
+	out := runStatusModel{SelectedNodeImageVersions: []string{}, Stages: []runStageStatusModel{}, FailureCount: types.Int64Null()}
 	var rs *fleetapi.UpdateRunStatus
 	if run != nil && run.Properties != nil {
 		rs = run.Properties.Status
@@ -93,14 +126,17 @@ func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
 		return out
 	}
 	out.statusTimesModel = statusFields(rs.Status)
+	out.FailureCount = int32OrNull(rs.FailureCount)
 	if rs.NodeImageSelection != nil {
 		for _, v := range rs.NodeImageSelection.SelectedNodeImageVersions {
 			out.SelectedNodeImageVersions = append(out.SelectedNodeImageVersions, v.Version)
 		}
 	}
 	for _, st := range rs.Stages {
+		cfg := strategyStage(run, st.Name)
 		sm := runStageStatusModel{Name: st.Name, statusTimesModel: statusFields(st.Status), AfterStageWaitState: types.StringNull(),
-			Gates: append(gateStatuses("Before", st.BeforeGates), gateStatuses("After", st.AfterGates)...), Groups: []runGroupStatusModel{}}
+			Gates: append(gateStatuses("Before", st.BeforeGates, cfg.BeforeGates), gateStatuses("After", st.AfterGates, cfg.AfterGates)...), Groups: []runGroupStatusModel{},
+			FailureCount: int32OrNull(st.FailureCount), MaxAllowedFailures: int32OrNull(st.MaxAllowedFailures)}
 		if sm.Gates == nil {
 			sm.Gates = []gateStatusModel{}
 		}
@@ -108,8 +144,10 @@ func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
 			sm.AfterStageWaitState = statusFields(st.AfterStageWaitStatus.Status).State
 		}
 		for _, g := range st.Groups {
+			gcfg := strategyGroup(cfg, g.Name)
 			gm := runGroupStatusModel{Name: g.Name, statusTimesModel: statusFields(g.Status),
-				Gates: append(gateStatuses("Before", g.BeforeGates), gateStatuses("After", g.AfterGates)...), Members: []runMemberStatusModel{}}
+				Gates: append(gateStatuses("Before", g.BeforeGates, gcfg.BeforeGates), gateStatuses("After", g.AfterGates, gcfg.AfterGates)...), Members: []runMemberStatusModel{},
+				FailureCount: int32OrNull(g.FailureCount), MaxAllowedFailures: int32OrNull(g.MaxAllowedFailures)}
 			if gm.Gates == nil {
 				gm.Gates = []gateStatusModel{}
 			}
@@ -122,6 +160,14 @@ func runStatusFrom(run *fleetapi.UpdateRun) runStatusModel {
 		out.Stages = append(out.Stages, sm)
 	}
 	return out
+}
+
+// int32OrNull is a count the preview API reports, null when absent (the stable API has none).
+func int32OrNull(n *int32) types.Int64 {
+	if n == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(*n))
 }
 
 func runStatusObject(ctx context.Context, run *fleetapi.UpdateRun, diags *diag.Diagnostics) types.Object {

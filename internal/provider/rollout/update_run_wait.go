@@ -65,7 +65,7 @@ func (r *updateRunResource) approvalWaiting(ctx context.Context, state, plan upd
 		return false
 	}
 	for _, g := range statusGates(st) {
-		if g.state == string(fleetapi.GateStatePending) && g.id != "" && approved(plan.Approvals, g) {
+		if g.state == string(fleetapi.GateStatePending) && g.id != "" && g.typ != string(fleetapi.GateTypeScheduledStart) && approved(plan.Approvals, g) {
 			return true
 		}
 	}
@@ -205,7 +205,63 @@ func (r *updateRunResource) converge(ctx context.Context, fc *fleetapi.Client, f
 		}
 		diags.AddError(fmt.Sprintf("Update run %s", s), detail)
 	}
+	if summary, detail := completedFailures(run, plan.AcceptedFailures.ValueInt64()); summary != "" {
+		if creating {
+			detail += "\n\n" + createdRunCompleted
+		}
+		diags.AddError(summary, detail)
+	}
 }
+
+// completedFailuresListed is how many failed members completedFailures names.
+const completedFailuresListed = 5
+
+// completedFailures is the error of a run that ended Completed with more failed members than
+// accepted (the preview API's failureCount: failures within maxAllowedFailures do not fail the
+// run), naming the first failed members and their messages; "" when there is none.
+func completedFailures(run *fleetapi.UpdateRun, accepted int64) (string, string) {
+	if runState(run) != fleetapi.UpdateStateCompleted || run.Properties.Status.FailureCount == nil {
+		return "", ""
+	}
+	n := int64(*run.Properties.Status.FailureCount)
+	if n <= accepted {
+		return "", ""
+	}
+	var lines []string
+	listed := 0
+	for _, st := range run.Properties.Status.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Members {
+				if m.Status == nil || m.Status.State != fleetapi.UpdateStateFailed {
+					continue
+				}
+				if listed++; listed > completedFailuresListed {
+					continue
+				}
+				msg := m.Message
+				if msg == "" && m.Status.Error != nil {
+					msg = m.Status.Error.Message
+				}
+				lines = append(lines, fmt.Sprintf("%s (stage %s, group %s): %s", m.Name, st.Name, g.Name, msg))
+			}
+		}
+	}
+	if listed > completedFailuresListed {
+		lines = append(lines, fmt.Sprintf("and %d more (status.stages[*].groups[*].members)", listed-completedFailuresListed))
+	}
+	noun := "members"
+	if n == 1 {
+		noun = "member"
+	}
+	return fmt.Sprintf("Update run Completed with %d failed %s", n, noun),
+		fmt.Sprintf("Completed with %d failed %s: %s.\n\nThe run went past them within its max_allowed_failures, and they stay at "+
+			"their versions. accepted_failures is %d; set it to %d or more to accept this, or fix the cause and run the update again "+
+			"(triggers). The state is saved.", n, noun, strings.Join(lines, "; "), accepted, n)
+}
+
+// createdRunCompleted is what follows a Completed run's failure error in the apply that created it.
+const createdRunCompleted = "Terraform marks a resource whose create failed as tainted: the next plan replaces this run (a new run " +
+	"under the same name upgrades the failed members again). To keep it, `terraform untaint` it and raise accepted_failures."
 
 // wait reads the run every pollInterval until it ends (Completed, Failed,
 // Stopped, Skipped): one Fleet API request per interval, plus one per gate
@@ -322,7 +378,8 @@ func (r *updateRunResource) approve(ctx context.Context, fc *fleetapi.Client, fl
 		return nil
 	}
 	for _, g := range statusGates(runStatusFrom(run)) {
-		if g.state != string(fleetapi.GateStatePending) || g.id == "" || !approved(plan.Approvals, g) {
+		// A ScheduledStart gate completes itself at its time: an approval block at its position does not complete it early.
+		if g.state != string(fleetapi.GateStatePending) || g.id == "" || g.typ == string(fleetapi.GateTypeScheduledStart) || !approved(plan.Approvals, g) {
 			continue
 		}
 		tflog.Info(ctx, "approving gate", map[string]any{"run": plan.Name.ValueString(), "stage": g.stage, "group": g.group, "timing": g.timing, "gate": g.id})
@@ -339,17 +396,17 @@ func (r *updateRunResource) approve(ctx context.Context, fc *fleetapi.Client, fl
 	return nil
 }
 
-type gateRef struct{ stage, group, timing, id, state string }
+type gateRef struct{ stage, group, timing, typ, id, state string }
 
 func statusGates(st runStatusModel) []gateRef {
 	var out []gateRef
 	for _, s := range st.Stages {
 		for _, g := range s.Gates {
-			out = append(out, gateRef{stage: s.Name, timing: g.Timing, id: g.GateID.ValueString(), state: g.State.ValueString()})
+			out = append(out, gateRef{stage: s.Name, timing: g.Timing, typ: g.Type.ValueString(), id: g.GateID.ValueString(), state: g.State.ValueString()})
 		}
 		for _, grp := range s.Groups {
 			for _, g := range grp.Gates {
-				out = append(out, gateRef{stage: s.Name, group: grp.Name, timing: g.Timing, id: g.GateID.ValueString(), state: g.State.ValueString()})
+				out = append(out, gateRef{stage: s.Name, group: grp.Name, timing: g.Timing, typ: g.Type.ValueString(), id: g.GateID.ValueString(), state: g.State.ValueString()})
 			}
 		}
 	}

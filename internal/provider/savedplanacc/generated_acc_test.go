@@ -297,6 +297,23 @@ resource "fleet_placement_disruption_budget" "gen" {
 }
 `),
 	},
+	// The managed namespace's generated placement places on the env=prod clusters, as fleet_placement's.
+	"fleet_managed_namespace": {
+		hub:  true,
+		addr: "fleet_managed_namespace.gen",
+		previewed: func(g *genGroup, facts string) string {
+			return fmt.Sprintf(`
+resource "fleet_managed_namespace" "gen" {
+  fleet_id      = "/subscriptions/%[3]s/resourceGroups/%[4]s/providers/Microsoft.ContainerService/fleets/%[5]s"
+  name          = "%[1]s-mns"
+  location      = "eastus"
+  delete_policy = "Delete"
+  `+strings.Replace(prodPolicy, "policy {", "placement {", 1)+`
+  %[2]s
+}
+`, g.prefix, facts, os.Getenv("ARM_SUBSCRIPTION_ID"), os.Getenv("FLEET_RESOURCE_GROUP_NAME"), os.Getenv("FLEET_NAME"))
+		},
+	},
 	// canary-east: no configuration here places on it, so its taints move no other group's preview.
 	"fleet_member_cluster_taints": {
 		hub:  true,

@@ -138,3 +138,15 @@ func DecodePartial(ctx context.Context, cfg tfsdk.Config, target any, ignore ...
 	diags.Append(tfsdk.Config{Schema: cfg.Schema, Raw: known}.Get(ctx, target)...)
 	return unknown, diags
 }
+
+// RemovePath is paths without p and what it contains or is contained in (a value the plan now
+// knows).
+func RemovePath(paths []path.Path, p path.Path) []path.Path {
+	var out []path.Path
+	for _, q := range paths {
+		if !PathsRelated(q, p) {
+			out = append(out, q)
+		}
+	}
+	return out
+}

@@ -39,6 +39,50 @@ var resourceBaselines = map[string]string{
   name      = "config"
   namespace = "web"
   manifests = [jsonencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = "web" } })]`,
+	"fleet_managed_namespace": `
+  fleet_id = "` + armFleet + `"
+  name     = "team-a"
+  location = "eastus"
+  tags     = { owner = "team-a" }
+  labels   = { team = "a" }
+  annotations = { "example.com/contact" = "a@example.com" }
+  adoption_policy = "IfIdentical"
+  delete_policy   = "Delete"
+  resource_quota {
+    cpu_request    = "2"
+    cpu_limit      = "4"
+    memory_request = "4Gi"
+    memory_limit   = "8Gi"
+  }
+  network_policy {
+    ingress = "AllowSameNamespace"
+    egress  = "AllowAll"
+  }
+  placement {
+    placement_type = "PickAll"
+    required_cluster_selector {
+      labels = { env = "prod" }
+      label_expression {
+        key      = "tier"
+        operator = "In"
+        values   = ["gold"]
+      }
+      property_expression {
+        name     = "kubernetes-fleet.io/node-count"
+        operator = "Ge"
+        values   = ["3"]
+      }
+    }
+    toleration {
+      key      = "dedicated"
+      operator = "Equal"
+      value    = "gpu"
+      effect   = "NoSchedule"
+    }
+  }
+  timeouts {
+    create = "30m"
+  }`,
 	"fleet_member": `
   name                = "member-1"
   cluster_resource_id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c1"`,
@@ -158,6 +202,8 @@ var dataSourceBaselines = map[string]string{
 
 var ephemeralBaselines = map[string]string{
 	"fleet_hub_credentials": ``,
+	"fleet_managed_namespace_credentials": `
+    managed_namespace = "team-a"`,
 	"fleet_member_credentials": `
     member = "member-1"`,
 }

@@ -1,4 +1,4 @@
-package rollout
+package backend
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 	"github.com/fleetops/terraform-provider-fleet/internal/provider/shared"
 )
 
-// saveETag keeps the ETag the Fleet API returned, for the next change's If-Match; none ("") keeps
-// the one saved before.
-func saveETag(ctx context.Context, p shared.PrivateSetter, etag string) diag.Diagnostics {
+// SaveETag keeps the ETag the Fleet API returned, for the next change's If-Match; none ("") keeps
+// the one saved before. Fleet API children guard their writes with it (update strategies and runs,
+// managed namespaces): a write that lost a race to another writer changes nothing.
+func SaveETag(ctx context.Context, p shared.PrivateSetter, etag string) diag.Diagnostics {
 	if etag == "" {
 		return nil
 	}
@@ -20,8 +21,8 @@ func saveETag(ctx context.Context, p shared.PrivateSetter, etag string) diag.Dia
 	return p.SetKey(ctx, etagKey, b)
 }
 
-// etagPrecondition is If-Match with the ETag Terraform last saw, nil if none.
-func etagPrecondition(ctx context.Context, p shared.PrivateGetter) (*fleetapi.Precondition, diag.Diagnostics) {
+// ETagPrecondition is If-Match with the ETag Terraform last saw, nil if none.
+func ETagPrecondition(ctx context.Context, p shared.PrivateGetter) (*fleetapi.Precondition, diag.Diagnostics) {
 	b, diags := p.GetKey(ctx, etagKey)
 	var etag string
 	if len(b) == 0 || json.Unmarshal(b, &etag) != nil || etag == "" {
