@@ -151,6 +151,40 @@ output "web_override" {
   }
 }
 
+# A managed namespace (the Fleet API's fleets/managedNamespaces): Fleet Manager writes the namespace,
+# its quota and its network policy on the hub and places them through a generated placement. The plan's
+# preview shows which members get it and why each other member does not, by the hub agent's own rules,
+# and `objects` what every picked member gets.
+resource "fleet_managed_namespace" "shop" {
+  name     = "shop"
+  location = "eastus"
+  labels   = { team = "shop" }
+  resource_quota {
+    cpu_limit    = "8"
+    memory_limit = "32Gi"
+  }
+  network_policy {
+    ingress = "AllowSameNamespace"
+  }
+  placement {
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
+  facts = data.fleet_facts.this.content
+}
+
+output "shop_namespace" {
+  description = "Where the shop team's namespace goes (the plan's preview), what each member gets, and where it went."
+  value = {
+    goes_to            = [for s in fleet_managed_namespace.shop.preview.selected : s.cluster]
+    left_out_by_reason = fleet_managed_namespace.shop.preview.excluded_by_reason
+    left_out           = fleet_managed_namespace.shop.preview.excluded
+    objects            = [for o in fleet_managed_namespace.shop.objects : "${o.kind}/${o.name}"]
+    placed_on          = fleet_managed_namespace.shop.placed_members
+  }
+}
+
 # A placement applied for real: canary-east has its own kube-apiserver, where the local fleet runs
 # KubeFleet's real member agent (v0.18.9), so the tools namespace is applied there by KubeFleet's
 # work applier with the apply strategy below, and status.apply says what it did per cluster (applied,

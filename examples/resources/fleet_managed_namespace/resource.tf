@@ -2,14 +2,9 @@
 # plan is applied, so the reviewed plan applies after the fleet moved (see the provider page, Saved plans).
 data "fleet_facts" "this" {}
 
-locals {
-  fleet_id = "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-fleet/providers/Microsoft.ContainerService/fleets/demo"
-}
-
 # Two teams, two namespaces, each on its own members. Team A runs on every production member
 # (the gpu-tainted one too), within a quota, reachable only from its own pods.
 resource "fleet_managed_namespace" "team_a" {
-  fleet_id = local.fleet_id
   name     = "team-a"
   location = "eastus"
   labels   = { team = "a" }
@@ -46,7 +41,6 @@ resource "fleet_managed_namespace" "team_a" {
 # deletes the namespaces on the members too; a namespace of that name a member already has is
 # taken over only when it is identical.
 resource "fleet_managed_namespace" "team_b" {
-  fleet_id        = local.fleet_id
   name            = "team-b"
   location        = "eastus"
   labels          = { team = "b" }
