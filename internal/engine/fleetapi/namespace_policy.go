@@ -1,6 +1,8 @@
 package fleetapi
 
 import (
+	"maps"
+
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +45,7 @@ func (p *PlacementPolicy) ToKubeFleet() *placementv1.PlacementPolicy {
 func (t ClusterSelectorTerm) toKubeFleet() placementv1.ClusterSelectorTerm {
 	var out placementv1.ClusterSelectorTerm
 	if l := t.LabelSelector; l != nil {
-		out.LabelSelector = &metav1.LabelSelector{MatchLabels: copyLabels(l.MatchLabels)}
+		out.LabelSelector = &metav1.LabelSelector{MatchLabels: maps.Clone(l.MatchLabels)}
 		for _, e := range l.MatchExpressions {
 			out.LabelSelector.MatchExpressions = append(out.LabelSelector.MatchExpressions, metav1.LabelSelectorRequirement{
 				Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: append([]string(nil), e.Values...),
@@ -79,7 +81,7 @@ func PlacementPolicyFromKubeFleet(p *placementv1.PlacementPolicy) *PlacementPoli
 			for _, t := range req.ClusterSelectorTerms {
 				var term ClusterSelectorTerm
 				if l := t.LabelSelector; l != nil {
-					term.LabelSelector = &LabelSelector{MatchLabels: copyLabels(l.MatchLabels)}
+					term.LabelSelector = &LabelSelector{MatchLabels: maps.Clone(l.MatchLabels)}
 					for _, e := range l.MatchExpressions {
 						term.LabelSelector.MatchExpressions = append(term.LabelSelector.MatchExpressions, LabelSelectorRequirement{
 							Key: e.Key, Operator: string(e.Operator), Values: append([]string(nil), e.Values...),
@@ -102,17 +104,6 @@ func PlacementPolicyFromKubeFleet(p *placementv1.PlacementPolicy) *PlacementPoli
 	}
 	for _, t := range p.Tolerations {
 		out.Tolerations = append(out.Tolerations, Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
-	}
-	return out
-}
-
-func copyLabels(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

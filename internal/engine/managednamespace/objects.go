@@ -16,7 +16,7 @@ package managednamespace
 
 import (
 	"fmt"
-	"sort"
+	"maps"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -56,7 +56,7 @@ func Build(name string, p *fleetapi.ManagedNamespaceProperties) (Objects, error)
 	}
 	ns := &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}, Annotations: copyMap(p.Annotations)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}, Annotations: maps.Clone(p.Annotations)},
 	}
 	for k, v := range p.Labels {
 		ns.Labels[k] = v
@@ -203,25 +203,4 @@ func Placement(id, name string, p *fleetapi.FleetManagedNamespaceProperties) (*p
 			},
 		},
 	}, nil
-}
-
-// SortedKeys is the keys of m in order (previews list labels stably).
-func SortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -88,7 +89,7 @@ func namespacePlacementFromPolicy(p *policyModel) *namespacePlacementModel {
 // namespaceProperties is what the namespace carries on each member; nil when the configuration
 // gives none of it.
 func (m *managedNamespaceModel) namespaceProperties() *fleetapi.ManagedNamespaceProperties {
-	p := &fleetapi.ManagedNamespaceProperties{Labels: copyStrings(m.Labels), Annotations: copyStrings(m.Annotations)}
+	p := &fleetapi.ManagedNamespaceProperties{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
 	if q := m.ResourceQuota; q != nil {
 		p.DefaultResourceQuota = &fleetapi.ResourceQuota{
 			CPURequest: q.CPURequest.ValueString(), CPULimit: q.CPULimit.ValueString(),
@@ -121,7 +122,7 @@ func (m *managedNamespaceModel) propagation() *fleetapi.PropagationPolicy {
 func (m *managedNamespaceModel) toAPI() fleetapi.FleetManagedNamespace {
 	return fleetapi.FleetManagedNamespace{
 		Location: m.Location.ValueString(),
-		Tags:     copyStrings(m.Tags),
+		Tags:     maps.Clone(m.Tags),
 		Properties: &fleetapi.FleetManagedNamespaceProperties{
 			ManagedNamespaceProperties: m.namespaceProperties(),
 			AdoptionPolicy:             m.AdoptionPolicy.ValueString(),
@@ -157,7 +158,7 @@ func (m *managedNamespaceModel) setFromAPI(got *fleetapi.FleetManagedNamespace) 
 	if ns == nil {
 		ns = &fleetapi.ManagedNamespaceProperties{}
 	}
-	labels := copyStrings(ns.Labels)
+	labels := maps.Clone(ns.Labels)
 	delete(labels, managednamespace.ManagedByLabel) // reserved: the configuration cannot set it (validateNamespaceMetadata)
 	m.Labels = keepEmpty(m.Labels, labels)
 	m.Annotations = keepEmpty(m.Annotations, ns.Annotations)
@@ -209,16 +210,5 @@ func keepEmpty(prior, got map[string]string) map[string]string {
 		}
 		return nil
 	}
-	return copyStrings(got)
-}
-
-func copyStrings(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(got)
 }
