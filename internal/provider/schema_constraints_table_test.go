@@ -101,6 +101,49 @@ func nameCases(kind string, res []string, p string) []constraintCase {
 	return out
 }
 
+// pv prefixes the preview document's constraint IDs.
+const pv = previewSpec + ":"
+
+// failuresCases: a maxAllowedFailures (a count n >= 0 or a percentage 0% to 100%) at p, each
+// value once, the first of each kind in a run (one validator serves strategies and runs).
+func failuresCases(p string) []constraintCase {
+	out := []constraintCase{bad(rUR, p, "101%"), good(rUR, p, "0")}
+	for _, v := range []string{"-1", "01", "1.5", "three", "5 %"} {
+		out = append(out, bad(rUS, p, v))
+	}
+	for _, v := range []string{"0%", "100%", "2147483647"} {
+		out = append(out, good(rUS, p, v))
+	}
+	return out
+}
+
+// selectorOfLength is a valid label selector of exactly n (>= 10) characters: env in (a,a,…),
+// 8 + 2k characters with k values, one of them "ba" when n is odd.
+func selectorOfLength(n int) string {
+	values := strings.Repeat("a,", (n-8)/2-1) + "a"
+	if n%2 == 1 {
+		values = "b" + values
+	}
+	return "env in (" + values + ")"
+}
+
+// scheduledStart is a valid ScheduledStart configuration.
+var scheduledStart = obj("start_day", "Monday", "start_time", "18:00", "utc_offset", "-05:00")
+
+// scheduledStartCase: a ScheduledStart before-gate of a stage whose configuration has v at attribute a.
+func scheduledStartCase(res, a string, v any) constraintCase {
+	c := deepCopy(scheduledStart)
+	c[a] = v
+	return badAt(res, "stage[0].before_gate[0].scheduled_start."+a, map[string]any{"stage[0].before_gate": []any{obj("type", "ScheduledStart", "scheduled_start", c)}})
+}
+
+// scheduledStartAccept is scheduledStartCase for a value the source allows.
+func scheduledStartAccept(res, a string, v any) constraintCase {
+	c := deepCopy(scheduledStart)
+	c[a] = v
+	return constraintCase{resource: res, set: map[string]any{"stage[0].before_gate": []any{obj("type", "ScheduledStart", "scheduled_start", c)}}, accept: true}
+}
+
 var constraintCases = map[string][]constraintCase{
 	// ---- Fleet API, fleets.json 2026-06-01 ----
 	"fleets.json:FleetUpdateStrategyProperties.strategy:required": {req(rUS, "stage")},
@@ -185,6 +228,35 @@ var constraintCases = map[string][]constraintCase{
 	"fleets.json:Placement.V1.PropertySelectorRequirement.values:required":   {req(rMNS, "placement.required_cluster_selector[0].property_expression[0].values")},
 	"fleets.json:Placement.V1.PropertySelectorRequirement.operator:enum": {badAt(rMNS, "placement.required_cluster_selector[0].property_expression[0].operator",
 		map[string]any{"placement.required_cluster_selector[0].property_expression": []any{obj("name", "kubernetes-fleet.io/node-count", "operator", "Gte", "values", []any{"3"})}})},
+
+	// ---- Fleet API, fleets-2026-11-01-preview.json: only what differs from fleets.json above ----
+	// The provider checks these values at validate whatever fleet_api_version says (validate runs
+	// unconfigured); under the stable version the plan refuses the arguments (preview_arguments.go).
+	pv + "UpdateStage.maxAllowedFailures:pattern": failuresCases("stage[0].max_allowed_failures"),
+	pv + "UpdateGroup.maxAllowedFailures:pattern": failuresCases("stage[0].group[1].max_allowed_failures"),
+	pv + "MemberSelector.byLabel:required":        {req(rUS, "stage[0].member_selector.by_label"), req(rUR, "stage[0].group[1].member_selector.by_label")},
+	pv + "MemberSelector.byLabel:maxLength": {bad(rUS, "stage[0].member_selector.by_label", selectorOfLength(513)),
+		bad(rUR, "stage[0].group[1].member_selector.by_label", selectorOfLength(513)),
+		good(rUS, "stage[0].group[0].member_selector.by_label", selectorOfLength(512)), good(rUR, "stage[0].member_selector.by_label", selectorOfLength(512))},
+	pv + "GateConfiguration.type:enum": {
+		badAt(rUS, "stage[0].before_gate[0].type", map[string]any{"stage[0].before_gate": []any{obj("type", "Scheduled")}}),
+		badAt(rUR, "stage[0].group[0].before_gate[0].type", map[string]any{"stage[0].group[0].before_gate": []any{obj("type", "scheduledstart")}}),
+		// the value only the preview has: valid at validate (the plan refuses it under the stable version)
+		{resource: rUS, set: map[string]any{"stage[0].before_gate": []any{obj("type", "ScheduledStart", "scheduled_start", scheduledStart)}}, accept: true},
+		{resource: rUR, set: map[string]any{"stage[0].group[1].before_gate": []any{obj("type", "ScheduledStart", "scheduled_start", scheduledStart)}}, accept: true},
+	},
+	pv + "ScheduledStartConfiguration.startDay:required":  {req(rUS, "stage[0].before_gate[0].scheduled_start.start_day")},
+	pv + "ScheduledStartConfiguration.startTime:required": {req(rUR, "stage[0].group[0].before_gate[0].scheduled_start.start_time")},
+	pv + "ScheduledStartConfiguration.utcOffset:required": {req(rUS, "stage[0].group[1].before_gate[0].scheduled_start.utc_offset")},
+	pv + "ScheduledStartConfiguration.startDay:enum": {scheduledStartCase(rUS, "start_day", "monday"), scheduledStartCase(rUR, "start_day", "Mon"),
+		scheduledStartAccept(rUS, "start_day", "Sunday")},
+	pv + "ScheduledStartConfiguration.startTime:pattern": {scheduledStartCase(rUS, "start_time", "24:00"), scheduledStartCase(rUR, "start_time", "9:00"),
+		scheduledStartCase(rUS, "start_time", "18:60"), scheduledStartAccept(rUR, "start_time", "23:59"), scheduledStartAccept(rUS, "start_time", "00:00")},
+	pv + "ScheduledStartConfiguration.utcOffset:pattern": {scheduledStartCase(rUS, "utc_offset", "+14:01"), scheduledStartCase(rUR, "utc_offset", "-15:00"),
+		scheduledStartCase(rUS, "utc_offset", "05:00"), scheduledStartCase(rUR, "utc_offset", "+05:60"),
+		scheduledStartAccept(rUS, "utc_offset", "+14:00"), scheduledStartAccept(rUR, "utc_offset", "-14:00")},
+	// SecurityPatch, the value only the preview has: valid at validate (the plan refuses it under the stable version).
+	pv + "AutoUpgradeProfileProperties.channel:enum": {bad(rAUP, "channel", "Security"), good(rAUP, "channel", "SecurityPatch")},
 
 	// ---- KubeFleet v0.18.9, ClusterResourcePlacement (the CRD's storage version) ----
 	"crp:spec.resourceSelectors:required": {req(rPl, "resource_selector")},
@@ -344,6 +416,8 @@ var notApplicableRules = [][2]string{
 		"the provider sends requiredDuringScheduling only with placement.required_cluster_selector blocks, as clusterSelectorTerms"},
 	{"fleets.json:Placement.V1.PropertySelector.matchExpressions:required",
 		"the provider sends a propertySelector only with property_expression blocks, as matchExpressions"},
+	{pv + "FleetMemberCredentialRequest.maxPageSize:", "the provider never sends maxPageSize: fleetapi's memberCredentials sends memberNames only and follows the continuation tokens"},
+	{pv + "parameters.clusterMeshProfileName:", "no resource of the provider manages cluster mesh profiles (preview fleets/clusterMeshProfiles)"},
 	{"crp:spec.resourceSelectors[].group:required", "group defaults to \"\" (the core group): the provider always sends it"},
 	{"crp:spec.policy.affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[].preference:required",
 		"a preferred_cluster_selector block is the term's preference itself: the provider always sends one"},

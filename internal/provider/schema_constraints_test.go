@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -17,15 +18,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"sigs.k8s.io/yaml"
+
+	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi/openapi"
 )
 
 // TestSchemaConstraints enumerates every constraint the authoritative schemas put on what our
-// resources send — the Fleet API's OpenAPI 2026-06-01 (fleets.json), KubeFleet v0.14.0's CRDs
-// and Karpenter v1.14.1's NodePool CRD, read from the files themselves — and for each one either
-// feeds the provider a configuration violating it and expects an error at terraform validate on
-// the offending attribute's path, or checks that the schema marks the attribute Required, or
-// names the reason it cannot apply. A constraint the tables below do not account for fails the
-// test, so a new upstream constraint (or a dropped validator) is noticed.
+// resources send — the Fleet API's OpenAPI 2026-06-01 (fleets.json) and, where it differs, its
+// 2026-11-01-preview, KubeFleet v0.18.9's CRDs and Karpenter v1.14.1's NodePool CRD, read from
+// the files themselves — and for each one either feeds the provider a configuration violating it
+// and expects an error at terraform validate on the offending attribute's path, or checks that
+// the schema marks the attribute Required, or names the reason it cannot apply. A constraint the
+// tables below do not account for fails the test, so a new upstream constraint (or a dropped
+// validator) is noticed.
 
 // schemaConstraint is one constraint of an upstream schema.
 type schemaConstraint struct {
@@ -71,9 +75,25 @@ func modDir(t *testing.T, mod string) string {
 
 var constraintKinds = []string{"pattern", "enum", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"}
 
-// openAPIConstraints walks fleets.json from the definitions our resources send, following local
-// $refs, plus the name path parameters of the operations.
-func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
+// The Fleet API documents, as the openapi package embeds them (openapi.ForVersion), and the
+// prefixes of their constraints' IDs.
+const (
+	stableSpec  = "fleets.json"
+	previewSpec = "fleets-" + openapi.PreviewAPIVersion + ".json"
+)
+
+// stableRoots are the request bodies our resources send under the stable API.
+var stableRoots = []string{"FleetManagedNamespace", "FleetUpdateStrategy", "UpdateRun", "AutoUpgradeProfile", "FleetMember", "FleetMemberUpdate", "GatePatch", "SkipProperties"}
+
+// previewRoots adds what only the preview API lets the provider send: the body of
+// listMemberCredentials (fleet_managed_namespace_credentials with a member, and the session's
+// batched member credentials).
+var previewRoots = append(append([]string(nil), stableRoots...), "FleetMemberCredentialRequest")
+
+// openAPIConstraints walks a Fleet API document (source names it in the IDs) from the
+// definitions our resources send, following local $refs, plus the name path parameters of the
+// operations.
+func openAPIConstraints(t *testing.T, source, file string, roots []string) []schemaConstraint {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -109,11 +129,11 @@ func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
 		}
 		for _, k := range constraintKinds {
 			if v, ok := p[k]; ok {
-				add(schemaConstraint{ID: "fleets.json:" + at + ":" + k, Value: v, readOnly: readOnly})
+				add(schemaConstraint{ID: source + ":" + at + ":" + k, Value: v, readOnly: readOnly})
 			}
 		}
 		if f, _ := p["format"].(string); f == "arm-id" {
-			add(schemaConstraint{ID: "fleets.json:" + at + ":arm-id", Value: p["x-ms-arm-id-details"], readOnly: readOnly})
+			add(schemaConstraint{ID: source + ":" + at + ":arm-id", Value: p["x-ms-arm-id-details"], readOnly: readOnly})
 		}
 		target := p
 		if it, ok := p["items"].(map[string]any); ok {
@@ -122,9 +142,9 @@ func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
 		if d := local(target["$ref"]); d != "" {
 			dd := doc.Definitions[d]
 			if e, ok := dd["enum"]; ok {
-				add(schemaConstraint{ID: "fleets.json:" + at + ":enum", Value: e, readOnly: readOnly})
+				add(schemaConstraint{ID: source + ":" + at + ":enum", Value: e, readOnly: readOnly})
 			} else if f, _ := dd["format"].(string); f == "arm-id" {
-				add(schemaConstraint{ID: "fleets.json:" + at + ":arm-id", Value: dd["x-ms-arm-id-details"], readOnly: readOnly})
+				add(schemaConstraint{ID: source + ":" + at + ":arm-id", Value: dd["x-ms-arm-id-details"], readOnly: readOnly})
 			} else if !readOnly {
 				def(d)
 			}
@@ -138,14 +158,17 @@ func openAPIConstraints(t *testing.T, file string) []schemaConstraint {
 		d := doc.Definitions[name]
 		if req, ok := d["required"].([]any); ok {
 			for _, r := range req {
-				add(schemaConstraint{ID: fmt.Sprintf("fleets.json:%s.%s:required", name, r)})
+				add(schemaConstraint{ID: fmt.Sprintf("%s:%s.%s:required", source, name, r)})
 			}
 		}
 		eachProperty(d, func(k string, pm map[string]any) {
 			prop(name+"."+k, pm, false)
 		})
 	}
-	for _, root := range []string{"FleetManagedNamespace", "FleetUpdateStrategy", "UpdateRun", "AutoUpgradeProfile", "FleetMember", "FleetMemberUpdate", "GatePatch", "SkipProperties"} {
+	for _, root := range roots {
+		if doc.Definitions[root] == nil {
+			t.Fatalf("%s: no definition %s", source, root)
+		}
 		def(root)
 	}
 	for _, ops := range doc.Paths {
@@ -461,7 +484,10 @@ func deepCopy(m map[string]any) map[string]any {
 
 func TestSchemaConstraints(t *testing.T) {
 	var all []schemaConstraint
-	all = append(all, openAPIConstraints(t, repoFile(t, "internal/engine/fleetapi/openapi/fleets.json"))...)
+	stable := openAPIConstraints(t, stableSpec, repoFile(t, "internal/engine/fleetapi/openapi/"+stableSpec), stableRoots)
+	preview, same := previewDelta(stable, openAPIConstraints(t, previewSpec, repoFile(t, "internal/engine/fleetapi/openapi/"+previewSpec), previewRoots))
+	all = append(all, stable...)
+	all = append(all, preview...)
 	fleet := filepath.Join(modDir(t, "go.goms.io/fleet"), "config", "crd", "bases")
 	all = append(all, crdConstraints(t, "crp", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterresourceplacements.yaml"))...)
 	all = append(all, crdConstraints(t, "stagedstrategy", filepath.Join(fleet, "placement.kubernetes-fleet.io_clusterstagedupdatestrategies.yaml"))...)
@@ -501,7 +527,8 @@ func TestSchemaConstraints(t *testing.T) {
 				if cc.accept {
 					for _, e := range errs {
 						for p := range cc.set {
-							if strings.HasPrefix(e, p+": ") {
+							// at the path set, or inside what it set (an attribute of a block given whole)
+							if strings.HasPrefix(e, p+": ") || strings.HasPrefix(e, p+".") || strings.HasPrefix(e, p+"[") {
 								t.Errorf("%s (%v): %s with %v is within the source's limit, but refused: %q", c.ID, c.Value, cc.resource, cc.set, e)
 								ok = false
 							}
@@ -539,11 +566,37 @@ func TestSchemaConstraints(t *testing.T) {
 		}
 	}
 	for id := range constraintCases {
-		if !used[id] {
+		switch {
+		case used[id]:
+		case same[id]:
+			t.Errorf("case for %s duplicates the stable document's identical constraint: key it %s", id, stableSpec+strings.TrimPrefix(id, previewSpec))
+		default:
 			t.Errorf("case for %s matches no constraint of the schemas (renamed upstream?)", id)
 		}
 	}
-	t.Logf("schema constraints: covered %d/%d (the other %d not applicable, each with its reason)", covered, len(all), justified)
+	t.Logf("schema constraints: covered %d/%d (the other %d not applicable, each with its reason); "+
+		"%d more of %s are the stable document's, accounted for under %s", covered, len(all), justified, len(same), previewSpec, stableSpec)
+}
+
+// previewDelta is what the preview document adds to or changes from the stable one: a
+// constraint at the same definition and property (or path parameter) with an equal value, and
+// read-only alike, is the stable one's, which the stable walk accounts for; same holds the
+// preview IDs of those.
+func previewDelta(stable, preview []schemaConstraint) (delta []schemaConstraint, same map[string]bool) {
+	byID := map[string]schemaConstraint{}
+	for _, c := range stable {
+		byID[c.ID] = c
+	}
+	same = map[string]bool{}
+	for _, c := range preview {
+		s, ok := byID[stableSpec+strings.TrimPrefix(c.ID, previewSpec)]
+		if ok && reflect.DeepEqual(s.Value, c.Value) && s.readOnly == c.readOnly {
+			same[c.ID] = true
+			continue
+		}
+		delta = append(delta, c)
+	}
+	return delta, same
 }
 
 // TestValidationRulePaths checks the rules the schemas cannot state (uniqueness) report the

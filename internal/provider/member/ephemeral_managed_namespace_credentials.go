@@ -30,13 +30,16 @@ func (e *managedNamespaceCredentialsEphemeral) Schema(_ context.Context, _ ephem
 	attrs["managed_namespace"] = schema.StringAttribute{
 		Required:    true,
 		Description: "The fleet managed namespace's name (`fleet_managed_namespace.<name>.name`).",
-		Validators:  []validator.String{stringvalidator.LengthBetween(1, fleetapi.ManagedNamespaceNameMax)},
+		// fleets.json's managedNamespaceName: the member name's pattern, up to 63 characters.
+		Validators: []validator.String{stringvalidator.LengthBetween(1, fleetapi.ManagedNamespaceNameMax),
+			stringvalidator.RegexMatches(memberNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit")},
 	}
 	attrs["member"] = schema.StringAttribute{
 		Optional: true,
 		Description: "A member the namespace is placed on: its kubeconfig for the namespace (`listMemberCredentials`). " +
 			"Unset: the hub's kubeconfig for the namespace (`listCredentials`).",
-		Validators: []validator.String{stringvalidator.LengthBetween(1, 50)},
+		Validators: []validator.String{stringvalidator.LengthBetween(1, 50),
+			stringvalidator.RegexMatches(memberNameRe, "must be lower-case letters, digits and '-', starting and ending with a letter or digit")},
 	}
 	resp.Schema = schema.Schema{
 		Description: "A Kubernetes connection scoped to a fleet managed namespace, from the preview Fleet API " +
