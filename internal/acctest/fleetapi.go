@@ -10,8 +10,8 @@ import (
 )
 
 // FleetAPI is a Fleet API client on the local fleet's ARM_* environment, for
-// tests' checks and out-of-band changes.
-func FleetAPI(t testing.TB) *fleetapi.Client {
+// tests' checks and out-of-band changes (options: e.g. the preview api-version).
+func FleetAPI(t testing.TB, options ...fleetapi.ClientOption) *fleetapi.Client {
 	t.Helper()
 	Current(t)
 	s, err := azure.NewSession(context.Background(), azure.Config{
@@ -22,7 +22,7 @@ func FleetAPI(t testing.TB) *fleetapi.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := fleetapi.NewClient(s)
+	c, err := fleetapi.NewClient(s, options...)
 	if err != nil {
 		t.Fatal(err)
 	}

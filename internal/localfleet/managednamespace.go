@@ -286,6 +286,37 @@ func disown(ctx context.Context, dyn dynamic.Interface, work string, id placemen
 	})
 }
 
+// PlacedMembers lists, sorted, the clusters where the generated placement of the managed namespace
+// name is Applied and Available for its current generation (the per-cluster conditions KubeFleet's
+// hub agent reports in status.placementStatuses, go.goms.io/fleet v0.18.9 apis/placement/v1
+// PerClusterPlacementStatus; the rule of the provider's placed_members, internal/provider/placement
+// placedMembers): where the namespace is, as the members' agents last said, not merely scheduled.
+// None without a placement of that name the Fleet API wrote.
+func (h *namespaceHub) PlacedMembers(ctx context.Context, name string) ([]string, error) {
+	var crp placementv1.ClusterResourcePlacement
+	switch err := h.hub.Get(ctx, client.ObjectKey{Name: name}, &crp); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !managedByARM(&crp):
+		return nil, nil
+	}
+	current := func(ps *placementv1.PerClusterPlacementStatus, t placementv1.PerClusterPlacementConditionType) bool {
+		c := meta.FindStatusCondition(ps.Conditions, string(t))
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == crp.Generation
+	}
+	var out []string
+	for i := range crp.Status.PerClusterPlacementStatuses {
+		ps := &crp.Status.PerClusterPlacementStatuses[i]
+		if ps.ClusterName != "" && current(ps, placementv1.PerClusterAppliedConditionType) && current(ps, placementv1.PerClusterAvailableConditionType) {
+			out = append(out, ps.ClusterName)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // unlabelHubNamespace leaves the hub's Namespace as Keep does: without the managed-by-ARM label.
 func (h *namespaceHub) unlabelHubNamespace(ctx context.Context, name string) error {
 	return retryConflicts(ctx, func() error {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1 "go.goms.io/fleet/apis/placement/v1"
@@ -135,13 +137,28 @@ func (w nsWorld) objectsOnMember(t *testing.T, name string, managed bool) {
 	}
 }
 
+// placedMembers checks the preview's placedMembers of a namespace whose placement is Available:
+// the members the real hub agent reports it Applied and Available on.
+func (w nsWorld) placedMembers(t *testing.T, preview *fleetapi.Client, name string, want ...string) {
+	t.Helper()
+	got, err := preview.GetManagedNamespace(context.Background(), w.fleet, name)
+	if err != nil {
+		t.Fatalf("preview GET %s: %v", name, err)
+	}
+	if got.Properties == nil || !equal(got.Properties.PlacedMembers, want) {
+		t.Errorf("%s: placedMembers %v, want %v", name, got.Properties, want)
+	}
+}
+
 // pollFast polls operations at the pace the emulator asks (Retry-After), or every 200 ms.
 var pollFast = runtime.PollUntilDoneOptions{Frequency: 200 * time.Millisecond}
 
 // TestManagedNamespacesOnTheRealHub: managed namespaces written through the Fleet API (over HTTPS,
 // through the provider's Fleet API client) are placed by KubeFleet's real hub agent on the members
 // their label selector picks, and land with their quota and network policy on canary-east's API
-// server (KubeFleet's real member agent) only when it is picked; Delete takes them off, Keep leaves
+// server (KubeFleet's real member agent) only when it is picked; the preview API's placedMembers is
+// where the real hub agent reports them Applied and Available, and the namespace's member credentials
+// are given for those members only and reach the namespace; Delete takes them off, Keep leaves
 // them there, no longer KubeFleet's, once the placement and its AppliedWork are gone; a placement
 // of the same name the Fleet API did not write is a conflict.
 func TestManagedNamespacesOnTheRealHub(t *testing.T) {
@@ -172,6 +189,40 @@ func TestManagedNamespacesOnTheRealHub(t *testing.T) {
 	w.objectsOnMember(t, "mns-canary", true)
 	step("mns-canary placed on canary-east and applied on its API server", start)
 
+	// The preview API says where it is, from the real hub agent's status, and gives canary-east's
+	// credentials for it, which reach the namespace on canary-east's API server; prod-east-1, not
+	// picked, gets none.
+	start = time.Now()
+	preview := acctest.FleetAPI(t, fleetapi.WithAPIVersion(fleetapi.PreviewAPIVersion))
+	w.placedMembers(t, preview, "mns-canary", "canary-east")
+	res, err := preview.ListManagedNamespaceMemberCredentials(ctx, w.fleet, "mns-canary", []string{"canary-east", "prod-east-1"})
+	if err != nil || len(res) != 2 {
+		t.Fatalf("listMemberCredentials of mns-canary: %+v (%v)", res, err)
+	}
+	kc, err := res[0].DecodeKubeconfig()
+	if err != nil {
+		t.Fatalf("canary-east's credentials for mns-canary: %v", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaCredentials, err := client.New(cfg, client.Options{Scheme: localfleet.HubScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := viaCredentials.Get(ctx, client.ObjectKey{Name: "mns-canary"}, &corev1.Namespace{}); err != nil {
+		t.Errorf("mns-canary through canary-east's credentials: %v", err)
+	}
+	if r := res[1]; r.Name != "prod-east-1" || r.Status != fleetapi.MemberCredentialFailed || r.Error == nil || r.Error.Code != "ManagedNamespaceNotPlaced" ||
+		!strings.Contains(r.Error.Message, "(it is placed on canary-east)") {
+		t.Errorf("prod-east-1's credentials for mns-canary: %+v (error %+v), want Failed ManagedNamespaceNotPlaced", r, r.Error)
+	}
+	if got, err := w.api.GetManagedNamespace(ctx, w.fleet, "mns-canary"); err != nil || got.Properties.PlacedMembers != nil {
+		t.Errorf("a stable read of mns-canary: placedMembers %v (%v), want none (preview only)", got.Properties.PlacedMembers, err)
+	}
+	step("mns-canary's placedMembers and member credentials (preview)", start)
+
 	// env=prod picks prod-east-1 and prod-west-1 (prod-east-2's taint is not tolerated), not canary-east.
 	start = time.Now()
 	w.put(t, "mns-prod", managedNamespace("prod", fleetapi.DeletePolicyDelete))
@@ -190,6 +241,7 @@ func TestManagedNamespacesOnTheRealHub(t *testing.T) {
 	if err := w.member.Get(ctx, client.ObjectKey{Name: "mns-prod"}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
 		t.Errorf("mns-prod is on canary-east's API server, which its selector does not pick (%v)", err)
 	}
+	w.placedMembers(t, preview, "mns-prod", "prod-east-1", "prod-west-1")
 	step("mns-prod placed on prod-east-1 and prod-west-1, not on canary-east", start)
 
 	// Delete: the namespace leaves the member and the hub.
@@ -217,7 +269,7 @@ func TestManagedNamespacesOnTheRealHub(t *testing.T) {
 	w.delete(t, "mns-keep")
 	step("DELETE mns-keep (Keep) until the placement was gone", start)
 	start = time.Now()
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		var applied placementv1.AppliedWorkList
 		if err := w.member.List(ctx, &applied); err != nil {
 			return false, err

@@ -3,7 +3,6 @@ package emulator_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -247,7 +246,8 @@ func TestMemberCredentials(t *testing.T) {
 		t.Errorf("named members: %+v", res)
 	}
 
-	// A managed namespace's: 404 until it exists; then the hub's kubeconfig and the members'.
+	// A managed namespace's: 404 until it exists; then the hub's kubeconfig, and the members' it is
+	// placed on: none without a hub (credentials_test.go has one).
 	if _, err := pc.ListManagedNamespaceCredentials(ctx, fleet, "team-a"); !fleetapi.IsNotFound(err) {
 		t.Errorf("credentials of a namespace that does not exist: %v, want 404", err)
 	}
@@ -259,8 +259,8 @@ func TestMemberCredentials(t *testing.T) {
 		t.Errorf("namespace listCredentials: %q (%v), want the hub kubeconfig", kc, err)
 	}
 	res, err = pc.ListManagedNamespaceMemberCredentials(ctx, fleet, "team-a", []string{"canary-east"})
-	if err != nil || len(res) != 1 || res[0].Kubeconfig != base64.StdEncoding.EncodeToString(canaryKubeconfig) {
-		t.Errorf("namespace listMemberCredentials: %+v (%v)", res, err)
+	if err != nil || len(res) != 1 || res[0].Status != fleetapi.MemberCredentialFailed || res[0].Error == nil || res[0].Error.Code != "ManagedNamespaceNotPlaced" {
+		t.Errorf("namespace listMemberCredentials without a hub: %+v (%v), want canary-east Failed ManagedNamespaceNotPlaced", res, err)
 	}
 	resp, b = fx.sendAt(t, http.MethodPost, fx.fleetPath("/managedNamespaces/team-a/listCredentials"), fleetapi.APIVersion, nil)
 	if e := armError(t, b); resp.StatusCode != 400 || e.Code != "InvalidApiVersion" {

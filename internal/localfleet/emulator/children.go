@@ -49,6 +49,9 @@ type childKind struct {
 	remove func(rec *record, now time.Time) (*operation, error)
 	// afterRemove, when set, runs without w.mu once a record is deleted.
 	afterRemove func(value any) error
+	// beforeRead, when set, runs before a GET or list takes w.mu (the kind's
+	// view may then show what it observed outside the Fleet API, e.g. the hub).
+	beforeRead func(r *http.Request, p params)
 	// filter reads a list's $filter into a predicate on views (nil: $filter is refused).
 	filter func(f string) (func(any) bool, error)
 	// kick wakes the runner after a write (kinds that change runs).
@@ -69,9 +72,15 @@ type childWrite struct {
 func (s *Server) registerChild(k *childKind) {
 	item := fleetPath + "/" + k.segment + "/{" + k.param + "}"
 	s.router.handle(http.MethodGet, fleetPath+"/"+k.segment, fleetAPI, func(w http.ResponseWriter, r *http.Request, p params) error {
+		if k.beforeRead != nil {
+			k.beforeRead(r, p)
+		}
 		return s.listChildren(w, r, p, k)
 	})
 	s.router.handle(http.MethodGet, item, fleetAPI, func(w http.ResponseWriter, r *http.Request, p params) error {
+		if k.beforeRead != nil {
+			k.beforeRead(r, p)
+		}
 		return s.getChild(w, p, k)
 	})
 	if k.build != nil {

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/engine/fleetapi"
 )
@@ -23,9 +25,15 @@ import (
 //     kubeconfig. Choice: the emulator has no identity scoped to a namespace,
 //     so it is the hub's kubeconfig that fleets/listCredentials serves;
 //   - POST fleets/{f}/managedNamespaces/{n}/listMemberCredentials: as the
-//     fleet's. Choice: the members are those requested (all without names),
-//     not only those the namespace is placed on, which the emulator's record
-//     of the namespace does not know.
+//     fleet's, for the members the namespace is placed on ("Lists the Fleet
+//     member credentials scoped to the managed namespace"; its upstream
+//     example answers the placed member only), as the hub reports them now
+//     (NamespaceHooks.PlacedMembers, asked before the world is locked;
+//     without hooks there is no hub, and the namespace is placed nowhere).
+//     Without names, every member it is placed on; a member named that it
+//     is not placed on is Failed, ManagedNamespaceNotPlaced (Choice: the spec
+//     names no code; its example's generic MemberCredentialFetchFailed would
+//     not say why).
 
 // memberCredentialPage is the page size when the request sets no
 // maxPageSize. Choice: the spec names none ("The service may return fewer
@@ -77,11 +85,15 @@ func (s *Server) listMemberCredentials(w http.ResponseWriter, r *http.Request, p
 	if req.MaxPageSize != nil {
 		size = int(*req.MaxPageSize) // the strict check holds it to minimum 1
 	}
+	placement, err := s.namespacePlacement(r.Context(), p)
+	if err != nil {
+		return err
+	}
 	b, err := s.world.render(func() (any, error) {
 		if err := s.checkNamespace(p); err != nil {
 			return nil, err
 		}
-		names := s.credentialMembers(req.MemberNames)
+		names := s.credentialMembers(req.MemberNames, placement)
 		start, err := continuation(req.ContinuationToken, names)
 		if err != nil {
 			return nil, err
@@ -89,7 +101,7 @@ func (s *Server) listMemberCredentials(w http.ResponseWriter, r *http.Request, p
 		end := min(start+size, len(names))
 		out := fleetapi.FleetMemberCredentialResults{Value: []fleetapi.FleetMemberCredentialResult{}}
 		for _, n := range names[start:end] {
-			out.Value = append(out.Value, s.memberCredential(n))
+			out.Value = append(out.Value, s.memberCredential(n, placement))
 		}
 		if end < len(names) {
 			out.ContinuationToken = continuationToken(end, names)
@@ -103,16 +115,53 @@ func (s *Server) listMemberCredentials(w http.ResponseWriter, r *http.Request, p
 	return nil
 }
 
+// placement is where a managed namespace is placed: its members by
+// lower-cased name, and the names as the hub gave them (sorted).
+type placement struct {
+	namespace string
+	members   map[string]bool
+	names     []string
+}
+
+// namespacePlacement asks the hub where the request's managed namespace is
+// placed; nil for the fleet's action. The caller does not hold w.mu.
+func (s *Server) namespacePlacement(ctx context.Context, p params) (*placement, error) {
+	name, ok := p["managedNamespaceName"]
+	if !ok {
+		return nil, nil
+	}
+	out := &placement{namespace: name, members: map[string]bool{}}
+	if s.cfg.Namespaces == nil {
+		return out, nil
+	}
+	// Kubernetes requests time out after a minute (DESIGN.md).
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	names, err := s.cfg.Namespaces.PlacedMembers(ctx, strings.ToLower(name))
+	if err != nil {
+		return nil, armErrorf(http.StatusInternalServerError, "ManagedNamespacePlacementUnavailable",
+			"The fleet hub did not say where managed namespace '%s' is placed: %v", name, err)
+	}
+	out.names = names
+	for _, n := range names {
+		out.members[strings.ToLower(n)] = true
+	}
+	return out, nil
+}
+
 // credentialMembers are the members a request selects, each once: those
 // named in the order named, or every member in creation order
 // (FleetMemberCredentialRequest.memberNames: "When omitted, all applicable
-// Fleet members are selected."). The caller holds w.mu.
-func (s *Server) credentialMembers(requested []string) []string {
+// Fleet members are selected."), for a managed namespace every member it is
+// placed on. The caller holds w.mu.
+func (s *Server) credentialMembers(requested []string, pl *placement) []string {
 	var names []string
 	seen := map[string]bool{}
 	if len(requested) == 0 {
 		for _, rec := range s.world.store.children(s.fleetResourceID(), typeFleetMembers) {
-			requested = append(requested, memberView(rec).Name)
+			if n := memberView(rec).Name; pl == nil || pl.members[strings.ToLower(n)] {
+				requested = append(requested, n)
+			}
 		}
 	}
 	for _, n := range requested {
@@ -125,9 +174,10 @@ func (s *Server) credentialMembers(requested []string) []string {
 }
 
 // memberCredential is one member's result: its cluster's kubeconfig, or
-// Failed for a name that is no member and a member without an API server
-// (a simulated member of the local fleet). The caller holds w.mu.
-func (s *Server) memberCredential(name string) fleetapi.FleetMemberCredentialResult {
+// Failed for a name that is no member, a member a managed namespace (pl,
+// when set) is not placed on, and a member without an API server (a
+// simulated member of the local fleet). The caller holds w.mu.
+func (s *Server) memberCredential(name string, pl *placement) fleetapi.FleetMemberCredentialResult {
 	failed := func(code, format string, args ...any) fleetapi.FleetMemberCredentialResult {
 		return fleetapi.FleetMemberCredentialResult{Name: name, Status: fleetapi.MemberCredentialFailed,
 			Error: &fleetapi.ErrorDetail{Code: code, Message: fmt.Sprintf(format, args...)}}
@@ -135,6 +185,13 @@ func (s *Server) memberCredential(name string) fleetapi.FleetMemberCredentialRes
 	c, ok := s.world.memberCluster(name)
 	if !ok {
 		return failed("ResourceNotFound", "The fleet member '%s' was not found.", name)
+	}
+	if pl != nil && !pl.members[strings.ToLower(name)] {
+		where := "no member"
+		if len(pl.names) > 0 {
+			where = strings.Join(pl.names, ", ")
+		}
+		return failed("ManagedNamespaceNotPlaced", "The managed namespace '%s' is not placed on fleet member '%s' (it is placed on %s).", pl.namespace, memberName(s, name), where)
 	}
 	kc, ok := s.cfg.MemberKubeconfigs[c.Name]
 	if !ok || len(kc) == 0 {

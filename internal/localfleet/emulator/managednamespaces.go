@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,21 @@ import (
 // messages), the immutable parts of an update (scheduling.ImmutableChanges),
 // names in the namespaces KubeFleet reserves, and what the hub's API server
 // would refuse of the namespace (labels, annotations, quota quantities).
+//
+// The preview's read-only placedMembers ("The Fleet members where this
+// managed namespace is currently placed", fleets-2026-11-01-preview.json) is
+// what the hub reports now, so a read at the preview version first asks the
+// hooks (PlacedMembers) and then answers. Choice: it asks on read, outside
+// the world lock, rather than keeping a value the runner refreshes: the
+// placement changes with no Fleet API request (the real hub agent schedules,
+// member agents apply, members join and leave), a value noted at write time
+// would be stale at once and a poller would ask the hub for every namespace
+// while nobody reads; and a hub that answers slowly (a minute at worst) must
+// not hold every other request of the emulator. What a read saw is kept
+// beside the record, not in it: the record's ETag stays that of the last
+// write (an observation is no write; a client's If-Match after a read must
+// not fail because a member agent applied the namespace meanwhile), and a
+// read whose hub request fails answers what was seen last.
 
 const typeManagedNamespaces = providerNS + "/fleets/managedNamespaces"
 
@@ -52,6 +68,10 @@ type NamespaceHooks interface {
 	// the namespace where it is). It is called again until it reports done,
 	// which it does once the generated placement is gone.
 	RemoveNamespace(ctx context.Context, name, deletePolicy string) (done bool, err error)
+	// PlacedMembers lists, sorted, the members the managed namespace named
+	// name is placed on now: those where its generated placement is Applied
+	// and Available; none when there is no such placement.
+	PlacedMembers(ctx context.Context, name string) ([]string, error)
 }
 
 // ErrNamespaceConflict is what a NamespaceHooks error wraps when the hub
@@ -71,15 +91,76 @@ type managedNamespaces struct {
 	s *Server
 	// removing are the deletions under way by store key; guarded by w.mu.
 	removing map[string]*operation
+	// placed is each namespace's placedMembers as a read last saw them on
+	// the hub, by store key; guarded by w.mu.
+	placed map[string][]string
 }
 
 func (s *Server) registerManagedNamespaceRoutes() {
-	mn := &managedNamespaces{s: s, removing: map[string]*operation{}}
+	mn := &managedNamespaces{s: s, removing: map[string]*operation{}, placed: map[string][]string{}}
 	s.registerChild(&childKind{
 		typ: typeManagedNamespaces, segment: "managedNamespaces", param: "managedNamespaceName", label: "managed namespace",
 		checkName: checkManagedNamespaceName, view: viewOf(mn.view), decode: decodeManagedNamespace, patch: mn.patch,
 		build: mn.build, operated: mn.operated, commit: mn.commit, remove: mn.remove,
+		// A read at the preview version observes the hub first: placedMembers.
+		beforeRead: func(r *http.Request, p params) {
+			if isPreview(r) {
+				mn.observePlacements(r.Context(), p)
+			}
+		},
 	})
+}
+
+// observePlacements asks the hub where the namespaces a read is about (the
+// one named, or every one of the fleet) are placed, without the world lock,
+// and keeps what it answered for the read's view. A hub error leaves the
+// namespace's last observation (logged).
+func (mn *managedNamespaces) observePlacements(ctx context.Context, p params) {
+	hooks := mn.s.cfg.Namespaces
+	if hooks == nil {
+		return
+	}
+	w := mn.s.world
+	type target struct{ id, name string }
+	var targets []target
+	w.mu.Lock()
+	if fleet, err := mn.s.parentFleet(p); err == nil {
+		recs := w.store.children(fleet.ID, typeManagedNamespaces)
+		if name, one := p["managedNamespaceName"]; one {
+			recs = nil
+			if rec, ok := w.store.get(fleet.ID + "/managedNamespaces/" + name); ok {
+				recs = []*record{rec}
+			}
+		}
+		for _, rec := range recs {
+			targets = append(targets, target{id: rec.ID, name: namespaceOf(rec).Name})
+		}
+	}
+	w.mu.Unlock()
+	if len(targets) == 0 {
+		return
+	}
+	// Kubernetes requests time out after a minute (DESIGN.md).
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	seen := make(map[string][]string, len(targets))
+	for _, t := range targets {
+		members, err := hooks.PlacedMembers(ctx, t.name)
+		if err != nil {
+			if mn.s.cfg.Logf != nil {
+				mn.s.cfg.Logf("managed namespace %s: where it is placed: %v (answering what was seen last)", t.name, err)
+			}
+			continue
+		}
+		seen[t.id] = members
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, members := range seen {
+		if _, ok := w.store.get(id); ok { // not deleted meanwhile
+			mn.placed[storeKey(id)] = members
+		}
+	}
 }
 
 // checkManagedNamespaceName is fleets.json's managedNamespaceName (1–63
@@ -112,9 +193,17 @@ func namespaceOf(rec *record) fleetapi.FleetManagedNamespace {
 	return v
 }
 
+// view is the namespace as the API shows it, with the members a read last
+// saw it placed on (a stable answer leaves them out: stableView). The caller
+// holds w.mu.
 func (mn *managedNamespaces) view(rec *record) fleetapi.FleetManagedNamespace {
 	v := namespaceOf(rec)
 	v.ETag, v.SystemData = rec.ETag, mn.s.systemData(rec)
+	if members := mn.placed[storeKey(rec.ID)]; len(members) > 0 && v.Properties != nil {
+		props := *v.Properties
+		props.PlacedMembers = slices.Clone(members)
+		v.Properties = &props
+	}
 	return v
 }
 
@@ -398,6 +487,7 @@ func (mn *managedNamespaces) finishRemoval(id string, op *operation, errd *fleet
 	w.finishOperation(op, errd, now)
 	if errd == nil {
 		_, _ = w.store.delete(id, precondition{})
+		delete(mn.placed, storeKey(id)) // a namespace created again under the name starts unseen
 		return
 	}
 	rec, ok := w.store.get(id)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -28,7 +29,8 @@ import (
 const namespaceGetExample = "../../engine/fleetapi/testdata/azure-fleet-api/stable/2026-06-01/examples/FleetManagedNamespaces_Get.json"
 
 // fakeNamespaces records what the emulator asks of the hub; a removal is done once release is
-// closed, and PlaceNamespace answers a conflict for the name conflict.
+// closed, and PlaceNamespace answers a conflict for the name conflict. PlacedMembers answers
+// members (or hubErr); with hold set, each call first sends on entered, then waits for hold.
 type fakeNamespaces struct {
 	mu       sync.Mutex
 	placed   []string
@@ -36,10 +38,51 @@ type fakeNamespaces struct {
 	removals map[string][]string
 	release  chan struct{}
 	conflict string
+	members  map[string][]string
+	asked    []string
+	hubErr   error
+	hold     chan struct{}
+	entered  chan string
 }
 
 func newFakeNamespaces() *fakeNamespaces {
-	return &fakeNamespaces{props: map[string]fleetapi.FleetManagedNamespaceProperties{}, removals: map[string][]string{}, release: make(chan struct{})}
+	return &fakeNamespaces{props: map[string]fleetapi.FleetManagedNamespaceProperties{}, removals: map[string][]string{},
+		release: make(chan struct{}), members: map[string][]string{}}
+}
+
+func (f *fakeNamespaces) PlacedMembers(ctx context.Context, name string) ([]string, error) {
+	f.mu.Lock()
+	f.asked = append(f.asked, name)
+	hold, entered := f.hold, f.entered
+	f.mu.Unlock()
+	if hold != nil {
+		entered <- name
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.hubErr != nil {
+		return nil, f.hubErr
+	}
+	return append([]string(nil), f.members[name]...), nil
+}
+
+// setPlaced makes the hub report name placed on members (and clears a hub error).
+func (f *fakeNamespaces) setPlaced(name string, members ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.members[name], f.hubErr = members, nil
+}
+
+// askedCount is how many times the hub was asked where a namespace is placed.
+func (f *fakeNamespaces) askedCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.asked)
 }
 
 func (f *fakeNamespaces) PlaceNamespace(_ context.Context, id, name string, props fleetapi.FleetManagedNamespaceProperties) error {
@@ -596,5 +639,153 @@ func TestManagedNamespaceList(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, names) {
 		t.Errorf("listed %v, want %v", got, names)
+	}
+}
+
+// getAt reads path at api-version v without failing the test (a goroutine's read), returning the
+// status, the ETag and the body.
+func (fx *nsFixture) getAt(path, v string) (int, string, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := runtime.NewRequest(ctx, http.MethodGet, fx.arm.Endpoint()+path+"?api-version="+v)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	resp, err := fx.arm.Pipeline().Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(resp.Body)
+	return resp.StatusCode, resp.Header.Get("ETag"), buf.Bytes(), err
+}
+
+// previewNamespace reads a namespace at the preview version, holding the answer to the preview
+// document (read-only properties expected) and to the model.
+func (fx *nsFixture) previewNamespace(t *testing.T, name string) (fleetapi.FleetManagedNamespace, string) {
+	t.Helper()
+	status, etag, b, err := fx.getAt(fx.nsPath(name), fleetapi.PreviewAPIVersion)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("preview GET %s: %d %s (%v)", name, status, b, err)
+	}
+	spec, err := openapi.ForVersion(fleetapi.PreviewAPIVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range spec.CheckBody(http.MethodPut, fx.nsPath("x"), b) {
+		if v.Rule != "readOnly" {
+			t.Errorf("preview GET %s: the answer breaks the preview document: %s\n%s", name, v, b)
+		}
+	}
+	var ns fleetapi.FleetManagedNamespace
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ns); err != nil {
+		t.Fatalf("preview GET %s: %v\n%s", name, err, b)
+	}
+	return ns, etag
+}
+
+// The preview's placedMembers is where the hub says the namespace is placed when it is read: the
+// hub is asked before each preview read (one namespace or the list), never while the emulator's
+// world is locked (another request is answered while the hub is slow), and not for a stable read,
+// whose answer leaves the property out. Observing the hub changes no ETag; a hub that fails to
+// answer leaves what was seen last; a namespace deleted and created again starts unseen.
+func TestManagedNamespacePlacedMembers(t *testing.T) {
+	hooks := newFakeNamespaces()
+	fx := newNSFixture(t, hooks)
+	fx.put(t, "team-a", namespaceBody(), nil, http.StatusCreated)
+	fx.put(t, "team-b", namespaceBody(), nil, http.StatusCreated)
+	hooks.setPlaced("team-a", "canary-east", "prod-east-1")
+
+	ns, etag := fx.previewNamespace(t, "team-a")
+	if got := ns.Properties.PlacedMembers; !reflect.DeepEqual(got, []string{"canary-east", "prod-east-1"}) {
+		t.Errorf("preview placedMembers %v, want [canary-east prod-east-1]", got)
+	}
+	asked := hooks.askedCount()
+	_, h := fx.get(t, "team-a") // stable: DisallowUnknownFields would take placedMembers, so look at the body
+	if resp, b := fx.send(t, http.MethodGet, fx.nsPath("team-a"), nil, nil); resp.StatusCode != http.StatusOK || strings.Contains(string(b), "placedMembers") {
+		t.Errorf("stable GET: %d %s, want no placedMembers", resp.StatusCode, b)
+	}
+	if resp, b := fx.send(t, http.MethodGet, fx.fleetPath("/managedNamespaces"), nil, nil); resp.StatusCode != http.StatusOK || strings.Contains(string(b), "placedMembers") {
+		t.Errorf("stable list: %d %s, want no placedMembers", resp.StatusCode, b)
+	}
+	if n := hooks.askedCount(); n != asked {
+		t.Errorf("stable reads asked the hub %d times", n-asked)
+	}
+	if h.Get("ETag") != etag {
+		t.Errorf("stable ETag %s, preview %s: one resource, one ETag", h.Get("ETag"), etag)
+	}
+
+	// The hub moves the namespace (a member agent applied it, a member left): the next read says so.
+	hooks.setPlaced("team-a", "canary-east")
+	ns, etag2 := fx.previewNamespace(t, "team-a")
+	if got := ns.Properties.PlacedMembers; !reflect.DeepEqual(got, []string{"canary-east"}) || etag2 != etag {
+		t.Errorf("after the hub moved it: placedMembers %v, ETag %s (was %s); want [canary-east], the same ETag", got, etag2, etag)
+	}
+	status, _, b, err := fx.getAt(fx.fleetPath("/managedNamespaces"), fleetapi.PreviewAPIVersion)
+	var list fleetapi.FleetManagedNamespaceListResult
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("preview list: %d %s (%v)", status, b, err)
+	}
+	decode(t, b, &list)
+	placedIn := map[string][]string{}
+	for _, v := range list.Value {
+		placedIn[v.Name] = v.Properties.PlacedMembers
+	}
+	if !reflect.DeepEqual(placedIn, map[string][]string{"team-a": {"canary-east"}, "team-b": nil}) {
+		t.Errorf("preview list: placedMembers %v", placedIn)
+	}
+
+	// A slow hub: while it is being asked for team-a, a read of team-b is answered.
+	hold, entered := make(chan struct{}), make(chan string)
+	hooks.mu.Lock()
+	hooks.hold, hooks.entered = hold, entered
+	hooks.mu.Unlock()
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	slow := make(chan answer, 1)
+	go func() {
+		status, _, b, err := fx.getAt(fx.nsPath("team-a"), fleetapi.PreviewAPIVersion)
+		slow <- answer{status, b, err}
+	}()
+	if name := <-entered; name != "team-a" {
+		t.Fatalf("the hub was asked for %s, want team-a", name)
+	}
+	hooks.mu.Lock()
+	hooks.hold, hooks.entered = nil, nil
+	hooks.mu.Unlock()
+	if ns, _ := fx.get(t, "team-b"); ns.Name != "team-b" {
+		t.Errorf("read while the hub was slow: %+v", ns)
+	}
+	close(hold)
+	a := <-slow
+	if a.err != nil || a.status != http.StatusOK || !strings.Contains(string(a.body), `"placedMembers":["canary-east"]`) {
+		t.Errorf("the slow read: %d %s (%v)", a.status, a.body, a.err)
+	}
+
+	// The hub fails to answer: the read still answers, with what was seen last.
+	hooks.mu.Lock()
+	hooks.hubErr = errors.New("hub unreachable")
+	hooks.mu.Unlock()
+	if ns, _ := fx.previewNamespace(t, "team-a"); !reflect.DeepEqual(ns.Properties.PlacedMembers, []string{"canary-east"}) {
+		t.Errorf("with the hub failing: placedMembers %v, want the last seen [canary-east]", ns.Properties.PlacedMembers)
+	}
+	if len(fx.log.matching("managed namespace team-a", "hub unreachable", "answering what was seen last")) == 0 {
+		t.Error("the failed hub request was not logged")
+	}
+
+	// Deleted and created again (the hub still failing): nothing seen of the new one.
+	close(hooks.release)
+	if _, err := lro(fx.c.BeginDeleteManagedNamespace(context.Background(), fx.fleet, "team-a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	fx.put(t, "team-a", namespaceBody(), nil, http.StatusCreated)
+	if ns, _ := fx.previewNamespace(t, "team-a"); ns.Properties.PlacedMembers != nil {
+		t.Errorf("created again: placedMembers %v, want none seen", ns.Properties.PlacedMembers)
 	}
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"maps"
 	"math"
 	"net/http"
 	"sort"
@@ -59,6 +60,12 @@ type MeterStats struct {
 	// class ("GET managedClusters/*").
 	Reads     map[string]int `json:"reads"`
 	Throttled map[string]int `json:"throttled"`
+	// Actions are the other requests served (writes, deletes and POST
+	// actions such as listMemberCredentials) by operation class ("POST
+	// Microsoft.ContainerService/fleets/*/listMemberCredentials"): counted,
+	// not throttled (ARM meters them in buckets of their own, which the
+	// emulator does not model), so a test can count what a client sent.
+	Actions map[string]int `json:"actions"`
 	// Principals are the principals that read.
 	Principals []string `json:"principals"`
 	// Graph counts Azure Resource Graph's queries (resourcegraph.go), which ARM's read buckets do not meter.
@@ -73,6 +80,7 @@ type meter struct {
 	principals map[string]*tokenBucket
 	reads      map[string]int
 	throttled  map[string]int
+	actions    map[string]int
 }
 
 func newMeter(l fleetfile.ReadLimits, now func() time.Time) *meter {
@@ -89,7 +97,7 @@ func (m *meter) resetLocked() {
 	t := m.now()
 	m.sub = &tokenBucket{size: float64(m.limits.SubscriptionBucket), rate: float64(m.limits.SubscriptionRefillPerSecond), tokens: float64(m.limits.SubscriptionBucket), last: t}
 	m.principals = map[string]*tokenBucket{}
-	m.reads, m.throttled = map[string]int{}, map[string]int{}
+	m.reads, m.throttled, m.actions = map[string]int{}, map[string]int{}, map[string]int{}
 }
 
 func (m *meter) bucket(principal string, t time.Time) *tokenBucket {
@@ -122,6 +130,15 @@ func (m *meter) take(principal, class string) (remaining int, retryAfter int, ok
 	return int(math.Floor(math.Min(b.tokens, m.sub.tokens))), 0, true
 }
 
+// act counts a request that is not a read and returns the header's value
+// for principal (no read spent).
+func (m *meter) act(principal, class string) int {
+	m.mu.Lock()
+	m.actions[class]++
+	m.mu.Unlock()
+	return m.remaining(principal)
+}
+
 // remaining is the header's value for principal without spending a read.
 func (m *meter) remaining(principal string) int {
 	m.mu.Lock()
@@ -136,13 +153,7 @@ func (m *meter) remaining(principal string) int {
 func (m *meter) stats() MeterStats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := MeterStats{Limits: m.limits, Reads: map[string]int{}, Throttled: map[string]int{}}
-	for k, v := range m.reads {
-		st.Reads[k] = v
-	}
-	for k, v := range m.throttled {
-		st.Throttled[k] = v
-	}
+	st := MeterStats{Limits: m.limits, Reads: maps.Clone(m.reads), Throttled: maps.Clone(m.throttled), Actions: maps.Clone(m.actions)}
 	for p := range m.principals {
 		st.Principals = append(st.Principals, p)
 	}
@@ -153,7 +164,7 @@ func (m *meter) stats() MeterStats {
 // isRead reports the requests ARM meters as reads.
 func isRead(r *http.Request) bool { return r.Method == http.MethodGet || r.Method == http.MethodHead }
 
-// readClass names a read's operation: the path with names replaced by *
+// readClass names a request's operation: the path with names replaced by *
 // ("GET Microsoft.ContainerService/managedClusters/*/maintenanceConfigurations").
 func readClass(r *http.Request) string {
 	segs := splitPath(r.URL.Path)
@@ -178,7 +189,7 @@ func (s *Server) meterRead(w http.ResponseWriter, r *http.Request) bool {
 	}
 	principal := s.tokens.principal(r)
 	if !isRead(r) {
-		w.Header().Set(ReadRemainingHeader, strconv.Itoa(s.meter.remaining(principal)))
+		w.Header().Set(ReadRemainingHeader, strconv.Itoa(s.meter.act(principal, readClass(r))))
 		return true
 	}
 	remaining, retryAfter, ok := s.meter.take(principal, readClass(r))

@@ -102,6 +102,10 @@ func TestReadMeteringAsARM(t *testing.T) {
 	if st.Reads[class] != 6 || st.Throttled[class] != 1 || len(st.Principals) != 1 || st.Principals[0] != clientID {
 		t.Errorf("stats %+v; want 6 reads and 1 throttled of %s by %s", st, class, clientID)
 	}
+	// The POST is counted as an action of its class, not as a read.
+	if action := "POST Microsoft.ContainerService/fleets/*/listCredentials"; st.Actions[action] != 1 || len(st.Actions) != 1 || st.Reads[action] != 0 {
+		t.Errorf("actions %v; want one %s", st.Actions, action)
+	}
 	if st.Limits.SubscriptionBucket != fleetfile.ARMSubscriptionReadBucket || st.Limits.SubscriptionRefillPerSecond != fleetfile.ARMSubscriptionReadRefill {
 		t.Errorf("limits %+v: the subscription's bucket should default to ARM's 3,750 and 375/s", st.Limits)
 	}
