@@ -481,7 +481,9 @@ func TestAccAutoUpgradeProfile_invalid(t *testing.T) {
   long_term_support = true`, `(?s)Long-term support not allowed.*long_term_support = true`},
 		{`  channel = "TargetKubernetesVersion"
   target_kubernetes_version = "1.33.1"`, `(?s)Invalid Attribute Value Match.*target_kubernetes_version = "1\.33\.1".*must be a Kubernetes minor version`},
-		{`  channel = "SecurityPatch"`, `(?s)Invalid Attribute Value Match.*channel = "SecurityPatch".*value must be one of`},
+		// A preview channel under the stable Fleet API: refused at plan, naming the setting that allows it.
+		{`  channel = "SecurityPatch"`, `(?s)Fleet API preview argument.*channel = "SecurityPatch".*set fleet_api_version = "2026-11-01-preview"`},
+		{`  channel = "Patch"`, `(?s)Invalid Attribute Value Match.*channel = "Patch".*value must be one of`},
 		{`  channel = "Stable"
   node_image_selection_type = "Custom"`, `(?s)Invalid Attribute Value Match.*node_image_selection_type = "Custom".*value must be one of`},
 	}

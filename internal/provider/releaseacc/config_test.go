@@ -24,6 +24,20 @@ data "fleet_placement_preview" "prod" {
   }
 }
 
+resource "fleet_managed_namespace" "shop" {
+  name     = "shop"
+  location = "eastus"
+  facts    = data.fleet_facts.at_plan.content
+  resource_quota {
+    cpu_limit = "4"
+  }
+  placement {
+    required_cluster_selector {
+      labels = { env = "prod" }
+    }
+  }
+}
+
 resource "fleet_placement" "web" {
   name  = "web"
   facts = data.fleet_facts.at_plan.content

@@ -2,6 +2,7 @@ package releaseacc
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,17 +64,27 @@ func TestAccRelease_everyFeature(t *testing.T) {
 		`data.fleet_facts.at_plan: Read complete`,
 		`fleet_auto_upgrade_profile.stable will be created`,
 		`fleet_cluster_resource_override.web will be created`,
+		`fleet_managed_namespace.shop will be created`,
 		`fleet_nodepool_disruption.default will be created`,
 		`fleet_placement.web will be created`,
 		`fleet_update_run.k8s will be created`,
-		`Plan: 15 to add, 0 to change, 0 to destroy.`)
+		`Plan: 16 to add, 0 to change, 0 to destroy.`)
 	for _, want := range []string{`"prod-east-1"`, `"prod-west-1"`, `target_kubernetes_version`, `"1.33.1"`} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("the plan does not show %s:\n%s", want, plan)
 		}
 	}
-	acctest.Lines(t, w.Must("apply", "-input=false", "tfplan"), `Apply complete! Resources: 15 added, 0 changed, 0 destroyed.`)
+	acctest.Lines(t, w.Must("apply", "-input=false", "tfplan"), `Apply complete! Resources: 16 added, 0 changed, 0 destroyed.`)
 	state := w.State()
+	// The managed namespace went where its saved plan's preview said (the hub agent's picks).
+	var planned []any
+	selected, _ := acctest.Dig(state["fleet_managed_namespace.shop"], "preview", "selected").([]any)
+	for _, s := range selected {
+		planned = append(planned, acctest.Dig(s, "cluster"))
+	}
+	if placed := acctest.Dig(state["fleet_managed_namespace.shop"], "placed_members"); len(planned) == 0 || fmt.Sprint(placed) != fmt.Sprint(planned) {
+		t.Errorf("managed namespace: placed_members %v, the plan's preview picked %v", placed, planned)
+	}
 	if got := acctest.Dig(state["fleet_placement.tools"], "status", "apply", "applied_count"); got != float64(1) {
 		t.Errorf("tools placement: status.apply.applied_count = %v, want 1 (KubeFleet's member agent on canary-east)", got)
 	}

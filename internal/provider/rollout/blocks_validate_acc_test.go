@@ -48,7 +48,7 @@ resource "fleet_update_run" "r" {
 		{"stage without group", run(mcu + `
   stage {
     name = "a"
-  }`), `Block stage\[0\]\.group must have a configuration value`},
+  }`), `(?s)Missing group.*At stage\[0\]\.group: A stage needs at least one group block, or a\s+member_selector`},
 		{"group in two stages", run(mcu + `
   stage {
     name = "a"
