@@ -2,15 +2,13 @@ package rollout_test
 
 import (
 	"context"
-	"fmt"
-	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/fleetops/terraform-provider-fleet/internal/provider"
+	"github.com/fleetops/terraform-provider-fleet/internal/provider/sharedtest"
 )
 
 // The preview API's arguments through the provider's protocol server, as `terraform validate`
@@ -87,7 +85,7 @@ func TestPreviewArgumentsValidate(t *testing.T) {
 		typ := schemas.ResourceSchemas[typeName].ValueType()
 		validate := func(t *testing.T, cfg map[string]any) []*tfprotov6.Diagnostic {
 			t.Helper()
-			v, err := tfValue(typ, cfg)
+			v, err := sharedtest.TFValue(typ, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,99 +106,17 @@ func TestPreviewArgumentsValidate(t *testing.T) {
 			return errs
 		}
 		if errs := validate(t, base()); len(errs) != 0 {
-			t.Fatalf("%s: the base configuration is invalid: %s", typeName, describe(errs))
+			t.Fatalf("%s: the base configuration is invalid: %s", typeName, sharedtest.Describe(errs))
 		}
 		for name, tc := range cases {
 			t.Run(typeName+"/"+name, func(t *testing.T) {
 				cfg := base()
 				tc.change(cfg)
 				errs := validate(t, cfg)
-				if len(errs) != 1 || hcl(errs[0].Attribute) != tc.at || !strings.Contains(errs[0].Detail, tc.says) {
-					t.Errorf("want one error at %s saying %q, got %s", tc.at, tc.says, describe(errs))
+				if len(errs) != 1 || sharedtest.HCLPath(errs[0].Attribute) != tc.at || !strings.Contains(errs[0].Detail, tc.says) {
+					t.Errorf("want one error at %s saying %q, got %s", tc.at, tc.says, sharedtest.Describe(errs))
 				}
 			})
 		}
 	}
-}
-
-func describe(ds []*tfprotov6.Diagnostic) string {
-	var out []string
-	for _, d := range ds {
-		out = append(out, fmt.Sprintf("%s: %s: %s", hcl(d.Attribute), d.Summary, d.Detail))
-	}
-	return fmt.Sprintf("%q", out)
-}
-
-// hcl is an attribute path as a configuration spells it: a.b[0]["key"] (copied from
-// internal/provider/placement's managed_namespace_validate_test.go: domains share no test code).
-func hcl(p *tftypes.AttributePath) string {
-	if p == nil {
-		return "(resource)"
-	}
-	var b strings.Builder
-	for _, s := range p.Steps() {
-		switch s := s.(type) {
-		case tftypes.AttributeName:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(string(s))
-		case tftypes.ElementKeyInt:
-			fmt.Fprintf(&b, "[%d]", s)
-		case tftypes.ElementKeyString:
-			fmt.Fprintf(&b, "[%q]", string(s))
-		}
-	}
-	return b.String()
-}
-
-// tfValue builds a value of type t from nested maps, slices and scalars; absent is null (as hcl's source).
-func tfValue(t tftypes.Type, v any) (tftypes.Value, error) {
-	if v == nil {
-		return tftypes.NewValue(t, nil), nil
-	}
-	switch tt := t.(type) {
-	case tftypes.Object:
-		m, _ := v.(map[string]any)
-		vals := map[string]tftypes.Value{}
-		for k := range m {
-			if _, ok := tt.AttributeTypes[k]; !ok {
-				return tftypes.Value{}, fmt.Errorf("no attribute %q", k)
-			}
-		}
-		for k, at := range tt.AttributeTypes {
-			x, err := tfValue(at, m[k])
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", k, err)
-			}
-			vals[k] = x
-		}
-		return tftypes.NewValue(t, vals), nil
-	case tftypes.List:
-		l, _ := v.([]any)
-		var vals []tftypes.Value
-		for _, e := range l {
-			x, err := tfValue(tt.ElementType, e)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			vals = append(vals, x)
-		}
-		return tftypes.NewValue(t, vals), nil
-	case tftypes.Map:
-		m, _ := v.(map[string]any)
-		vals := map[string]tftypes.Value{}
-		for k, e := range m {
-			x, err := tfValue(tt.ElementType, e)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			vals[k] = x
-		}
-		return tftypes.NewValue(t, vals), nil
-	}
-	if n, ok := v.(int); ok {
-		return tftypes.NewValue(t, big.NewFloat(float64(n))), nil
-	}
-	return tftypes.NewValue(t, v), nil
 }
